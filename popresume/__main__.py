@@ -1,0 +1,3 @@
+from popresume.cli import main
+
+main()
