@@ -1,0 +1,29 @@
+"""The audit grid (PopResume §5, Tables 4-5, Figures 4-5) and the checks beyond the paper.
+
+* :mod:`~popresume.audit.config` — the grid's YAML config, validated before any work;
+* :mod:`~popresume.audit.grid` — :func:`run_audit`: profiles → résumés → scores → effects, cached;
+* :mod:`~popresume.audit.metrics` — Holm/BH recounts, Case-2 masking, four-fifths and LL144 ratios;
+* :mod:`~popresume.audit.coarsening` — the coarsened-mediator artefact of Appendix C.4 grouping.
+"""
+
+from popresume.audit.config import AuditConfig, load_config, validate_config
+from popresume.audit.grid import read_results, run_audit, write_results
+from popresume.audit.metrics import (
+    benjamini_hochberg,
+    cases_from_significance,
+    compare_with_causal,
+    holm,
+    ll144_impact_ratios,
+    p_from_ci,
+    recount_cases,
+    selection_rates,
+    significance,
+    surviving_findings,
+    te_alone,
+)
+
+__all__ = [
+    "AuditConfig", "load_config", "validate_config", "run_audit", "read_results", "write_results",
+    "benjamini_hochberg", "holm", "p_from_ci", "significance", "cases_from_significance", "recount_cases",
+    "surviving_findings", "te_alone", "selection_rates", "ll144_impact_ratios", "compare_with_causal",
+]

@@ -1,0 +1,200 @@
+"""The coarsened-mediator artefact: name information beyond its group shows up as "NDE".
+
+PopResume estimates its effects with the redlining mediators R grouped (Appendix
+C.4): a first name becomes a gender-typicality and an age-typicality class (thresholds
+0.75 / 0.5), a surname one of Asian/Black/White/neutral (0.5), a state its Census
+region. The NDE is "the effect of X not through B or R". But a screener reads the
+*name*, not its class: two "neutral" first names can differ in how male they are,
+and within a class that residual maleness still tracks X. Conditioning on the class
+does not block it, so whatever the screener does with it is attributed to the direct
+path — an NDE for a screener that never sees X.
+
+This module measures that artefact with a screener whose true NDE is exactly 0:
+
+* :class:`NameLevelScreener` (synthetic) reads only ``first_name``, ``surname``, ``state``,
+  ``edu_level`` and ``exp_year``. Its name effects are finer than the groups: a smooth
+  effect of a name's gender/race typicality (how male / how White the name is, learned
+  from a separate reference population) plus an idiosyncratic per-name effect.
+* :func:`coarsening_artefact` estimates the effects twice on the same scores: with the
+  paper's grouped R, and with R refined by the continuous name typicalities
+  (``fn_male_share``, ``fn_white_share``, ``sn_white_share``) and the state itself. The gap
+  between the two NDEs, and the coarse NDE's distance from the true 0, is the artefact.
+
+The same two estimates on a real screener (the embedding screener reads the résumé
+text, which carries no gender or race field) show how much of its "direct effect" the
+grouping manufactures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import EDU_LEVELS, PSE_NAMES
+
+NAME_SHARE_COLUMNS = ("fn_male_share", "fn_white_share", "sn_white_share")
+
+
+def name_shares(reference: pd.DataFrame, *, prior: float = 2.0) -> dict[str, pd.Series]:
+    """Per-name typicalities from a reference population (not the audited sample).
+
+    ``fn_male_share``: P(M | first name); ``fn_white_share``: P(White | first name);
+    ``sn_white_share``: P(White | surname); each shrunk towards the reference's overall
+    share with ``prior`` pseudo-counts so a name seen once is not scored as 0 or 1.
+    """
+    for c in ("first_name", "surname", "gender", "race"):
+        if c not in reference.columns:
+            raise ValueError(f"reference population is missing column {c!r}")
+    male = (reference["gender"] == "M").astype(float)
+    white = (reference["race"] == "White").astype(float)
+
+    def share(key: str, ind: pd.Series) -> pd.Series:
+        g = ind.groupby(reference[key])
+        base = float(ind.mean())
+        return (g.sum() + prior * base) / (g.size() + prior)
+
+    out = {
+        "fn_male_share": share("first_name", male),
+        "fn_white_share": share("first_name", white),
+        "sn_white_share": share("surname", white),
+    }
+    out["_base"] = pd.Series({"fn_male_share": float(male.mean()), "fn_white_share": float(white.mean()),
+                              "sn_white_share": float(white.mean())})
+    return out
+
+
+def add_name_shares(profiles: pd.DataFrame, shares: Mapping[str, pd.Series]) -> pd.DataFrame:
+    """Copy of ``profiles`` with the continuous name typicalities (names unseen in the reference get the base rate)."""
+    out = profiles.copy()
+    base = shares["_base"]
+    for col, key in (("fn_male_share", "first_name"), ("fn_white_share", "first_name"), ("sn_white_share", "surname")):
+        out[col] = out[key].map(shares[col]).astype(float).fillna(float(base[col]))
+    return out
+
+
+def _hash_normal(values: pd.Series, salt: str) -> np.ndarray:
+    """A deterministic N(0, 1) draw per distinct string (the same name always gets the same effect)."""
+    def one(v: str) -> float:
+        h = hashlib.sha256(f"{salt}|{v}".encode()).digest()
+        u1 = (int.from_bytes(h[:8], "big") + 0.5) / 2**64
+        u2 = (int.from_bytes(h[8:16], "big") + 0.5) / 2**64
+        return float(np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2))
+
+    uniq = pd.unique(values.astype(str))
+    table = {v: one(v) for v in uniq}
+    return values.astype(str).map(table).to_numpy(float)
+
+
+class NameLevelScreener:
+    """Synthetic screener that never reads X: Y = f(first_name, surname, state, edu_level, exp_year) + noise.
+
+    ``Y = 50 + b_edu·edu_rank + b_exp·exp_year + b_male·(fn_male_share − ½) + b_white·(sn_white_share − ½)
+    + sd_name·u(first_name) + sd_state·u(state) + ε``, with ``u`` a fixed per-string N(0,1) and
+    ε ~ N(0, noise_sd²). gender and race enter only through the names, so the true NDE is 0
+    for both attributes (and so is any effect through a column it does not read).
+    """
+
+    kind = "synthetic"
+    supports_images = False
+    needs_profile = True
+    true_nde = 0.0
+
+    def __init__(self, shares: Mapping[str, pd.Series], *, b_male: float = 6.0, b_white: float = 4.0,
+                 b_edu: float = 2.0, b_exp: float = 0.4, sd_name: float = 1.0, sd_state: float = 0.5,
+                 noise_sd: float = 2.0, seed: int = 0):
+        self.shares = shares
+        self.params = dict(b_male=b_male, b_white=b_white, b_edu=b_edu, b_exp=b_exp, sd_name=sd_name,
+                           sd_state=sd_state, noise_sd=noise_sd, seed=seed)
+        self.screener_id = "synthetic-name-level"
+        self.model = "name-level screener (synthetic, true NDE = 0)"
+
+    READS = ("resume_id", "first_name", "surname", "state", "edu_level", "exp_year")
+
+    def score_profiles(self, profiles: pd.DataFrame) -> pd.Series:
+        """Scores for a profile table (only the columns in ``READS`` are looked at)."""
+        missing = [c for c in self.READS if c not in profiles.columns]
+        if missing:
+            raise ValueError(f"profiles are missing column {missing[0]!r}")
+        p = self.params
+        seen = add_name_shares(profiles[list(self.READS)], self.shares)  # X is not even passed on
+        edu_rank = seen["edu_level"].map({v: i for i, v in enumerate(EDU_LEVELS)})
+        if edu_rank.isna().any():
+            bad = seen.loc[edu_rank.isna(), "edu_level"].iloc[0]
+            raise ValueError(f"column 'edu_level' has unknown value {bad!r}")
+        rng = np.random.default_rng(p["seed"])
+        y = (50 + p["b_edu"] * edu_rank.to_numpy(float) + p["b_exp"] * seen["exp_year"].to_numpy(float)
+             + p["b_male"] * (seen["fn_male_share"].to_numpy() - 0.5)
+             + p["b_white"] * (seen["sn_white_share"].to_numpy() - 0.5)
+             + p["sd_name"] * _hash_normal(seen["first_name"], "fn")
+             + p["sd_state"] * _hash_normal(seen["state"], "state")
+             + rng.normal(0, p["noise_sd"], len(seen)))
+        return pd.Series(y, index=profiles.index, name="score")
+
+
+def fine_roles(attribute: str) -> dict:
+    """The default roles with R refined: continuous name typicalities and the state replace the groups.
+
+    ``fn_age`` stays (age is in Z, so age-typicality information is not what we test).
+    """
+    from popresume.causal import default_roles
+
+    roles = dict(default_roles(attribute))
+    roles["r"] = ["fn_age", *NAME_SHARE_COLUMNS, "state"]
+    return roles
+
+
+def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score", folds: int = 5,
+                        n_boot: int = 200, seed: int = 0, estimator: Mapping | None = None,
+                        label: str = "", true_nde: float | None = None) -> pd.DataFrame:
+    """Effects with the paper's coarse R and with the refined R, on the same scores.
+
+    ``data``: profiles with ``add_groups`` columns, the name typicalities
+    (:func:`add_name_shares`) and the score column ``y``. Returns two rows
+    (mediators = "coarse", "fine") with ``{E}_{estimate,ci_low,ci_high}`` for the five
+    effects, plus ``screener`` (= ``label``) and ``true_NDE`` when known.
+    """
+    from popresume.causal import default_roles, estimate_pse
+
+    missing = [c for c in NAME_SHARE_COLUMNS if c not in data.columns]
+    if missing:
+        raise ValueError(f"data is missing column {missing[0]!r}; call add_name_shares first")
+    rows = []
+    for med, roles in (("coarse", default_roles(attribute)), ("fine", fine_roles(attribute))):
+        res = estimate_pse(data, **roles, y=y, folds=folds, n_boot=n_boot, seed=seed, **dict(estimator or {}))
+        row = {"screener": label, "attribute": attribute, "mediators": med, "n": len(data)}
+        for e in PSE_NAMES:
+            for s in ("estimate", "ci_low", "ci_high"):
+                row[f"{e}_{s}"] = float(res.loc[e, s])
+        if true_nde is not None:
+            row["true_NDE"] = float(true_nde)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["NDE_excludes_0"] = (out["NDE_ci_low"] > 0) | (out["NDE_ci_high"] < 0)
+    return out
+
+
+def within_group_signal(data: pd.DataFrame, attribute: str = "gender") -> pd.DataFrame:
+    """How much X still varies with the name *inside* each first-name gender group.
+
+    For each ``fn_gender`` class: number of applicants and the correlation between X
+    (male for gender, White for race) and the name's continuous typicality. A correlation
+    far from 0 inside a class is exactly the information the grouping leaves on the
+    direct path.
+    """
+    if attribute == "gender":
+        xi = (data["gender"] == "M").astype(float)
+        share = data["fn_male_share"]
+    elif attribute == "race":
+        xi = (data["race"] == "White").astype(float)
+        share = data["fn_white_share"]
+    else:
+        raise ValueError(f"unknown attribute {attribute!r}")
+    rows = []
+    for g, idx in data.groupby("fn_gender").groups.items():
+        xs, ss = xi.loc[idx], share.loc[idx]
+        corr = float(np.corrcoef(xs, ss)[0, 1]) if xs.nunique() > 1 and ss.nunique() > 1 else float("nan")
+        rows.append({"fn_gender": g, "n": len(idx), "share_x1": float(xs.mean()), "corr_x_name_share": corr})
+    return pd.DataFrame(rows)

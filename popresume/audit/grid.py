@@ -1,0 +1,323 @@
+"""Run an audit grid end to end: profiles → résumés → scores → path-specific effects.
+
+PopResume §5.1: 5 occupations × 3 formats × 2 attributes × 4 models = 120 audits,
+each a DML-UCA estimate of TE, NDE, NIE, BIE, RIE with 95% bootstrap CIs
+(Tables 4-5). :func:`run_audit` runs any such grid from a config
+(:mod:`popresume.audit.config`) and returns one tidy table in the layout of
+``popresume_published_pse.csv`` plus screener metadata.
+
+Every stage is cached under ``CACHE_DIR/audit`` keyed by what determines it, so an
+interrupted or repeated run redoes nothing it already has:
+
+* profiles: one Parquet per (occupations, sizes, seed);
+* résumés: one Parquet per (profiles, format, render options);
+* scores: the screener's own on-disk cache (per résumé), plus one Parquet per
+  (résumés, screener) so a rerun does not even open the screener;
+* estimates: one Parquet per audit cell, keyed by the scores' hash and the
+  estimator settings.
+
+Estimation — the expensive part on a CPU — runs cell-parallel with joblib; with
+``scheduler="tcp://host:port"`` the same joblib calls go to a Dask cluster through
+``dask.distributed``'s joblib backend (DESIGN §5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import warnings
+from pathlib import Path
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from popresume.audit.config import IMAGE_FORMATS, AuditConfig, ScreenerEntry, load_config
+from popresume.audit.metrics import cases_from_significance
+from popresume.io import write_parquet
+from popresume.paths import CACHE_DIR
+from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
+
+RESULT_KEYS = ("attribute", "occupation", "format", "model", "cases")
+EFFECT_COLUMNS = tuple(f"{e}_{s}" for e in PSE_NAMES for s in ("estimate", "ci_low", "ci_high"))
+METADATA_COLUMNS = (
+    "occupation_key", "screener", "screener_id", "screener_model", "screener_kind", "synthetic",
+    "x", "x0", "x1", "n", "n_scored", "folds", "n_boot", "seed", "config",
+)
+SE_COLUMNS = tuple(f"{e}_se" for e in PSE_NAMES)
+RESULT_COLUMNS = RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + METADATA_COLUMNS
+
+
+def _hash(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _frame_hash(df: pd.DataFrame) -> str:
+    return hashlib.sha256(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()[:16]
+
+
+class _Log:
+    def __init__(self, progress: bool):
+        self.progress = progress
+        self.t0 = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str, seconds: float):
+        self.timings[name] = self.timings.get(name, 0.0) + seconds
+        if self.progress:
+            print(f"[audit] {name}: {seconds:.1f}s", flush=True)
+
+
+# --------------------------------------------------------------------------- stages
+def load_profiles(cfg: AuditConfig, *, cache_dir: Path, progress: bool = False) -> pd.DataFrame:
+    """The grid's applicants (generated once per occupations/sizes/seed, then read from Parquet), with groups."""
+    from popresume.grouping import add_groups
+
+    path = cache_dir / "profiles" / f"{cfg.profiles_key()}.parquet"
+    if path.exists():
+        prof = pd.read_parquet(path)
+    else:
+        from popresume.population import generate_population
+
+        prof = generate_population(list(cfg.occupations), dict(cfg.sizes), seed=cfg.seed, progress=progress)
+        write_parquet(prof, path)
+    return add_groups(prof)
+
+
+def render_resumes(profiles: pd.DataFrame, fmt: str, cfg: AuditConfig, *, cache_dir: Path,
+                   need_files: bool, progress: bool = False) -> pd.DataFrame:
+    """Résumés of one format for every profile (cached).
+
+    Text: ``render_texts``. Images: ``render_images`` (with ``photo=True`` for
+    image+photo). When every screener of an image format is the synthetic one —
+    which reads the profile, not the pixels — no PNG is drawn (``need_files=False``)
+    and the table carries the format only; set ``render: {images_for_synthetic: true}``
+    to draw them anyway.
+    """
+    opts = dict(cfg.render)
+    key = _hash({"profiles": cfg.profiles_key(), "format": fmt, "render": opts, "files": need_files, "seed": cfg.seed})
+    path = cache_dir / "resumes" / f"{fmt.replace('+', '_')}-{key}.parquet"
+    if path.exists():
+        return pd.read_parquet(path)
+    base = profiles[["resume_id", "occupation"]].copy()
+    if fmt == "text":
+        from popresume.resumes import render_texts
+
+        out = render_texts(profiles, seed=cfg.seed, skills=bool(opts.get("skills", False)), progress=progress)
+    elif need_files:
+        from popresume.resumes import render_images
+
+        kwargs = {k: opts[k] for k in ("width", "face_source") if k in opts}
+        out = render_images(profiles, cache_dir / "images" / f"{fmt.replace('+', '_')}-{key}",
+                            photo=(fmt == "image+photo"), seed=cfg.seed, progress=progress,
+                            n_jobs=int(opts.get("n_jobs", 2)), **kwargs)
+    else:
+        out = base
+    out = out.copy()
+    out["format"] = fmt
+    write_parquet(out, path)
+    return out
+
+
+def _screener_spec_for_format(entry: ScreenerEntry, fmt: str):
+    """The spec to build for one format. The synthetic screener's photo channel is on
+    exactly for image+photo résumés (a photo makes X visible, PopResume §5.3)."""
+    if entry.synthetic:
+        spec = dict(entry.spec) if isinstance(entry.spec, Mapping) else {"kind": "synthetic"}
+        spec["photo"] = fmt == "image+photo"
+        return spec
+    return entry.spec
+
+
+def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerEntry, fmt: str,
+                 cfg: AuditConfig, *, cache_dir: Path, score_cache=None, progress: bool = False) -> pd.DataFrame:
+    """Scores of one screener on one format (resumable through both caches)."""
+    spec = _screener_spec_for_format(entry, fmt)
+    key = _hash({"resumes": _frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
+                 "spec": spec, "format": fmt})
+    path = cache_dir / "scores" / f"{entry.name}-{fmt.replace('+', '_')}-{key}.parquet"
+    if path.exists():
+        return pd.read_parquet(path)
+    from popresume.screeners import get_screener, score_resumes
+
+    screener = get_screener(spec)
+    scores = score_resumes(screener, resumes, profiles=profiles if getattr(screener, "needs_profile", False) else None,
+                           cache=score_cache, progress=progress)
+    scores = scores.copy()
+    scores["format"] = fmt
+    scores["screener_name"] = entry.name
+    write_parquet(scores, path)
+    return scores
+
+
+def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, seed: int,
+                  estimator: Mapping | None = None) -> pd.DataFrame:
+    """One audit: DML-UCA path-specific effects (popresume.causal.estimate_pse) on one cell's data."""
+    from popresume.causal import estimate_pse
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)
+        res = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **dict(estimator or {}))
+    return res
+
+
+def _cell_row(pse: pd.DataFrame) -> dict:
+    row = {}
+    for e in PSE_NAMES:
+        if e not in pse.index:
+            raise ValueError(f"estimate_pse returned no row {e!r} (rows: {list(pse.index)})")
+        for s in ("estimate", "ci_low", "ci_high", "se"):
+            row[f"{e}_{s}"] = float(pse.loc[e, s]) if s in pse.columns else float("nan")
+    return row
+
+
+def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | None, progress: bool) -> list:
+    from joblib import Parallel, delayed
+
+    if not jobs:
+        return []
+    if scheduler:
+        from dask.distributed import Client
+        import joblib
+
+        with Client(scheduler) as client:  # noqa: F841 — registers the dask backend for joblib
+            with joblib.parallel_config(backend="dask"):
+                return Parallel(verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
+    return Parallel(n_jobs=n_jobs, verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
+
+
+# --------------------------------------------------------------------------- the grid
+def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress: bool = True,
+              cache_dir: str | Path | None = None, score_cache=None) -> pd.DataFrame:
+    """Run every audit of ``config`` and return the tidy results table.
+
+    Parameters
+    ----------
+    config : path to a YAML file, a mapping, or an :class:`AuditConfig`; validated
+        before any work starts (bad entries raise ``ValueError`` naming them).
+    scheduler : address of a Dask scheduler (``"tcp://host:8786"``); estimation then
+        runs on that cluster through joblib's dask backend.
+    n_jobs : joblib workers on this machine (ignored with ``scheduler``).
+    cache_dir : where profiles, résumés, scores and estimates are cached
+        (default ``CACHE_DIR/audit``).
+    score_cache : the screeners' per-résumé score cache (default: the screener's own).
+
+    Returns one row per (attribute, occupation, format, screener) with the columns of
+    ``popresume_published_pse.csv`` (``paper_cases`` is called ``cases`` here: our
+    labels by the rules stated in §5.2) plus the SEs and screener metadata; ``attrs``
+    holds the stage timings and how many estimates came from the cache.
+    """
+    cfg = load_config(config)  # everything checked before any work
+    cache = Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit"
+    log = _Log(progress)
+
+    t = time.perf_counter()
+    profiles = load_profiles(cfg, cache_dir=cache, progress=progress)
+    log.stage("profiles", time.perf_counter() - t)
+
+    # résumés and scores, per format × screener
+    scores: dict[tuple[str, str], pd.DataFrame] = {}
+    for fmt in cfg.formats:
+        entries = [s for s in cfg.screeners if fmt in s.formats]
+        if not entries:
+            continue
+        need_files = fmt == "text" or any(not s.synthetic for s in entries) or bool(
+            cfg.render.get("images_for_synthetic", False))
+        t = time.perf_counter()
+        resumes = render_resumes(profiles, fmt, cfg, cache_dir=cache, need_files=need_files, progress=progress)
+        log.stage(f"render {fmt}", time.perf_counter() - t)
+        for e in entries:
+            t = time.perf_counter()
+            scores[(fmt, e.name)] = score_format(resumes, profiles, e, fmt, cfg, cache_dir=cache,
+                                                 score_cache=score_cache, progress=progress)
+            log.stage(f"score {fmt} / {e.name}", time.perf_counter() - t)
+
+    # estimation, cell-parallel, cached per cell
+    from popresume.causal import default_roles
+
+    t = time.perf_counter()
+    cells = cfg.cells()
+    rows_meta, jobs, job_cells, results = [], [], [], {}
+    for occ, fmt, attr, entry in cells:
+        sc = scores[(fmt, entry.name)]
+        sub = profiles[profiles["occupation"] == occ]
+        data = sub.merge(sc[["resume_id", "score"]], on="resume_id", how="left", validate="one_to_one")
+        data = data[data["score"].notna()].reset_index(drop=True)
+        if len(data) < 20:
+            raise ValueError(f"audit ({occ}, {fmt}, {attr}, {entry.name}) has only {len(data)} scored résumés")
+        roles = default_roles(attr)
+        key = _hash({"scores": _frame_hash(data[["resume_id", "score"]]), "attribute": attr, "roles": roles,
+                     "estimator": cfg.estimator_key()})
+        path = cache / "estimates" / f"{occ}-{fmt.replace('+', '_')}-{attr}-{entry.name}-{key}.parquet"
+        meta = dict(occ=occ, fmt=fmt, attr=attr, entry=entry, roles=roles, n=len(sub), n_scored=len(data),
+                    path=path, sc=sc)
+        rows_meta.append(meta)
+        if path.exists():
+            results[str(path)] = pd.read_parquet(path).set_index("effect")
+        else:
+            jobs.append(((data, roles), dict(folds=cfg.folds, n_boot=cfg.n_boot, seed=cfg.seed,
+                                             estimator=cfg.estimator)))
+            job_cells.append(path)
+    n_cached = len(rows_meta) - len(jobs)
+    if progress:
+        print(f"[audit] {len(rows_meta)} audits: {n_cached} from cache, {len(jobs)} to estimate", flush=True)
+    outs = _run_parallel(estimate_cell, jobs, n_jobs=n_jobs, scheduler=scheduler, progress=progress)
+    for path, res in zip(job_cells, outs):
+        res = res.copy()
+        res.index.name = "effect"
+        write_parquet(res.reset_index(), path)
+        results[str(path)] = res
+    log.stage("estimate", time.perf_counter() - t)
+
+    rows = []
+    for m in rows_meta:
+        entry, sc = m["entry"], m["sc"]
+        row = {
+            "attribute": m["attr"], "occupation": OCCUPATION_LABELS[m["occ"]], "format": m["fmt"],
+            "model": entry.label, **_cell_row(results[str(m["path"])]),
+            "occupation_key": m["occ"], "screener": entry.name,
+            "screener_id": str(sc["screener"].iloc[0]) if "screener" in sc and len(sc) else entry.name,
+            "screener_model": str(sc["model"].iloc[0]) if "model" in sc and len(sc) else "",
+            "screener_kind": entry.kind, "synthetic": entry.synthetic,
+            "x": m["roles"]["x"], "x0": str(m["roles"]["x0"]), "x1": str(m["roles"]["x1"]),
+            "n": m["n"], "n_scored": m["n_scored"], "folds": cfg.folds, "n_boot": cfg.n_boot,
+            "seed": cfg.seed, "config": cfg.name,
+        }
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    sig = pd.DataFrame({e: (table[f"{e}_ci_low"] > 0) | (table[f"{e}_ci_high"] < 0) for e in PSE_NAMES})
+    table["cases"] = cases_from_significance(sig, table).to_numpy()
+    table = table[list(RESULT_COLUMNS)]
+    table.attrs["timings"] = dict(log.timings)
+    table.attrs["estimates_from_cache"] = n_cached
+    table.attrs["estimated"] = len(jobs)
+    table.attrs["wall_s"] = time.perf_counter() - log.t0
+    return table
+
+
+def write_results(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write the results table (CSV or Parquet by suffix) atomically, without the index."""
+    from popresume.io import atomic_path
+
+    path = Path(path)
+    with atomic_path(path, path.suffix) as tmp:
+        if path.suffix.lower() == ".parquet":
+            table.to_parquet(tmp, index=False)
+        else:
+            table.to_csv(tmp, index=False, float_format="%.6g")
+    return path
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """Read a results table written by :func:`write_results` (or the published CSV)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"results table not found: {path}")
+    t = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
+    if "paper_cases" in t.columns and "cases" not in t.columns:
+        t = t.rename(columns={"paper_cases": "cases"})
+    missing = [c for c in ("attribute", "occupation", "format", "model", *EFFECT_COLUMNS) if c not in t.columns]
+    if missing:
+        raise ValueError(f"{path} is not a results table: missing column {missing[0]!r}")
+    return t

@@ -1,0 +1,420 @@
+"""Audit metrics beside the causal decomposition: multiplicity, masking, adverse impact.
+
+Everything here is a pure function over tidy tables:
+
+* a *results table* has the layout of ``popresume_published_pse.csv`` — one row per
+  audit (attribute, occupation, format, model) with ``{TE,NDE,NIE,BIE,RIE}_{estimate,ci_low,ci_high}``
+  and a case label column (``cases`` for our runs, ``paper_cases`` in the published file);
+* a *scores table* has one row per résumé with a ``score`` and the profile columns.
+
+**Multiplicity.** PopResume (§5.1) calls a path-specific effect significant when its
+own 95% bootstrap CI excludes 0, for each of 120 audits × 5 effects, with no
+correction. The published table prints CIs, not p-values, so we recover them under
+a normal approximation: ``SE ≈ (ci_high − ci_low) / (2 · 1.96)``, ``z = estimate / SE``,
+two-sided ``p = 2 Φ(−|z|)``. Bootstrap percentile CIs need not be symmetric, so this
+is an approximation; :func:`significance` reports how often the recovered ``p < 0.05``
+agrees with "the CI excludes 0". Holm (FWER) and Benjamini–Hochberg (FDR) are then
+applied over a family of tests (default: every effect of every audit in the table).
+
+**Cases.** :func:`cases_from_significance` applies the five rules as stated in §5.2
+to any significance pattern, so the case counts can be recounted after a correction.
+
+**Adverse impact.** The EEOC four-fifths rule (29 CFR 1607.4(D)) compares selection
+rates; NYC Local Law 144 (6 RCNY §5-300) asks bias audits of scoring tools for impact
+ratios of the *scoring rate* — the share of a category scoring above the sample's
+median score — relative to the highest category, by sex, race/ethnicity and their
+intersection; a category under 2% of the data may be left out of the ratios.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from popresume.schema import PSE_NAMES
+
+Z975 = 1.959963984540054
+CASES = ("C1", "C2", "C3", "C4", "C5")
+KEY_COLUMNS = ("attribute", "occupation", "format", "model")
+
+
+# --------------------------------------------------------------------------- p-values
+def p_from_ci(estimate, ci_low, ci_high, *, level: float = 0.95) -> pd.DataFrame:
+    """Approximate SE, z and two-sided p-value from a printed CI (normal approximation).
+
+    ``SE = (ci_high − ci_low) / (2 z_{1−α/2})``; ``p = 2 Φ(−|estimate / SE|)``.
+    Raises if an interval is inverted or has zero width (no SE can be recovered).
+    """
+    est = np.atleast_1d(np.asarray(estimate, dtype=float))
+    lo = np.atleast_1d(np.asarray(ci_low, dtype=float))
+    hi = np.atleast_1d(np.asarray(ci_high, dtype=float))
+    zc = stats.norm.ppf(0.5 + level / 2)
+    width = hi - lo
+    bad = ~(width > 0) & ~np.isnan(width)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"CI number {i} [{lo[i]}, {hi[i]}] has no positive width; cannot recover an SE")
+    se = width / (2 * zc)
+    z = est / se
+    p = 2 * stats.norm.sf(np.abs(z))
+    return pd.DataFrame({"se": se, "z": z, "p": p})
+
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (controls the family-wise error rate).
+
+    NaNs are kept as NaN and do not count towards the family size.
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="mergesort")
+    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
+    """Benjamini–Hochberg step-up adjusted p-values (controls the false discovery rate)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="mergesort")
+    ranked = q[order] * m / np.arange(1, m + 1)
+    adj = np.minimum.accumulate(ranked[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+ADJUSTERS = {"holm": holm, "bh": benjamini_hochberg}
+
+
+def _check_results(table: pd.DataFrame, effects: Iterable[str] = PSE_NAMES) -> None:
+    for e in effects:
+        for s in ("estimate", "ci_low", "ci_high"):
+            c = f"{e}_{s}"
+            if c not in table.columns:
+                raise ValueError(f"results table is missing column {c!r}")
+
+
+def long_tests(table: pd.DataFrame, *, effects: Sequence[str] = PSE_NAMES, level: float = 0.95) -> pd.DataFrame:
+    """One row per (audit, effect): estimate, CI, CI-excludes-0, approximate SE, z and p."""
+    _check_results(table, effects)
+    keys = [c for c in KEY_COLUMNS if c in table.columns]
+    parts = []
+    for e in effects:
+        d = table[keys].copy()
+        d.insert(0, "row", np.arange(len(table)))
+        d["effect"] = e
+        d["estimate"] = table[f"{e}_estimate"].to_numpy(float)
+        d["ci_low"] = table[f"{e}_ci_low"].to_numpy(float)
+        d["ci_high"] = table[f"{e}_ci_high"].to_numpy(float)
+        parts.append(d)
+    out = pd.concat(parts, ignore_index=True)
+    out["ci_excludes_0"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    pz = p_from_ci(out["estimate"], out["ci_low"], out["ci_high"], level=level)
+    out[["se", "z", "p"]] = pz.to_numpy()
+    return out.sort_values(["row", "effect"], key=lambda s: s.map(_effect_order) if s.name == "effect" else s,
+                           ignore_index=True)
+
+
+def _effect_order(e):
+    return PSE_NAMES.index(e) if e in PSE_NAMES else len(PSE_NAMES)
+
+
+def adjust(tests: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
+    """Add Holm and BH adjusted p-values and ``sig_{none,holm,bh}`` flags to :func:`long_tests` output.
+
+    ``family``: "all" (every test in the table, the honest family for a paper that
+    reports all of them), "attribute" (Table 4 and Table 5 separately) or "audit"
+    (the five effects of one audit). ``sig_none`` is the paper's rule (CI excludes 0).
+    """
+    groups = {"all": None, "attribute": ["attribute"], "audit": ["row"]}
+    if family not in groups:
+        raise ValueError(f"unknown multiplicity family {family!r}; use one of {list(groups)}")
+    out = tests.copy()
+    for name, fn in ADJUSTERS.items():
+        if groups[family] is None:
+            out[f"p_{name}"] = fn(out["p"].to_numpy())
+        else:
+            out[f"p_{name}"] = out.groupby(groups[family], sort=False)["p"].transform(lambda s: fn(s.to_numpy()))
+    out["sig_none"] = out["ci_excludes_0"]
+    out["sig_holm"] = out["p_holm"] < alpha
+    out["sig_bh"] = out["p_bh"] < alpha
+    return out
+
+
+def significance(table: pd.DataFrame, method: str = "none", *, family: str = "all",
+                 alpha: float = 0.05) -> pd.DataFrame:
+    """Wide boolean table (rows of ``table`` × TE..RIE): is each effect significant under ``method``.
+
+    ``method`` is "none" (the paper's CI-excludes-0 rule), "p" (recovered p < alpha,
+    uncorrected), "holm" or "bh".
+    """
+    if method not in ("none", "p", "holm", "bh"):
+        raise ValueError(f"unknown significance method {method!r}; use none, p, holm or bh")
+    t = adjust(long_tests(table), family=family, alpha=alpha)
+    if method == "p":
+        t["sig_p"] = t["p"] < alpha
+    wide = t.pivot(index="row", columns="effect", values=f"sig_{method}")
+    wide = wide.reindex(columns=list(PSE_NAMES)).astype(bool)
+    wide.index = table.index
+    wide.columns.name = None
+    return wide
+
+
+# --------------------------------------------------------------------------- cases
+def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = None) -> pd.Series:
+    """Case labels C1–C5 from a significance pattern, by the rules stated in PopResume §5.2.
+
+    ``sig``: boolean columns TE, NDE, NIE, BIE, RIE. ``estimates``: the matching
+    point estimates (needed for Case 2's NDE·NIE < 0), columns named like ``sig``
+    or ``{E}_estimate``.
+
+    C1 NDE ≠ 0. C2 TE ≃ 0, NDE ≠ 0, NIE ≠ 0 and NDE·NIE < 0 (cancellation).
+    C3 NDE ≃ 0, RIE ≃ 0, BIE ≠ 0. C4 NDE ≃ 0, BIE ≃ 0, RIE ≠ 0. C5 BIE ≠ 0 and RIE ≠ 0.
+    Returns "C1,C5"-style strings, "-" when no case applies (the published table's spelling).
+    """
+    missing = [e for e in PSE_NAMES if e not in sig.columns]
+    if missing:
+        raise ValueError(f"significance table is missing column {missing[0]!r}")
+    s = sig[list(PSE_NAMES)].astype(bool)
+    if estimates is None:
+        raise ValueError("cases_from_significance needs the point estimates (Case 2 uses NDE·NIE < 0)")
+
+    def col(e):
+        c = e if e in estimates.columns else f"{e}_estimate"
+        if c not in estimates.columns:
+            raise ValueError(f"estimates table is missing column {c!r}")
+        return estimates[c].to_numpy(float)
+
+    nde, nie = col("NDE"), col("NIE")
+    flags = {
+        "C1": s["NDE"].to_numpy(),
+        "C2": (~s["TE"] & s["NDE"] & s["NIE"]).to_numpy() & (nde * nie < 0),
+        "C3": (~s["NDE"] & ~s["RIE"] & s["BIE"]).to_numpy(),
+        "C4": (~s["NDE"] & ~s["BIE"] & s["RIE"]).to_numpy(),
+        "C5": (s["BIE"] & s["RIE"]).to_numpy(),
+    }
+    labels = [",".join(c for c in CASES if flags[c][i]) or "-" for i in range(len(s))]
+    return pd.Series(labels, index=sig.index, name="cases", dtype="str")
+
+
+def case_counts(labels: pd.Series) -> pd.Series:
+    """How many audits fall in each case (an audit can be in several), plus "none"."""
+    lab = labels.fillna("-").astype(str).str.replace(" ", "", regex=False)
+    counts = {c: int(lab.str.split(",").map(lambda xs, c=c: c in xs).sum()) for c in CASES}
+    counts["none"] = int((lab == "-").sum())
+    return pd.Series(counts, name="audits")
+
+
+def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "holm", "bh"),
+                  family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
+    """Case counts (rows C1..C5, none) under each significance method (columns)."""
+    out = {}
+    for m in methods:
+        sig = significance(table, m, family=family, alpha=alpha)
+        out[m] = case_counts(cases_from_significance(sig, table))
+    return pd.DataFrame(out)
+
+
+def recount_table(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
+    """Per audit: the case labels under the paper's rule, Holm and BH (plus the printed labels if any)."""
+    keys = [c for c in KEY_COLUMNS if c in table.columns]
+    out = table[keys].copy()
+    for c in ("paper_cases", "cases"):
+        if c in table.columns:
+            out[c] = table[c]
+    for m in ("none", "holm", "bh"):
+        out[f"cases_{m}"] = cases_from_significance(significance(table, m, family=family, alpha=alpha), table)
+    return out
+
+
+def surviving_findings(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
+    """Every effect the paper calls significant (CI excludes 0), with whether it survives Holm / BH."""
+    t = adjust(long_tests(table), family=family, alpha=alpha)
+    t = t[t["sig_none"]].copy()
+    t = t.rename(columns={"sig_holm": "survives_holm", "sig_bh": "survives_bh"})
+    return t.drop(columns=["sig_none"]).reset_index(drop=True)
+
+
+def multiplicity_summary(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.Series:
+    """Headline numbers: tests, significant by the paper's rule, surviving Holm / BH, p/CI agreement."""
+    t = adjust(long_tests(table), family=family, alpha=alpha)
+    return pd.Series({
+        "tests": len(t),
+        "significant (CI excludes 0)": int(t["sig_none"].sum()),
+        "recovered p < alpha agrees with CI rule": int(((t["p"] < alpha) == t["sig_none"]).sum()),
+        "survive Holm": int((t["sig_none"] & t["sig_holm"]).sum()),
+        "survive BH": int((t["sig_none"] & t["sig_bh"]).sum()),
+        "Holm-significant total": int(t["sig_holm"].sum()),
+        "BH-significant total": int(t["sig_bh"].sum()),
+    }, name=f"family={family}")
+
+
+# --------------------------------------------------------------------------- Case 2 masking
+def te_alone(table: pd.DataFrame, *, method: str = "none", family: str = "all") -> pd.DataFrame:
+    """What an auditor who looked only at TE would have concluded, next to the decomposition.
+
+    Columns: ``te_verdict`` ("disparity" / "no disparity"), ``hidden_effects`` (the
+    significant NDE/NIE/BIE/RIE the TE verdict does not reveal when TE ≃ 0),
+    ``masked`` (TE ≃ 0 yet some path-specific effect ≠ 0) and ``case2`` (the stated
+    cancellation rule).
+    """
+    sig = significance(table, method, family=family)
+    keys = [c for c in KEY_COLUMNS if c in table.columns]
+    out = table[keys].copy()
+    out["TE_estimate"] = table["TE_estimate"].to_numpy()
+    out["te_verdict"] = np.where(sig["TE"], "disparity", "no disparity")
+    others = [e for e in PSE_NAMES if e != "TE"]
+    hidden = sig[others].apply(lambda r: ",".join(e for e in others if r[e]), axis=1)
+    out["hidden_effects"] = np.where(~sig["TE"].to_numpy(), hidden.to_numpy(), "")
+    out["masked"] = (~sig["TE"] & sig[others].any(axis=1)).to_numpy()
+    out["case2"] = cases_from_significance(sig, table).str.contains("C2").to_numpy()
+    return out
+
+
+# --------------------------------------------------------------------------- adverse impact
+def _check_scores(df: pd.DataFrame, cols: Iterable[str], score: str) -> None:
+    for c in [score, *cols]:
+        if c not in df.columns:
+            raise ValueError(f"scores table is missing column {c!r}")
+    if df[score].isna().any():
+        i = int(np.flatnonzero(df[score].isna().to_numpy())[0])
+        raise ValueError(f"column {score!r} has a missing score at row {df.index[i]!r}; drop unparsed scores first")
+
+
+def selection_rates(df: pd.DataFrame, group: str | Sequence[str], *, score: str = "score",
+                    select_top: float | None = 0.25, threshold: float | None = None) -> pd.DataFrame:
+    """Selection rate per group when the top ``select_top`` share (or ``score >= threshold``) is selected.
+
+    The four-fifths rule (EEOC Uniform Guidelines, 29 CFR 1607.4(D)): a group whose
+    rate is below 4/5 of the highest group's rate shows adverse impact. Columns: n,
+    selected, selection_rate, impact_ratio (rate / highest rate), four_fifths_ok.
+    """
+    cols = [group] if isinstance(group, str) else list(group)
+    _check_scores(df, cols, score)
+    if threshold is None:
+        if select_top is None or not 0 < select_top < 1:
+            raise ValueError(f"select_top must be in (0, 1), got {select_top!r}")
+        threshold = float(np.quantile(df[score].to_numpy(float), 1 - select_top))
+    sel = df[score].to_numpy(float) >= threshold
+    g = df[cols].assign(_sel=sel).groupby(cols, observed=True, sort=True)["_sel"]
+    out = pd.DataFrame({"n": g.size(), "selected": g.sum().astype(int)})
+    out["selection_rate"] = out["selected"] / out["n"]
+    out["impact_ratio"] = out["selection_rate"] / out["selection_rate"].max()
+    out["four_fifths_ok"] = out["impact_ratio"] >= 0.8
+    out.attrs["threshold"] = threshold
+    return out.reset_index()
+
+
+def four_fifths_ratio(df: pd.DataFrame, column: str, x0: str, x1: str, *, score: str = "score",
+                      select_top: float | None = 0.25, threshold: float | None = None) -> float:
+    """Selection-rate ratio rate(x0) / rate(x1), the four-fifths comparison for the audited contrast."""
+    r = selection_rates(df, column, score=score, select_top=select_top, threshold=threshold).set_index(column)
+    for v in (x0, x1):
+        if v not in r.index:
+            raise ValueError(f"group {v!r} does not occur in column {column!r}")
+    if r.loc[x1, "selection_rate"] == 0:
+        return float("inf") if r.loc[x0, "selection_rate"] > 0 else float("nan")
+    return float(r.loc[x0, "selection_rate"] / r.loc[x1, "selection_rate"])
+
+
+def ll144_impact_ratios(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
+                        min_share: float = 0.02) -> pd.DataFrame:
+    """NYC Local Law 144 impact ratios for a scoring tool (6 RCNY §5-301(b)).
+
+    Scoring rate = share of a category scoring above the median score of the whole
+    sample; impact ratio = scoring rate / the highest category's scoring rate, within
+    each breakdown ("sex", "race", "sex × race"). Categories under ``min_share`` of
+    the data are flagged ``excluded`` and left out of the highest-rate reference, as
+    the rule allows (they are still reported).
+    """
+    _check_scores(df, [sex, race], score)
+    y = df[score].to_numpy(float)
+    above = y > np.median(y)
+    parts = []
+    for name, cols in (("sex", [sex]), ("race", [race]), ("sex × race", [sex, race])):
+        g = df[cols].assign(_above=above).groupby(cols, observed=True, sort=True)["_above"]
+        t = pd.DataFrame({"n": g.size(), "above_median": g.sum().astype(int)}).reset_index()
+        t["category"] = t[cols].astype(str).agg(" × ".join, axis=1)
+        t = t.drop(columns=cols)
+        t["share"] = t["n"] / len(df)
+        t["scoring_rate"] = t["above_median"] / t["n"]
+        t["excluded"] = t["share"] < min_share
+        ref = t.loc[~t["excluded"], "scoring_rate"].max()
+        t["impact_ratio"] = t["scoring_rate"] / ref
+        t.insert(0, "breakdown", name)
+        parts.append(t)
+    cols = ["breakdown", "category", "n", "share", "above_median", "scoring_rate", "impact_ratio", "excluded"]
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def adverse_impact_summary(df: pd.DataFrame, *, attribute: str, x: str, x0: str, x1: str, score: str = "score",
+                           select_top: float = 0.25) -> dict:
+    """The outcome-level numbers for one audit cell: four-fifths ratio and LL144 scoring-rate ratio of x0 vs x1."""
+    ff = four_fifths_ratio(df, x, x0, x1, score=score, select_top=select_top)
+    y = df[score].to_numpy(float)
+    above = pd.Series(y > np.median(y), index=df.index)
+    r0 = above[df[x] == x0].mean()
+    r1 = above[df[x] == x1].mean()
+    return {
+        "attribute": attribute,
+        "four_fifths_ratio": ff,
+        "four_fifths_flag": bool(min(ff, 1 / ff) < 0.8) if np.isfinite(ff) and ff > 0 else True,
+        "ll144_scoring_rate_x0": float(r0),
+        "ll144_scoring_rate_x1": float(r1),
+        "ll144_impact_ratio": float(min(r0, r1) / max(r0, r1)) if max(r0, r1) > 0 else float("nan"),
+        "mean_gap": float(df.loc[df[x] == x1, score].mean() - df.loc[df[x] == x0, score].mean()),
+    }
+
+
+def compare_with_causal(outcome: pd.DataFrame, results: pd.DataFrame, *, method: str = "none") -> pd.DataFrame:
+    """Join outcome-level verdicts with the causal decomposition and name each disagreement.
+
+    ``outcome``: one row per audit with the keys and ``four_fifths_flag`` (from
+    :func:`adverse_impact_summary`). Disagreement kinds:
+    * "missed: direct" — no four-fifths flag, yet NDE ≠ 0;
+    * "missed: redlining" — no flag, yet RIE ≠ 0 (an impermissible proxy path);
+    * "flagged: business necessity only" — flagged, but only BIE ≠ 0 among NDE/BIE/RIE
+      (a disparity the employer may defend);
+    * "flagged: no significant effect" — flagged while no effect is significant.
+    """
+    keys = [c for c in KEY_COLUMNS if c in outcome.columns and c in results.columns]
+    sig = significance(results, method).add_prefix("sig_")
+    r = pd.concat([results[keys].reset_index(drop=True), sig.reset_index(drop=True)], axis=1)
+    m = outcome.merge(r, on=keys, how="inner", validate="one_to_one")
+    flag = m["four_fifths_flag"].astype(bool)
+
+    def kinds(row):
+        out = []
+        if not row["four_fifths_flag"]:
+            if row["sig_NDE"]:
+                out.append("missed: direct")
+            if row["sig_RIE"]:
+                out.append("missed: redlining")
+        else:
+            if row["sig_BIE"] and not row["sig_NDE"] and not row["sig_RIE"]:
+                out.append("flagged: business necessity only")
+            if not any(row[f"sig_{e}"] for e in PSE_NAMES):
+                out.append("flagged: no significant effect")
+        return "; ".join(out)
+
+    m["disagreement"] = m.apply(kinds, axis=1) if len(m) else pd.Series(dtype="str")
+    m["four_fifths_flag"] = flag
+    return m

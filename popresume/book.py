@@ -1,0 +1,205 @@
+"""Re-executing the book's chapters with new parameters.
+
+The chapters are jupytext percent ``.py`` files in ``notebooks/``. Each has one code cell
+tagged ``parameters`` (``# %% tags=["parameters"]``) holding plain literals; the book
+builds with those defaults. :func:`run_notebook` converts a chapter to ``.ipynb``, lets
+papermill inject new values right after the tagged cell (papermill's
+``injected-parameters`` cell) and executes it; :func:`parameters_of` reads the defaults.
+The command line wraps both: ``popresume book run notebooks/07_estimation.py -p n 2000``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .paths import CACHE_DIR, REPO_ROOT
+
+__all__ = ["run_notebook", "parameters_of", "read_notebook", "parse_value", "default_output", "build_book"]
+
+PARAMETERS_TAG = "parameters"
+
+
+def read_notebook(path: str | os.PathLike):
+    """The notebook at ``path`` as an ``nbformat`` node (``.py`` via jupytext, ``.ipynb`` as is)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"notebook not found: {path}")
+    if path.suffix == ".ipynb":
+        import nbformat
+
+        return nbformat.read(path, as_version=4)
+    if path.suffix in {".py", ".md"}:
+        import jupytext
+
+        fmt = "py:percent" if path.suffix == ".py" else None
+        return jupytext.read(path, fmt=fmt)
+    raise ValueError(f"not a notebook (expected .py, .md or .ipynb): {path}")
+
+
+def _parameters_cell(nb, path) -> Any:
+    for cell in nb.cells:
+        if cell.cell_type == "code" and PARAMETERS_TAG in cell.get("metadata", {}).get("tags", []):
+            return cell
+    raise ValueError(
+        f"{path}: no code cell tagged 'parameters' (write it as: # %% tags=[\"parameters\"])"
+    )
+
+
+def parameters_of(path: str | os.PathLike) -> dict[str, Any]:
+    """The defaults in the notebook's ``parameters`` cell, in the order they are assigned.
+
+    Values are read with :func:`ast.literal_eval` (the contract asks for plain literals);
+    a simple expression such as ``2 * 1000`` is evaluated without builtins. Anything else
+    raises a ``ValueError`` naming the variable.
+    """
+    nb = read_notebook(path)
+    source = _parameters_cell(nb, path).source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as e:  # pragma: no cover - a broken notebook
+        raise ValueError(f"{path}: parameters cell does not parse: {e}") from e
+    params: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            name, value = node.target.id, node.value
+        else:
+            continue
+        try:
+            params[name] = ast.literal_eval(value)
+        except ValueError:
+            try:
+                params[name] = eval(compile(ast.Expression(value), str(path), "eval"), {"__builtins__": {}}, dict(params))
+            except Exception as e:
+                raise ValueError(
+                    f"{path}: parameter {name!r} is not a plain literal: {ast.unparse(value)}"
+                ) from e
+    return params
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: a Python literal (``3``, ``0.5``, ``True``, ``None``, ``['a', 'b']``),
+    else YAML (``true``, ``[a, b]``, ``{nurse: 200}``), else the string itself."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    try:
+        import yaml
+
+        value = yaml.safe_load(text)
+    except Exception:
+        return text
+    return text if value is None and text.strip() not in {"", "~", "null", "Null", "NULL"} else value
+
+
+def default_output(path: str | os.PathLike) -> Path:
+    """Where :func:`run_notebook` writes an executed chapter unless told otherwise.
+
+    Never next to the source: an ``.ipynb`` beside ``notebooks/NN_x.py`` would be a second
+    source for the same page of the book.
+    """
+    out = CACHE_DIR / "notebooks" / f"{Path(path).stem}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def run_notebook(
+    path: str | os.PathLike,
+    parameters: Mapping[str, Any] | None = None,
+    output: str | os.PathLike | None = None,
+    cwd: str | os.PathLike | None = None,
+    timeout: int | None = 1800,
+    *,
+    kernel_name: str = "python3",
+    strict: bool = True,
+    progress: bool = False,
+) -> Path:
+    """Execute one chapter with ``parameters`` injected; return the executed ``.ipynb``.
+
+    Parameters
+    ----------
+    path : a jupytext ``.py`` (percent format) or an ``.ipynb``.
+    parameters : ``{name: value}``; each name must be a variable of the ``parameters``
+        cell (``strict=False`` lets papermill merely warn about unknown names).
+    output : the executed notebook; default ``_cache/notebooks/<stem>.ipynb``.
+    cwd : the kernel's working directory; default the notebook's own folder, as in the
+        book build.
+    timeout : seconds allowed per cell (``None``: no limit).
+
+    A failing cell raises papermill's ``PapermillExecutionError``; the partly executed
+    notebook is still written to ``output`` so the traceback can be read there.
+    """
+    import papermill as pm
+
+    path = Path(path)
+    parameters = dict(parameters or {})
+    nb = read_notebook(path)
+    if parameters and strict:
+        known = parameters_of(path)
+        unknown = sorted(set(parameters) - set(known))
+        if unknown:
+            raise ValueError(
+                f"{path}: unknown parameter(s) {', '.join(unknown)}; the parameters cell defines "
+                f"{', '.join(known) or 'nothing'}"
+            )
+    elif parameters:
+        _parameters_cell(nb, path)  # papermill would silently append the values otherwise
+
+    output = Path(output) if output is not None else default_output(path)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    cwd = Path(cwd) if cwd is not None else path.resolve().parent
+
+    nb.metadata.setdefault("kernelspec", {"name": kernel_name, "display_name": "Python 3", "language": "python"})
+    nb.metadata["kernelspec"]["name"] = kernel_name
+    import nbformat
+
+    # papermill reads an .ipynb: write the converted chapter to a temporary file first.
+    with tempfile.TemporaryDirectory(prefix="popresume-book-") as tmp:
+        src = Path(tmp) / f"{path.stem}.ipynb"
+        nbformat.write(nb, src)
+        env_before = os.environ.get("PYTHONPATH")
+        # the kernel must import this checkout of popresume even outside the repository
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env_before) if p)
+        try:
+            pm.execute_notebook(
+                str(src),
+                str(output),
+                parameters=parameters,
+                kernel_name=kernel_name,
+                cwd=str(cwd),
+                progress_bar=progress,
+                execution_timeout=timeout,
+                request_save_on_cell_execute=False,
+            )
+        finally:
+            if env_before is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = env_before
+    return output
+
+
+def build_book(path: str | os.PathLike = REPO_ROOT, *, strict: bool = True, all_pages: bool = False) -> int:
+    """Run ``jupyter-book build`` on ``path`` (the repository root); return its exit code.
+
+    ``strict`` adds ``-W -n --keep-going`` (warnings, including broken references, fail
+    the build), as ``make book`` and CI do.
+    """
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
+    cmd = [exe, "build", str(path)]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    if all_pages:
+        cmd.append("--all")
+    return subprocess.call(cmd)

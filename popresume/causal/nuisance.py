@@ -1,0 +1,218 @@
+"""Nuisance learners: design matrices, XGBoost defaults, the Appendix C.5 grid chosen by CV.
+
+The estimator needs three propensities P(X = x1 | Z), P(X = x1 | R,Z), P(X = x1 | B,R,Z)
+and three nested regressions μ3, μ2, μ1 (DESIGN §3). Any scikit-learn style estimator
+(``fit``/``predict_proba`` for propensities, ``fit``/``predict`` for regressions) can be
+plugged in; the default is XGBoost with ``nthread=2`` and the ``hist`` tree method.
+
+Hyperparameters (Appendix C.5): n_estimators ∈ {5, 10, 20, 50, 100}, max_depth ∈ {1..5},
+reg_lambda ∈ {0.5, 1, 2, 5}, selected by the Brier score for propensities and the MSE for
+regressions. To keep a full effects table under a minute on two cores we choose them
+*once per nuisance* by K-fold CV on a subsample (``tune_rows``, default 4000 rows) of the
+first cross-fitting fold's training data and reuse them in every fold and every refit
+bootstrap draw, and we score the whole n_estimators axis from a single 100-tree fit per
+(max_depth, reg_lambda) through ``iteration_range`` (boosting is sequential, so the first
+k trees of a 100-tree model *are* the k-tree model): 20 fits per CV fold instead of 100.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+PAPER_GRID: dict[str, list] = {
+    "n_estimators": [5, 10, 20, 50, 100],
+    "max_depth": [1, 2, 3, 4, 5],
+    "reg_lambda": [0.5, 1, 2, 5],
+}
+# Used when tuning is switched off: a middle point of the grid.
+DEFAULT_PARAMS: dict = {"n_estimators": 50, "max_depth": 3, "reg_lambda": 1.0}
+XGB_FIXED: dict = {"tree_method": "hist", "n_jobs": 2, "learning_rate": 0.3, "verbosity": 0}
+
+
+# --------------------------------------------------------------------------- encoding
+def _is_categorical(s: pd.Series) -> bool:
+    return not (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s))
+
+
+@dataclass
+class Encoder:
+    """One-hot for categorical columns (levels fixed on the full table), float for numeric.
+
+    Levels come from the covariates only, never from the outcome, so fixing them on the
+    whole table leaks nothing between folds and keeps every fold's matrix the same width.
+    """
+
+    columns: list[str]
+    levels: dict[str, list] = field(default_factory=dict)
+
+    @classmethod
+    def fit(cls, df: pd.DataFrame, columns: list[str]) -> "Encoder":
+        enc = cls(list(columns))
+        for c in enc.columns:
+            if _is_categorical(df[c]):
+                enc.levels[c] = sorted(pd.unique(df[c].astype(str)))
+        return enc
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        blocks = []
+        for c in self.columns:
+            if c in self.levels:
+                vals = df[c].astype(str).to_numpy()
+                lv = self.levels[c]
+                # drop the first level (it is implied); a single-level column adds nothing
+                blocks.append(np.stack([(vals == v) for v in lv[1:]], axis=1).astype(np.float32)
+                              if len(lv) > 1 else np.zeros((len(df), 0), np.float32))
+            else:
+                blocks.append(df[[c]].to_numpy(dtype=np.float32))
+        if not blocks:
+            return np.zeros((len(df), 0), np.float32)
+        return np.concatenate(blocks, axis=1)
+
+
+# --------------------------------------------------------------------------- learners
+def xgb_classifier(**params):
+    from xgboost import XGBClassifier
+    return XGBClassifier(**{**XGB_FIXED, **DEFAULT_PARAMS, **params}, eval_metric="logloss")
+
+
+def xgb_regressor(**params):
+    from xgboost import XGBRegressor
+    return XGBRegressor(**{**XGB_FIXED, **DEFAULT_PARAMS, **params})
+
+
+class _Constant:
+    """Stand-in when a design matrix has no columns (e.g. Z = []): the training mean."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def fit(self, X, y, sample_weight=None):
+        self.m_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.m_)
+
+    def predict_proba(self, X):
+        p = np.full(len(X), self.m_)
+        return np.stack([1 - p, p], axis=1)
+
+
+def fit_predict(learner, kind: str, X_train, y_train, X_pred_list):
+    """Fit a clone of ``learner`` and predict on each matrix of ``X_pred_list``.
+
+    kind = "propensity" returns P(class 1); kind = "outcome" returns E[y].
+    """
+    if X_train.shape[1] == 0:
+        est = _Constant(kind).fit(X_train, y_train)
+    else:
+        est = clone(learner)
+        if kind == "propensity" and len(np.unique(y_train)) < 2:
+            raise ValueError("a propensity model's training rows contain only one level of X "
+                             "(a group is absent from a cross-fitting training set)")
+        est.fit(X_train, y_train)
+    out = []
+    for Xp in X_pred_list:
+        if kind == "propensity":
+            out.append(np.asarray(est.predict_proba(Xp))[:, 1].astype(float))
+        else:
+            out.append(np.asarray(est.predict(Xp)).astype(float))
+    return out
+
+
+# --------------------------------------------------------------------------- tuning
+def tune_xgb(X: np.ndarray, y: np.ndarray, kind: str, *, grid: dict | None = None,
+             cv: int = 3, max_rows: int = 4000, seed: int = 0) -> dict:
+    """Choose (n_estimators, max_depth, reg_lambda) by K-fold CV (Appendix C.5).
+
+    Brier score for ``kind="propensity"``, MSE for ``kind="outcome"``. The data is first
+    subsampled to ``max_rows`` rows. Returns the best parameter dict plus ``cv_score``.
+    """
+    grid = grid or PAPER_GRID
+    rng = np.random.default_rng(seed)
+    if X.shape[1] == 0:
+        return dict(DEFAULT_PARAMS, cv_score=float("nan"))
+    if len(y) > max_rows:
+        idx = rng.choice(len(y), max_rows, replace=False)
+        X, y = X[idx], y[idx]
+    fold = rng.permutation(len(y)) % cv
+    n_grid = sorted(grid["n_estimators"])
+    n_max = max(n_grid)
+    scores = {}
+    for depth, lam in itertools.product(grid["max_depth"], grid["reg_lambda"]):
+        err = np.zeros(len(n_grid))
+        for k in range(cv):
+            tr, te = fold != k, fold == k
+            if kind == "propensity":
+                if len(np.unique(y[tr])) < 2:
+                    continue
+                est = xgb_classifier(n_estimators=n_max, max_depth=depth, reg_lambda=lam)
+            else:
+                est = xgb_regressor(n_estimators=n_max, max_depth=depth, reg_lambda=lam)
+            est.fit(X[tr], y[tr])
+            for j, n in enumerate(n_grid):
+                if kind == "propensity":
+                    p = est.predict_proba(X[te], iteration_range=(0, n))[:, 1]
+                else:
+                    p = est.predict(X[te], iteration_range=(0, n))
+                err[j] += float(((p - y[te]) ** 2).sum())
+        for j, n in enumerate(n_grid):
+            scores[(n, depth, lam)] = err[j] / len(y)
+    (n, depth, lam), best = min(scores.items(), key=lambda kv: kv[1])
+    return {"n_estimators": int(n), "max_depth": int(depth), "reg_lambda": float(lam),
+            "cv_score": float(best)}
+
+
+@dataclass
+class Learners:
+    """The learner used for each nuisance role; ``None`` means XGBoost tuned by CV."""
+
+    propensity: object | None = None
+    outcome: object | None = None
+    tune: bool = True
+    grid: dict | None = None
+    tune_rows: int = 4000
+    tune_cv: int = 3
+    params: dict = field(default_factory=dict)  # role -> chosen params (filled lazily)
+
+    @classmethod
+    def from_arg(cls, learners, *, tune=True, grid=None, tune_rows=4000, tune_cv=3,
+                 params=None) -> "Learners":
+        if isinstance(learners, Learners):
+            return learners
+        if learners is None or learners == "xgboost":
+            return cls(tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv,
+                       params=dict(params or {}))
+        if isinstance(learners, dict):
+            unknown = set(learners) - {"propensity", "outcome"}
+            if unknown:
+                raise ValueError(f"learners: unknown role(s) {sorted(unknown)}; use 'propensity' and 'outcome'")
+            return cls(propensity=learners.get("propensity"), outcome=learners.get("outcome"),
+                       tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv,
+                       params=dict(params or {}))
+        raise ValueError("learners must be None, 'xgboost', or a dict {'propensity': est, 'outcome': est}")
+
+    def get(self, role: str, kind: str, X: np.ndarray, y: np.ndarray, seed: int = 0):
+        """The (unfitted) learner for ``role``; tunes XGBoost on first use of the role."""
+        user = self.propensity if kind == "propensity" else self.outcome
+        if user is not None:
+            return user
+        if role not in self.params:
+            if self.tune:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    self.params[role] = tune_xgb(X, y, kind, grid=self.grid, cv=self.tune_cv,
+                                                 max_rows=self.tune_rows, seed=seed)
+            else:
+                self.params[role] = dict(DEFAULT_PARAMS)
+        p = {k: v for k, v in self.params[role].items() if k != "cv_score"}
+        return xgb_classifier(**p) if kind == "propensity" else xgb_regressor(**p)
+
+    def params_table(self) -> pd.DataFrame:
+        return pd.DataFrame.from_dict(self.params, orient="index")

@@ -1,0 +1,69 @@
+"""Which columns play X, Z, B, R (PopResume Table 2, Appendix C.4), and the data preparation.
+
+The roles are a parameter, not a constant: the paper itself says other partitions of the
+mediators into B and R are legitimate (§4). ``default_roles`` gives the paper's choice on
+the grouped variables of Appendix C.4 (first name → gender- and age-typicality, surname →
+race group, state → region, edu_level → low/medium/high).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from popresume.schema import ATTRIBUTES
+
+_B = ["edu_group", "exp_year"]
+_R = ["fn_gender", "fn_age", "surname_group", "region"]
+GROUP_COLUMNS = ("fn_gender", "fn_age", "surname_group", "edu_group", "race_binary")
+
+
+def default_roles(attribute: str) -> dict:
+    """dict(x, x0, x1, z, b, r) for "gender" (x0 = "F", x1 = "M") or "race" (Non-White vs White).
+
+    Z = {the other protected attribute, age} as in the paper; fresh lists on every call.
+    """
+    if attribute == "gender":
+        return {"x": "gender", "x0": "F", "x1": "M", "z": ["race", "age"], "b": list(_B), "r": list(_R)}
+    if attribute == "race":
+        # Appendix E: the race contrast is White vs Non-White (x0 = Non-White)
+        return {"x": "race_binary", "x0": "Non-White", "x1": "White", "z": ["gender", "age"], "b": list(_B),
+                "r": list(_R)}
+    raise ValueError(f"unknown attribute {attribute!r}; expected one of {list(ATTRIBUTES)}")
+
+
+def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | None = None,
+            score_col: str = "score") -> pd.DataFrame:
+    """Join profiles and one screener's scores on ``resume_id`` and add the Appendix C.4 groups.
+
+    ``scores`` is the screeners' table (resume_id, screener, model, score, ...). When it holds
+    several screeners, pass ``screener=`` (matched against the ``screener`` or ``model``
+    column). Group columns are added with ``popresume.grouping.add_groups`` when missing.
+    Rows whose score is missing keep NaN: the estimator decides (``missing=``).
+    """
+    for name, t in (("profiles", profiles), ("scores", scores)):
+        if "resume_id" not in t.columns:
+            raise ValueError(f"{name} table has no 'resume_id' column")
+    if score_col not in scores.columns:
+        raise ValueError(f"scores table has no {score_col!r} column; columns: {list(scores.columns)}")
+    s = scores
+    if screener is not None:
+        cols = [c for c in ("screener", "model") if c in s.columns]
+        mask = pd.Series(False, index=s.index)
+        for c in cols:
+            mask |= s[c].astype(str) == screener
+        if not mask.any():
+            raise ValueError(f"no score rows for screener {screener!r}")
+        s = s[mask]
+    elif "screener" in s.columns and s["screener"].nunique() > 1:
+        raise ValueError(f"scores hold several screeners {sorted(s['screener'].unique())}; pass screener=")
+    if s["resume_id"].duplicated().any():
+        dup = s.loc[s["resume_id"].duplicated(), "resume_id"].iloc[0]
+        raise ValueError(f"scores have duplicate resume_id {dup!r} (several screeners/models?)")
+    keep = ["resume_id", score_col] + [c for c in ("screener", "model") if c in s.columns]
+    df = profiles.merge(s[keep], on="resume_id", how="inner", validate="one_to_one")
+    if len(df) == 0:
+        raise ValueError("no resume_id in common between profiles and scores")
+    if any(c not in df.columns for c in GROUP_COLUMNS):
+        from popresume.grouping import add_groups  # written by the population area; imported lazily
+        df = add_groups(df)
+    return df

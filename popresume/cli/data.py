@@ -1,0 +1,35 @@
+"""``popresume data acs``: download Census ACS PUMS person files and write the tidy table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group(name="data")
+def command():
+    """Fetch and prepare the population's input data."""
+
+
+@command.command(name="acs")
+@click.option("--year", type=int, required=True, help="ACS year, e.g. 2023 (the paper's).")
+@click.option("--state", default=None, help="USPS state code (e.g. CA); default: the whole US (large).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Folder for the files.")
+@click.option("--period", default="1-Year", show_default=True, help="PUMS period folder (1-Year or 5-Year).")
+@click.option("--base-url", default=None, help="Mirror of the Census PUMS folder (default: www2.census.gov).")
+def acs(year, state, out_dir, period, base_url):
+    """Download the Census PUMS person CSV for YEAR and write acs_tidy.parquet.
+
+    Use the result with `popresume generate --acs OUT/acs_tidy.parquet`.
+    """
+    from popresume.sources.acs import PUMS_BASE_URL, download_pums, load_acs, save_tidy
+
+    files = download_pums(year, out_dir, state=state, period=period, base_url=base_url or PUMS_BASE_URL,
+                          progress=True)
+    for f in files:
+        click.echo(f"downloaded {f}")
+    tidy = load_acs(list(files))
+    path = save_tidy(tidy, Path(out_dir) / "acs_tidy.parquet")
+    n = tidy["occupation"].notna().sum()
+    click.echo(f"wrote {path}: {len(tidy):,} person records in the five occupations ({n:,} with an occupation key)")

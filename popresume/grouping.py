@@ -1,0 +1,155 @@
+"""Appendix C.4: grouping of high-cardinality attributes for stable PSE estimation.
+
+* first_name → gender typicality: P(female | name) from SSA counts; ≥ 0.75 "female",
+  ≤ 0.25 (i.e. P(male | name) ≥ 0.75) "male", otherwise "neutral".
+* first_name → age typicality: the profile ages are cut into three equal cohorts (18-26
+  "young", 27-35 "mid", 36-44 "old" for the paper's 18-44, via birth years relative to
+  2023); P(cohort | name) from SSA counts of the name in those birth years; the cohort with
+  probability ≥ 0.5 names the group, otherwise "neutral".
+* surname → "Asian" / "Black" / "White" when the Census 2010 share of that race among
+  bearers of the surname is ≥ 0.5, otherwise "neutral" (also for surnames not in the table).
+* state → the four Census regions; edu_level (7 ACS levels) → low / medium / high.
+* race → ``race_binary`` "White" / "Non-White", the paper's race contrast (Appendix E).
+
+The statistics use the whole SSA name records of the cohorts (not the sampled profiles), so
+a name's group is a property of the name, the same in every sample.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import EDU_LEVELS
+
+GENDER_THRESHOLD = 0.75
+AGE_THRESHOLD = 0.5
+SURNAME_THRESHOLD = 0.5
+REFERENCE_YEAR = 2023
+DEFAULT_AGE_RANGE = (18, 44)
+
+EDU_GROUP: dict[str, str] = {
+    "High school graduate/GED": "low",
+    "Some college (no degree)": "low",
+    "Associate's degree": "medium",
+    "Bachelor's": "medium",
+    "Master's": "high",
+    "Professional degree": "high",
+    "Doctorate": "high",
+}
+assert set(EDU_GROUP) == set(EDU_LEVELS)
+SURNAME_GROUP_OF_RACE = {"API": "Asian", "Black": "Black", "White": "White"}
+AGE_GROUPS = ("young", "mid", "old")
+
+
+def age_cohorts(age_range=DEFAULT_AGE_RANGE) -> dict[str, tuple[int, int]]:
+    """Three equal-width age cohorts over ``age_range``: young / mid / old → (lo, hi) ages."""
+    lo, hi = int(age_range[0]), int(age_range[1])
+    edges = np.linspace(lo, hi + 1, 4).round().astype(int)
+    return {g: (int(edges[i]), int(edges[i + 1] - 1)) for i, g in enumerate(AGE_GROUPS)}
+
+
+@lru_cache(maxsize=4)
+def first_name_stats(age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
+    """Per first name: ``p_female`` and P(cohort | name) for the three cohorts, from SSA counts.
+
+    Index: name; columns p_female, p_young, p_mid, p_old, n (total births).
+    """
+    from popresume.sources.names import load_ssa_names
+
+    cohorts = age_cohorts(age_range)
+    lo, hi = int(age_range[0]), int(age_range[1])
+    ssa = load_ssa_names((REFERENCE_YEAR - hi, REFERENCE_YEAR - lo))
+    ssa = ssa[(ssa["year"] >= REFERENCE_YEAR - hi) & (ssa["year"] <= REFERENCE_YEAR - lo)]
+    age = REFERENCE_YEAR - ssa["year"].to_numpy()
+    cohort = np.full(len(ssa), "", dtype=object)
+    for g, (a, b) in cohorts.items():
+        cohort[(age >= a) & (age <= b)] = g
+    t = pd.DataFrame({"name": ssa["name"].to_numpy(), "sex": ssa["sex"].to_numpy(), "cohort": cohort,
+                      "n": ssa["n"].to_numpy()})
+    by_sex = t.pivot_table(index="name", columns="sex", values="n", aggfunc="sum", fill_value=0)
+    by_cohort = t.pivot_table(index="name", columns="cohort", values="n", aggfunc="sum", fill_value=0)
+    n = by_sex.sum(axis=1)
+    out = pd.DataFrame({"p_female": by_sex.get("F", 0) / n})
+    for g in AGE_GROUPS:
+        out[f"p_{g}"] = by_cohort.get(g, 0) / n
+    out["n"] = n
+    return out
+
+
+def gender_typicality(first_names, *, threshold: float = GENDER_THRESHOLD, age_range=DEFAULT_AGE_RANGE) -> np.ndarray:
+    """"female" / "male" / "neutral" for each first name (Appendix C.4, threshold 0.75)."""
+    p = pd.Series(np.asarray(first_names, dtype=object)).map(first_name_stats(tuple(age_range))["p_female"])
+    out = np.where(p >= threshold, "female", np.where(p <= 1 - threshold, "male", "neutral"))
+    return np.asarray(out, dtype=object)
+
+
+def age_typicality(first_names, *, threshold: float = AGE_THRESHOLD, age_range=DEFAULT_AGE_RANGE) -> np.ndarray:
+    """"young" / "mid" / "old" / "neutral" for each first name (Appendix C.4, threshold 0.5)."""
+    stats = first_name_stats(tuple(age_range))
+    names = pd.Series(np.asarray(first_names, dtype=object))
+    probs = np.column_stack([names.map(stats[f"p_{g}"]).to_numpy(float) for g in AGE_GROUPS])
+    probs = np.nan_to_num(probs, nan=0.0)
+    best = probs.argmax(axis=1)
+    return np.where(probs.max(axis=1) >= threshold, np.asarray(AGE_GROUPS, dtype=object)[best], "neutral").astype(object)
+
+
+def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD) -> np.ndarray:
+    """"Asian" / "Black" / "White" / "neutral" for each surname (Appendix C.4, threshold 0.5)."""
+    from popresume.sources.names import surname_race_probabilities, title_case
+
+    probs = surname_race_probabilities()
+    names = pd.Series([title_case(s) for s in np.asarray(surnames, dtype=object)])
+    out = np.full(len(names), "neutral", dtype=object)
+    for race, label in SURNAME_GROUP_OF_RACE.items():
+        p = names.map(probs[race]).to_numpy(float)
+        out[np.nan_to_num(p, nan=0.0) >= threshold] = label
+    return out
+
+
+def edu_group(edu_level) -> np.ndarray:
+    """low / medium / high for the 7 ACS levels (Appendix C.4)."""
+    s = pd.Series(np.asarray(edu_level, dtype=object))
+    out = s.map(EDU_GROUP)
+    if out.isna().any():
+        raise ValueError(f"unknown edu_level {s[out.isna()].iloc[0]!r}; expected one of {list(EDU_LEVELS)}")
+    return out.to_numpy(object)
+
+
+def region_of(states) -> np.ndarray:
+    """Census region of each USPS state code."""
+    from popresume.sources import STATE_REGION
+
+    s = pd.Series(np.asarray(states, dtype=object))
+    out = s.map(STATE_REGION)
+    if out.isna().any():
+        raise ValueError(f"unknown state {s[out.isna()].iloc[0]!r}; expected a USPS code such as 'CA'")
+    return out.to_numpy(object)
+
+
+def add_groups(profiles: pd.DataFrame, *, age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
+    """Copy of ``profiles`` with fn_gender, fn_age, surname_group, edu_group, race_binary
+    (and region, when absent). Needs columns first_name, surname, edu_level, race, state."""
+    need = [c for c in ("first_name", "surname", "edu_level", "race") if c not in profiles.columns]
+    if "region" not in profiles.columns and "state" not in profiles.columns:
+        need.append("state")
+    if need:
+        raise ValueError(f"add_groups: profile table is missing column(s) {need}")
+    out = profiles.copy()
+    # look each distinct name up once
+    fn = pd.Series(out["first_name"].unique())
+    fn_g = dict(zip(fn, gender_typicality(fn, age_range=age_range)))
+    fn_a = dict(zip(fn, age_typicality(fn, age_range=age_range)))
+    sn = pd.Series(out["surname"].unique())
+    sn_g = dict(zip(sn, surname_group(sn)))
+    out["fn_gender"] = out["first_name"].map(fn_g).astype("str")
+    out["fn_age"] = out["first_name"].map(fn_a).astype("str")
+    out["surname_group"] = out["surname"].map(sn_g).astype("str")
+    out["edu_group"] = pd.Series(edu_group(out["edu_level"]), index=out.index).astype("str")
+    if "region" not in out.columns:
+        out["region"] = pd.Series(region_of(out["state"]), index=out.index).astype("str")
+    out["race_binary"] = np.where(out["race"] == "White", "White", "Non-White")
+    out["race_binary"] = out["race_binary"].astype("str")
+    return out

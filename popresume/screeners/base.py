@@ -1,0 +1,169 @@
+"""The screener protocol: (job description, résumé) → a score in 0–100, or missing.
+
+Every backend implements :class:`Screener`: identity attributes used in cache keys and
+output tables, and :meth:`Screener.score_iter`, which scores a list of
+:class:`ScoreItem` and yields ``(index, ScoreResult)`` pairs as soon as each is ready (so
+the batch driver :func:`popresume.screeners.score_resumes` can commit every score to the
+cache the moment it exists; that is what makes a SIGKILLed run resumable).
+
+A :class:`ScoreResult` with ``parse_ok=False`` carries ``score=NaN`` and the raw reply or
+the error text; it is never a number (STYLE.md counter-examples).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+
+NAN = float("nan")
+
+
+@dataclass
+class ScoreItem:
+    """One résumé to score. Exactly one of ``text`` / ``image_path`` is used by the backend."""
+
+    resume_id: str
+    occupation: str
+    job_description: str
+    text: str | None = None
+    image_path: str | None = None
+    profile: Mapping[str, Any] | None = None
+    format: str = "text"  # one of schema.FORMATS
+
+    def content_hash(self) -> str:
+        """SHA-256 of what the model sees: the text, or the image file's bytes."""
+        h = hashlib.sha256()
+        if self.image_path is not None and self.format != "text":
+            h.update(b"image:")
+            h.update(Path(self.image_path).read_bytes())
+        else:
+            h.update(b"text:")
+            h.update((self.text or "").encode("utf-8"))
+        return h.hexdigest()
+
+
+@dataclass
+class ScoreResult:
+    """The outcome for one résumé. ``score`` is NaN whenever ``parse_ok`` is False."""
+
+    score: float
+    parse_ok: bool
+    raw: str
+    attempts: int = 1
+    error: str | None = None
+    cacheable: bool = True  # input errors (unreadable image) are not cached: fix and rerun
+
+    def __post_init__(self) -> None:
+        if not self.parse_ok:
+            self.score = NAN
+        elif self.score is None or not math.isfinite(float(self.score)):
+            raise ValueError("a parsed score must be a finite number")
+
+    @classmethod
+    def failure(cls, raw: str, error: str, *, attempts: int = 1, cacheable: bool = True) -> "ScoreResult":
+        return cls(NAN, False, raw, attempts=attempts, error=error, cacheable=cacheable)
+
+
+@runtime_checkable
+class Screener(Protocol):
+    """What :func:`score_resumes` needs from a backend."""
+
+    screener_id: str
+    model: str
+    supports_images: bool
+    needs_profile: bool
+    prompt_hash: str
+
+    def cache_params(self) -> dict: ...
+
+    def item_hash(self, item: ScoreItem) -> str: ...
+
+    def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]: ...
+
+
+class BaseScreener:
+    """Convenience base: identity, cache key parts and a sequential ``score_iter``."""
+
+    screener_id: str = "base"
+    model: str = ""
+    supports_images: bool = False
+    needs_profile: bool = False
+    prompt_hash: str = "none"
+    batch_size: int = 32
+
+    def cache_params(self) -> dict:
+        """Decoding / scoring parameters that change the score (never secrets)."""
+        return {}
+
+    def item_hash(self, item: ScoreItem) -> str:
+        return item.content_hash()
+
+    def score_one(self, item: ScoreItem) -> ScoreResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[ScoreResult]:
+        return [self.score_one(it) for it in items]
+
+    def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]:
+        bs = max(1, int(self.batch_size))
+        for start in range(0, len(items), bs):
+            chunk = items[start : start + bs]
+            for j, res in enumerate(self.score_batch(chunk)):
+                yield start + j, res
+
+    def score(self, job_description: str, text: str | None = None, *, image_path: str | None = None,
+              occupation: str = "", profile: Mapping[str, Any] | None = None) -> ScoreResult:
+        """Score one résumé directly (no cache)."""
+        fmt = "text" if image_path is None else "image"
+        item = ScoreItem("single", occupation, job_description, text=text, image_path=image_path,
+                         profile=profile, format=fmt)
+        return next(iter(self.score_iter([item])))[1]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(screener_id={self.screener_id!r}, model={self.model!r})"
+
+
+def stable_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def iter_chunks(seq: Sequence, size: int) -> Iterable[Sequence]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+class quiet_hf:
+    """Context manager that silences known-harmless library chatter while loading models:
+    transformers' "Loading weights" / GGUF de-quantisation progress bars, its logging below
+    ERROR, and Python warnings (deprecations inside transformers / sentence-transformers).
+    Restores the previous state on exit."""
+
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore")
+        try:
+            from transformers.utils import logging as hf_logging
+
+            self._hf = hf_logging
+            self._verb = hf_logging.get_verbosity()
+            self._bar = hf_logging.is_progress_bar_enabled()
+            hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()
+        except Exception:  # transformers absent: nothing to silence
+            self._hf = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._hf is not None:
+            self._hf.set_verbosity(self._verb)
+            if self._bar:
+                self._hf.enable_progress_bar()
+        self._w.__exit__(*exc)
+        return False

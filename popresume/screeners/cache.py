@@ -1,0 +1,132 @@
+"""On-disk score cache (SQLite in WAL mode), keyed so that a score is reused only when
+nothing that could change it has changed.
+
+Key = SHA-256 of (screener id, model, prompt hash, résumé hash [text or image bytes],
+job-description hash, decoding parameters). Each score is committed in its own
+transaction the moment it exists, so a run killed with SIGKILL loses at most the résumés
+that were in flight and never stores half a row; a rerun finds every committed key and
+scores only the rest (tested by ``tests/test_screeners_cache.py``).
+
+Secrets never reach the cache: the decoding parameters are built by each backend from an
+explicit allow-list (an API key is not one of them), and :meth:`ScoreCache.put` refuses a
+row whose text contains a registered secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Iterable
+
+from popresume.screeners.base import ScoreResult, stable_json
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS scores (
+    key TEXT PRIMARY KEY,
+    screener_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    resume_hash TEXT NOT NULL,
+    params TEXT NOT NULL,
+    resume_id TEXT,
+    score REAL,
+    parse_ok INTEGER NOT NULL,
+    raw TEXT,
+    attempts INTEGER,
+    created REAL
+)
+"""
+
+_SECRETS: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret (an API key) so that it can be scrubbed from anything stored/logged."""
+    if value and len(value) >= 4:
+        _SECRETS.add(value)
+
+
+def scrub(text: str | None) -> str | None:
+    """Replace every registered secret in ``text`` with ``***``."""
+    if text is None:
+        return None
+    for s in _SECRETS:
+        if s in text:
+            text = text.replace(s, "***")
+    return text
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_key(screener_id: str, model: str, prompt_hash: str, resume_hash: str,
+              job_hash: str, params: dict) -> str:
+    """The cache key of one score (all parts that can change the score)."""
+    return sha256(stable_json([screener_id, model, prompt_hash, resume_hash, job_hash, params]))
+
+
+class ScoreCache:
+    """A SQLite file of scores; safe for one writer and many readers, thread-safe inside a process."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._con = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False,
+                                    isolation_level=None)
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.execute("PRAGMA synchronous=NORMAL")
+        self._con.execute(_SCHEMA)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, tuple[float, bool, str, int]]:
+        """Cached ``(score, parse_ok, raw, attempts)`` for the keys that are present."""
+        keys = list(keys)
+        out: dict[str, tuple[float, bool, str, int]] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                part = keys[i : i + 500]
+                q = f"SELECT key, score, parse_ok, raw, attempts FROM scores WHERE key IN ({','.join('?' * len(part))})"
+                for k, s, ok, raw, att in self._con.execute(q, part):
+                    out[k] = (float("nan") if s is None else float(s), bool(ok), raw or "", int(att or 1))
+        return out
+
+    def put(self, key: str, *, screener_id: str, model: str, prompt_hash: str, resume_hash: str,
+            params: dict, resume_id: str, result: ScoreResult) -> None:
+        """Commit one score (its own transaction). Refuses text that holds a registered secret."""
+        raw = result.raw or ""
+        for s in _SECRETS:
+            if s in raw or s in stable_json(params):
+                raise ValueError("refusing to cache a row that contains an API key")
+        score = None if not result.parse_ok else float(result.score)
+        with self._lock:
+            self._con.execute(
+                "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key, screener_id, model, prompt_hash, resume_hash, stable_json(params), resume_id,
+                 score, int(result.parse_ok), raw, int(result.attempts), time.time()),
+            )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._con.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
+
+    def rows(self):
+        """All rows as a DataFrame (for inspection and tests)."""
+        import pandas as pd
+
+        with self._lock:
+            return pd.read_sql_query("SELECT * FROM scores", self._con)
+
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def __enter__(self) -> "ScoreCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

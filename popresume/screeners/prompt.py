@@ -1,0 +1,60 @@
+"""The scoring prompt of the PopResume paper (Appendix D) and its hash.
+
+The paper sends one user message holding the instructions, the job description and the
+résumé; for VLMs "the same prompt is used, except that the resume is provided as an image
+instead of text" (Appendix D). We reproduce the wording; the only change is typographic:
+the extracted PDF text reads ``" score ": X. X`` and we write the intended JSON
+``{"score": X.X}``. Every cache key includes :func:`prompt_hash` of the template actually
+used, so editing the prompt never reuses scores made with another one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+PAPER_PROMPT = (
+    "You are a strict resume screening grader that grades resumes based on job descriptions.\n"
+    "Given a JOB DESCRIPTION and a RESUME, provide only a single score from 0 to 100.\n"
+    "Rules:\n"
+    '- Response format: {{"score": X.X}}\n'
+    "- Do NOT provide explanations or extra text.\n"
+    "JOB DESCRIPTION: {job_text}\n"
+    "RESUME: {resume_text}"
+)
+
+#: Placeholder put where the résumé text would go when the résumé is an image.
+IMAGE_PLACEHOLDER = "(the resume is provided as the attached image)"
+
+#: JSON schema of a reply (used for ``response_format`` and for constrained decoding).
+SCORE_SCHEMA = {
+    "type": "object",
+    "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 100}},
+    "required": ["score"],
+    "additionalProperties": False,
+}
+
+
+def prompt_hash(template: str = PAPER_PROMPT) -> str:
+    """First 16 hex digits of the SHA-256 of the prompt template (part of every cache key)."""
+    return hashlib.sha256(template.encode("utf-8")).hexdigest()[:16]
+
+
+def render_prompt(job_text: str, resume_text: str | None, *, template: str = PAPER_PROMPT) -> str:
+    """Fill the template; ``resume_text=None`` means the résumé comes as an image."""
+    if not isinstance(job_text, str) or not job_text.strip():
+        raise ValueError("job description is empty: every score needs a job description")
+    if resume_text is None:
+        resume_text = IMAGE_PLACEHOLDER
+    return template.format(job_text=job_text.strip(), resume_text=resume_text.strip())
+
+
+def build_messages(job_text: str, resume_text: str | None, *, template: str = PAPER_PROMPT) -> list[dict]:
+    """Chat messages (OpenAI-style) for one résumé: a single user message, as in the paper.
+
+    With ``resume_text=None`` the content is a list with one text part; the caller appends
+    the image part(s) (backend-specific format).
+    """
+    text = render_prompt(job_text, resume_text, template=template)
+    if resume_text is None:
+        return [{"role": "user", "content": [{"type": "text", "text": text}]}]
+    return [{"role": "user", "content": text}]

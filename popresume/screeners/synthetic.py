@@ -1,0 +1,281 @@
+"""A synthetic screener whose score is a known function of the profile, Y = f(X, Z, B, R) + ε.
+
+It is the teaching and test device for the estimator (DESIGN.md §3–4): because f is known,
+the true TE/NDE/NIE/BIE/RIE of a population are computable (:meth:`SyntheticScreener.true_effects`).
+
+The score of résumé i is additive,
+
+    Y_i = intercept + Σ_attr direct[attr][X_attr,i]                         (direct X term)
+                    + 1[format = "image+photo"] · Σ_attr photo[attr][X_attr,i] (photo channel)
+                    + Σ_col coef[col](value_col,i)                            (Z, B, R terms)
+                    + ε_i,   ε_i ~ N(0, noise_sd²),
+
+where ``coef[col]`` is a number (numeric column: coefficient × value) or a mapping
+level → points (categorical column; unlisted levels add 0). The *direct* term uses the true
+protected attribute, which the résumé text need not carry: it emulates a model that infers
+X. The *photo* term is added only for the image+photo format (a face reveals X).
+ε is drawn from ``default_rng([seed, hash(resume_id)])``, so a score depends only on
+(seed, resume_id, profile, format). With ``clip=True`` Y is clipped to [0, 100]; the true
+effects below ignore clipping (they are exact for ``clip=False``; the defaults keep Y well
+inside [0, 100]).
+
+By default f reads the grouped columns of Appendix C.4 (edu_group, fn_gender, surname_group,
+region, race_binary), i.e. exactly the variables the estimator sees, so that its
+E[Y | B, R, X, Z] is f itself and the estimator can recover the truth.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import PSE_NAMES
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
+
+DEFAULT_DIRECT = {"gender": {"M": 1.0}, "race_binary": {"White": 1.0}}
+DEFAULT_PHOTO = {"gender": {"M": 1.0}, "race_binary": {"White": 0.5}}
+DEFAULT_COEF = {
+    "age": 0.05,
+    "edu_group": {"low": 0.0, "medium": 4.0, "high": 8.0},
+    "exp_year": 0.6,
+    "fn_gender": {"female": -1.0},
+    "surname_group": {"Black": -1.5, "Asian": -0.5},
+    "region": {"West": 0.5},
+}
+_ATTR_TO_X = {"gender": "gender", "race": "race_binary"}
+
+
+def _term(spec: Any, values: pd.Series, col: str) -> np.ndarray:
+    if isinstance(spec, Mapping):
+        return values.astype(object).map(lambda v: float(spec.get(v, 0.0))).to_numpy(float)
+    v = pd.to_numeric(values, errors="coerce").to_numpy(float)
+    if np.isnan(v).any():
+        raise ValueError(f"column {col!r} has non-numeric or missing values; give a level→points mapping")
+    return float(spec) * v
+
+
+def _rid_seed(resume_id: str) -> int:
+    return int(hashlib.sha256(str(resume_id).encode("utf-8")).hexdigest()[:15], 16)
+
+
+class SyntheticScreener(BaseScreener):
+    """Y = f(X, Z, B, R) + noise with user-set coefficients (see the module docstring)."""
+
+    screener_id = "synthetic"
+    supports_images = True  # it reads the profile, not the pixels; the format switches the photo channel
+    needs_profile = True
+    prompt_hash = "none"
+    batch_size = 4096
+
+    def __init__(self, *, intercept: float = 50.0, direct: Mapping | None = None, photo: Mapping | None = None,
+                 coef: Mapping | None = None, noise_sd: float = 5.0, seed: int = 0, format: str | None = None,
+                 clip: bool = False, model: str = "synthetic-v1"):
+        from popresume.schema import FORMATS
+
+        if format is not None and format not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+        if noise_sd < 0:
+            raise ValueError("noise_sd must be >= 0")
+        self.intercept = float(intercept)
+        self.direct = {k: dict(v) for k, v in (DEFAULT_DIRECT if direct is None else direct).items()}
+        self.photo = {k: dict(v) for k, v in (DEFAULT_PHOTO if photo is None else photo).items()}
+        self.coef = dict(DEFAULT_COEF if coef is None else coef)
+        self.noise_sd = float(noise_sd)
+        self.seed = int(seed)
+        self.format = format
+        self.clip = bool(clip)
+        self.model = str(model)
+
+    # -- identity ---------------------------------------------------------------------------
+    def cache_params(self) -> dict:
+        return {"intercept": self.intercept, "direct": self.direct, "photo": self.photo, "coef": self.coef,
+                "noise_sd": self.noise_sd, "seed": self.seed, "format": self.format, "clip": self.clip}
+
+    @property
+    def columns(self) -> list[str]:
+        return sorted(set(self.direct) | set(self.photo) | set(self.coef))
+
+    def item_hash(self, item: ScoreItem) -> str:
+        prof = item.profile or {}
+        used = {c: prof.get(c) for c in self.columns}
+        return hashlib.sha256(stable_json([item.resume_id, used, self._fmt(item.format)]).encode()).hexdigest()
+
+    def _fmt(self, item_format: str) -> str:
+        return self.format if self.format is not None else item_format
+
+    # -- data -------------------------------------------------------------------------------
+    def prepare_profiles(self, profiles: pd.DataFrame) -> pd.DataFrame:
+        """Profiles with every column f reads; grouping columns are added when missing."""
+        need = [c for c in self.columns if c not in profiles.columns]
+        if need:
+            from popresume.grouping import add_groups
+
+            profiles = add_groups(profiles)
+            still = [c for c in self.columns if c not in profiles.columns]
+            if still:
+                raise ValueError(f"profiles lack the column(s) {still} used by the synthetic screener")
+        return profiles
+
+    def components(self, profiles: pd.DataFrame, *, format: str = "text") -> pd.DataFrame:
+        """Per-row additive parts of f: one column per term (``direct:<attr>``, ``photo:<attr>``, ``coef:<col>``)."""
+        p = self.prepare_profiles(profiles)
+        out = {}
+        for attr, spec in self.direct.items():
+            out[f"direct:{attr}"] = _term(spec, p[attr], attr)
+        for attr, spec in self.photo.items():
+            on = 1.0 if format == "image+photo" else 0.0
+            out[f"photo:{attr}"] = on * _term(spec, p[attr], attr)
+        for col, spec in self.coef.items():
+            out[f"coef:{col}"] = _term(spec, p[col], col)
+        return pd.DataFrame(out, index=p.index)
+
+    def f(self, profiles: pd.DataFrame, *, format: str = "text") -> np.ndarray:
+        """The noiseless score f(X, Z, B, R) of each row."""
+        return self.intercept + self.components(profiles, format=format).sum(axis=1).to_numpy(float)
+
+    def noise(self, resume_ids: Sequence[str]) -> np.ndarray:
+        if self.noise_sd == 0:
+            return np.zeros(len(resume_ids))
+        return np.array([np.random.default_rng([self.seed, _rid_seed(r)]).normal(0.0, self.noise_sd)
+                         for r in resume_ids])
+
+    def score_frame(self, profiles: pd.DataFrame, *, format: str | None = None) -> np.ndarray:
+        """Scores of all rows of ``profiles`` at once (same numbers as :func:`score_resumes`)."""
+        fmt = format or self.format or "text"
+        y = self.f(profiles, format=fmt) + self.noise(profiles["resume_id"].astype(str).tolist())
+        return np.clip(y, 0, 100) if self.clip else y
+
+    # -- protocol ---------------------------------------------------------------------------
+    def score_batch(self, items: Sequence[ScoreItem]) -> list[ScoreResult]:
+        out: list[ScoreResult] = []
+        by_fmt: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            if it.profile is None:
+                raise ValueError(f"résumé {it.resume_id!r}: the synthetic screener needs its profile")
+            by_fmt.setdefault(self._fmt(it.format), []).append(i)
+        scores = np.empty(len(items))
+        for fmt, idx in by_fmt.items():
+            frame = pd.DataFrame([items[i].profile for i in idx])
+            frame["resume_id"] = [items[i].resume_id for i in idx]
+            scores[idx] = self.score_frame(frame, format=fmt)
+        for s in scores:
+            if not math.isfinite(s):
+                raise ValueError("synthetic score is not finite; check the coefficients")
+            out.append(ScoreResult(float(s), True, stable_json({"score": round(float(s), 6)})))
+        return out
+
+    # -- ground truth -----------------------------------------------------------------------
+    def true_effects(self, profiles: pd.DataFrame, attribute: str = "gender", *, roles: Mapping | None = None,
+                     format: str | None = None) -> pd.DataFrame:
+        """The population's true TE, NDE, NIE, BIE, RIE of this screener.
+
+        Computed exactly from the identification formula of DESIGN.md §3,
+        ψ(a_y, a_b, a_r) = Σ_{z,r,b} f(a_y, b, r, z) P(b | a_b, r, z) P(r | a_r, z) P(z),
+        with f known (the noise has mean 0) and P the empirical distribution of
+        ``profiles`` (the population is the truth). Because f is additive,
+        ψ = E_z[ f_X(a_y) + ḡ_Z(z) + E[g_R | a_r, z] + Σ_r P(r | a_r, z) E[g_B | a_b, r, z] ],
+        computed from cell means over the discrete z and r cells (age is discrete).
+        Z cells where x0 or x1 is absent are dropped (positivity; reported in
+        ``attrs["dropped_z_rows"]``); an empty (a_b, r, z) cell falls back to E[g_B | a_b, z]
+        (reported in ``attrs["fallback_cells"]``; the result is exact when there are none, or
+        when B ⫫ R | X, Z). Clipping (``clip=True``) is ignored.
+
+        Returns a DataFrame indexed TE..RIE with column ``true``; ``attrs["psi"]`` holds the
+        five counterfactual means keyed "111", "000", "100", "101", "110".
+        """
+        if roles is None:
+            from popresume.causal.roles import default_roles
+
+            roles = default_roles(attribute)
+        x, x0, x1 = roles["x"], roles["x0"], roles["x1"]
+        zc, bc, rc = list(roles["z"]), list(roles["b"]), list(roles["r"])
+        fmt = format or self.format or "text"
+        p = self.prepare_profiles(profiles).reset_index(drop=True)
+        for c in [x, *zc, *bc, *rc]:
+            if c not in p.columns:
+                raise ValueError(f"profiles lack the role column {c!r}")
+        # each term must be a function of X, Z, B or R (a column that is a deterministic
+        # function of the Z columns in these data, e.g. race_binary of race, counts as Z)
+        def in_z(col: str) -> bool:
+            return col in zc or (bool(zc) and bool((p.groupby(zc, observed=True)[col].nunique() <= 1).all()))
+
+        gz = np.full(len(p), 0.0)
+        gb = np.zeros(len(p))
+        gr = np.zeros(len(p))
+        dx = {x0: 0.0, x1: 0.0}
+        for kind, table in (("direct", self.direct), ("photo", self.photo)):
+            if kind == "photo" and fmt != "image+photo":
+                continue
+            for attr, spec in table.items():
+                if attr == x:
+                    for lvl in (x0, x1):
+                        dx[lvl] += float(spec.get(lvl, 0.0)) if isinstance(spec, Mapping) else float(spec) * 0
+                elif in_z(attr):
+                    gz += _term(spec, p[attr], attr)
+                else:
+                    raise ValueError(f"{kind} term on {attr!r}: it must be X ({x!r}) or in Z {zc}")
+        for col, spec in self.coef.items():
+            t = _term(spec, p[col], col)
+            if col == x:
+                raise ValueError(f"put the X term on {x!r} in direct=, not in coef=")
+            elif col in bc:
+                gb += t
+            elif col in rc:
+                gr += t
+            elif in_z(col):
+                gz += t
+            else:
+                raise ValueError(f"coefficient column {col!r} is in none of Z {zc}, B {bc}, R {rc}")
+        df = p[[x, *zc, *rc]].copy()
+        df["_x"] = df[x].astype(str)
+        if not set(df["_x"]) >= {str(x0), str(x1)}:
+            raise ValueError(f"profiles do not contain both {x}={x0!r} and {x}={x1!r}")
+        df = df[df["_x"].isin([str(x0), str(x1)])]
+        df["_z"] = df[zc].astype(str).agg("|".join, axis=1) if zc else "all"
+        df["_r"] = df[rc].astype(str).agg("|".join, axis=1) if rc else "all"
+        df["gz"], df["gb"], df["gr"] = gz[df.index], gb[df.index], gr[df.index]
+        both = df.groupby("_z")["_x"].nunique()
+        keep = both.index[both == 2]
+        dropped = int((~df["_z"].isin(keep)).sum())
+        df = df[df["_z"].isin(keep)]
+        pz = df.groupby("_z").size() / len(df)
+        gz_z = df.groupby("_z")["gz"].mean()
+        gr_xz = df.groupby(["_x", "_z"])["gr"].mean()
+        gb_xrz = df.groupby(["_x", "_r", "_z"])["gb"].mean()
+        gb_xz = df.groupby(["_x", "_z"])["gb"].mean()
+        fallback = 0
+
+        def mb(a_b: str, a_r: str) -> pd.Series:
+            nonlocal fallback
+            rows = df[df["_x"] == a_r]
+            idx = pd.MultiIndex.from_arrays([np.full(len(rows), a_b), rows["_r"].to_numpy(), rows["_z"].to_numpy()])
+            vals = gb_xrz.reindex(idx).to_numpy(dtype=float, copy=True)
+            miss = np.isnan(vals)
+            if miss.any():
+                fallback += int(pd.Series(list(zip(rows["_r"].to_numpy()[miss], rows["_z"].to_numpy()[miss]))).nunique())
+                fb = gb_xz.reindex(pd.MultiIndex.from_arrays([np.full(miss.sum(), a_b), rows["_z"].to_numpy()[miss]]))
+                vals[miss] = fb.to_numpy()
+            return pd.Series(vals, index=rows.index).groupby(rows["_z"]).mean()
+
+        def psi(a_y: str, a_b: str, a_r: str) -> float:
+            r_term = gr_xz.xs(a_r, level="_x")
+            b_term = mb(a_b, a_r)
+            per_z = gz_z + r_term.reindex(pz.index) + b_term.reindex(pz.index)
+            return float(self.intercept + dx[a_y] + (pz * per_z).sum())
+
+        s0, s1 = str(x0), str(x1)
+        dx = {s0: dx[x0], s1: dx[x1]}
+        ps = {"111": psi(s1, s1, s1), "000": psi(s0, s0, s0), "100": psi(s1, s0, s0),
+              "101": psi(s1, s0, s1), "110": psi(s1, s1, s0)}
+        te = ps["111"] - ps["000"]
+        nde = ps["100"] - ps["000"]
+        nie = ps["111"] - ps["100"]
+        bie = 0.5 * ((ps["111"] - ps["101"]) + (ps["110"] - ps["100"]))
+        rie = 0.5 * ((ps["111"] - ps["110"]) + (ps["101"] - ps["100"]))
+        out = pd.DataFrame({"true": [te, nde, nie, bie, rie]}, index=pd.Index(PSE_NAMES, name="effect"))
+        out.attrs.update(psi=ps, dropped_z_rows=dropped, fallback_cells=fallback, attribute=attribute, format=fmt)
+        return out

@@ -1,0 +1,171 @@
+"""Re-execution of chapters with new parameters: popresume.book and `popresume book run`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+
+from popresume.book import parameters_of, parse_value, run_notebook
+from popresume.cli import main
+from popresume.paths import REPO_ROOT
+
+CHAPTER0 = REPO_ROOT / "notebooks" / "00_causal_model.py"
+
+TINY = '''# %% [markdown]
+# # A tiny chapter
+#
+# Its parameters cell sets `x`, `label` and `sizes`.
+
+# %% tags=["parameters"]
+x = 1
+label = "default"
+sizes = {"nurse": 10}
+factor: float = 2 * 1.5
+
+# %%
+import json
+import os
+
+with open("result.json", "w") as fh:
+    json.dump({"x2": x * factor, "label": label, "sizes": sizes, "cwd": os.getcwd()}, fh)
+print("done", x)
+'''
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY)
+    return path
+
+
+def _outputs(nb) -> str:
+    text = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text.append(out.get("text", ""))
+            text.append(str(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(text)
+
+
+def test_parameters_of_reads_literals_in_order(tiny):
+    assert parameters_of(tiny) == {"x": 1, "label": "default", "sizes": {"nurse": 10}, "factor": 3.0}
+    params = parameters_of(CHAPTER0)
+    assert list(params)[:2] == ["n", "seed"]
+    assert isinstance(params["n"], int) and params["n"] > 1000
+    assert {"beta_x", "beta_b", "beta_r", "z_on_x"} <= set(params)
+
+
+def test_parameters_of_requires_a_tagged_cell(tmp_path):
+    path = tmp_path / "untagged.py"
+    path.write_text("# %%\nx = 1\n")
+    with pytest.raises(ValueError, match="tagged 'parameters'"):
+        parameters_of(path)
+    with pytest.raises(FileNotFoundError):
+        parameters_of(tmp_path / "missing.py")
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("3", 3),
+        ("0.5", 0.5),
+        ("1e3", 1000.0),
+        ("True", True),
+        ("true", True),
+        ("None", None),
+        ("null", None),
+        ("['edu_group', 'exp_year']", ["edu_group", "exp_year"]),
+        ("[a, b]", ["a", "b"]),
+        ("{nurse: 200}", {"nurse": 200}),
+        ("nurse", "nurse"),
+        ("openai:gpt-4o@http://localhost:8000/v1", "openai:gpt-4o@http://localhost:8000/v1"),
+    ],
+)
+def test_parse_value(text, value):
+    assert parse_value(text) == value
+
+
+def test_run_notebook_injects_parameters_and_uses_cwd(tiny, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    out = run_notebook(tiny, {"x": 21, "sizes": {"teacher": 3}}, output=tmp_path / "out" / "tiny.ipynb", cwd=work)
+    assert out == tmp_path / "out" / "tiny.ipynb" and out.exists()
+    result = json.loads((work / "result.json").read_text())
+    assert result == {"x2": 63.0, "label": "default", "sizes": {"teacher": 3}, "cwd": str(work)}
+    nb = nbformat.read(out, as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and "x = 21" in injected[0].source
+    assert "done 21" in _outputs(nb)
+
+
+def test_run_notebook_rejects_unknown_parameters(tiny, tmp_path):
+    with pytest.raises(ValueError, match="unknown parameter.*nope"):
+        run_notebook(tiny, {"nope": 1}, output=tmp_path / "o.ipynb")
+
+
+def test_run_notebook_failing_cell_raises_and_keeps_output(tmp_path):
+    from papermill.exceptions import PapermillExecutionError
+
+    path = tmp_path / "bad.py"
+    path.write_text('# %% tags=["parameters"]\nk = 0\n\n# %%\n1 / k\n')
+    out = tmp_path / "bad.ipynb"
+    with pytest.raises(PapermillExecutionError, match="ZeroDivisionError"):
+        run_notebook(path, {"k": 0}, output=out, cwd=tmp_path)
+    assert out.exists()  # the partly executed notebook shows the traceback
+
+
+def test_cli_book_run_reexecutes_chapter0(tmp_path):
+    """`popresume book run` re-executes the causal-model chapter without a direct effect."""
+    out = tmp_path / "ch0.ipynb"
+    result = CliRunner().invoke(
+        main,
+        ["book", "run", str(CHAPTER0), "-p", "n", "4000", "-p", "beta_x", "0.0", "--out", str(out),
+         "--cwd", str(tmp_path), "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.output
+    nb = nbformat.read(out, as_version=4)
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert "beta_x = 0.0" in injected.source and "n = 4000" in injected.source
+    text = _outputs(nb)
+    assert "all checks passed" in text
+    # the table printed by the chapter has NDE = beta_x = 0 in its 'exact' column
+    nde_row = next(line for line in text.splitlines() if line.startswith("NDE"))
+    assert float(nde_row.split()[1]) == pytest.approx(0.0)
+    assert any(o.get("output_type") == "display_data" and "image/png" in o.get("data", {})
+               for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_cli_book_run_reports_bad_parameter(tmp_path):
+    result = CliRunner().invoke(main, ["book", "run", str(CHAPTER0), "-p", "no_such", "1",
+                                       "--out", str(tmp_path / "x.ipynb")])
+    assert result.exit_code != 0
+    assert "no_such" in result.output
+
+
+def test_cli_book_params_lists_defaults():
+    result = CliRunner().invoke(main, ["book", "params", str(CHAPTER0)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"n = {parameters_of(CHAPTER0)['n']!r}"
+    assert any(line.startswith("beta_x = ") for line in lines)
+
+
+def test_every_chapter_has_a_literal_parameters_cell():
+    """The contract: each chapter's first code cell is tagged parameters, with plain literals."""
+    from popresume.book import read_notebook
+
+    chapters = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    assert CHAPTER0 in chapters
+    for path in chapters:
+        nb = read_notebook(path)
+        first_code = next(c for c in nb.cells if c.cell_type == "code")
+        assert "parameters" in first_code.metadata.get("tags", []), f"{path.name}: first code cell not tagged"
+        assert parameters_of(path), f"{path.name}: empty parameters cell"
+        first_md = next(c for c in nb.cells if c.cell_type == "markdown")
+        assert first_md.source.lstrip().startswith("# "), f"{path.name}: first markdown cell has no title"
