@@ -49,8 +49,11 @@ EDU_YEARS: dict[str, float] = {
     "Doctorate": 20.0,
 }
 AGE_BAND_WIDTH = 5
-DEFAULT_XGB_PARAMS = dict(n_estimators=300, max_depth=3, learning_rate=0.05, subsample=0.8,
-                          min_child_weight=5.0, reg_lambda=1.0, n_jobs=1, tree_method="hist")
+# Shallow, strongly regularised trees: the default source has only 1,363 rows and the
+# density-ratio weights concentrate them further (effective n of a few hundred), so deeper
+# trees give a mean curve that zig-zags with age. Override through ``xgb_params``.
+DEFAULT_XGB_PARAMS = dict(n_estimators=200, max_depth=2, learning_rate=0.05, subsample=0.8,
+                          min_child_weight=20.0, reg_lambda=1.0, n_jobs=1, tree_method="hist")
 
 
 def edu_years(edu_level) -> np.ndarray:
@@ -128,8 +131,8 @@ def hierarchical_sigma(residual, age, gender, weight, *, shrinkage: float = 20.0
     w = np.asarray(weight, float)
     g = np.asarray(gender)
     band = _age_band(age)
-    v_all, _ = _wvar(r, w)
-    rows = [("*", -1, np.sqrt(v_all), len(r), "all")]
+    v_all, n_all = _wvar(r, w)
+    rows = [("*", -1, np.sqrt(v_all), n_all, "all")]
     for gv in ("F", "M"):
         m = g == gv
         if m.any():

@@ -254,7 +254,7 @@ def compare_with_published(profiles: pd.DataFrame) -> pd.DataFrame:
     value), z = (generated - published) / se. Education is compared on ages 25+ (the
     published table's population); age bins within the profiles' 18-44.
     """
-    from popresume.sources.calibration import AGE_BINS, published_margins
+    from popresume.sources.calibration import published_margins
 
     pub = published_margins(list(profiles["occupation"].unique()))
     rows = []

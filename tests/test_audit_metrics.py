@@ -172,3 +172,23 @@ def test_compare_with_causal_names_disagreements():
     cmp = M.compare_with_causal(outcome, results)
     assert list(cmp["disagreement"]) == ["missed: direct", "flagged: business necessity only",
                                          "flagged: no significant effect"]
+
+
+def test_case_rules_match_causal_classifier_on_published_table():
+    """Our significance-pattern classifier agrees with popresume.causal.classify_cases (both rules)."""
+    causal = pytest.importorskip("popresume.causal")
+    from pathlib import Path
+    p = Path("/work/shared/data/popresume_published_pse.csv")
+    from popresume.paths import DATA_DIR
+    if (DATA_DIR / "published" / "popresume_published_pse.csv").exists():
+        p = DATA_DIR / "published" / "popresume_published_pse.csv"
+    if not p.exists():
+        pytest.skip("published table not available")
+    t = pd.read_csv(p)
+    for rule in ("stated", "paper"):
+        ours = M.cases_from_significance(M.significance(t, "none", signed_zero=rule == "paper"), t, rule=rule)
+        theirs = causal.classify_cases(t, rule=rule)
+        assert (ours.to_numpy() == theirs.astype(str).to_numpy()).all(), rule
+    paper = M.cases_from_significance(M.significance(t, "none", signed_zero=True), t, rule="paper")
+    printed = t["paper_cases"].str.replace(" ", "", regex=False)
+    assert (paper.to_numpy() == printed.to_numpy()).all()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -28,6 +29,7 @@ factor: float = 2 * 1.5
 
 # %%
 import json
+import re
 import os
 
 with open("result.json", "w") as fh:
@@ -169,3 +171,75 @@ def test_every_chapter_has_a_literal_parameters_cell():
         assert parameters_of(path), f"{path.name}: empty parameters cell"
         first_md = next(c for c in nb.cells if c.cell_type == "markdown")
         assert first_md.source.lstrip().startswith("# "), f"{path.name}: first markdown cell has no title"
+
+
+def test_published_numbers_quoted_in_problem_page_match_the_paper_table():
+    """book/problem.md quotes Table 4 (Mistral, construction laborers, text, gender) as published."""
+    import pandas as pd
+
+    candidates = [REPO_ROOT / "data" / "popresume_published_pse.csv",
+                  REPO_ROOT.parent / "shared" / "data" / "popresume_published_pse.csv"]
+    path = next((p for p in candidates if p.exists()), None)
+    if path is None:
+        pytest.skip("popresume_published_pse.csv not found in data/ or ../shared/data/")
+    table = pd.read_csv(path)
+    row = table[(table.attribute == "gender") & (table.occupation == "Construction Laborers")
+                & (table.format == "text") & table.model.str.startswith("Mistral")]
+    assert len(row) == 1
+    row = row.iloc[0]
+    text = (REPO_ROOT / "book" / "problem.md").read_text().replace("−", "-")
+    quoted = dict(re.findall(r"^\| (TE|NDE|NIE|BIE|RIE) \| (.+) \|$", text, flags=re.M))
+    assert set(quoted) == {"TE", "NDE", "NIE", "BIE", "RIE"}
+    for effect, cells in quoted.items():
+        est, lo, hi = (float(v) for v in re.findall(r"-?\d+\.\d+", cells))
+        assert (est, lo, hi) == pytest.approx(
+            (row[f"{effect}_estimate"], row[f"{effect}_ci_low"], row[f"{effect}_ci_high"])), effect
+    assert set(str(row["paper_cases"]).replace(" ", "").split(",")) == {"C1", "C2"}
+
+
+def _tiny_book(root: Path, body: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "_config.yml").write_text("title: tiny\nexecute:\n  execute_notebooks: 'off'\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\n")
+    (root / "intro.md").write_text(f"# Tiny\n\n{body}\n")
+    return root
+
+
+def test_cli_book_build_strict(tmp_path):
+    """`popresume book build` wraps jupyter-book; with --strict a broken reference fails."""
+    good = _tiny_book(tmp_path / "good", "Some text.")
+    result = CliRunner().invoke(main, ["book", "build", "--path", str(good)])
+    assert result.exit_code == 0, result.output
+    assert (good / "_build" / "html" / "intro.html").exists()
+    bad = _tiny_book(tmp_path / "bad", "See {doc}`no_such_page`.")
+    result = CliRunner().invoke(main, ["book", "build", "--path", str(bad)])
+    assert result.exit_code != 0
+    assert "jupyter-book build failed" in result.output
+    result = CliRunner().invoke(main, ["book", "build", "--path", str(bad), "--no-strict"])
+    assert result.exit_code == 0, result.output
+
+
+def test_every_chapter_is_a_lesson():
+    """Each chapter states what it teaches, describes its parameters, and ends with exercises
+    and solutions, at least one of which re-executes the chapter with `popresume book run`."""
+    from popresume.book import read_notebook
+
+    problems = []
+    for path in sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
+        nb = read_notebook(path)
+        md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        first = md[0].lower() if md else ""
+        if "what you will learn" not in first:
+            problems.append(f"{path.name}: first markdown cell lacks 'What you will learn'")
+        if "parameter" not in first:
+            problems.append(f"{path.name}: first markdown cell does not describe the parameters cell")
+        text = "\n".join(md)
+        tail = text[text.rfind("## Exercises"):] if "## Exercises" in text else ""
+        if not tail:
+            problems.append(f"{path.name}: no '## Exercises' section")
+            continue
+        if not re.search(r"^:{3,}\{exercise\}", tail, flags=re.M) or not re.search(r"^:{3,}\{solution\}", tail, flags=re.M):
+            problems.append(f"{path.name}: exercises without sphinx-exercise exercise/solution directives")
+        if f"popresume book run notebooks/{path.name}" not in tail:
+            problems.append(f"{path.name}: no exercise re-executes the chapter (popresume book run notebooks/{path.name})")
+    assert not problems, "\n".join(problems)

@@ -126,6 +126,13 @@ def test_ipums_reader_maps_columns(tmp_path):
     _check_mapping(tidy, [r[0] for r in IPUMS_ROWS])
     assert tidy["occ_code"].tolist()[:4] == [3255, 6260, 1021, 800]
     pd.testing.assert_frame_equal(acs.load_acs(xml), tidy)
+    # IPUMS serves the data gzipped: usa_00001.dat.gz beside the DDI is found too
+    import gzip
+
+    dat = tmp_path / "usa_00001.dat"
+    (tmp_path / "usa_00001.dat.gz").write_bytes(gzip.compress(dat.read_bytes()))
+    dat.unlink()
+    pd.testing.assert_frame_equal(acs.read_ipums(xml), tidy)
 
 
 def test_pums_reader_maps_columns(tmp_path):

@@ -62,7 +62,6 @@ def test_density_ratio_reweights_source_to_target():
     assert abs(np.average(source["gender"] == "F", weights=w) - 0.2) < 0.05
     # the default clips the largest 1% of weights: still much closer than unweighted
     wc = density_ratio_weights(source, target)
-    assert wc.max() <= np.quantile(w, 0.995) * wc.mean() / w.mean() * 10
     assert abs(wm("educ_years", wc) - target["educ_years"].mean()) < 1.0
     # unweighted source is far from the target
     assert abs(source["age"].mean() - target["age"].mean()) > 5

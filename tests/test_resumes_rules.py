@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from popresume.resumes import (
-    REFERENCE_MONTH, REFERENCE_YEAR, build_resume, build_resumes, n_roles, render_text, render_texts,
+    REFERENCE_MONTH, REFERENCE_YEAR, build_resumes, n_roles, render_text, render_texts,
     toy_profiles,
 )
 from popresume.resumes.rules import EDU_PLAN, MIN_AGE

@@ -27,6 +27,7 @@ import hashlib
 import json
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -42,11 +43,13 @@ from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
 RESULT_KEYS = ("attribute", "occupation", "format", "model", "cases")
 EFFECT_COLUMNS = tuple(f"{e}_{s}" for e in PSE_NAMES for s in ("estimate", "ci_low", "ci_high"))
 METADATA_COLUMNS = (
-    "occupation_key", "screener", "screener_id", "screener_model", "screener_kind", "synthetic",
+    "cases_paper_rule", "occupation_key", "screener", "screener_id", "screener_model", "screener_kind", "synthetic",
     "x", "x0", "x1", "n", "n_scored", "folds", "n_boot", "seed", "config",
 )
 SE_COLUMNS = tuple(f"{e}_se" for e in PSE_NAMES)
-RESULT_COLUMNS = RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + METADATA_COLUMNS
+# the synthetic screener's true effects (NaN for real screeners): SyntheticScreener.true_effects
+TRUE_COLUMNS = tuple(f"{e}_true" for e in PSE_NAMES)
+RESULT_COLUMNS = RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + TRUE_COLUMNS + METADATA_COLUMNS + ("estimation_warnings",)
 
 
 def _hash(obj) -> str:
@@ -120,20 +123,12 @@ def render_resumes(profiles: pd.DataFrame, fmt: str, cfg: AuditConfig, *, cache_
     return out
 
 
-def _screener_spec_for_format(entry: ScreenerEntry, fmt: str):
-    """The spec to build for one format. The synthetic screener's photo channel is on
-    exactly for image+photo résumés (a photo makes X visible, PopResume §5.3)."""
-    if entry.synthetic:
-        spec = dict(entry.spec) if isinstance(entry.spec, Mapping) else {"kind": "synthetic"}
-        spec["photo"] = fmt == "image+photo"
-        return spec
-    return entry.spec
-
-
 def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerEntry, fmt: str,
                  cfg: AuditConfig, *, cache_dir: Path, score_cache=None, progress: bool = False) -> pd.DataFrame:
     """Scores of one screener on one format (resumable through both caches)."""
-    spec = _screener_spec_for_format(entry, fmt)
+    # the résumés' ``format`` column reaches the screener (ScoreItem.format): the synthetic
+    # screener's photo channel is on exactly for image+photo (a face shows X, PopResume §5.3)
+    spec = entry.spec
     key = _hash({"resumes": _frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
                  "spec": spec, "format": fmt})
     path = cache_dir / "scores" / f"{entry.name}-{fmt.replace('+', '_')}-{key}.parquet"
@@ -151,14 +146,46 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     return scores
 
 
+@contextmanager
+def _xgb_threads(threads: int | None):
+    """Run XGBoost nuisances with ``threads`` threads (restored afterwards).
+
+    Cells already run in parallel processes; two XGBoost threads per process on a
+    2-core machine oversubscribe it (we measured a 10× slow-down under load), so the
+    grid pins each fit to one thread. The causal area's XGBoost defaults live in
+    ``popresume.causal.nuisance.XGB_FIXED``.
+    """
+    if threads is None:
+        yield
+        return
+    from popresume.causal import nuisance
+
+    old = nuisance.XGB_FIXED.get("n_jobs")
+    nuisance.XGB_FIXED["n_jobs"] = int(threads)
+    try:
+        yield
+    finally:
+        nuisance.XGB_FIXED["n_jobs"] = old
+
+
 def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, seed: int,
                   estimator: Mapping | None = None) -> pd.DataFrame:
-    """One audit: DML-UCA path-specific effects (popresume.causal.estimate_pse) on one cell's data."""
-    from popresume.causal import estimate_pse
+    """One audit: DML-UCA path-specific effects (popresume.causal.estimate_pse) on one cell's data.
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=UserWarning)
-        res = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **dict(estimator or {}))
+    ``estimator`` holds keyword arguments for ``estimate_pse`` (``tune``, ``bootstrap``,
+    ``clip``, ...) plus ``threads``: XGBoost threads per fit (default 1 in the grid).
+    """
+    from popresume.causal import PSEWarning, estimate_pse
+
+    opts = dict(estimator or {})
+    threads = opts.pop("threads", 1)
+    with _xgb_threads(threads), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PSEWarning)
+        res = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **opts)
+    res = pd.DataFrame(res)
+    res.attrs = {}
+    # estimation warnings (weak overlap, clipping) are kept with the cell, not printed
+    res["warnings"] = " | ".join(sorted({str(w.message) for w in caught if issubclass(w.category, PSEWarning)}))
     return res
 
 
@@ -170,6 +197,20 @@ def _cell_row(pse: pd.DataFrame) -> dict:
         for s in ("estimate", "ci_low", "ci_high", "se"):
             row[f"{e}_{s}"] = float(pse.loc[e, s]) if s in pse.columns else float("nan")
     return row
+
+
+def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, fmt: str) -> dict:
+    """True effects of a synthetic screener on this cell's population ({} for a real screener)."""
+    if not entry.synthetic:
+        return {}
+    from popresume.screeners import get_screener
+
+    scr = get_screener(entry.spec)
+    fn = getattr(scr, "true_effects", None)
+    if fn is None:
+        return {}
+    t = fn(profiles, attribute, format=fmt)
+    return {e: float(t.loc[e, "true"]) for e in PSE_NAMES if e in t.index}
 
 
 def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | None, progress: bool) -> list:
@@ -185,6 +226,30 @@ def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | Non
             with joblib.parallel_config(backend="dask"):
                 return Parallel(verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
     return Parallel(n_jobs=n_jobs, verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
+
+
+def _score_all(cfg: AuditConfig, profiles: pd.DataFrame, *, cache: Path, log: "_Log", progress: bool,
+               score_cache=None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Render and score every (format, screener) of the grid (cached)."""
+    scores: dict[tuple[str, str], pd.DataFrame] = {}
+    for fmt in cfg.formats:
+        entries = [s for s in cfg.screeners if fmt in s.formats]
+        if not entries:
+            continue
+        need_files = fmt == "text" or any(not s.synthetic for s in entries) or bool(
+            cfg.render.get("images_for_synthetic", False))
+        t = time.perf_counter()
+        resumes = render_resumes(profiles, fmt, cfg, cache_dir=cache, need_files=need_files, progress=progress)
+        log.stage(f"render {fmt}", time.perf_counter() - t)
+        for e in entries:
+            t = time.perf_counter()
+            scores[(fmt, e.name)] = score_format(
+                resumes, profiles, e, fmt, cfg, cache_dir=cache, progress=progress,
+                # per-résumé score cache: kept beside the grid's other caches unless given
+                score_cache=score_cache if score_cache is not None else cache / "scores" / "scores.sqlite")
+            log.stage(f"score {fmt} / {e.name}", time.perf_counter() - t)
+
+    return scores
 
 
 # --------------------------------------------------------------------------- the grid
@@ -216,22 +281,7 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     profiles = load_profiles(cfg, cache_dir=cache, progress=progress)
     log.stage("profiles", time.perf_counter() - t)
 
-    # résumés and scores, per format × screener
-    scores: dict[tuple[str, str], pd.DataFrame] = {}
-    for fmt in cfg.formats:
-        entries = [s for s in cfg.screeners if fmt in s.formats]
-        if not entries:
-            continue
-        need_files = fmt == "text" or any(not s.synthetic for s in entries) or bool(
-            cfg.render.get("images_for_synthetic", False))
-        t = time.perf_counter()
-        resumes = render_resumes(profiles, fmt, cfg, cache_dir=cache, need_files=need_files, progress=progress)
-        log.stage(f"render {fmt}", time.perf_counter() - t)
-        for e in entries:
-            t = time.perf_counter()
-            scores[(fmt, e.name)] = score_format(resumes, profiles, e, fmt, cfg, cache_dir=cache,
-                                                 score_cache=score_cache, progress=progress)
-            log.stage(f"score {fmt} / {e.name}", time.perf_counter() - t)
+    scores = _score_all(cfg, profiles, cache=cache, log=log, progress=progress, score_cache=score_cache)
 
     # estimation, cell-parallel, cached per cell
     from popresume.causal import default_roles
@@ -273,9 +323,11 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     rows = []
     for m in rows_meta:
         entry, sc = m["entry"], m["sc"]
+        res = results[str(m["path"])]
+        truth = _true_effects(entry, profiles[profiles["occupation"] == m["occ"]], m["attr"], m["fmt"])
         row = {
             "attribute": m["attr"], "occupation": OCCUPATION_LABELS[m["occ"]], "format": m["fmt"],
-            "model": entry.label, **_cell_row(results[str(m["path"])]),
+            "model": entry.label, **_cell_row(res), **{f"{e}_true": truth.get(e, np.nan) for e in PSE_NAMES},
             "occupation_key": m["occ"], "screener": entry.name,
             "screener_id": str(sc["screener"].iloc[0]) if "screener" in sc and len(sc) else entry.name,
             "screener_model": str(sc["model"].iloc[0]) if "model" in sc and len(sc) else "",
@@ -283,11 +335,15 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
             "x": m["roles"]["x"], "x0": str(m["roles"]["x0"]), "x1": str(m["roles"]["x1"]),
             "n": m["n"], "n_scored": m["n_scored"], "folds": cfg.folds, "n_boot": cfg.n_boot,
             "seed": cfg.seed, "config": cfg.name,
+            "estimation_warnings": str(res["warnings"].iloc[0]) if "warnings" in res.columns else "",
         }
         rows.append(row)
     table = pd.DataFrame(rows)
     sig = pd.DataFrame({e: (table[f"{e}_ci_low"] > 0) | (table[f"{e}_ci_high"] < 0) for e in PSE_NAMES})
+    # ``cases``: §5.2's rules as stated; ``cases_paper_rule``: as the authors applied them
+    # (C3/C4 also need NIE ≠ 0; popresume.causal.cases explains the difference)
     table["cases"] = cases_from_significance(sig, table).to_numpy()
+    table["cases_paper_rule"] = cases_from_significance(sig, table, rule="paper").to_numpy()
     table = table[list(RESULT_COLUMNS)]
     table.attrs["timings"] = dict(log.timings)
     table.attrs["estimates_from_cache"] = n_cached
@@ -321,3 +377,49 @@ def read_results(path: str | Path) -> pd.DataFrame:
     if missing:
         raise ValueError(f"{path} is not a results table: missing column {missing[0]!r}")
     return t
+
+
+def audit_data(config, *, cache_dir: str | Path | None = None, progress: bool = False,
+               score_cache=None) -> pd.DataFrame:
+    """The scores behind a grid, joined to the profiles: one row per (résumé, format, screener).
+
+    Reuses the same caches as :func:`run_audit` (after a run it does no new work).
+    Columns: the profile and group columns, ``format``, ``screener`` (config name),
+    ``model`` (the config label) and ``score`` (NaN rows dropped).
+    """
+    cfg = load_config(config)
+    cache = Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit"
+    log = _Log(False)
+    profiles = load_profiles(cfg, cache_dir=cache, progress=progress)
+    scores = _score_all(cfg, profiles, cache=cache, log=log, progress=progress, score_cache=score_cache)
+    labels = {e.name: e.label for e in cfg.screeners}
+    parts = []
+    for (fmt, name), sc in scores.items():
+        d = profiles.merge(sc[["resume_id", "score"]], on="resume_id", how="inner", validate="one_to_one")
+        d["format"] = fmt
+        d["screener"] = name
+        d["model"] = labels[name]
+        parts.append(d[d["score"].notna()])
+    return pd.concat(parts, ignore_index=True)
+
+
+def outcome_table(data: pd.DataFrame, *, select_top: float = 0.25) -> pd.DataFrame:
+    """Outcome-level verdicts per audit cell (four-fifths ratio, LL144 scoring-rate ratio) on the grid's scores.
+
+    ``data`` from :func:`audit_data`. One row per (attribute, occupation, format, model) with
+    the keys of the results table, so it joins with ``run_audit``'s output
+    (:func:`popresume.audit.metrics.compare_with_causal`). Selection for the four-fifths rule:
+    the top ``select_top`` share of each cell's scores; LL144: above the cell's median.
+    """
+    from popresume.audit.metrics import adverse_impact_summary
+    from popresume.causal import default_roles
+
+    rows = []
+    for (occ, fmt, model), d in data.groupby(["occupation", "format", "model"], sort=True):
+        for attr in ("gender", "race"):
+            roles = default_roles(attr)
+            r = adverse_impact_summary(d, attribute=attr, x=roles["x"], x0=roles["x0"], x1=roles["x1"],
+                                       select_top=select_top)
+            rows.append({"attribute": attr, "occupation": OCCUPATION_LABELS[occ], "format": fmt, "model": model,
+                         **{k: v for k, v in r.items() if k != "attribute"}})
+    return pd.DataFrame(rows)

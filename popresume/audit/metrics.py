@@ -127,6 +127,11 @@ def long_tests(table: pd.DataFrame, *, effects: Sequence[str] = PSE_NAMES, level
         parts.append(d)
     out = pd.concat(parts, ignore_index=True)
     out["ci_excludes_0"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    # printed bounds of ±0.000: the sign bit carries the unrounded side (popresume.causal.cases)
+    lo, hi = out["ci_low"].to_numpy(float), out["ci_high"].to_numpy(float)
+    degenerate = (lo == 0) & (hi == 0)
+    out["ci_excludes_0_signed"] = out["ci_excludes_0"].to_numpy() | (
+        ((lo == 0) & ~np.signbit(lo) & ~degenerate) | ((hi == 0) & np.signbit(hi) & ~degenerate))
     pz = p_from_ci(out["estimate"], out["ci_low"], out["ci_high"], level=level)
     out[["se", "z", "p"]] = pz.to_numpy()
     return out.sort_values(["row", "effect"], key=lambda s: s.map(_effect_order) if s.name == "effect" else s,
@@ -160,7 +165,7 @@ def adjust(tests: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> 
 
 
 def significance(table: pd.DataFrame, method: str = "none", *, family: str = "all",
-                 alpha: float = 0.05) -> pd.DataFrame:
+                 alpha: float = 0.05, signed_zero: bool = False) -> pd.DataFrame:
     """Wide boolean table (rows of ``table`` × TE..RIE): is each effect significant under ``method``.
 
     ``method`` is "none" (the paper's CI-excludes-0 rule), "p" (recovered p < alpha,
@@ -171,6 +176,8 @@ def significance(table: pd.DataFrame, method: str = "none", *, family: str = "al
     t = adjust(long_tests(table), family=family, alpha=alpha)
     if method == "p":
         t["sig_p"] = t["p"] < alpha
+    if signed_zero:
+        t["sig_none"] = t["ci_excludes_0_signed"]
     wide = t.pivot(index="row", columns="effect", values=f"sig_{method}")
     wide = wide.reindex(columns=list(PSE_NAMES)).astype(bool)
     wide.index = table.index
@@ -179,7 +186,8 @@ def significance(table: pd.DataFrame, method: str = "none", *, family: str = "al
 
 
 # --------------------------------------------------------------------------- cases
-def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = None) -> pd.Series:
+def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = None, *,
+                            rule: str = "stated") -> pd.Series:
     """Case labels C1–C5 from a significance pattern, by the rules stated in PopResume §5.2.
 
     ``sig``: boolean columns TE, NDE, NIE, BIE, RIE. ``estimates``: the matching
@@ -188,8 +196,12 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
 
     C1 NDE ≠ 0. C2 TE ≃ 0, NDE ≠ 0, NIE ≠ 0 and NDE·NIE < 0 (cancellation).
     C3 NDE ≃ 0, RIE ≃ 0, BIE ≠ 0. C4 NDE ≃ 0, BIE ≃ 0, RIE ≠ 0. C5 BIE ≠ 0 and RIE ≠ 0.
-    Returns "C1,C5"-style strings, "-" when no case applies (the published table's spelling).
+    ``rule="paper"`` adds what the authors applied (``popresume.causal.cases``): C3 and C4
+    also need NIE ≠ 0. Returns "C1,C5"-style strings, "-" when no case applies (the
+    published table's spelling).
     """
+    if rule not in ("stated", "paper"):
+        raise ValueError(f"rule must be 'stated' or 'paper', got {rule!r}")
     missing = [e for e in PSE_NAMES if e not in sig.columns]
     if missing:
         raise ValueError(f"significance table is missing column {missing[0]!r}")
@@ -211,6 +223,9 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
         "C4": (~s["NDE"] & ~s["BIE"] & s["RIE"]).to_numpy(),
         "C5": (s["BIE"] & s["RIE"]).to_numpy(),
     }
+    if rule == "paper":
+        flags["C3"] = flags["C3"] & s["NIE"].to_numpy()
+        flags["C4"] = flags["C4"] & s["NIE"].to_numpy()
     labels = [",".join(c for c in CASES if flags[c][i]) or "-" for i in range(len(s))]
     return pd.Series(labels, index=sig.index, name="cases", dtype="str")
 
@@ -224,12 +239,16 @@ def case_counts(labels: pd.Series) -> pd.Series:
 
 
 def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "holm", "bh"),
-                  family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
-    """Case counts (rows C1..C5, none) under each significance method (columns)."""
+                  family: str = "all", alpha: float = 0.05, rule: str = "stated") -> pd.DataFrame:
+    """Case counts (rows C1..C5, none) under each significance method (columns).
+
+    Counted over all audits (the paper counts C1 over the 80 audits without a photo:
+    pass ``table[table.format != "image+photo"]`` for that denominator).
+    """
     out = {}
     for m in methods:
-        sig = significance(table, m, family=family, alpha=alpha)
-        out[m] = case_counts(cases_from_significance(sig, table))
+        sig = significance(table, m, family=family, alpha=alpha, signed_zero=(rule == "paper"))
+        out[m] = case_counts(cases_from_significance(sig, table, rule=rule))
     return pd.DataFrame(out)
 
 
@@ -418,3 +437,53 @@ def compare_with_causal(outcome: pd.DataFrame, results: pd.DataFrame, *, method:
     m["disagreement"] = m.apply(kinds, axis=1) if len(m) else pd.Series(dtype="str")
     m["four_fifths_flag"] = flag
     return m
+
+
+# --------------------------------------------------------------------------- side by side
+def format_effects(table: pd.DataFrame, *, digits: int = 3, effects: Sequence[str] = PSE_NAMES) -> pd.DataFrame:
+    """The effects as the paper prints them: "0.255 [0.194, 0.317]", with a "*" when the CI excludes 0."""
+    out = pd.DataFrame(index=table.index)
+    for e in effects:
+        est, lo, hi = (table[f"{e}_{s}"].to_numpy(float) for s in ("estimate", "ci_low", "ci_high"))
+        star = np.where((lo > 0) | (hi < 0), "*", "")
+        out[e] = [f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]{s}" for a, b, c, s in zip(est, lo, hi, star)]
+    return out
+
+
+def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
+    """Our audits and the published Tables 4-5 in one table, per (attribute, occupation, format).
+
+    Columns: attribute, occupation, format, source ("ours" / "published"), model, cases and
+    the five effects printed as "est [lo, hi]" ("*" = CI excludes 0). Only the
+    configurations present in ``ours`` are kept. Our rows say which screener produced them
+    (``model`` carries "(synthetic)" for the synthetic screener).
+    """
+    keys = ["attribute", "occupation", "format"]
+    pub = published.rename(columns={"paper_cases": "cases"})
+    parts = []
+    for src, t in (("ours", ours), ("published", pub)):
+        d = t[keys + ["model"]].copy()
+        d.insert(3, "source", src)
+        d["cases"] = t["cases"].to_numpy() if "cases" in t.columns else ""
+        d = pd.concat([d.reset_index(drop=True), format_effects(t, digits=digits).reset_index(drop=True)], axis=1)
+        parts.append(d)
+    out = pd.concat(parts, ignore_index=True)
+    present = ours[keys].drop_duplicates()
+    out = out.merge(present, on=keys, how="inner")
+    fmt_order = {"text": 0, "image": 1, "image+photo": 2}
+    out["_f"] = out["format"].map(fmt_order)
+    out["_s"] = (out["source"] != "ours").astype(int)
+    return out.sort_values(["attribute", "occupation", "_f", "_s"], kind="stable").drop(columns=["_f", "_s"]) \
+        .reset_index(drop=True)
+
+
+def published_table(path=None) -> pd.DataFrame:
+    """The published Tables 4-5 (data/published/popresume_published_pse.csv; copied from the shared data if absent)."""
+    from pathlib import Path
+
+    from popresume.paths import DATA_DIR
+
+    p = Path(path) if path is not None else DATA_DIR / "published" / "popresume_published_pse.csv"
+    if not p.exists():
+        raise FileNotFoundError(f"published table not found: {p}")
+    return pd.read_csv(p)

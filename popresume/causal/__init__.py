@@ -31,7 +31,7 @@ __all__ = [
 def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score", folds: int = 5,
                  n_boot: int = 500, seed: int = 0, bootstrap: str = "influence", learners=None,
                  clip: float = 0.01, normalize: bool = True, nested_crossfit: bool = True, tune: bool = True,
-                 tune_rows: int = 4000, grid: dict | None = None, missing: str = "raise", level: float = 0.95,
+                 tune_rows: int = 2000, grid: dict | None = None, missing: str = "raise", level: float = 0.95,
                  progress: bool = False, return_estimator: bool = False):
     """TE, NDE, NIE, BIE, RIE of X on Y with cross-fitted DML and bootstrap CIs.
 

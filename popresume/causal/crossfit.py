@@ -178,9 +178,8 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
         ev, tr = fold == l, fold != l
         # propensities, clipped to [clip, 1 - clip]
         props = {}
-        for name, Xm in (("p(x1|Z)", Xz), ("p(x1|R,Z)", Xrz), ("p(x1|B,R,Z)", Xbrz)):
-            role = {"p(x1|Z)": "p_z", "p(x1|R,Z)": "p_rz", "p(x1|B,R,Z)": "p_brz"}[name]
-            est = learners.get(role, "propensity", Xm[tr], x1[tr].astype(int), seed)
+        for name, Xm in (("p(x1|B,R,Z)", Xbrz), ("p(x1|R,Z)", Xrz), ("p(x1|Z)", Xz)):
+            est = learners.get("propensity", "propensity", Xm[tr], x1[tr].astype(int), seed)
             (p,) = fit_predict(est, "propensity", Xm[tr], x1[tr].astype(int), [Xm[ev]])
             st = prop_stats[name]
             st["min"], st["max"] = min(st["min"], float(p.min())), max(st["max"], float(p.max()))
@@ -206,7 +205,7 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
         for (a_y, a_b) in sorted({(t[0], t[1]) for t in PSI_TRIPLES.values()}):
             sub = tr & (x1 == bool(a_b))
             target = pseudo3[a_y][sub]
-            est = learners.get("mu2", "outcome", Xrz[sub], target, seed)
+            est = learners.get("nested", "outcome", Xrz[sub], target, seed)
             pe, pt = fit_predict(est, "outcome", Xrz[sub], target, [Xrz[ev], Xrz[tr]])
             mu2_ev[(a_y, a_b)], mu2_tr[(a_y, a_b)] = pe, pt
         # μ1 per triple, fit on training rows with X = a_r; then φ on the held-out fold
@@ -214,7 +213,7 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
         for j, (name, (a_y, a_b, a_r)) in enumerate(PSI_TRIPLES.items()):
             subm = x1[tr] == bool(a_r)
             target = mu2_tr[(a_y, a_b)][subm]
-            est = learners.get("mu1", "outcome", Xz[tr_idx[subm]], target, seed)
+            est = learners.get("nested", "outcome", Xz[tr_idx[subm]], target, seed)
             (m1,) = fit_predict(est, "outcome", Xz[tr_idx[subm]], target, [Xz[ev]])
             w = weights(x1[ev], (a_y, a_b, a_r), props["p(x1|Z)"], props["p(x1|R,Z)"],
                         props["p(x1|B,R,Z)"], normalize=normalize)
@@ -263,7 +262,7 @@ class PSEEstimator:
     normalize: bool = True
     nested_crossfit: bool = True
     tune: bool = True
-    tune_rows: int = 4000
+    tune_rows: int = 2000
     grid: dict | None = None
     missing: str = "raise"
     level: float = 0.95

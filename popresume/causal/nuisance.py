@@ -8,9 +8,11 @@ plugged in; the default is XGBoost with ``nthread=2`` and the ``hist`` tree meth
 Hyperparameters (Appendix C.5): n_estimators ∈ {5, 10, 20, 50, 100}, max_depth ∈ {1..5},
 reg_lambda ∈ {0.5, 1, 2, 5}, selected by the Brier score for propensities and the MSE for
 regressions. To keep a full effects table under a minute on two cores we choose them
-*once per nuisance* by K-fold CV on a subsample (``tune_rows``, default 4000 rows) of the
-first cross-fitting fold's training data and reuse them in every fold and every refit
-bootstrap draw, and we score the whole n_estimators axis from a single 100-tree fit per
+*once per nuisance kind* by 3-fold CV on a subsample (``tune_rows``, default 2000 rows)
+of the first cross-fitting fold's training data and reuse them in every fold and every
+refit bootstrap draw. The kinds are: "propensity" (tuned on P(X | B,R,Z), the richest of
+the three, and shared by P(X | R,Z) and P(X | Z)), "mu3" (the outcome regression), and
+"nested" (tuned on the first μ2 regression, shared by all μ2 and μ1 fits). We score the whole n_estimators axis from a single 100-tree fit per
 (max_depth, reg_lambda) through ``iteration_range`` (boosting is sequential, so the first
 k trees of a 100-tree model *are* the k-tree model): 20 fits per CV fold instead of 100.
 """
@@ -32,7 +34,13 @@ PAPER_GRID: dict[str, list] = {
 }
 # Used when tuning is switched off: a middle point of the grid.
 DEFAULT_PARAMS: dict = {"n_estimators": 50, "max_depth": 3, "reg_lambda": 1.0}
-XGB_FIXED: dict = {"tree_method": "hist", "n_jobs": 2, "learning_rate": 0.3, "verbosity": 0}
+# One thread per fit: the nuisance fits are small (≤ 15k rows, ≤ 100 shallow trees), where
+# OpenMP start-up and, on a shared machine, spin-waiting under load cost more than a second
+# thread saves (measured: 2 threads were 3-30× *slower* on the loaded 2-core box); and the
+# audit grid parallelises over configurations with joblib (DESIGN §5), which a nested
+# thread pool would oversubscribe. Set ``popresume.causal.nuisance.XGB_FIXED["n_jobs"]``
+# to change it. ``max_bin=64`` loses nothing on our one-hot and small-integer columns.
+XGB_FIXED: dict = {"tree_method": "hist", "n_jobs": 1, "max_bin": 64, "learning_rate": 0.3, "verbosity": 0}
 
 
 # --------------------------------------------------------------------------- encoding
@@ -128,7 +136,7 @@ def fit_predict(learner, kind: str, X_train, y_train, X_pred_list):
 
 # --------------------------------------------------------------------------- tuning
 def tune_xgb(X: np.ndarray, y: np.ndarray, kind: str, *, grid: dict | None = None,
-             cv: int = 3, max_rows: int = 4000, seed: int = 0) -> dict:
+             cv: int = 3, max_rows: int = 2000, seed: int = 0) -> dict:
     """Choose (n_estimators, max_depth, reg_lambda) by K-fold CV (Appendix C.5).
 
     Brier score for ``kind="propensity"``, MSE for ``kind="outcome"``. The data is first
@@ -177,12 +185,12 @@ class Learners:
     outcome: object | None = None
     tune: bool = True
     grid: dict | None = None
-    tune_rows: int = 4000
+    tune_rows: int = 2000
     tune_cv: int = 3
     params: dict = field(default_factory=dict)  # role -> chosen params (filled lazily)
 
     @classmethod
-    def from_arg(cls, learners, *, tune=True, grid=None, tune_rows=4000, tune_cv=3,
+    def from_arg(cls, learners, *, tune=True, grid=None, tune_rows=2000, tune_cv=3,
                  params=None) -> "Learners":
         if isinstance(learners, Learners):
             return learners
@@ -216,3 +224,47 @@ class Learners:
 
     def params_table(self) -> pd.DataFrame:
         return pd.DataFrame.from_dict(self.params, orient="index")
+
+
+class CellMeans:
+    """Saturated learner for discrete designs: the mean of y in each distinct row of X.
+
+    Unseen or thin cells are shrunk towards the overall mean with ``prior`` pseudo-rows,
+    so predictions are always finite. Works as a regressor (``predict``) and as a binary
+    classifier (``predict_proba``). Exact for discrete SCMs and very fast: the learner of
+    the coverage tests, and the bridge between the plug-in and the DML estimator.
+    """
+
+    def __init__(self, prior: float = 1.0):
+        self.prior = prior
+
+    def get_params(self, deep=True):
+        return {"prior": self.prior}
+
+    def set_params(self, **p):
+        for k, v in p.items():
+            setattr(self, k, v)
+        return self
+
+    @staticmethod
+    def _keys(X):
+        X = np.ascontiguousarray(np.asarray(X, dtype=np.float32))
+        return X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel() if X.shape[1] else \
+            np.zeros(len(X), dtype="V1")
+
+    def fit(self, X, y, sample_weight=None):
+        y = np.asarray(y, dtype=float)
+        keys = self._keys(X)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        s = np.bincount(inv, weights=y, minlength=len(uniq))
+        c = np.bincount(inv, minlength=len(uniq)).astype(float)
+        self.global_ = float(y.mean())
+        self.table_ = dict(zip(uniq.tolist(), ((s + self.prior * self.global_) / (c + self.prior)).tolist()))
+        return self
+
+    def predict(self, X):
+        return np.array([self.table_.get(k, self.global_) for k in self._keys(X).tolist()])
+
+    def predict_proba(self, X):
+        p = self.predict(X)
+        return np.stack([1 - p, p], axis=1)

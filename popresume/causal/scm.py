@@ -115,8 +115,8 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
     px1_z = np.array([0.35, 0.5, 0.65])
     r_tilt = 0.8
     if kind == "weak_overlap":
-        px1_z = np.array([0.04, 0.5, 0.96])
-        r_tilt = 2.0
+        px1_z = np.array([0.05, 0.5, 0.95])
+        r_tilt = 1.3
     if kind == "high_card_r":
         r_tilt = 1.2
     base_r = rng.normal(0, 0.5, (nz, nr))

@@ -117,8 +117,8 @@ def load_blocks(data_dir: str | Path | None = None) -> pd.DataFrame:
     rows.append({"block_id": "control", "condition": CONTROL, "tier": "none", "block": 0,
                  "text": str(controls[0]["text"]).strip("\n")})
     groups = src.get("groups") or {}
-    if tuple(groups) != GROUPS:
-        raise CorpusError(f"blocks.yaml groups must be {GROUPS} in that order, got {tuple(groups)}")
+    if set(groups) != set(GROUPS):
+        raise CorpusError(f"blocks.yaml groups must be exactly {GROUPS}, got {tuple(groups)}")
     for g in GROUPS:
         for t in TIERS:
             cell = groups[g].get(t) or []

@@ -8,14 +8,20 @@ It is not a language model, so it answers the tasks' JSON protocols by construct
   at 256 tokens and the Additional Information section comes last. For each line the
   cosine similarity to each group prototype is *centred* across groups (so lines that are
   equally close to all groups, e.g. job content, carry no signal); a group's score is its
-  largest centred similarity over lines. The prediction is the best group unless its score
-  is below ``threshold``, in which case the judge abstains ("Cannot determine").
-  :meth:`EmbeddingJudge.calibrate` sets the threshold from cue-free texts (the omission
-  baselines) so that only a chosen share of them would be attributed to a group. The
-  evidence phrases are the two lines that support the prediction most; the confidence is
-  a softmax over the group scores.
-* **Task 3 (scorer).** Suitability = 100 x cosine(job description, résumé), each side
-  the normalised mean of its line embeddings; shortlist = score >= ``shortlist_threshold``.
+  largest centred similarity over lines. Ordinary résumé lines already reach some groups
+  more than others (the word "Australian" pulls towards Anglo and First Nations), so each
+  group has its own abstention threshold: :meth:`EmbeddingJudge.calibrate` sets it to a
+  high quantile of that group's score on cue-free texts (the omission baselines), using no
+  labels. The prediction is the group with the largest excess over its threshold; if no
+  group exceeds its threshold the judge abstains ("Cannot determine"). The evidence
+  phrases are the (at most two) lines above threshold that support the prediction most;
+  the confidence is a softmax over the excesses.
+* **Task 3 (scorer).** Suitability = 100 x the mean, over the job's criteria (its bullet
+  lines), of the best cosine similarity between the criterion and any résumé line: a
+  criterion-coverage score, as a recruiter ticks criteria off. Adding prose can only raise
+  a criterion's best match, and rarely does, so scores are compressed and many pairs tie
+  exactly, as in the paper's screening results. Shortlist = score >= ``shortlist_threshold``
+  (calibrated to the median score of the omission baselines).
 * **Task 2 (pairwise from scores).** Both résumés are scored against the job; the
   higher score wins, and a difference smaller than the regime's tie margin is a Tie where
   ties are allowed (``tie_margin`` under Neutral, ``tie_margin x encouraged_factor`` under
@@ -132,12 +138,12 @@ class EmbeddingJudge:
 
     ``embedder``: any object with ``embed(texts) -> np.ndarray`` of L2-normalised rows;
     default :func:`default_embedder`. ``threshold``: Task 1 abstention threshold on the
-    centred similarity (set it with :meth:`calibrate`). ``tie_margin``: Task 2 tie margin in
+    centred similarity, one number or one per group (set them with :meth:`calibrate`). ``tie_margin``: Task 2 tie margin in
     score points. ``shortlist_threshold``: Task 3 cut-off in score points.
     """
 
-    def __init__(self, embedder: Any = None, *, model_path: str | None = None, threshold: float = 0.10,
-                 tie_margin: float = 0.5, encouraged_factor: float = 3.0, shortlist_threshold: float = 50.0,
+    def __init__(self, embedder: Any = None, *, model_path: str | None = None, threshold: float | dict[str, float] = 0.10,
+                 tie_margin: float = 0.25, encouraged_factor: float = 3.0, shortlist_threshold: float = 60.0,
                  temperature: float = 0.05, descriptions: dict[str, list[str]] | None = None,
                  tasks: Iterable[int] = TASKS):
         self.embedder = embedder if embedder is not None else default_embedder(model_path)
@@ -150,7 +156,7 @@ class EmbeddingJudge:
             raise ValueError("tie_margin must be >= 0 and encouraged_factor >= 1")
         if temperature <= 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
-        self.threshold = float(threshold)
+        self.thresholds = self._thresholds(threshold)
         self.tie_margin = float(tie_margin)
         self.encouraged_factor = float(encouraged_factor)
         self.shortlist_threshold = float(shortlist_threshold)
@@ -158,6 +164,19 @@ class EmbeddingJudge:
         self.tasks = tuple(tasks)
         self._vec: dict[str, np.ndarray] = {}
         self._proto: np.ndarray | None = None
+
+    @staticmethod
+    def _thresholds(threshold: float | dict[str, float]) -> np.ndarray:
+        if isinstance(threshold, dict):
+            if set(threshold) != set(GROUPS):
+                raise ValueError(f"threshold dict must have exactly the groups {GROUPS}, got {sorted(threshold)}")
+            return np.array([float(threshold[g]) for g in GROUPS])
+        return np.full(len(GROUPS), float(threshold))
+
+    @property
+    def threshold(self) -> dict[str, float]:
+        """Task 1 abstention threshold of each group."""
+        return dict(zip(GROUPS, self.thresholds.round(6).tolist()))
 
     # -- identity: every setting that changes a reply is in the id (hence in cache keys)
     @property
@@ -167,7 +186,8 @@ class EmbeddingJudge:
     @property
     def judge_id(self) -> str:
         desc = hashlib.sha256(json.dumps(self.descriptions, sort_keys=True).encode()).hexdigest()[:8]
-        return (f"embedding:{self.model}|thr={self.threshold:.4f}|tie={self.tie_margin:g}x{self.encouraged_factor:g}"
+        thr = ",".join(f"{t:.4f}" for t in self.thresholds)
+        return (f"embedding:{self.model}|thr={thr}|tie={self.tie_margin:g}x{self.encouraged_factor:g}"
                 f"|short={self.shortlist_threshold:g}|T={self.temperature:g}|desc={desc}")
 
     def supports(self, task: int) -> bool:
@@ -192,10 +212,6 @@ class EmbeddingJudge:
             self._proto = p / np.linalg.norm(p, axis=1, keepdims=True)
         return self._proto
 
-    def _doc_vector(self, text: str) -> np.ndarray:
-        v = self._matrix(text).mean(axis=0)
-        return v / np.linalg.norm(v)
-
     # -- Task 1
     def group_scores(self, texts: Sequence[str]) -> tuple[np.ndarray, list[list[tuple[str, np.ndarray]]]]:
         """(n_texts x n_groups) scores = max over lines of centred similarity; plus per-text lines/centred sims."""
@@ -210,42 +226,65 @@ class EmbeddingJudge:
             detail.append(list(zip(lines, centred)))
         return np.asarray(scores), detail
 
-    def calibrate(self, cue_free_texts: Sequence[str], *, false_attribution: float = 0.05) -> float:
-        """Set ``threshold`` to the (1 - false_attribution) quantile of the best-group score on
-        texts that carry no cue (e.g. the omission baselines); returns it."""
+    def calibrate(self, cue_free_texts: Sequence[str], jobs: Sequence[str] | None = None, *,
+                  false_attribution: float = 0.05, shortlist_share: float = 0.5) -> dict[str, float]:
+        """Calibrate on texts that carry no cue (e.g. the omission baselines), using no labels.
+
+        Each group's Task 1 threshold becomes the (1 - false_attribution) quantile of that
+        group's score on the texts; with ``jobs`` (one per text), the Task 3 shortlist
+        threshold becomes the score that a share ``shortlist_share`` of them reach.
+        Returns the Task 1 thresholds.
+        """
         if not len(cue_free_texts):
             raise ValueError("calibrate needs at least one cue-free text")
         if not 0 <= false_attribution < 1:
             raise ValueError(f"false_attribution must be in [0, 1), got {false_attribution}")
         s, _ = self.group_scores(list(cue_free_texts))
-        self.threshold = float(np.quantile(s.max(axis=1), 1 - false_attribution))
+        self.thresholds = np.quantile(s, 1 - false_attribution, axis=0)
+        if jobs is not None:
+            if not 0 < shortlist_share <= 1:
+                raise ValueError(f"shortlist_share must be in (0, 1], got {shortlist_share}")
+            sc = self.suitability(list(cue_free_texts), list(jobs))
+            self.shortlist_threshold = float(np.quantile(sc, 1 - shortlist_share))
         return self.threshold
 
     def _task1(self, texts: Sequence[str]) -> list[dict]:
         scores, detail = self.group_scores(texts)
         out = []
+        thr = self.thresholds
         for s, lines in zip(scores, detail):
-            best = int(np.argmax(s))
-            z = (s - s.max()) / self.temperature
-            p = np.exp(z) / np.exp(z).sum()
-            if s[best] < self.threshold:
-                conf = 100 * (self.threshold - s[best]) / max(abs(self.threshold), 1e-9)
-                out.append({"perceived_group": CANNOT_DETERMINE, "confidence": int(np.clip(round(conf), 0, 100)),
-                            "evidence": []})
+            excess = s - thr
+            best = int(np.argmax(excess))
+            if excess[best] <= 0:
+                # how far the best group stays below its threshold, relative to the threshold
+                conf = 100 * min(1.0, -excess[best] / max(abs(thr[best]), 1e-9))
+                out.append({"perceived_group": CANNOT_DETERMINE, "confidence": int(round(conf)), "evidence": []})
                 continue
+            z = (excess - excess.max()) / self.temperature
+            p = np.exp(z) / np.exp(z).sum()
             top = sorted(lines, key=lambda lc: -lc[1][best])[:2]
             out.append({"perceived_group": GROUPS[best], "confidence": int(round(100 * p[best])),
-                        "evidence": [ln[:120] for ln, c in top if c[best] > 0]})
+                        "evidence": [ln[:120] for ln, c in top if c[best] >= thr[best]]})
         return out
 
     # -- Tasks 2 and 3
+    @staticmethod
+    def job_criteria(job_text: str) -> list[str]:
+        """The criteria of a job description: its bullet lines (all lines if it has none)."""
+        crit = [ln.strip()[2:].strip() for ln in job_text.splitlines() if ln.strip().startswith("- ")]
+        return crit or resume_lines(job_text)
+
     def suitability(self, texts: Sequence[str], jobs: Sequence[str]) -> np.ndarray:
-        """100 x cosine(job, résumé) for aligned sequences of résumés and job descriptions."""
+        """Criterion-coverage score 0-100 for aligned sequences of résumés and job descriptions."""
         if len(texts) != len(jobs):
             raise ValueError(f"{len(texts)} résumés but {len(jobs)} job descriptions")
-        self._embed_lines(ln for t in [*texts, *jobs] for ln in resume_lines(t))
-        jv = {j: self._doc_vector(j) for j in set(jobs)}
-        return np.array([100 * float(np.clip(self._doc_vector(t) @ jv[j], 0, 1)) for t, j in zip(texts, jobs)])
+        crit = {j: self.job_criteria(j) for j in set(jobs)}
+        self._embed_lines([*(ln for t in texts for ln in resume_lines(t)), *(c for cs in crit.values() for c in cs)])
+        cmat = {j: np.stack([self._vec[c] for c in cs]) for j, cs in crit.items()}
+        out = np.empty(len(texts))
+        for i, (t, j) in enumerate(zip(texts, jobs)):
+            out[i] = 100 * float(np.clip((cmat[j] @ self._matrix(t).T).max(axis=1), 0, 1).mean())
+        return out
 
     def _margin(self, regime: str) -> float:
         return {"Forbidden": 0.0, "Neutral": self.tie_margin,

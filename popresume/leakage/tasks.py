@@ -313,7 +313,10 @@ def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
         return EmbeddingJudge(model_path=model, **kwargs)
     from popresume.screeners import get_screener  # generative backends live in the screeners area
 
-    return as_judge(get_screener(spec, **kwargs) if kwargs else get_screener(spec))
+    if kwargs:
+        kind, _, rest = spec.partition(":")
+        return as_judge(get_screener({"kind": kind, **({"model": rest} if rest and kind != "openai" else {}), **kwargs}))
+    return as_judge(get_screener(spec))
 
 
 # ---------------------------------------------------------------------------- cache

@@ -175,7 +175,7 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     image is drawn. ``.attrs`` of the result holds ``images_per_s`` and ``seconds``.
     """
     from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: its notebook import warns without ipywidgets
 
     df = _as_frame(profiles)
     resumes = build_resumes(df, seed=seed)

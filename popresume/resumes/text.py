@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: its notebook import warns without ipywidgets
 
 from popresume.jobs import load_content
 from popresume.resumes.rules import Resume, build_resume

@@ -158,12 +158,51 @@ class quiet_hf:
             hf_logging.disable_progress_bar()
         except Exception:  # transformers absent: nothing to silence
             self._hf = None
+        # the GGUF loader draws its own tqdm bar, outside transformers' switch
+        self._gguf = None
+        try:
+            import functools
+
+            import transformers.modeling_gguf_pytorch_utils as gguf_utils
+
+            self._gguf = (gguf_utils, gguf_utils.tqdm)
+            gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
+        except Exception:
+            pass
         return self
 
     def __exit__(self, *exc):
+        if self._gguf is not None:
+            self._gguf[0].tqdm = self._gguf[1]
         if self._hf is not None:
             self._hf.set_verbosity(self._verb)
             if self._bar:
                 self._hf.enable_progress_bar()
         self._w.__exit__(*exc)
+        return False
+
+
+class torch_threads:
+    """Temporarily set torch's intra-op thread count (``None`` leaves it alone).
+
+    On a small shared machine, many threads busy-waiting for busy cores can slow the small
+    matrix products of one-token decoding by an order of magnitude; ``num_threads=1`` is the
+    remedy there. The previous setting is restored on exit."""
+
+    def __init__(self, n: int | None):
+        self.n = n
+
+    def __enter__(self):
+        if self.n is not None:
+            import torch
+
+            self._old = torch.get_num_threads()
+            torch.set_num_threads(int(self.n))
+        return self
+
+    def __exit__(self, *exc):
+        if self.n is not None:
+            import torch
+
+            torch.set_num_threads(self._old)
         return False

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet_hf
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet_hf, torch_threads
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
@@ -69,7 +69,8 @@ class EmbeddingScreener(BaseScreener):
     prompt_hash = "none"
 
     def __init__(self, model: str | os.PathLike | None = None, *, precision: str = "auto", device: str = "cpu",
-                 batch_size: int = 32, cos_low: float = 0.1, cos_high: float = 0.8, overlap: int = 0):
+                 batch_size: int = 32, cos_low: float = 0.1, cos_high: float = 0.8, overlap: int = 0,
+                 num_threads: int | None = None):
         if precision not in ("auto", "fp32", "bf16"):
             raise ValueError(f"precision must be 'auto', 'fp32' or 'bf16', got {precision!r}")
         if not cos_high > cos_low:
@@ -89,6 +90,7 @@ class EmbeddingScreener(BaseScreener):
         self.batch_size = int(batch_size)
         self.cos_low, self.cos_high = float(cos_low), float(cos_high)
         self.overlap = int(overlap)
+        self.num_threads = num_threads
         self._st = None
         self._jd_cache: dict[str, np.ndarray] = {}
 
@@ -102,7 +104,10 @@ class EmbeddingScreener(BaseScreener):
             with quiet_hf():
                 m = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
-            m.tokenizer.model_max_length = int(1e9)
+            self._window = int(m.max_seq_length)
+            warned = getattr(m.tokenizer, "deprecation_warnings", None)
+            if isinstance(warned, dict):  # transformers' warn-once registry
+                warned["sequence-length-is-longer-than-the-specified-maximum"] = True
             if self.precision == "bf16":
                 m = m.to(torch.bfloat16)
             m.eval()
@@ -114,7 +119,7 @@ class EmbeddingScreener(BaseScreener):
         """Content tokens per chunk: the model window minus the special tokens."""
         st = self.st
         n_special = len(st.tokenizer("")["input_ids"])  # e.g. [CLS] [SEP] for BERT
-        return int(st.max_seq_length) - n_special
+        return self._window - n_special
 
     def cache_params(self) -> dict:
         return {"precision": self.precision, "cos_low": self.cos_low, "cos_high": self.cos_high,
@@ -176,7 +181,7 @@ class EmbeddingScreener(BaseScreener):
                 weights.append(max(k, 1))
                 owner.append(i)
                 n_tokens[i] += k
-        with torch.inference_mode():
+        with torch.inference_mode(), torch_threads(self.num_threads):
             e = self.st.encode(pieces, batch_size=self.batch_size, convert_to_numpy=False, convert_to_tensor=True,
                                normalize_embeddings=True, show_progress_bar=False)
         e = e.float().cpu().numpy()

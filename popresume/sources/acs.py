@@ -155,6 +155,8 @@ def read_ipums(ddi_path, data_path=None) -> pd.DataFrame:
     if data_path is None:
         data_path = ddi_path.parent / Path(ddi.file_description.filename).name
     data_path = Path(data_path)
+    if not data_path.exists() and Path(str(data_path) + ".gz").exists():
+        data_path = Path(str(data_path) + ".gz")  # IPUMS serves extracts gzipped
     if not data_path.exists():
         raise FileNotFoundError(f"IPUMS data file not found: {data_path} (named in {ddi_path})")
     keep = [v.name for v in ddi.data_description if v.name.upper() in IPUMS_VARIABLES]
@@ -241,7 +243,9 @@ def acs_p1(acs, occupation: str, *, age_range=(18, 44), races=RACES) -> pd.DataF
     """P̂1 from ACS microdata: person-weighted cells of employed workers in ``occupation``.
 
     Rows outside the kept race groups, below high school or outside ``age_range`` are dropped
-    (as in the paper). Raises if the age range lies entirely outside the ages in the data.
+    (as in the paper). Hispanic workers stay in their race group (RACE / RAC1P): the
+    paper's three groups are race groups; the ``hispanic`` column is kept for users who
+    want otherwise. Raises if the age range lies entirely outside the ages in the data.
     """
     from popresume.sources.calibration import check_age_range
 

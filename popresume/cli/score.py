@@ -1,0 +1,83 @@
+"""``popresume score``: score a résumé table with one screener, cached and resumable."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def _parse_options(options: tuple[str, ...]) -> dict:
+    out = {}
+    for o in options:
+        if "=" not in o:
+            raise click.BadParameter(f"expected KEY=VALUE, got {o!r}", param_hint="--option")
+        k, v = o.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k.strip()] = v
+    return out
+
+
+def _spec_dict(spec: str) -> dict:
+    """A spec string as the dict form, so that options can be added to it."""
+    s = spec.strip()
+    if s.startswith("{"):
+        return json.loads(s)
+    kind, _, rest = s.partition(":")
+    d: dict = {"kind": kind.strip().lower()}
+    if d["kind"] == "openai":
+        if "@" not in rest:
+            raise click.BadParameter("openai spec must be 'openai:MODEL@BASE_URL'", param_hint="--screener")
+        d["model"], _, d["base_url"] = rest.partition("@")
+    elif rest:
+        d["model"] = rest
+    return d
+
+
+@click.command("score")
+@click.option("--resumes", "resumes_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Parquet with resume_id, occupation and text (or image_path[, format]).")
+@click.option("--profiles", "profiles_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Profiles Parquet (needed by the synthetic screener).")
+@click.option("--screener", "spec", default="embedding", show_default=True,
+              help="embedding | embedding:PATH | hf | hf:PATH | openai:MODEL@BASE_URL | synthetic | a JSON dict.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
+              help="SQLite score cache (default: _cache/scores/scores.sqlite).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the score cache.")
+@click.option("--concurrency", type=int, default=None, help="Parallel requests (HTTP backend).")
+@click.option("--jobs", "jobs_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="JSON {occupation: job description} (default: popresume.jobs.job_description).")
+@click.option("-o", "--option", "options", multiple=True, help="Extra screener parameter KEY=VALUE (JSON value).")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Output scores Parquet.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency, jobs_path, options, out_path, quiet):
+    """Score résumés; prints scored / cached / parse rate / throughput. Output written atomically."""
+    import pandas as pd
+
+    from popresume.io import write_parquet
+    from popresume.screeners import get_screener, score_resumes
+
+    params = _spec_dict(spec)
+    params.update(_parse_options(options))
+    if concurrency is not None:
+        if params["kind"] != "openai":
+            raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
+        params["concurrency"] = concurrency
+    try:
+        screener = get_screener(params)
+        resumes = pd.read_parquet(resumes_path)
+        profiles = pd.read_parquet(profiles_path) if profiles_path else None
+        jobs = json.loads(open(jobs_path, encoding="utf-8").read()) if jobs_path else None
+        cache = False if no_cache else cache_path
+        df = score_resumes(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
+                           job_descriptions=jobs)
+    except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
+        raise click.ClickException(str(e)) from e
+    s = df.attrs["summary"]
+    write_parquet(df, out_path)
+    thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"
+    click.echo(f"{screener.screener_id} ({screener.model}): {s['n']} résumés; scored {s['scored']}, "
+               f"cached {s['cached']}, failed {s['failed']}; parse rate {s['parse_rate']:.1%}; "
+               f"throughput {thr}; wrote {out_path}")

