@@ -40,6 +40,12 @@ from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR
 from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
 
+# tqdm.auto warns "IProgress not found" on import inside Jupyter without ipywidgets; the
+# warning is harmless (text bars are used), so the module is imported once, quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import tqdm.auto  # noqa: F401,E402
+
 RESULT_KEYS = ("attribute", "occupation", "format", "model", "cases")
 EFFECT_COLUMNS = tuple(f"{e}_{s}" for e in PSE_NAMES for s in ("estimate", "ci_low", "ci_high"))
 METADATA_COLUMNS = (

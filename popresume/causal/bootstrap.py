@@ -20,7 +20,7 @@ Point estimates always come from the original sample, never from the replicate m
 from __future__ import annotations
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 
 def influence_bootstrap(phi: np.ndarray, n_boot: int = 500, *, seed: int = 0,

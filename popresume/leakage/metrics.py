@@ -424,3 +424,61 @@ def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",),
     cell = d.groupby([*peers, *by], sort=True)["_top"].max().reset_index()
     out = cluster_bootstrap(cell, "_top", ["judge", *by], n_boot=n_boot, seed=seed, level=level)
     return out.assign(metric="top_score_rate")
+
+
+# ---------------------------------------------------------------------------- headline
+def headline_table(task1: pd.DataFrame, task2: pd.DataFrame, ratios: pd.DataFrame, score_diffs: pd.DataFrame,
+                   *, judge: str | None = None, published: dict | None = None) -> pd.DataFrame:
+    """The paper's headline figures (published, nine open-weight LLMs) next to ours (one judge).
+
+    ``task1``/``task2`` are :func:`task1_metrics`/:func:`task2_metrics` tables, ``ratios``
+    :func:`selection_rate_ratios` and ``score_diffs`` :func:`score_differences`. Columns:
+    ``quantity, published, ours, ours_ci_low, ours_ci_high, note``.
+    """
+    from popresume.leakage import PUBLISHED
+
+    pub = published or PUBLISHED
+    if judge is None:
+        judges = task1["judge"].unique()
+        if len(judges) != 1:
+            raise ValueError(f"several judges in the Task 1 table {list(judges)}: pass judge=")
+        judge = judges[0]
+
+    def pick(t, **kw):
+        m = t["judge"] == judge
+        for k, v in kw.items():
+            m &= t[k] == v
+        r = t[m]
+        if r.empty:
+            raise ValueError(f"no row for judge {judge!r} with {kw}")
+        return r.iloc[0]
+
+    rows = []
+
+    def add(q, p, r, note, col="estimate"):
+        rows.append({"quantity": q, "published": p, "ours": float(r[col]), "ours_ci_low": float(r["ci_low"]),
+                     "ours_ci_high": float(r["ci_high"]), "note": note})
+
+    add("overall recovery rate (T1-T3)", f"{pub['overall_recovery']:.3f}", pick(task1, tier="all", metric="recovery"),
+        "share of marked variants attributed to their true group")
+    add("T1 (explicit) recovery", f"{pub['t1_recovery']:.3f} (all models)", pick(task1, tier="T1", metric="recovery"),
+        "published: every model, no abstention")
+    add("T3 (subtle) recovery", f"{pub['t3_recovery_min']:.3f}-{pub['t3_recovery_max']:.3f} (range over models)",
+        pick(task1, tier="T3", metric="recovery"), "ours: one judge, so a point in that range or not")
+    for regime in ("Neutral", "Encouraged"):
+        add(f"tie rate, ties {regime.lower()}", f">= {pub['tie_rate_min_when_allowed']:.2f} (most models)",
+            pick(task2, regime=regime, metric="tie_rate"), "share of Tie verdicts when a tie is allowed")
+    add("first-position rate, ties forbidden", "'overwhelmingly' first (no number given)",
+        pick(task2, regime="Forbidden", metric="first_position_rate"), "share of decisive verdicts for candidate A")
+    f = ratios[(ratios["judge"] == judge) & (ratios["regime"] == "Forbidden")]
+    if not f.empty:
+        worst = f.loc[f["ratio"].idxmin()]
+        add("lowest selection-rate ratio vs Anglo, forced choice",
+            f"{pub['forced_choice_srr_vs_anglo']:.2f}", worst, f"ours: {worst['condition']}", col="ratio")
+    g = score_diffs[(score_diffs["judge"] == judge) & score_diffs["condition"].isin(GROUPS)]
+    if not g.empty:
+        big = g.loc[g["difference"].abs().idxmax()]
+        add("score difference vs Anglo of largest size (points of 100)",
+            f"|effect| < {pub['score_effect_bound']:.2f} (common effect)", big, f"ours: {big['condition']}",
+            col="difference")
+    return pd.DataFrame(rows)

@@ -277,6 +277,16 @@ class GenerativeJudge:
 
     def reply(self, task: int, item: dict) -> tuple[dict | None, str]:
         schema = schema_for(task, item.get("regime"))
+        if not getattr(self, "_warm", False):
+            # the first call loads the model; transformers prints a GGUF de-quantisation
+            # progress bar on stderr that would land in the book's output cells
+            import contextlib
+            import io
+
+            with contextlib.redirect_stderr(io.StringIO()):
+                out = self.screener.complete_json(item_messages(task, item), schema)
+            self._warm = True
+            return out
         return self.screener.complete_json(item_messages(task, item), schema)
 
 

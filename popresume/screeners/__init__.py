@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -29,6 +30,12 @@ from popresume.screeners.base import BaseScreener, Screener, ScoreItem, ScoreRes
 from popresume.screeners.cache import ScoreCache, cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
+
+with warnings.catch_warnings():
+    # tqdm.auto warns "IProgress not found" inside Jupyter without ipywidgets; transformers and
+    # sentence-transformers import it. Harmless (a text bar is used): import it once, silently.
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    import tqdm.auto  # noqa: F401
 
 __all__ = [
     "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",

@@ -1,0 +1,260 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Screeners: from a résumé to a score
+#
+# **What you will learn**
+#
+# - what a *screener* is in this compendium: anything that maps a job description and a
+#   résumé to a score $Y$ between 0 and 100, or to an honest "missing";
+# - the paper's scoring prompt (Appendix D of {cite}`yu2026popresume`) and how a reply is
+#   parsed, retried and, if still unusable, recorded as missing rather than as a 0;
+# - how the default screener of this book, sentence-embedding similarity with
+#   all-MiniLM-L6-v2, scores résumés, and what its scores look like per occupation;
+# - how a *synthetic* screener with known coefficients gives known true effects, the
+#   yardstick for the estimator of the next chapters;
+# - how a real (tiny) generative model, SmolLM2-135M-Instruct, scores through the same
+#   path as the paper's LLMs, with its output constrained to `{"score": 0..100}`;
+# - how every score is cached on disk so that an interrupted run resumes where it stopped.
+#
+# The parameters cell below holds the random `seed`, the number of résumés per occupation
+# scored by the embedding and synthetic screeners (`n_per_occupation`), the number scored by
+# SmolLM2 (`n_llm`, 0 skips it), and `num_threads`, the CPU threads each model may use.
+
+# %% tags=["parameters"]
+seed = 0
+n_per_occupation = 40
+n_llm = 3
+num_threads = 1
+
+# %%
+import json
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from popresume.jobs import job_description
+from popresume.plots.screeners import compare_table, plot_score_distributions, plot_screener_comparison
+from popresume.population import generate_population
+from popresume.resumes import render_texts
+from popresume.schema import OCCUPATION_KEYS
+from popresume.screeners import PAPER_PROMPT, get_screener, parse_score, score_resumes, summarize_scores
+
+pd.set_option("display.width", 120)
+pd.set_option("display.max_colwidth", 60)
+
+# %% [markdown]
+# ## The sample
+#
+# We draw a small population (the same generator as the previous chapters) and render each
+# profile as a text résumé without the SKILLS section, the paper's main setup.
+
+# %%
+profiles = generate_population(None, {k: n_per_occupation for k in OCCUPATION_KEYS}, seed=seed)
+resumes = render_texts(profiles, seed=seed)
+print(len(resumes), "résumés;", resumes["occupation"].value_counts().to_dict())
+
+# %% [markdown]
+# ## The prompt and the parsing rule
+#
+# The paper sends one user message with this template (Appendix D); `{job_text}` is the
+# posting of `popresume.jobs.job_description` and `{resume_text}` the résumé. VLMs get the
+# same text with the résumé attached as an image.
+
+# %%
+print(PAPER_PROMPT)
+
+# %% [markdown]
+# A reply is parsed by strict JSON first, then by a documented fallback (the first JSON
+# object inside the text, then a `score: N` pair, then a bare number). A reply that still
+# fails is asked again a bounded number of times and then stored as **missing** with its
+# raw text: a screener that refuses to answer must not look like a screener that gives 0.
+
+# %%
+for reply in ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I cannot grade this."]:
+    p = parse_score(reply)
+    print(f"{reply!r:35} -> score={p.score}, method={p.method}")
+
+# %% [markdown]
+# ## The default screener: embedding similarity
+#
+# The embedding screener embeds the résumé and the posting with all-MiniLM-L6-v2 (shipped
+# inside a PyPI wheel, so it runs offline) and maps their cosine similarity linearly to
+# 0–100 (`score = 100·clip((cos − 0.1)/(0.8 − 0.1), 0, 1)`). Résumés longer than the
+# model's 256-token window are split into chunks whose embeddings are averaged, never
+# silently truncated. Each row's `raw` field records the cosine, the chunk count and the
+# token count. Scores are cached under `_cache/scores/`, so re-running this chapter is
+# instant.
+
+# %%
+embedding = get_screener({"kind": "embedding", "num_threads": num_threads})
+emb_scores = score_resumes(embedding, resumes)
+print(emb_scores.attrs["summary"])
+info = pd.DataFrame([json.loads(r) for r in emb_scores["raw"]])
+print("chunks per résumé:", info["n_chunks"].value_counts().sort_index().to_dict(),
+      "| median tokens:", int(info["n_tokens"].median()))
+emb_scores.head()
+
+# %%
+emb = emb_scores.merge(resumes[["resume_id", "occupation"]], on="resume_id")
+plot_score_distributions(emb, title="Embedding screener (all-MiniLM-L6-v2): score by occupation")
+plt.tight_layout()
+
+# %% [markdown]
+# Each box is one occupation's résumés scored against that occupation's posting. The level
+# differs between occupations because the postings differ in wording; an audit compares
+# applicants *within* an occupation, so only differences inside a box matter.
+
+# %% [markdown]
+# ## A screener with known effects
+#
+# The synthetic screener does not read the résumé at all: it computes
+# $Y = f(X, Z, B, R) + \varepsilon$ from the profile with coefficients we choose, including
+# a *direct* term on the protected attribute itself (a model that infers gender from the
+# text would have one) and a photo term used only for image résumés with a photo. Because
+# $f$ is known, the true path-specific effects of the population are known exactly.
+
+# %%
+synthetic = get_screener({"kind": "synthetic", "seed": seed})
+syn_scores = score_resumes(synthetic, resumes, profiles=profiles)
+truth = synthetic.true_effects(profiles, "gender")
+print("coefficients:", json.dumps(synthetic.cache_params()["direct"]), json.dumps(synthetic.cache_params()["coef"]))
+truth.round(3)
+
+# %% [markdown]
+# The natural direct effect equals the direct coefficient on gender (1 point for a male
+# applicant), and the indirect effect splits into the part carried by education and
+# experience (BIE) and the part carried by names and region (RIE).
+
+# %% [markdown]
+# ## A real generative model: SmolLM2-135M-Instruct
+#
+# The same prompt goes through the chat template of SmolLM2-135M-Instruct (a GGUF file
+# shipped in a PyPI wheel), decoded greedily with the output constrained to the 101 valid
+# replies `{"score": 0}` … `{"score": 100}`. It is far too small to grade résumés well;
+# it is here because it exercises the full generative path the paper's 7–8B models take.
+
+# %%
+handful = resumes.groupby("occupation").head(1).head(n_llm) if n_llm else resumes.iloc[:0]
+if len(handful):
+    smol = get_screener({"kind": "hf", "num_threads": num_threads})
+    llm_scores = score_resumes(smol, handful)
+    print(llm_scores.attrs["summary"])
+    display_cols = ["resume_id", "score", "parse_ok", "raw"]
+    print(llm_scores[display_cols].to_string(index=False))
+else:
+    llm_scores = pd.DataFrame(columns=emb_scores.columns)
+    print("n_llm = 0: SmolLM2 skipped")
+
+# %% [markdown]
+# ## Comparing screeners on the same résumés
+#
+# The table below holds, for the résumés SmolLM2 scored, the score of each screener; the
+# column names say which screener and model produced each number. The scatter plot
+# compares the embedding and synthetic screeners on the whole sample.
+
+# %%
+all_scores = pd.concat([s for s in (emb_scores, syn_scores, llm_scores) if len(s)], ignore_index=True)
+print(summarize_scores(all_scores).round(2).to_string(index=False))
+wide = compare_table(all_scores)
+wide.loc[handful["resume_id"]].round(1) if len(handful) else wide.head().round(1)
+
+# %%
+occ = resumes.set_index("resume_id")["occupation"]
+plot_screener_comparison(all_scores, "embedding/all-MiniLM-L6-v2", "synthetic/synthetic-v1", hue=occ)
+plt.tight_layout()
+
+# %% [markdown]
+# The two screeners barely agree, as they should: the embedding screener reads the text's
+# similarity to the posting, the synthetic one ignores the text and adds up coefficients
+# on the profile. Agreement between screeners is not what the audit measures; how each
+# one's score depends on gender or race, and through which path, is.
+#
+# ## Running the paper's models
+#
+# Any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, or OpenAI itself) is a
+# screener too. With a model served on a GPU machine:
+#
+# ```bash
+# vllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000 &
+# popresume score --resumes resumes.parquet --screener openai:meta-llama/Llama-3.1-8B-Instruct@http://localhost:8000/v1 \
+#     --concurrency 32 --out scores_llama.parquet
+# ```
+#
+# The key, if the server needs one, is read from `OPENAI_API_KEY` (or the variable named by
+# `-o api_key_env=NAME`) and never written to the cache. Image résumés (`image_path`
+# column) are sent as base64 image parts, so VLMs are audited the same way. A run that is
+# interrupted resumes from the cache without scoring anything twice.
+#
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-05-sample
+#
+# Re-execute this chapter with a larger sample and more SmolLM2 résumés:
+#
+# ```bash
+# popresume book run notebooks/05_screeners.py -p n_per_occupation 100 -p n_llm 10
+# ```
+#
+# Does the spread of embedding scores within an occupation change? How many of the 10
+# SmolLM2 replies parsed?
+# :::
+#
+# :::{solution} ex-05-sample
+# :class: dropdown
+#
+# The spread (the boxes' width) stays about the same: it is a property of the screener and
+# of how varied the résumés are, not of the sample size; only the whiskers reach further.
+# All SmolLM2 replies parse, because decoding is constrained to the 101 valid replies; the
+# parse rate printed in the summary is 100%.
+# :::
+#
+# :::{exercise}
+# :label: ex-05-direct
+#
+# Build a synthetic screener with no direct term, `get_screener({"kind": "synthetic",
+# "direct": {}})`, and compute its true effects for gender. Which effect becomes zero, and
+# why does the total effect not?
+# :::
+#
+# :::{solution} ex-05-direct
+# :class: dropdown
+#
+# ```python
+# s = get_screener({"kind": "synthetic", "direct": {}})
+# s.true_effects(profiles, "gender")
+# ```
+#
+# The NDE becomes exactly 0 because $f$ no longer depends on gender except through the
+# mediators. The TE does not vanish: men and women in the population differ in education,
+# experience, names and region, and $f$ rewards those, so the effect flows through
+# BIE and RIE.
+# :::
+#
+# :::{exercise}
+# :label: ex-05-cache
+#
+# Score the sample twice with the embedding screener and compare
+# `df.attrs["summary"]` of the two runs. Then change `cos_high` to 0.9 and score again.
+# What does the cache do in each case?
+# :::
+#
+# :::{solution} ex-05-cache
+# :class: dropdown
+#
+# The second run reports every résumé as `cached` and takes no model time. Changing
+# `cos_high` changes the screener's parameters, which are part of every cache key, so all
+# résumés are scored afresh (and cached under the new key).
+# :::

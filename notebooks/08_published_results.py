@@ -1,0 +1,251 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The published results: Figure 4 and the five cases
+#
+# **What you will learn**
+#
+# - how to load the 120 published audits of PopResume's Tables 4-5 {cite}`yu2026popresume`
+#   and redraw the six panels of Figure 4 from them;
+# - how the five cases C1-C5 of §5.2 are defined, and how to recompute every case label
+#   of the published tables;
+# - that the definitions as stated reproduce 115 of the 120 labels, and which rule the
+#   authors actually applied (it reproduces all 120), found by reading the table closely,
+#   rounding included;
+# - how our own audits are classified by the same rule, side by side with the paper's
+#   counts (49 of 80 C1, 6 C2, 6 C3, 6 C4, 53 C5).
+#
+# The parameters cell names an effects table of our own audits (`own_effects`, a CSV or
+# Parquet with the published table's columns, e.g. written by `popresume audit`); when it
+# is empty, the chapter runs a small audit itself with the synthetic screener, on
+# `own_occupations` × `own_formats` × both attributes with `own_size` applicants each,
+# `own_n_boot` bootstrap draws and the given `seed`.
+
+# %% tags=["parameters"]
+own_effects = ""
+own_occupations = ["nurse", "accountant"]
+own_formats = ["text", "image+photo"]
+own_size = 1200
+own_n_boot = 200
+seed = 0
+
+# %%
+import warnings
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from popresume.causal import PSEWarning, case_counts, classify_cases, default_roles, estimate_pse
+from popresume.causal.cases import CASE_TITLES, case_flags, normalize_label
+from popresume.paths import data_path
+from popresume.plots.causal import FIGURE4_PANELS, plot_figure4
+
+published = pd.read_csv(data_path("published", "popresume_published_pse.csv"), dtype={"paper_cases": str},
+                        keep_default_na=False)
+published.head()
+
+# %% [markdown]
+# ## Figure 4
+#
+# Each row holds one audit: an occupation, a résumé format (text for the LLMs, image with
+# or without a profile photo for the VLMs), a screener and a protected attribute, with the
+# estimate and 95% CI of the five effects. Positive values favour men ($x_1$ = Male). The
+# six panels of Figure 4 are six rows of Table 4; hatched bars are effects whose CI
+# contains 0.
+
+# %%
+fig = plot_figure4(published)
+
+# %% [markdown]
+# (Figure 4 does not say which format panels (d)-(f) show; we take the rows of Table 4
+# whose labels and signs match the captions: (d) is the only C4 row for Qwen on nurses,
+# (e) the C5-only Qwen row on accountants, where BIE > 0 and RIE < 0 cancel, (f) the GPT-4o
+# row on accountants where both are positive and add up.)
+
+# %% [markdown]
+# ## The five cases, as stated
+#
+# An effect is significant when its CI excludes 0 (§5.1). Then, in §5.2:
+
+# %%
+pd.Series(CASE_TITLES, name="case").to_frame().assign(definition=[
+    "NDE ≠ 0", "TE ≃ 0, NDE ≠ 0, NIE ≠ 0, NDE·NIE < 0", "NDE ≃ 0, RIE ≃ 0, BIE ≠ 0",
+    "NDE ≃ 0, BIE ≃ 0, RIE ≠ 0", "BIE ≠ 0 and RIE ≠ 0"])
+
+# %% [markdown]
+# `classify_cases(table, rule="stated")` applies exactly these definitions. The paper's
+# labels are in the `paper_cases` column (typeset as "C1, C2" or "C1,C2"; we compare
+# normalised sets and print the published form).
+
+# %%
+want = published["paper_cases"].map(normalize_label)
+labels = pd.DataFrame({"paper": want, "stated": classify_cases(published, "stated"),
+                       "paper rule": classify_cases(published, "paper")})
+pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper rule")},
+          name="labels reproduced (of 120)").to_frame()
+
+# %% [markdown]
+# Five labels differ under the stated rule. Here they are, with the effects that decide:
+
+# %%
+cols = ["attribute", "occupation", "format", "model"]
+show = ["NDE", "NIE", "BIE", "RIE"]
+diff = published.loc[labels["stated"] != want, cols].copy()
+diff["paper"], diff["stated"] = want, labels["stated"]
+for e in show:
+    diff[e] = published.apply(lambda r, e=e: f"{r[e + '_estimate']:.3f} [{r[e + '_ci_low']:.3f}, {r[e + '_ci_high']:.3f}]",
+                              axis=1)
+diff
+
+# %% [markdown]
+# ## What the authors applied
+#
+# Two things explain every difference, and nothing else changes any label.
+#
+# 1. **C3 (and C4) also require NIE ≠ 0.** Four rows satisfy the stated C3 (NDE ≃ 0,
+#    RIE ≃ 0, BIE ≠ 0) but are printed "-". All four have NIE ≃ 0, while all six rows
+#    printed C3 have NIE ≠ 0. Read the text of C3 again: "the observed disparity is
+#    transmitted primarily through job-relevant qualifications": an indirect disparity
+#    must exist. C4's six rows match with or without the requirement, so the table cannot
+#    decide it; we apply it to both by symmetry.
+# 2. **Significance was decided before rounding.** The Nurses / image / Qwen2.5-VL / race
+#    row is labelled C1 although its NDE interval is printed [0.000, 0.125]: the lower bound
+#    was a positive number below 0.0005. Two other bounds print as zero and confirm the
+#    reading: NIE [-0.169, -0.000] counts as significant (the C3 label of the GPT-4o
+#    row needs NIE ≠ 0), and BIE [-0.261, 0.000] (Construction / image+photo / GPT-4o /
+#    gender) does *not*: that row is C1, not C1,C5. The sign of the printed zero carries
+#    the side of zero the bound lay on, and the CSV keeps it (`-0.000` parses to a
+#    negative zero). Reading the printed intervals as closed instead (a bound of 0.000
+#    counts as excluding zero) fixes the first row but wrongly adds C5 to the third.
+#
+# `classify_cases(table, rule="paper")` is the stated rule plus these two readings. For
+# our own, unrounded intervals the second one is moot.
+
+# %%
+flags = {rule: case_flags(published, rule) for rule in ("stated", "paper")}
+zeros = published.loc[(published.filter(like="_ci_") == 0).any(axis=1), cols + ["paper_cases"]]
+zeros
+
+# %% [markdown]
+# ## Counting the cases
+#
+# The paper counts C1 only over the 80 audits whose résumés carry no explicit
+# demographic information (text, and images without a photo), although the tables label C1
+# on photo rows too; C2-C5 are counted over all 120.
+
+# %%
+paper_reported = pd.Series({"C1": 49, "C1_denominator": 80, "C2": 6, "C3": 6, "C4": 6, "C5": 53, "n": 120})
+counts = pd.DataFrame({
+    "reported in §5.2": paper_reported,
+    "published labels": case_counts(want, published["format"]),
+    "stated rule": case_counts(labels["stated"], published["format"]),
+    "paper rule": case_counts(labels["paper rule"], published["format"]),
+})
+counts
+
+# %% [markdown]
+# ## Our own audits, classified the same way
+#
+# With `own_effects` empty, the chapter runs a small audit here: profiles from
+# `popresume.population`, scores from the synthetic screener (whose score has a known
+# direct effect, larger with a photo), and `estimate_pse` with the paper's default roles.
+# The full grid is Chapter 9's job; the point here is that the same classification code
+# runs on our tables.
+
+# %%
+def own_audit() -> pd.DataFrame:
+    from popresume.grouping import add_groups
+    from popresume.population import generate_population
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    profiles = add_groups(generate_population(own_occupations, {o: own_size for o in own_occupations}, seed=seed))
+    screener = SyntheticScreener(seed=seed)
+    rows = []
+    for occ in own_occupations:
+        prof = profiles[profiles["occupation"] == occ].reset_index(drop=True)
+        for fmt in own_formats:
+            data = prof.assign(score=screener.score_frame(prof, format=fmt))
+            for attribute in ("gender", "race"):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", PSEWarning)
+                    t = estimate_pse(data, **default_roles(attribute), y="score", n_boot=own_n_boot, seed=seed)
+                row = {"attribute": attribute, "occupation": occ, "format": fmt, "model": "synthetic",
+                       "n_warnings": len(caught)}
+                row.update({f"{e}_{k}": t.loc[e, k] for e in t.index for k in ("estimate", "ci_low", "ci_high")})
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+if own_effects:
+    ours = pd.read_parquet(own_effects) if str(own_effects).endswith(".parquet") else pd.read_csv(own_effects)
+else:
+    ours = own_audit()
+ours["cases (paper rule)"] = classify_cases(ours, "paper")
+ours["cases (stated rule)"] = classify_cases(ours, "stated")
+ours[["attribute", "occupation", "format", "model", "TE_estimate", "NDE_estimate", "BIE_estimate", "RIE_estimate",
+      "cases (paper rule)", "cases (stated rule)"]].round(3)
+
+# %%
+side = counts[["reported in §5.2", "paper rule"]].copy()
+side["ours (paper rule)"] = case_counts(ours["cases (paper rule)"], ours["format"])
+side
+
+# %% [markdown]
+# The synthetic screener has a direct effect of both attributes by construction, so our
+# audits land in C1 whenever the NDE is estimated precisely enough. Where the name proxies
+# nearly determine gender (see the overlap warnings counted in `n_warnings`), the NDE
+# interval is wide and C1 can be missed: the same loss of power that makes some of the
+# paper's NDE intervals several points wide.
+
+# %% [markdown]
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-08-more
+#
+# Re-run our part of the chapter on three occupations and all three formats:
+#
+# ```bash
+# popresume book run notebooks/08_published_results.py -p own_occupations '["nurse", "teacher", "software_developer"]' -p own_formats '["text", "image", "image+photo"]'
+# ```
+#
+# Do the counts of C1 change between formats? Why would the photo format matter for a
+# synthetic screener?
+# :::
+#
+# :::{solution} ex-08-more
+# :class: dropdown
+#
+# The synthetic screener adds a photo term to the direct effect in the image+photo format
+# (a face reveals the attribute), so NDE is larger there and more often significant; text
+# and image formats share the same score function. This mirrors §5.3 of the paper, where
+# photos enlarged |NDE| for 8 of 20 VLM configurations.
+# :::
+#
+# :::{exercise}
+# :label: ex-08-closed
+#
+# Write a third rule in a cell: significance from the printed values read as *closed*
+# intervals (`ci_low >= 0` or `ci_high <= 0`) plus the NIE requirement for C3/C4. How many
+# labels does it reproduce, and which row breaks?
+# :::
+#
+# :::{solution} ex-08-closed
+# :class: dropdown
+#
+# 119 of 120. The Construction Laborers / image+photo / GPT-4o / gender row gets C5 added:
+# its BIE interval is printed [-0.261, 0.000], and a closed reading calls it significant.
+# The authors did not: the unrounded upper bound was (slightly) positive. Only the
+# sign-aware reading of the zeros reproduces every label.
+# :::

@@ -1,0 +1,318 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Beyond the Name: leakage in de-identified résumés and artefacts of LLM judges
+#
+# **What you will learn**
+#
+# - how the leakage audit of {cite}`beyondthename` is built: 20 base résumés for four
+#   Sydney-based professional occupations, each crossed with 31 Additional Information
+#   blocks (a marker-free control and 5 groups × 3 cue tiers × 2 blocks) to give 620
+#   variants that differ *only* in that prose, with the declared language held at
+#   "English (Professional proficiency)";
+# - the three tasks as protocols with JSON schemas: recoverability (Task 1), pairwise
+#   preference under three verdict regimes (Task 2) and screening (Task 3);
+# - why every rate in this chapter comes with a **cluster**-bootstrap interval (the clusters
+#   are the 20 base résumés) and why the many group-vs-Anglo comparisons need Holm or
+#   Benjamini–Hochberg corrections;
+# - what the whole audit gives on the models that run on this machine (an embedding model
+#   and a 135M-parameter generative model), shown next to the paper's published results for
+#   nine open-weight LLMs. **Published** and **ours** are always labelled: they are
+#   different models and the comparison is about the shape of the findings, not the numbers.
+#
+# The parameters cell sets the bootstrap draws `n_boot` and `seed`, the embedding judge's
+# settings (`false_attribution`, the share of cue-free résumés its Task 1 threshold lets
+# through, and `tie_margin`, its Task 2 tie margin in score points), and `smol_pairs`, the
+# number of marked variants the small generative model judges against their baselines in
+# Task 2 (each in 2 orders × 3 regimes; 0 skips it).
+
+# %% tags=["parameters"]
+n_boot = 1000
+seed = 0
+false_attribution = 0.05
+tie_margin = 0.25
+smol_pairs = 3
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from popresume.leakage import PUBLISHED, build_corpus, criteria_coverage, job_description
+from popresume.leakage import metrics as M
+from popresume.leakage.corpus import split_sections
+from popresume.leakage.embedding_backend import EmbeddingJudge
+from popresume.leakage.tasks import ReplyCache, get_judge, run_task, task_items
+from popresume.paths import cache_path
+from popresume.plots import leakage as P
+
+pd.set_option("display.width", 120)
+pd.set_option("display.max_columns", 20)
+t_start = time.perf_counter()
+
+# %% [markdown]
+# ## The corpus: 620 variants that differ only in prose
+#
+# The paper's authors published no corpus, so this book writes its own, following the
+# paper's recipe (§3): `data/leakage/occupations.yaml` (four job descriptions with
+# mandatory and desirable criteria), `bases.yaml` (five de-identified base résumés per
+# occupation, each recording which criteria it meets and the phrase that shows it) and
+# `blocks.yaml` (the 31 Additional Information blocks). Building the corpus checks the
+# invariants and raises on any variant that breaks one.
+
+# %%
+variants, baselines = build_corpus()
+coverage = criteria_coverage()
+print(f"{len(variants)} variants = {variants['base_id'].nunique()} bases x "
+      f"{variants.groupby('base_id').size().iloc[0]} blocks; {len(baselines)} omission baselines")
+print(f"bases meeting all mandatory criteria: {(coverage['mandatory_met'] == coverage['mandatory_total']).mean():.0%}; "
+      f"desirable criteria met: {coverage['desirable_ratio'].min():.0%}-{coverage['desirable_ratio'].max():.0%}")
+variants.groupby(["condition", "tier"]).size().unstack(fill_value=0)
+
+# %% [markdown]
+# Here is one base résumé's Additional Information under the three tiers of one group and
+# the control. Everything above this section is byte-identical across the 31 variants.
+
+# %%
+one = variants[(variants["base_id"] == "pol-02") & (variants["block"] <= 1)
+               & variants["condition"].isin(["Control", "Vietnamese"])]
+for row in one.itertuples():
+    print(f"--- {row.condition} {row.tier}\n{split_sections(row.text)[1]}")
+
+# %% [markdown]
+# ## The judge that runs here
+#
+# The paper's judges are 8–36B-parameter LLMs with grammar-constrained JSON decoding. On
+# two CPU cores this chapter uses the sentence-embedding model all-MiniLM-L6-v2 as a judge
+# that answers the same JSON protocols (see `popresume.leakage.embedding_backend`):
+#
+# - **Task 1**: a zero-shot classifier that compares each line of the résumé with short
+#   written descriptions of the five groups, and abstains ("Cannot determine") unless some
+#   group scores above what résumés *without* Additional Information reach. That threshold
+#   is calibrated on the 20 omission baselines, with no labels: `false_attribution` of them
+#   would be attributed to a group.
+# - **Task 3**: a criterion-coverage score, 100 × the mean over the job's criteria of the
+#   best match among the résumé's lines; shortlist if the score reaches the baselines' median.
+# - **Task 2**: the Task 3 score of both résumés; a Tie when they differ by less than
+#   `tie_margin` points (Neutral) or three times that (Encouraged); an exact tie under the
+#   Forbidden regime goes to candidate A.
+
+# %%
+t0 = time.perf_counter()
+judge = EmbeddingJudge(tie_margin=tie_margin)
+judge.calibrate(baselines["text"].tolist(), [job_description(o) for o in baselines["occupation"]],
+                false_attribution=false_attribution)
+print("Task 1 thresholds (centred cosine):", {g: round(t, 3) for g, t in judge.threshold.items()})
+print(f"Task 3 shortlist threshold: {judge.shortlist_threshold:.1f} points")
+
+# %% [markdown]
+# ## Task 1: is the background recoverable?
+#
+# Each variant is shown alone, without a job description, and the judge names a group or
+# abstains, with a confidence and up to two evidence phrases.
+
+# %%
+r1 = run_task(1, task_items(1, variants), judge)
+t1 = M.task1_metrics(r1, n_boot=n_boot, seed=seed)
+t1.pivot_table(index="tier", columns="metric", values="estimate").round(3)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+P.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
+P.confusion_heatmap(M.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
+fig.tight_layout()
+
+# %% [markdown]
+# The evidence the judge cites shows *where* the leak is: for correct attributions it is
+# almost always the one cue line of the Additional Information block, not the résumé body.
+
+# %%
+hits = r1[r1["perceived_group"] == r1["condition"]]
+print(f"correct attributions whose first evidence phrase comes from the Additional Information: "
+      f"{hits['evidence'].str.match(r'^(Background|Community|Interests):').mean():.0%}")
+hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]]
+
+# %% [markdown]
+# ## Task 2: pairwise preference and the verdict space
+#
+# Every marked variant is compared with its omission baseline in both presentation orders,
+# under three regimes: ties Forbidden, Neutral (Tie allowed) and Encouraged. A group's
+# *selection rate* is the share of comparisons its variant wins (a tie counts one half);
+# the selection-rate ratio divides it by Anglo's, and the four-fifths rule flags ratios
+# below 0.8.
+
+# %%
+r2 = run_task(2, task_items(2, variants, baselines), judge)
+t2 = M.task2_metrics(r2, n_boot=n_boot, seed=seed)
+t2.pivot_table(index="regime", columns="metric", values="estimate").round(3)
+
+# %%
+srr = M.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
+srr[["regime", "condition", "rate", "comparator_rate", "ratio", "ci_low", "ci_high", "four_fifths_flag",
+     "p_value", "p_holm", "p_bh"]].round(3)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+P.verdict_regimes(t2, ax=axes[0])
+P.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
+fig.tight_layout()
+
+# %% [markdown]
+# The embedding judge has no sense of position, so its first-position rate under forced
+# choice comes entirely from the exact ties it must break: adding an Additional Information
+# block rarely changes which résumé line best matches any criterion, so most pairs score
+# *exactly* the same, and a forced verdict must pick a side. A generative model has a
+# position bias of its own. The small model (SmolLM2-135M-Instruct, constrained to the
+# schema's verdicts) judges `smol_pairs` variants in both orders under all three regimes;
+# its replies are cached, so a rebuild does not redo them.
+
+# %%
+if smol_pairs > 0:
+    t0 = time.perf_counter()
+    order = ["Anglo", "Chinese", "Control", "Indian", "First Nations", "Vietnamese"]
+    pick = variants[(variants["base_id"] == "swe-01") & variants["tier"].isin(["T1", "none"])
+                    & (variants["block"] <= 1)].set_index("condition").loc[order[:smol_pairs]].reset_index()
+    smol = get_judge("hf")
+    r2s = run_task(2, task_items(2, pick, baselines), smol, cache=ReplyCache(cache_path("leakage", "replies.sqlite")))
+    print(f"{len(r2s)} verdicts from {smol.judge_id.split('|')[1]} in {time.perf_counter() - t0:.0f} s; "
+          f"{(~r2s['parse_ok']).sum()} outside the schema")
+    display(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"]))
+    t2s = M.task2_metrics(r2s, n_boot=n_boot, seed=seed)
+    display(t2s.pivot_table(index="regime", columns="metric", values="estimate").round(3))
+
+# %% [markdown]
+# ## Task 3: does recoverability change the screening decision?
+#
+# Each variant is scored against its job description: shortlist 0/1 and a score 0–100.
+# Score differences against Anglo are paired within base résumés (the cluster bootstrap
+# resamples bases, keeping their variants together). The Top-Score Rate is the share of
+# bases on which a condition attains the maximum score among the base's 31 variants.
+
+# %%
+r3 = run_task(3, task_items(3, variants), judge)
+t3 = M.task3_metrics(r3, n_boot=n_boot, seed=seed)
+diffs = M.score_differences(r3, n_boot=n_boot, seed=seed)
+shortlist = M.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
+tsr = M.top_score_rate(r3, n_boot=n_boot, seed=seed)
+t3.pivot_table(index="condition", columns="metric", values="estimate").round(3)
+
+# %%
+pd.concat({"score difference (points)": diffs.set_index("condition")[["difference", "ci_low", "ci_high", "p_holm"]],
+           "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
+          axis=1).round(3)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+P.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
+               title="Score difference vs Anglo (ours, points of 100)")
+P.top_score_rates(tsr, ax=axes[1])
+fig.tight_layout()
+
+# %% [markdown]
+# ## Published results next to ours
+#
+# The left column is what {cite}`beyondthename` reports for nine open-weight LLMs (8–36B
+# parameters, greedy decoding, three repetitions); the right columns are this chapter's
+# single embedding judge with 95% cluster-bootstrap CIs.
+
+# %%
+headline = M.headline_table(t1, t2, srr, diffs)
+headline.round(3)
+
+# %%
+print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
+
+# %% [markdown]
+# What carries over, and what does not:
+#
+# - **Leakage with the language line held fixed.** Even a small embedding model, told
+#   nothing but five one-sentence group descriptions, attributes most explicit (T1) and
+#   community (T2) blocks to the right group, and falls off at the subtle tier (T3), as in
+#   the paper, where T3 is the only tier that separates models. Our overall recovery is
+#   below the published 0.757 because our judge *abstains* far more often than the LLMs,
+#   which "commit to specific groups rather than abstaining".
+# - **The verdict space decides Task 2.** With ties allowed our judge returns ties for
+#   almost every pair, like most of the paper's models (≥ 94%); with ties forbidden the
+#   same pairs produce a strong first-position effect that is pure tie-breaking. Our
+#   forced-choice ratios stay near 1 because our judge prefers content, not the
+#   omission baseline's brevity; the paper's 0.39 came from its models preferring the
+#   group-neutral control. The same mechanism, a forced choice between indistinguishable
+#   candidates, is what turns into an apparent adverse impact.
+# - **Screening compresses everything.** Score differences against Anglo are a small
+#   fraction of a point and shortlist ratios sit at 1; after Holm's correction nothing
+#   is significant, as the paper finds for its models.
+
+# %% [markdown]
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-11-abstain
+#
+# Our judge abstains more than the paper's models. Re-execute the chapter with a looser
+# Task 1 threshold, one that lets a quarter of the cue-free baselines through:
+#
+# ```bash
+# popresume book run notebooks/11_leakage.py -p false_attribution 0.25
+# ```
+#
+# How do the recovery rate per tier, the abstention rate and the control's false-attribution
+# rate move? Which of them is the price of the higher recovery?
+# :::
+#
+# :::{solution} ex-11-abstain
+# :class: dropdown
+#
+# Recovery rises at every tier, most at T3, and abstention falls; but the control, whose
+# block carries no cue at all, is now attributed to some group much more often. A judge
+# that "commits" more looks better on recovery while manufacturing attributions from
+# nothing, which is why the paper reports abstention and confidence next to recovery,
+# and why the control variant matters.
+# :::
+#
+# :::{exercise}
+# :label: ex-11-ties
+#
+# Re-run with `-p tie_margin 0` (ties are then only exact score equalities). What happens
+# to the tie rate under the Neutral and Encouraged regimes, and to the selection-rate
+# ratios?
+# :::
+#
+# :::{solution} ex-11-ties
+# :class: dropdown
+#
+# Only the exactly equal pairs remain ties, so the tie rate drops to the share of pairs
+# whose scores are identical. The ratios change little, because a tie counts one half for
+# the marked variant and ties are spread evenly across groups: the four-fifths flags are a
+# property of the verdict space, not of the groups.
+# :::
+#
+# :::{exercise}
+# :label: ex-11-holm
+#
+# In the selection-rate table, count the comparisons with an unadjusted `p_value` below
+# 0.05, then those with `p_holm` and `p_bh` below 0.05. Why is the audit obliged to make
+# this correction here?
+# :::
+#
+# :::{solution} ex-11-holm
+# :class: dropdown
+#
+# Each regime contributes five comparisons against Anglo (four groups and the control),
+# fifteen in all, and the tier-level table (`selection_rate_ratios(r2, by_tier=True)`)
+# another forty-five: at the 5% level about one in twenty would be "significant" by
+# chance alone. Holm controls the chance of any false flag, Benjamini–Hochberg the
+# expected share of false flags among those raised; both remove the handful of nominal
+# hits this chapter's judge produces.
+# :::

@@ -1,0 +1,81 @@
+"""The coarsened-mediator experiment: a screener that never reads X, name typicalities."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from popresume.audit import coarsening as C
+
+
+def ref_table():
+    return pd.DataFrame({
+        "first_name": ["Ann", "Ann", "Ann", "Sam", "Sam", "Bob"],
+        "surname": ["Lee", "Lee", "Diaz", "Diaz", "Lee", "Lee"],
+        "gender": ["F", "F", "F", "M", "F", "M"],
+        "race": ["API", "White", "White", "Black", "White", "White"],
+    })
+
+
+def test_name_shares_hand_example():
+    sh = C.name_shares(ref_table(), prior=2.0)
+    base_male = 2 / 6
+    # Sam: 1 male of 2, shrunk with 2 pseudo-counts at the base rate
+    assert sh["fn_male_share"]["Sam"] == pytest.approx((1 + 2 * base_male) / (2 + 2))
+    assert sh["fn_male_share"]["Ann"] == pytest.approx((0 + 2 * base_male) / (3 + 2))
+    base_white = 4 / 6
+    assert sh["sn_white_share"]["Lee"] == pytest.approx((3 + 2 * base_white) / (4 + 2))
+
+
+def test_unseen_names_get_base_rate():
+    sh = C.name_shares(ref_table())
+    out = C.add_name_shares(pd.DataFrame({"first_name": ["Zed"], "surname": ["Lee"]}), sh)
+    assert out["fn_male_share"].iloc[0] == pytest.approx(2 / 6)
+
+
+def profiles(n=300, seed=0):
+    pytest.importorskip("popresume.population")
+    from popresume.grouping import add_groups
+    from popresume.population import generate_population
+
+    return add_groups(generate_population(["accountant"], {"accountant": n}, seed=seed))
+
+
+def test_name_level_screener_never_reads_x():
+    p = profiles()
+    sh = C.name_shares(profiles(1000, seed=5))
+    scr = C.NameLevelScreener(sh, seed=1)
+    y = scr.score_profiles(p)
+    flipped = p.copy()
+    flipped["gender"] = flipped["gender"].map({"F": "M", "M": "F"})
+    flipped["race"] = "White"
+    flipped["race_binary"] = "White"
+    np.testing.assert_array_equal(y.to_numpy(), scr.score_profiles(flipped).to_numpy())
+    # ...but it does read the names: changing first names changes scores
+    renamed = p.assign(first_name=p["first_name"].iloc[::-1].to_numpy())
+    assert not np.allclose(y.to_numpy(), scr.score_profiles(renamed).to_numpy())
+    with pytest.raises(ValueError, match="first_name"):
+        scr.score_profiles(p.drop(columns=["first_name"]))
+
+
+def test_coarsening_artefact_runs_both_mediator_sets():
+    p = profiles(500)
+    sh = C.name_shares(profiles(1500, seed=7))
+    p = C.add_name_shares(p, sh)
+    p["score"] = C.NameLevelScreener(sh).score_profiles(p)
+    out = C.coarsening_artefact(p, "race", folds=3, n_boot=20, estimator={"tune": False}, label="s", true_nde=0)
+    assert list(out["mediators"]) == ["coarse", "fine"]
+    assert out["true_NDE"].eq(0).all() and np.isfinite(out["NDE_estimate"]).all()
+    # TE does not depend on how R is described
+    assert out["TE_estimate"].iloc[0] == pytest.approx(out["TE_estimate"].iloc[1], abs=0.5)
+    s = C.artefact_summary(out)
+    assert s["gap"].iloc[0] == pytest.approx(out["NDE_estimate"].iloc[0] - out["NDE_estimate"].iloc[1])
+    with pytest.raises(ValueError, match="add_name_shares"):
+        C.coarsening_artefact(p.drop(columns=["fn_male_share"]), "race")
+
+
+def test_within_group_signal_columns():
+    p = profiles(400)
+    p = C.add_name_shares(p, C.name_shares(profiles(800, seed=3)))
+    w = C.within_group_signal(p, "gender")
+    assert set(w["fn_gender"]) <= {"female", "male", "neutral"}
+    assert w["n"].sum() == len(p)

