@@ -49,7 +49,8 @@ from popresume.plots.screeners import compare_table, plot_score_distributions, p
 from popresume.population import generate_population
 from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS
-from popresume.screeners import PAPER_PROMPT, get_screener, parse_score, score_resumes, summarize_scores
+from popresume.screeners import get_screener, parse_score, score_resumes, summarize_scores
+from popresume.screeners.prompt import render_prompt
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_colwidth", 60)
@@ -73,7 +74,7 @@ print(len(resumes), "résumés;", resumes["occupation"].value_counts().to_dict()
 # same text with the résumé attached as an image.
 
 # %%
-print(PAPER_PROMPT)
+print(render_prompt("{job_text}", "{resume_text}"))
 
 # %% [markdown]
 # A reply is parsed by strict JSON first, then by a documented fallback (the first JSON

@@ -81,10 +81,10 @@ compare.round(3)
 # %% [markdown]
 # TE = NDE + NIE and NIE = BIE + RIE hold *exactly* in the table, not approximately: the
 # effects are linear combinations of the same five estimated means. The five means
-# themselves are in `table.attrs["psi"]`:
+# themselves come from `est.psi_table()` (or `psi_frame(table)`):
 
 # %%
-table.attrs["psi"].round(3)
+est.psi_table().round(3)
 
 # %% [markdown]
 # The diagnostics say which hyperparameters cross-validation chose from the Appendix C.5

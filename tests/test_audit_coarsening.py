@@ -32,17 +32,20 @@ def test_unseen_names_get_base_rate():
     assert out["fn_male_share"].iloc[0] == pytest.approx(2 / 6)
 
 
-def profiles(n=300, seed=0):
+@pytest.fixture(scope="module")
+def pop():
+    """One population, split into a reference part (name typicalities) and an audited part."""
     pytest.importorskip("popresume.population")
     from popresume.grouping import add_groups
     from popresume.population import generate_population
 
-    return add_groups(generate_population(["accountant"], {"accountant": n}, seed=seed))
+    p = add_groups(generate_population(["accountant"], {"accountant": 1600}, seed=0))
+    return p.iloc[:1100].reset_index(drop=True), p.iloc[1100:].reset_index(drop=True)
 
 
-def test_name_level_screener_never_reads_x():
-    p = profiles()
-    sh = C.name_shares(profiles(1000, seed=5))
+def test_name_level_screener_never_reads_x(pop):
+    ref, p = pop
+    sh = C.name_shares(ref)
     scr = C.NameLevelScreener(sh, seed=1)
     y = scr.score_profiles(p)
     flipped = p.copy()
@@ -57,9 +60,9 @@ def test_name_level_screener_never_reads_x():
         scr.score_profiles(p.drop(columns=["first_name"]))
 
 
-def test_coarsening_artefact_runs_both_mediator_sets():
-    p = profiles(500)
-    sh = C.name_shares(profiles(1500, seed=7))
+def test_coarsening_artefact_runs_both_mediator_sets(pop):
+    ref, p = pop
+    sh = C.name_shares(ref)
     p = C.add_name_shares(p, sh)
     p["score"] = C.NameLevelScreener(sh).score_profiles(p)
     out = C.coarsening_artefact(p, "race", folds=3, n_boot=20, estimator={"tune": False}, label="s", true_nde=0)
@@ -73,9 +76,9 @@ def test_coarsening_artefact_runs_both_mediator_sets():
         C.coarsening_artefact(p.drop(columns=["fn_male_share"]), "race")
 
 
-def test_within_group_signal_columns():
-    p = profiles(400)
-    p = C.add_name_shares(p, C.name_shares(profiles(800, seed=3)))
+def test_within_group_signal_columns(pop):
+    ref, p = pop
+    p = C.add_name_shares(p, C.name_shares(ref))
     w = C.within_group_signal(p, "gender")
     assert set(w["fn_gender"]) <= {"female", "male", "neutral"}
     assert w["n"].sum() == len(p)

@@ -1,6 +1,5 @@
 """Cases C1-C5 of PopResume §5.2: the 120 published labels, and the stated definitions."""
 
-import numpy as np
 import pandas as pd
 import pytest
 

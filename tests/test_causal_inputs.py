@@ -1,6 +1,5 @@
 """Bad input: a clear error or a warning with diagnostics, never a silent NaN table."""
 
-import warnings
 
 import numpy as np
 import pandas as pd

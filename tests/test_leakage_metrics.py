@@ -166,3 +166,21 @@ def test_task3_differences_tsr_and_four_fifths():
         M.task3_metrics(r.assign(shortlist=3), n_boot=10)
     with pytest.raises(ValueError, match="lacks columns"):
         M.task3_metrics(r.drop(columns="score"), n_boot=10)
+
+
+def test_headline_table_labels_published_and_ours():
+    from popresume.leakage import PUBLISHED
+
+    t1 = M.task1_metrics(_task1(), n_boot=50)
+    r2 = _task2({"Anglo": True})
+    r2 = pd.concat([r2, r2[r2["regime"] == "Neutral"].assign(regime="Encouraged")], ignore_index=True)
+    t2 = M.task2_metrics(r2, n_boot=50)
+    ratios = M.selection_rate_ratios(r2, n_boot=50)
+    diffs = M.score_differences(_task3(), n_boot=50)
+    h = M.headline_table(t1, t2, ratios, diffs).set_index("quantity")
+    assert h.loc["overall recovery rate (T1-T3)", "published"] == f"{PUBLISHED['overall_recovery']:.3f}"
+    assert h.loc["overall recovery rate (T1-T3)", "ours"] == pytest.approx(0.5)
+    assert h.loc["lowest group selection-rate ratio vs Anglo, forced choice", "ours"] == pytest.approx(0.5)
+    assert h.loc["tie rate, ties encouraged", "ours"] == 1
+    big = h.loc["score difference vs Anglo of largest size (points of 100)"]
+    assert big["ours"] == pytest.approx(3.75) and "Indian" in big["note"]

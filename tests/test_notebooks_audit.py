@@ -36,9 +36,9 @@ def test_audit_chapters_run(tmp_path, monkeypatch):
                         output=tmp_path / "09.ipynb")
     _check_clean(out9)
     out10 = run_notebook(REPO_ROOT / "notebooks" / "10_beyond_the_paper.py",
-                         {**GRID, "n_boot_grid": 20, "occupation": "accountant", "n": 500, "n_ref": 2000,
-                          "n_boot": 20},
+                         {**GRID, "n_boot_grid": 20, "occupation": "accountant", "n": 500, "n_embed": 200,
+                          "n_ref": 2000, "n_boot": 20},
                          output=tmp_path / "10.ipynb")
     _check_clean(out10)
     text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in _outputs(out10))
-    assert "4 from the cache" in text  # chapter 10 reuses chapter 09's grid
+    assert "6 from the cache" in text  # chapter 10 reuses chapter 09's grid

@@ -34,7 +34,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from popresume.audit.config import IMAGE_FORMATS, AuditConfig, ScreenerEntry, load_config
+from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
 from popresume.audit.metrics import cases_from_significance
 from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .cases import case_counts, classify_cases, significant
-from .crossfit import PSEEstimator, PSEWarning
+from .crossfit import PSEEstimator, PSEWarning, diagnostics_plain, psi_frame
 from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effects_from_psi
 from .plugin import plugin_pse, plugin_psi
 from .roles import default_roles, prepare
@@ -24,7 +24,7 @@ from .scm import SCM_KINDS, DiscreteSCM, make_scm
 __all__ = [
     "estimate_pse", "plugin_pse", "plugin_psi", "classify_cases", "case_counts", "significant", "default_roles",
     "prepare", "PSEEstimator", "PSEWarning", "make_scm", "DiscreteSCM", "SCM_KINDS", "effects_from_psi",
-    "EFFECT_WEIGHTS", "PSI_NAMES", "PSI_TRIPLES", "PSI_LABELS",
+    "EFFECT_WEIGHTS", "PSI_NAMES", "PSI_TRIPLES", "PSI_LABELS", "psi_frame",
 ]
 
 
@@ -56,8 +56,9 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     Returns
     -------
     DataFrame indexed TE, NDE, NIE, BIE, RIE with columns estimate, se, ci_low, ci_high,
-    boot_se, significant, ci_method, n. ``attrs["psi"]``: the five counterfactual means;
-    ``attrs["diagnostics"]``: propensity ranges, clipping, weight raw means and ESS.
+    boot_se, significant, ci_method, n. ``attrs["psi"]``: the five counterfactual means
+    (``psi_frame(table)`` makes it a DataFrame); ``attrs["diagnostics"]``: propensity
+    ranges, clipping, weight raw means and ESS, chosen hyperparameters (plain records).
     With ``return_estimator=True`` returns ``(table, estimator)``.
     """
     est = PSEEstimator(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, folds=folds, seed=seed, learners=learners,
@@ -67,5 +68,5 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     if n_boot:
         est.bootstrap(n_boot, method=bootstrap, progress=progress)
     table = est.summary()
-    table.attrs["diagnostics"] = est.diagnostics()
+    table.attrs["diagnostics"] = diagnostics_plain(est.diagnostics())
     return (table, est) if return_estimator else table

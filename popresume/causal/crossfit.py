@@ -380,15 +380,39 @@ class PSEEstimator:
         out["n"] = self.n_
         psi_tab = pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_.to_numpy(),
                                 "se": psi_se, "ci_low": plo, "ci_high": phi_}, index=list(PSI_NAMES))
-        out.attrs["psi"] = psi_tab
-        out.attrs["n_clipped"] = self.n_clipped_
+        # attrs hold plain JSON-able values only (pandas compares attrs in concat and
+        # writes them into Parquet metadata; a DataFrame there would break both)
+        out.attrs["psi"] = _plain(psi_tab.to_dict(orient="index"))
+        out.attrs["n_clipped"] = int(self.n_clipped_)
         return out
 
     def psi_table(self) -> pd.DataFrame:
-        return self.summary().attrs["psi"]
+        """The five counterfactual means (estimate, se, ci_low, ci_high) as a DataFrame."""
+        return psi_frame(self.summary())
 
     def diagnostics(self) -> dict:
         """Propensity ranges and clipping, weight raw means and ESS, chosen hyperparameters."""
         self._check_fitted()
         return {"propensity": self.propensity_, "weights": self.weights_,
                 "params": self._learners.params_table(), "n": self.n_, "n_clipped": self.n_clipped_}
+
+
+def _plain(obj):
+    """Nested dicts/lists of Python floats/ints/str (numpy scalars converted)."""
+    import json
+    return json.loads(json.dumps(obj, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
+
+
+def psi_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """The counterfactual means stored in an effects table's ``attrs["psi"]``, as a DataFrame."""
+    if "psi" not in table.attrs:
+        raise ValueError("this table carries no counterfactual means (attrs['psi']); was it made by estimate_pse?")
+    return pd.DataFrame.from_dict(table.attrs["psi"], orient="index")
+
+
+def diagnostics_plain(d: dict) -> dict:
+    """``PSEEstimator.diagnostics()`` with every table as a list of records (JSON-able)."""
+    out = {}
+    for k, v in d.items():
+        out[k] = _plain(v.reset_index().to_dict(orient="records")) if isinstance(v, pd.DataFrame) else _plain(v)
+    return out

@@ -82,5 +82,5 @@ def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
     """TE, NDE, NIE, BIE, RIE by the exact plug-in; column ``estimate``, ``attrs['psi']``."""
     psi = plugin_psi(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
     out = pd.DataFrame({"estimate": effects_from_psi(psi.to_numpy())}, index=pd.Index(list(PSE_NAMES), name="effect"))
-    out.attrs["psi"] = psi
+    out.attrs["psi"] = {k: float(v) for k, v in psi.items()}
     return out

@@ -62,6 +62,7 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
                               return_estimator=True)
     cases = {rule: classify_cases(table, rule).iloc[0] for rule in ("stated", "paper")}
     out = table.copy()
+    out.attrs = {}
     out["attribute"], out["x0"], out["x1"] = attribute, roles["x0"], roles["x1"]
     out["cases_paper"], out["cases_stated"] = cases["paper"], cases["stated"]
     write_table(out, out_path)

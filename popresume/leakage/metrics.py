@@ -470,10 +470,10 @@ def headline_table(task1: pd.DataFrame, task2: pd.DataFrame, ratios: pd.DataFram
             pick(task2, regime=regime, metric="tie_rate"), "share of Tie verdicts when a tie is allowed")
     add("first-position rate, ties forbidden", "'overwhelmingly' first (no number given)",
         pick(task2, regime="Forbidden", metric="first_position_rate"), "share of decisive verdicts for candidate A")
-    f = ratios[(ratios["judge"] == judge) & (ratios["regime"] == "Forbidden")]
+    f = ratios[(ratios["judge"] == judge) & (ratios["regime"] == "Forbidden") & ratios["condition"].isin(GROUPS)]
     if not f.empty:
         worst = f.loc[f["ratio"].idxmin()]
-        add("lowest selection-rate ratio vs Anglo, forced choice",
+        add("lowest group selection-rate ratio vs Anglo, forced choice",
             f"{pub['forced_choice_srr_vs_anglo']:.2f}", worst, f"ours: {worst['condition']}", col="ratio")
     g = score_diffs[(score_diffs["judge"] == judge) & score_diffs["condition"].isin(GROUPS)]
     if not g.empty:

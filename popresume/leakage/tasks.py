@@ -270,7 +270,10 @@ class GenerativeJudge:
                              "it cannot answer the leakage tasks as a generative judge")
         self.screener = screener
         self.tasks = tuple(_check_task(t) for t in tasks)
-        self.judge_id = f"{getattr(screener, 'screener_id', type(screener).__name__)}|{getattr(screener, 'model', '')}"
+        params = screener.cache_params() if callable(getattr(screener, "cache_params", None)) else {}
+        # decoding settings are part of the id, hence of every cache key
+        self.judge_id = (f"{getattr(screener, 'screener_id', type(screener).__name__)}|{getattr(screener, 'model', '')}"
+                         + (f"|{json.dumps(params, sort_keys=True)}" if params else ""))
 
     def supports(self, task: int) -> bool:
         return task in self.tasks

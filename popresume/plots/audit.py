@@ -16,7 +16,7 @@ import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
-FORMAT_LABELS = {"text": "text (LLM)", "image": "image, no photo", "image+photo": "image + photo"}
+FORMAT_LABELS = {"text": "text", "image": "image, no photo", "image+photo": "image + photo"}
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
@@ -45,10 +45,9 @@ def plot_effects(rows: pd.DataFrame, *, label: str = "model", effects: Sequence[
         sig = np.array([(row[f"{e}_ci_low"] > 0) or (row[f"{e}_ci_high"] < 0) for e in effects])
         color = _COLORS[i % len(_COLORS)]
         name = labels[i] if labels is not None else str(row[label]) if label in row else f"row {i}"
-        ax.errorbar(x + offs[i], est, yerr=[lo, hi], fmt="none", ecolor=color, capsize=2, lw=1.2)
-        ax.scatter(x[sig] + offs[i], est[sig], color=color, s=22, zorder=3, label=name)
-        ax.scatter(x[~sig] + offs[i], est[~sig], facecolor="white", edgecolor=color, s=22, zorder=3,
-                   label=None if sig.any() else name)
+        ax.errorbar(x + offs[i], est, yerr=[lo, hi], fmt="none", ecolor=color, capsize=2, lw=1.2, label=name)
+        ax.scatter(x[sig] + offs[i], est[sig], color=color, s=22, zorder=3)
+        ax.scatter(x[~sig] + offs[i], est[~sig], facecolor="white", edgecolor=color, s=22, zorder=3)
     ax.axhline(0, color="0.4", lw=0.8)
     ax.set_xticks(x, list(effects))
     ax.set_ylabel("effect on score (x1 − x0)")
