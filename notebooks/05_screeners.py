@@ -44,7 +44,6 @@ import json
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.jobs import job_description
 from popresume.plots.screeners import compare_table, plot_score_distributions, plot_screener_comparison
 from popresume.population import generate_population
 from popresume.resumes import render_texts

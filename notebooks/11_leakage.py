@@ -42,7 +42,7 @@ n_boot = 1000
 seed = 0
 false_attribution = 0.05
 tie_margin = 0.25
-smol_pairs = 2
+smol_pairs = 1
 
 # %%
 import time
@@ -175,8 +175,9 @@ fig.tight_layout()
 # block rarely changes which résumé line best matches any criterion, so most pairs score
 # *exactly* the same, and a forced verdict must pick a side. A generative model has a
 # position bias of its own. The small model (SmolLM2-135M-Instruct, constrained to the
-# schema's verdicts) judges `smol_pairs` variants in both orders under all three regimes;
-# its replies are cached, so a rebuild does not redo them.
+# schema's verdicts) judges `smol_pairs` variants in both orders under all three regimes
+# (about 2–10 s a verdict on two CPU cores, so the default is one variant; try more in the
+# exercises); its replies are cached, so a rebuild does not redo them.
 
 # %%
 if smol_pairs > 0:
@@ -184,7 +185,7 @@ if smol_pairs > 0:
     order = ["Anglo", "Chinese", "Control", "Indian", "First Nations", "Vietnamese"]
     pick = variants[(variants["base_id"] == "swe-01") & variants["tier"].isin(["T1", "none"])
                     & (variants["block"] <= 1)].set_index("condition").loc[order[:smol_pairs]].reset_index()
-    smol = get_judge("hf")
+    smol = get_judge("hf", num_threads=1)  # one thread: faster than two busy-waiting ones on a shared CPU
     r2s = run_task(2, task_items(2, pick, baselines), smol, cache=ReplyCache(cache_path("leakage", "replies.sqlite")))
     print(f"{len(r2s)} verdicts from {smol.judge_id.split('|')[1]} in {time.perf_counter() - t0:.0f} s; "
           f"{(~r2s['parse_ok']).sum()} outside the schema")
@@ -300,6 +301,32 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 # whose scores are identical. The ratios change little, because a tie counts one half for
 # the marked variant and ties are spread evenly across groups: the four-fifths flags are a
 # property of the verdict space, not of the groups.
+# :::
+#
+# :::{exercise}
+# :label: ex-11-smol
+#
+# One pair is thin evidence of a position effect. Re-execute with six marked variants (one
+# per condition) judged by the small generative model, 36 verdicts in all:
+#
+# ```bash
+# popresume book run notebooks/11_leakage.py -p smol_pairs 6
+# ```
+#
+# Does its first-position rate stay where it was? Does it ever answer "Tie", even when ties
+# are encouraged?
+# :::
+#
+# :::{solution} ex-11-smol
+# :class: dropdown
+#
+# A 135M-parameter model cannot weigh two résumés against a job description; constrained to
+# the valid verdicts, it answers with its prior, which is the first candidate. Its
+# first-position rate stays at or near 1 in every regime, and it rarely if ever takes the
+# Tie that the Encouraged prompt offers: a judge this weak shows the *position* artefact in
+# its purest form, and its selection rates for the marked variant sit at one half whatever
+# the group, because each pair is shown in both orders. Counterbalancing the order is what
+# keeps a position bias out of the selection-rate ratios.
 # :::
 #
 # :::{exercise}

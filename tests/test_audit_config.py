@@ -96,3 +96,11 @@ def test_validation_happens_before_any_work(monkeypatch, tmp_path):
     monkeypatch.setattr(grid, "load_profiles", boom)
     with pytest.raises(ValueError, match="pilot"):
         grid.run_audit(cfg(occupations=["pilot"]), cache_dir=tmp_path, progress=False)
+
+
+def test_replace_keeps_validation_and_subsets_sizes():
+    c = validate_config(cfg(occupations=["nurse", "teacher"], sizes={"nurse": 100, "teacher": 200}))
+    d = c.replace(occupations=["teacher"])
+    assert d.sizes == {"teacher": 200}
+    with pytest.raises(ValueError, match="occupations\\[0\\] = 'pilot'"):
+        c.replace(occupations=["pilot"])

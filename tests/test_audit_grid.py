@@ -136,3 +136,28 @@ def test_dask_scheduler_backend(first_run, tmp_path):
     assert t.attrs["estimated"] == 2
     a = t1[t1.attribute == "gender"].reset_index(drop=True)
     pd.testing.assert_series_equal(a["NDE_estimate"], t["NDE_estimate"].reset_index(drop=True))
+
+
+def test_interrupted_estimation_keeps_finished_cells(first_run, tmp_path, monkeypatch):
+    import shutil
+
+    cache, _ = first_run
+    c2 = tmp_path / "c"
+    shutil.copytree(cache, c2)
+    shutil.rmtree(c2 / "estimates")
+    real = G.estimate_cell
+    calls = {"n": 0}
+
+    def flaky(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt("simulated interruption")
+        return real(*a, **k)
+
+    monkeypatch.setattr(G, "estimate_cell", flaky)
+    cfg = {**CFG, "attributes": ["gender"]}
+    with pytest.raises(KeyboardInterrupt):
+        G.run_audit(cfg, cache_dir=c2, n_jobs=1, progress=False)
+    monkeypatch.setattr(G, "estimate_cell", real)
+    t = G.run_audit(cfg, cache_dir=c2, n_jobs=1, progress=False)
+    assert t.attrs["estimates_from_cache"] == 1 and t.attrs["estimated"] == 1

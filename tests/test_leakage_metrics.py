@@ -47,6 +47,8 @@ def test_cluster_bootstrap_respects_clusters():
     pd.testing.assert_frame_equal(t, t2)
     c = M.cluster_bootstrap(df.assign(y=0.7), "y", ["g"], n_boot=200)
     assert c["ci_low"].iloc[0] == pytest.approx(0.7) and c["ci_high"].iloc[0] == pytest.approx(0.7)
+    one = M.cluster_bootstrap(df[df["base_id"] == "c0"], "y", ["g"], n_boot=50)
+    assert one["estimate"].iloc[0] == 1 and np.isnan(one["ci_low"].iloc[0]) and np.isnan(one["se"].iloc[0])
     with pytest.raises(ValueError, match="column 'nope'"):
         M.cluster_bootstrap(df, "nope", ["g"])
 

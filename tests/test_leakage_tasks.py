@@ -106,6 +106,8 @@ def test_reply_outside_schema_is_a_recorded_failure_not_a_default(corpus):
     assert r["score"].isna().tolist() == [True, True, False]
     assert r["shortlist"].isna().tolist() == [True, True, False]
     assert "maximum" in r["error"].iloc[0] and "not valid JSON" in r["error"].iloc[1]
+    # generative judges are asked for an integer score (finite, so decoding can be constrained)
+    assert all(sch["properties"]["score"]["type"] == "integer" for _, sch in be.calls)
     assert r["raw"].iloc[1] == "I think 70"
 
 

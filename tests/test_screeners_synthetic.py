@@ -1,6 +1,5 @@
 """The synthetic screener: determinism, the photo channel, and its exact true effects."""
 
-import itertools
 
 import numpy as np
 import pandas as pd
@@ -13,8 +12,8 @@ JD = {"nurse": "Registered nurse wanted."}
 
 
 def toy_population(n=4000, seed=0):
-    """A small discrete SCM: Z=race → X=gender? no: X ⫫ Z; B (edu_group) and R (region) depend on X and Z,
-    and B depends on R, so the nested mediator term matters."""
+    """A small discrete SCM: X = gender independent of Z = race; R (region) depends on X and Z;
+    B (edu_group) depends on X, Z and R, so the nested mediator term of ψ matters."""
     rng = np.random.default_rng(seed)
     race = rng.choice(["White", "Black", "API"], n, p=[0.6, 0.25, 0.15])
     gender = rng.choice(["F", "M"], n, p=[0.55, 0.45])

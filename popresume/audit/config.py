@@ -123,6 +123,9 @@ class AuditConfig:
     def replace(self, **changes) -> "AuditConfig":
         """A validated copy with some top-level entries changed (e.g. ``sizes=50``)."""
         d = self.to_dict()
+        if "occupations" in changes and "sizes" not in changes:
+            occs = OCCUPATION_KEYS if changes["occupations"] == "all" else changes["occupations"]
+            d["sizes"] = {o: self.sizes.get(o, DEFAULT_SIZES[o]) for o in occs if o in OCCUPATIONS}
         d.update(changes)
         return validate_config(d, source=self.source)
 

@@ -136,7 +136,7 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     # screener's photo channel is on exactly for image+photo (a face shows X, PopResume §5.3)
     spec = entry.spec
     key = _hash({"resumes": _frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
-                 "spec": spec, "format": fmt})
+                 "spec": spec, "format": fmt, "render": dict(cfg.render)})
     path = cache_dir / "scores" / f"{entry.name}-{fmt.replace('+', '_')}-{key}.parquet"
     if path.exists():
         return pd.read_parquet(path)
@@ -219,19 +219,42 @@ def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, 
     return {e: float(t.loc[e, "true"]) for e in PSE_NAMES if e in t.index}
 
 
-def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | None, progress: bool) -> list:
+def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | None, progress: bool,
+                  on_result: Callable[[int, object], None]) -> None:
+    """Run ``fn(*a, **k)`` for every job; ``on_result(i, out)`` as each finishes (in order).
+
+    Results are consumed as a generator, so an interrupted grid keeps every cell that
+    finished before the interruption (``on_result`` writes it to the cache).
+    """
     from joblib import Parallel, delayed
 
     if not jobs:
-        return []
-    if scheduler:
-        from dask.distributed import Client
-        import joblib
+        return
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
 
-        with Client(scheduler) as client:  # noqa: F841 — registers the dask backend for joblib
-            with joblib.parallel_config(backend="dask"):
-                return Parallel(verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
-    return Parallel(n_jobs=n_jobs, verbose=0)(delayed(fn)(*a, **k) for a, k in jobs)
+        bar = tqdm(total=len(jobs), desc="estimating", unit="audit")
+    calls = (delayed(fn)(*a, **k) for a, k in jobs)
+    try:
+        if scheduler:
+            import joblib
+            from dask.distributed import Client
+
+            with Client(scheduler):  # registers the dask backend for joblib
+                with joblib.parallel_config(backend="dask"):
+                    for i, out in enumerate(Parallel(return_as="generator")(calls)):
+                        on_result(i, out)
+                        if bar is not None:
+                            bar.update(1)
+        else:
+            for i, out in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(calls)):
+                on_result(i, out)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _score_all(cfg: AuditConfig, profiles: pd.DataFrame, *, cache: Path, log: "_Log", progress: bool,
@@ -272,7 +295,8 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     n_jobs : joblib workers on this machine (ignored with ``scheduler``).
     cache_dir : where profiles, résumés, scores and estimates are cached
         (default ``CACHE_DIR/audit``).
-    score_cache : the screeners' per-résumé score cache (default: the screener's own).
+    score_cache : the screeners' per-résumé score cache (default
+        ``<cache_dir>/scores/scores.sqlite``).
 
     Returns one row per (attribute, occupation, format, screener) with the columns of
     ``popresume_published_pse.csv`` (``paper_cases`` is called ``cases`` here: our
@@ -318,12 +342,14 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     n_cached = len(rows_meta) - len(jobs)
     if progress:
         print(f"[audit] {len(rows_meta)} audits: {n_cached} from cache, {len(jobs)} to estimate", flush=True)
-    outs = _run_parallel(estimate_cell, jobs, n_jobs=n_jobs, scheduler=scheduler, progress=progress)
-    for path, res in zip(job_cells, outs):
+
+    def keep(i: int, res: pd.DataFrame) -> None:
         res = res.copy()
         res.index.name = "effect"
-        write_parquet(res.reset_index(), path)
-        results[str(path)] = res
+        write_parquet(res.reset_index(), job_cells[i])
+        results[str(job_cells[i])] = res
+
+    _run_parallel(estimate_cell, jobs, n_jobs=n_jobs, scheduler=scheduler, progress=progress, on_result=keep)
     log.stage("estimate", time.perf_counter() - t)
 
     rows = []

@@ -50,10 +50,23 @@ def refit_bootstrap(estimator, n_boot: int = 50, *, seed: int = 0, progress: boo
     x1 = (df[estimator.x] == estimator.x1).to_numpy()
     rng = np.random.default_rng(seed)
     out = np.empty((n_boot, len(PSI_NAMES)))
+    redrawn = 0
     for d in tqdm(range(n_boot), disable=not progress, desc="refit bootstrap"):
-        idx = rng.integers(0, n, n)
-        # folds belong to original ids: duplicates of a row share its fold
-        fold_of_id = assign_folds(x1, int(estimator.folds), rng)
-        res = estimator._run(df.iloc[idx].reset_index(drop=True), fold_of_id[idx])
+        for attempt in range(20):
+            idx = rng.integers(0, n, n)
+            # folds belong to original ids: duplicates of a row share its fold
+            fold_of_id = assign_folds(x1, int(estimator.folds), rng)
+            fold = fold_of_id[idx]
+            # a resample can leave a fold without one group (rare unless a group is tiny):
+            # redraw it rather than fail, and count how often that happened
+            ok = all(np.any(x1[idx][fold == f]) and np.any(~x1[idx][fold == f]) for f in range(int(estimator.folds)))
+            if ok:
+                break
+            redrawn += 1
+        else:
+            raise ValueError("refit bootstrap: 20 resamples in a row left a fold without one group; "
+                             "the smaller group is too small for the refit bootstrap with these folds")
+        res = estimator._run(df.iloc[idx].reset_index(drop=True), fold)
         out[d] = res.phi.mean(axis=0)
+    estimator.refit_redrawn_ = redrawn
     return out

@@ -76,7 +76,8 @@ def validate(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str,
         counts = counts[counts > 0]
         first_col = counts.index[0]
         first_row = data.index[na[first_col].to_numpy().argmax()]
-        msg = (f"missing values in {dict(counts.astype(int))} (first: column {first_col!r}, row {first_row!r})")
+        msg = (f"missing values in { {k: int(v) for k, v in counts.items()} } "
+               f"(first: column {first_col!r}, row {first_row!r})")
         if missing == "drop":
             keep = ~na.any(axis=1)
             warnings.warn(f"dropping {int((~keep).sum())} of {len(df)} rows with {msg}", PSEWarning, stacklevel=3)
@@ -234,7 +235,7 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
 
 
 # --------------------------------------------------------------------------- the estimator
-@dataclass
+@dataclass(eq=False)
 class PSEEstimator:
     """DoubleML-style estimator of TE, NDE, NIE, BIE, RIE (PopResume §3, DESIGN §3).
 
@@ -247,7 +248,7 @@ class PSEEstimator:
     >>> est.fit().bootstrap(n_boot=500).summary()   # doctest: +SKIP
     """
 
-    data: pd.DataFrame
+    data: pd.DataFrame = field(repr=False)
     x: str
     x0: object
     x1: object

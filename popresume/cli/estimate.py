@@ -34,13 +34,15 @@ def _cols(values: tuple[str, ...]):
 @click.option("--refit-bootstrap", is_flag=True, help="Full refit bootstrap instead of the influence bootstrap (slow).")
 @click.option("--clip", type=float, default=0.01, show_default=True, help="Propensity clipping level.")
 @click.option("--no-normalize", is_flag=True, help="Do not self-normalise the weights.")
+@click.option("--no-tune", is_flag=True,
+              help="Skip the CV grid search (XGBoost with n_estimators=50, max_depth=3, reg_lambda=1).")
 @click.option("--missing", type=click.Choice(["drop", "raise"]), default="drop", show_default=True,
               help="Rows with a missing score (a parse failure): drop them with a warning, or stop.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Output table: .csv, .json or .parquet.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, folds, n_boot, seed, refit_bootstrap,
-            clip, no_normalize, missing, out_path, quiet):
+            clip, no_normalize, no_tune, missing, out_path, quiet):
     """Estimate the path-specific effects of one screener; prints the table, the cases and diagnostics."""
     import pandas as pd
 
@@ -58,7 +60,7 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     data = prepare(pd.read_parquet(profiles_path), pd.read_parquet(scores_path), screener=screener)
     table, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed,
                               bootstrap="refit" if refit_bootstrap else "influence", clip=clip,
-                              normalize=not no_normalize, missing=missing, progress=not quiet,
+                              normalize=not no_normalize, tune=not no_tune, missing=missing, progress=not quiet,
                               return_estimator=True)
     cases = {rule: classify_cases(table, rule).iloc[0] for rule in ("stated", "paper")}
     out = table.copy()

@@ -187,7 +187,9 @@ class EmbeddingJudge:
     def judge_id(self) -> str:
         desc = hashlib.sha256(json.dumps(self.descriptions, sort_keys=True).encode()).hexdigest()[:8]
         thr = ",".join(f"{t:.4f}" for t in self.thresholds)
-        return (f"embedding:{self.model}|thr={thr}|tie={self.tie_margin:g}x{self.encouraged_factor:g}"
+        cp = getattr(self.embedder, "cache_params", None)
+        prec = cp().get("precision", "") if callable(cp) else ""  # bf16 and fp32 embeddings differ slightly
+        return (f"embedding:{self.model}{'@' + prec if prec else ''}|thr={thr}|tie={self.tie_margin:g}x{self.encouraged_factor:g}"
                 f"|short={self.shortlist_threshold:g}|T={self.temperature:g}|desc={desc}")
 
     def supports(self, task: int) -> bool:

@@ -156,6 +156,8 @@ def boot_means(df: pd.DataFrame, value: str, by: Sequence[str], *, cluster: str 
     W = rng.multinomial(K, np.full(K, 1.0 / K), size=n_boot).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = (W @ S) / (W @ C)
+    if K < 2:  # one cluster: resampling it says nothing about uncertainty, so no interval
+        draws[:] = np.nan
     return BootMeans(cells=cells, point=S.sum(0) / C.sum(0), draws=draws, n=C.sum(0).astype(int),
                      n_clusters=(C > 0).sum(0))
 

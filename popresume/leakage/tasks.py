@@ -280,6 +280,11 @@ class GenerativeJudge:
 
     def reply(self, task: int, item: dict) -> tuple[dict | None, str]:
         schema = schema_for(task, item.get("regime"))
+        if task == 3:
+            # a generative judge is asked for an integer score (as in the paper); the finite
+            # schema also lets backends constrain decoding. Integer replies satisfy TASK3_SCHEMA.
+            schema = {**schema, "properties": {**schema["properties"],
+                                               "score": {"type": "integer", "minimum": 0, "maximum": 100}}}
         if not getattr(self, "_warm", False):
             # the first call loads the model; transformers prints a GGUF de-quantisation
             # progress bar on stderr that would land in the book's output cells

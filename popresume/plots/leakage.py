@@ -65,7 +65,7 @@ def confusion_heatmap(matrix: pd.DataFrame, *, ax=None, title: str = "Task 1 con
     ax = _ax(ax)
     im = ax.imshow(matrix.to_numpy(float), vmin=0, vmax=1, cmap="Blues")
     ax.set_xticks(range(matrix.shape[1]), [str(c).replace("Cannot determine", "Cannot\ndetermine")
-                                           for c in matrix.columns], fontsize=8)
+                                           for c in matrix.columns], fontsize=8, rotation=30, ha="right")
     ax.set_yticks(range(matrix.shape[0]), list(matrix.index), fontsize=8)
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
@@ -99,7 +99,7 @@ def verdict_regimes(metrics: pd.DataFrame, *, ax=None):
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("rate")
     ax.set_title("Task 2: the verdict space decides the outcome")
-    ax.legend(fontsize=7, loc="upper center")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
     return ax
 
 

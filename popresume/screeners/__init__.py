@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from popresume.screeners.base import BaseScreener, Screener, ScoreItem, ScoreResult, stable_json
+from popresume.screeners.base import BaseScreener, Screener, ScoreItem, ScoreResult
 from popresume.screeners.cache import ScoreCache, cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
@@ -216,6 +216,8 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
                 results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
                 n_cached += 1
     todo = [i for i, r in enumerate(results) if r is None]
+    if todo and hasattr(screener, "warmup"):
+        screener.warmup()  # load weights before the clock starts: throughput is scoring only
     t0 = time.perf_counter()
     bar = None
     if progress:
