@@ -1,7 +1,7 @@
 """Benchmark of the audit grid (issue 8, Performance).
 
 1. The book's default grid (configs/default_audit.yaml: 5 occupations × 3 formats ×
-   2 attributes, 500 applicants per occupation) from a cold cache, on this machine.
+   2 attributes, 400 applicants per occupation) from a cold cache, on this machine.
 2. The paper's full 60,884-profile grid with the embedding screener is a CLI command;
    it is printed here. With ``--fraction F`` (default 0.02) we time the two stages that
    scale with n — embedding scoring and one tuned estimate — on a fraction F of the

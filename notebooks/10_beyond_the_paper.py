@@ -38,7 +38,7 @@
 
 # %% tags=["parameters"]
 config_file = "default_audit.yaml"
-sizes = 500
+sizes = 400
 n_boot_grid = 500
 occupations = "all"
 occupation = "software_developer"

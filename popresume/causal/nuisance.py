@@ -12,9 +12,10 @@ regressions. To keep a full effects table under a minute on two cores we choose 
 of the first cross-fitting fold's training data and reuse them in every fold and every
 refit bootstrap draw. The kinds are: "propensity" (tuned on P(X | B,R,Z), the richest of
 the three, and shared by P(X | R,Z) and P(X | Z)), "mu3" (the outcome regression), and
-"nested" (tuned on the first μ2 regression, shared by all μ2 and μ1 fits). We score the whole n_estimators axis from a single 100-tree fit per
-(max_depth, reg_lambda) through ``iteration_range`` (boosting is sequential, so the first
-k trees of a 100-tree model *are* the k-tree model): 20 fits per CV fold instead of 100.
+"nested" (tuned on the first μ2 regression, shared by all μ2 and μ1 fits). We score the
+whole n_estimators axis from a single 100-tree fit per (max_depth, reg_lambda) through
+``iteration_range`` (boosting is sequential, so the first k trees of a 100-tree model *are*
+the k-tree model): 20 fits per CV fold instead of 100.
 """
 
 from __future__ import annotations

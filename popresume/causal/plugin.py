@@ -57,7 +57,8 @@ def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
         have = n_az.xs(a_r, level="a") if a_r in n_az.index.get_level_values("a") else pd.Series(dtype=float)
         miss_z = zs.loc[~zs["z"].isin(have.index), "z"]
         if len(miss_z):
-            raise ValueError(f"plug-in: no row with X={x1 if a_r else x0!r} in confounder cell {label({'z': miss_z.iloc[0]}, ['z'])} "
+            cell = label({"z": miss_z.iloc[0]}, ["z"])
+            raise ValueError(f"plug-in: no row with X={x1 if a_r else x0!r} in confounder cell {cell} "
                              f"(positivity fails; P(r | x, z) undefined)")
         cells = pr.xs(a_r, level="a").reset_index().merge(zs, on="z")
         # P(b | a_b, r, z) must exist for every (z, r) reached
@@ -72,7 +73,8 @@ def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
         if cells["m"].isna().any():
             bad = cells[cells["m"].isna()].iloc[0]
             raise ValueError(f"plug-in: no row with X={x1 if a_y else x0!r} in cell {label(bad, ['z', 'r', 'b'])} "
-                             f"(positivity fails; E[Y | x, b, r, z] undefined). Coarsen the columns or use estimate_pse.")
+                             f"(positivity fails; E[Y | x, b, r, z] undefined). "
+                             f"Coarsen the columns or use estimate_pse.")
         out[name] = float((cells["m"] * cells["pb"] * cells["pr"] * cells["pz"]).sum())
     return pd.Series(out)[list(PSI_NAMES)]
 
