@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from popresume.schema import PSE_NAMES
+from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
 
 Z975 = 1.959963984540054
 CASES = ("C1", "C2", "C3", "C4", "C5")
@@ -61,44 +62,6 @@ def p_from_ci(estimate, ci_low, ci_high, *, level: float = 0.95) -> pd.DataFrame
     z = est / se
     p = 2 * stats.norm.sf(np.abs(z))
     return pd.DataFrame({"se": se, "z": z, "p": p})
-
-
-def holm(p: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (controls the family-wise error rate).
-
-    NaNs are kept as NaN and do not count towards the family size.
-    """
-    p = np.asarray(p, dtype=float)
-    out = np.full_like(p, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="mergesort")
-    adj = np.maximum.accumulate((m - np.arange(m)) * q[order])
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
-    return out
-
-
-def benjamini_hochberg(p: Sequence[float]) -> np.ndarray:
-    """Benjamini–Hochberg step-up adjusted p-values (controls the false discovery rate)."""
-    p = np.asarray(p, dtype=float)
-    out = np.full_like(p, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.size
-    if m == 0:
-        return out
-    order = np.argsort(q, kind="mergesort")
-    ranked = q[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(ranked[::-1])[::-1]
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
-    return out
 
 
 ADJUSTERS = {"holm": holm, "bh": benjamini_hochberg}

@@ -30,55 +30,20 @@ from scipy.stats import norm
 
 from popresume.leakage.corpus import COMPARATOR, CONTROL, GROUPS, TIERS
 from popresume.leakage.tasks import CANNOT_DETERMINE, REGIMES
+from popresume.multiplicity import benjamini_hochberg as _bh, holm as _holm
 
 FOUR_FIFTHS = 0.8
 
 
 # ---------------------------------------------------------------------------- corrections
-def _pvalues(p: Sequence[float]) -> np.ndarray:
-    p = np.asarray(p, dtype=float)
-    if p.ndim != 1:
-        raise ValueError("p-values must be a one-dimensional sequence")
-    if np.isnan(p).any():
-        raise ValueError(f"p-values contain NaN at positions {np.flatnonzero(np.isnan(p)).tolist()}")
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError(f"p-values must lie in [0, 1]; got {p[(p < 0) | (p > 1)].tolist()}")
-    return p
-
-
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (controls the family-wise error rate).
-
-    Sorted ascending, p_(i) is multiplied by (m - i + 1), made non-decreasing by a running
-    maximum and capped at 1; the result is returned in the original order.
-    """
-    p = _pvalues(pvalues)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="mergesort")
-    adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
+    """Holm-adjusted p-values; a NaN is an error here (see :func:`popresume.multiplicity.holm`)."""
+    return _holm(pvalues, nan="raise")
 
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (q-values; controls the false discovery rate).
-
-    Sorted ascending, p_(i) is multiplied by m / i, made non-decreasing from the top by a
-    running minimum and capped at 1; the result is returned in the original order.
-    """
-    p = _pvalues(pvalues)
-    m = len(p)
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="mergesort")
-    scaled = p[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(scaled[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
+    """BH-adjusted p-values; a NaN is an error here (see :func:`popresume.multiplicity.benjamini_hochberg`)."""
+    return _bh(pvalues, nan="raise")
 
 
 def _z_pvalue(estimate: float, se: float) -> float:
