@@ -18,11 +18,12 @@ from .cases import case_counts, classify_cases, significant
 from .crossfit import PSEEstimator, PSEWarning, diagnostics_plain, psi_frame
 from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effects_from_psi
 from .plugin import plugin_pse, plugin_psi
-from .roles import default_roles, prepare
+from .roles import compare_partitions, default_roles, partition_roles, prepare
 from .scm import SCM_KINDS, DiscreteSCM, make_scm
 
 __all__ = [
     "estimate_pse", "plugin_pse", "plugin_psi", "classify_cases", "case_counts", "significant", "default_roles",
+    "partition_roles", "compare_partitions",
     "prepare", "PSEEstimator", "PSEWarning", "make_scm", "DiscreteSCM", "SCM_KINDS", "effects_from_psi",
     "EFFECT_WEIGHTS", "PSI_NAMES", "PSI_TRIPLES", "PSI_LABELS", "psi_frame",
 ]

@@ -67,3 +67,72 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
         from popresume.grouping import add_groups  # written by the population area; imported lazily
         df = add_groups(df)
     return df
+
+
+def partition_roles(attribute: str, b=None, r=None) -> dict:
+    """``default_roles(attribute)`` with the mediators split differently into B and R.
+
+    ``b`` / ``r``: lists of columns (None keeps the paper's). The paper's W = B ∪ R is
+    {edu_group, exp_year, fn_gender, fn_age, surname_group, region}; moving a column
+    from one list to the other leaves TE, NDE and NIE unchanged (they depend on W only)
+    and moves part of the indirect effect between BIE and RIE. Raises ``ValueError`` when
+    a column is listed twice, in both B and R, or is X or one of Z.
+    """
+    roles = default_roles(attribute)
+    for name, cols in (("b", b), ("r", r)):
+        if cols is None:
+            continue
+        if isinstance(cols, str) or not all(isinstance(c, str) for c in cols):
+            raise ValueError(f"{name} must be a list of column names, got {cols!r}")
+        cols = list(cols)
+        if len(set(cols)) != len(cols):
+            dup = next(c for c in cols if cols.count(c) > 1)
+            raise ValueError(f"column {dup!r} is listed twice in {name}")
+        roles[name] = cols
+    both = [c for c in roles["b"] if c in roles["r"]]
+    if both:
+        raise ValueError(f"column {both[0]!r} is in both b and r; a mediator is business necessity or redlining")
+    for c in roles["b"] + roles["r"]:
+        if c == roles["x"] or c in roles["z"]:
+            raise ValueError(f"column {c!r} is the protected attribute or a confounder ({roles['x']!r}, z={roles['z']})"
+                             f" for attribute {attribute!r}; it cannot be a mediator")
+    return roles
+
+
+def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str = "score",
+                       **estimator) -> pd.DataFrame:
+    """Path-specific effects of one audit cell under several B/R partitions of the mediators.
+
+    ``partitions``: mapping name -> (b, r) (lists of columns, see :func:`partition_roles`).
+    Every partition is estimated by ``popresume.causal.estimate_pse`` on the same rows with
+    the same ``seed`` (folds, bootstrap), ``estimator`` holding its other keyword arguments
+    (``folds``, ``n_boot``, ``tune``, ...). Returns one row per partition in the layout of
+    the results table — ``partition``, ``b``, ``r``, ``same_w`` (W = B ∪ R equals the first
+    partition's), ``{TE,NDE,NIE,BIE,RIE}_{estimate,se,ci_low,ci_high}`` — plus ``warnings``
+    (estimation diagnostics, e.g. clipping, collected rather than printed).
+    """
+    import warnings
+
+    from popresume.causal import PSEWarning, estimate_pse
+    from popresume.schema import PSE_NAMES
+
+    if not partitions:
+        raise ValueError("partitions is empty; give at least one name -> (b, r)")
+    rows = []
+    w0 = None
+    for name, pair in dict(partitions).items():
+        if len(pair) != 2:
+            raise ValueError(f"partition {name!r} must be a pair (b, r), got {pair!r}")
+        roles = partition_roles(attribute, *pair)
+        w = set(roles["b"]) | set(roles["r"])
+        w0 = w if w0 is None else w0
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PSEWarning)
+            res = estimate_pse(data, **roles, y=y, **estimator)
+        row = {"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0}
+        for e in PSE_NAMES:
+            for s in ("estimate", "se", "ci_low", "ci_high"):
+                row[f"{e}_{s}"] = float(res.loc[e, s])
+        row["warnings"] = " | ".join(sorted({str(m.message) for m in caught if issubclass(m.category, PSEWarning)}))
+        rows.append(row)
+    return pd.DataFrame(rows)
