@@ -177,11 +177,7 @@ def test_published_numbers_quoted_in_problem_page_match_the_paper_table():
     """book/problem.md quotes Table 4 (Mistral, construction laborers, text, gender) as published."""
     import pandas as pd
 
-    candidates = [REPO_ROOT / "data" / "popresume_published_pse.csv",
-                  REPO_ROOT.parent / "shared" / "data" / "popresume_published_pse.csv"]
-    path = next((p for p in candidates if p.exists()), None)
-    if path is None:
-        pytest.skip("popresume_published_pse.csv not found in data/ or ../shared/data/")
+    path = REPO_ROOT / "data" / "published" / "popresume_published_pse.csv"
     table = pd.read_csv(path)
     row = table[(table.attribute == "gender") & (table.occupation == "Construction Laborers")
                 & (table.format == "text") & table.model.str.startswith("Mistral")]
