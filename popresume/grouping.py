@@ -109,24 +109,25 @@ def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD) -> np.ndarr
     return out
 
 
+def _map_or_raise(values, mapping: dict, what: str, expected: str) -> np.ndarray:
+    """Map each value through ``mapping``; raise naming the first value it does not know."""
+    s = pd.Series(np.asarray(values, dtype=object))
+    out = s.map(mapping)
+    if out.isna().any():
+        raise ValueError(f"unknown {what} {s[out.isna()].iloc[0]!r}; expected {expected}")
+    return out.to_numpy(object)
+
+
 def edu_group(edu_level) -> np.ndarray:
     """low / medium / high for the 7 ACS levels (Appendix C.4)."""
-    s = pd.Series(np.asarray(edu_level, dtype=object))
-    out = s.map(EDU_GROUP)
-    if out.isna().any():
-        raise ValueError(f"unknown edu_level {s[out.isna()].iloc[0]!r}; expected one of {list(EDU_LEVELS)}")
-    return out.to_numpy(object)
+    return _map_or_raise(edu_level, EDU_GROUP, "edu_level", f"one of {list(EDU_LEVELS)}")
 
 
 def region_of(states) -> np.ndarray:
     """Census region of each USPS state code."""
     from popresume.sources import STATE_REGION
 
-    s = pd.Series(np.asarray(states, dtype=object))
-    out = s.map(STATE_REGION)
-    if out.isna().any():
-        raise ValueError(f"unknown state {s[out.isna()].iloc[0]!r}; expected a USPS code such as 'CA'")
-    return out.to_numpy(object)
+    return _map_or_raise(states, STATE_REGION, "state", "a USPS code such as 'CA'")
 
 
 def add_groups(profiles: pd.DataFrame, *, age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
