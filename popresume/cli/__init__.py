@@ -17,10 +17,13 @@ VERBS: dict[str, str] = {
     "data": "data",
     "generate": "generate",
     "render": "render",
+    "serve": "serve",
     "score": "score",
+    "validate": "validate",
     "estimate": "estimate",
     "audit": "audit",
     "report": "report",
+    "correspondence": "correspondence",
     "leakage": "leakage",
     "book": "book",
 }
@@ -45,7 +48,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="popresume")
 def main():
-    """Audit résumé screeners for discrimination: generate | render | score | estimate | audit | report | leakage | book."""
+    """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | leakage | book."""
 
 
 if __name__ == "__main__":  # pragma: no cover
