@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# POPRESUME_CHECK_FIGURES: every figure shown is checked for overlapping or cut text
+# (popresume/plots/layout.py); a problem is printed under the figure and fails the rendering tests
 book: setup
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	POPRESUME_CHECK_FIGURES=1 $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 test: setup
 	$(PY) -m pytest

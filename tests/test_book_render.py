@@ -90,9 +90,11 @@ def built_book() -> dict:
         return {"html": HTML, "rc": None, "log": "", "seconds": 0.0, "missing": missing}
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
     start = time.time()
+    # as `make book` does: every figure shown is checked for overlapping or cut text
+    env = {**os.environ, "POPRESUME_CHECK_FIGURES": "1"}
     proc = subprocess.run(
         [exe, "build", ".", "-W", "-n", "--keep-going"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=env,
     )
     seconds = time.time() - start
     log = proc.stdout + proc.stderr
@@ -350,4 +352,132 @@ def test_screenshots_show_the_intro_and_a_figure(built_book, tmp_path):
     assert len(visible) >= min(2, len(colours)), (
         f"{chapter.name}: the figure {figure.name} is not visible in the screenshot "
         f"(pixels of its colours in chapter / intro screenshots: {found})"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# tables: nothing cut short; text names only columns that are shown
+# --------------------------------------------------------------------------------------
+ELLIPSES = ("...", "…")
+
+
+def truncated_cells(page) -> list[str]:
+    """Cells of output tables cut short by pandas ("..." cells, or text ending in an ellipsis)."""
+    cut = []
+    for out in page.find_all("div", class_="cell_output"):
+        for table in out.find_all("table"):
+            for cell in table.find_all(["td", "th"]):
+                text = cell.get_text(" ", strip=True)
+                if text in ELLIPSES or text.endswith(ELLIPSES):
+                    cut.append(text[-60:])
+    return cut
+
+
+COLUMN_INDEX = re.compile(r"""\w+\[\s*["']([A-Za-z_][\w ]*)["']\s*\]""")
+
+
+def columns_named_in_text(page) -> set[str]:
+    """Column names the prose refers to: `x` next to the word column(s), and df["x"] in prose."""
+    names = set()
+    for block in article(page).find_all(["p", "li"]):
+        if block.find_parent("div", class_="cell_input") or block.find_parent("div", class_="cell_output"):
+            continue
+        for code in block.find_all("code"):
+            literal = code.get_text(strip=True)
+            names.update(COLUMN_INDEX.findall(literal))
+            before = (code.previous_sibling or "") if isinstance(code.previous_sibling, str) else ""
+            after = (code.next_sibling or "") if isinstance(code.next_sibling, str) else ""
+            if re.fullmatch(r"[A-Za-z_]\w*", literal) and (
+                re.search(r"\bcolumns?\s*$", before) or re.match(r"^\s*columns?\b", after)
+            ):
+                names.add(literal)
+    return names
+
+
+def shown_columns(page) -> str:
+    """Everything a reader sees of the page's data: table headers, cells and printed outputs."""
+    parts = [cell.get_text(" ", strip=True) for cell in page.find_all(["th", "td"])]
+    parts += [out.get_text(" ", strip=True) for out in page.find_all("div", class_="cell_output")]
+    return "\n".join(parts)
+
+
+def test_table_checkers_detect_cut_cells_and_unshown_columns():
+    page = bs4.BeautifulSoup(
+        '<article><div class="cell_output"><table><tr><th>NDE</th><th>...</th></tr>'
+        "<tr><td>synthetic VLM with photo channel (sy...</td><td>1</td></tr></table></div>"
+        "<p>The <code>n_clipped</code> column counts clipped propensities; "
+        "<code>by_partition[\"warnings\"]</code> lists them, as the column <code>NDE</code> does.</p></article>",
+        "html.parser",
+    )
+    assert len(truncated_cells(page)) == 2
+    named = columns_named_in_text(page)
+    assert named == {"n_clipped", "warnings", "NDE"}
+    shown = shown_columns(page)
+    assert [n for n in sorted(named) if n not in shown] == ["n_clipped", "warnings"]
+
+
+def test_no_table_is_cut_short(built_book):
+    problems = []
+    for page_path in chapter_pages(built_book):
+        problems += [f"{page_path.relative_to(HTML)}: {c!r}" for c in truncated_cells(soup(page_path))]
+    assert not problems, "cells cut short (set pandas display options or shorten labels):\n" + "\n".join(problems[:40])
+
+
+def test_text_names_only_columns_that_are_shown(built_book):
+    problems = []
+    for page_path in chapter_pages(built_book):
+        page = soup(page_path)
+        shown = shown_columns(page)
+        problems += [f"{page_path.relative_to(HTML)}: {name}" for name in sorted(columns_named_in_text(page))
+                     if name not in shown]
+    assert not problems, "the text refers to columns no table on the page shows:\n" + "\n".join(problems)
+
+
+# --------------------------------------------------------------------------------------
+# figures: no overlapping or cut text (checked while the book executes)
+# --------------------------------------------------------------------------------------
+def test_no_figure_has_overlapping_or_cut_text(built_book):
+    """`make book` sets POPRESUME_CHECK_FIGURES=1: popresume.plots.layout writes a
+    FigureLayoutWarning under any figure with overlapping tick labels, an ellipsis-cut
+    label or a legend on its data; such a line on a page fails here."""
+    problems = []
+    for page_path in chapter_pages(built_book):
+        text = soup(page_path).get_text("\n")
+        problems += [f"{page_path.relative_to(HTML)}: {line.strip()}" for line in text.splitlines()
+                     if "FigureLayoutWarning" in line]
+    assert not problems, "\n".join(problems[:40])
+
+
+# --------------------------------------------------------------------------------------
+# math renders offline (MathJax served from the build, book/_ext/local_mathjax.py)
+# --------------------------------------------------------------------------------------
+def dump_dom_offline(page: Path, tmp: Path) -> str:
+    """The page's DOM after scripts ran in headless Chromium with every network request refused."""
+    cmd = [
+        chromium(), "--headless", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+        f"--user-data-dir={tmp / 'profile-offline'}", "--proxy-server=127.0.0.1:9",
+        "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=15000", "--dump-dom",
+        page.resolve().as_uri(),
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.insert(1, "--no-sandbox")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert proc.stdout, f"chromium dumped no DOM (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+def test_math_renders_offline(built_book, tmp_path):
+    page_path = page_of("notebooks/00_causal_model")
+    static = soup(page_path)
+    n_math = len(article(static).find_all(class_="math"))
+    assert n_math > 5, "the causal-model chapter should show formulas"
+    scripts = [s.get("src", "") for s in static.find_all("script") if "mathjax" in s.get("src", "").lower()]
+    assert scripts and not any(s.startswith(("http:", "https:", "//")) for s in scripts), (
+        f"MathJax is loaded from the network ({scripts}); the book cannot be read offline"
+    )
+    rendered = bs4.BeautifulSoup(dump_dom_offline(page_path, tmp_path), "html.parser")
+    maths = article(rendered).find_all(class_="math")
+    typeset = [m for m in maths if m.find("mjx-container")]
+    assert len(typeset) >= 0.95 * len(maths), (
+        f"only {len(typeset)} of {len(maths)} formulas were typeset offline; the rest show raw TeX"
     )

@@ -1,0 +1,170 @@
+"""Layout checks for the book's figures: overlapping labels, truncated text, legends on data.
+
+A figure whose tick labels run into each other, whose label was cut to "…", or whose legend
+sits on the data cannot be read, and nobody notices in a build log. ``figure_problems``
+measures a drawn Matplotlib figure (the renderer's own text extents, in pixels) and says
+what is wrong, in words. ``install_figure_check`` runs it on every figure an IPython kernel
+is about to show and writes each problem to stderr as a ``FigureLayoutWarning``; the book's
+rendering tests fail on any warning shown on a page. The book build turns it on with the
+environment variable ``POPRESUME_CHECK_FIGURES=1`` (see the Makefile), so a reader's own
+kernel is left alone.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+import numpy as np
+
+TRUNCATION_MARKS = ("…", "...")
+# pixels two tick labels may share before they count as overlapping (antialiasing, kerning)
+OVERLAP_TOLERANCE_PX = 1.0
+# a legend "covers data" when it hides at least this many plotted points or this share of a bar
+LEGEND_POINTS = 3
+LEGEND_BAR_SHARE = 0.05
+
+
+def _visible_texts(artists: Iterable) -> list:
+    return [t for t in artists if t.get_visible() and t.get_text().strip()]
+
+
+def _overlap(a, b, tol: float = OVERLAP_TOLERANCE_PX) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > tol) and (min(a.y1, b.y1) - max(a.y0, b.y0) > tol)
+
+
+def _tick_overlaps(ax, renderer, axis_name: str) -> list[str]:
+    axis = ax.xaxis if axis_name == "x" else ax.yaxis
+    labels = _visible_texts(axis.get_ticklabels(which="both"))
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
+    key = (lambda tb: tb[1].x0) if axis_name == "x" else (lambda tb: tb[1].y0)
+    boxes.sort(key=key)
+    clashes = [
+        f"{boxes[i][0]!r} / {boxes[i + 1][0]!r}"
+        for i in range(len(boxes) - 1)
+        if _overlap(boxes[i][1], boxes[i + 1][1])
+    ]
+    if not clashes:
+        return []
+    return [f"{_axes_name(ax)}: {axis_name}-axis tick labels overlap ({len(clashes)} pairs, e.g. {clashes[0]})"]
+
+
+def _axes_name(ax) -> str:
+    title = ax.get_title() or ax.get_xlabel() or ax.get_ylabel()
+    return f"axes '{title[:60]}'" if title else "axes"
+
+
+def _data_points_px(ax) -> np.ndarray:
+    """Display coordinates of every plotted point (lines and scatter collections)."""
+    pts = []
+    for line in ax.get_lines():
+        if not line.get_visible():
+            continue
+        xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
+        if len(xy) > 1 and line.get_linestyle() not in ("None", "", " ") and len(xy) < 2000:
+            # a drawn line covers its segments, not only its vertices: sample along them
+            t = np.linspace(0, 1, 8)[:, None, None]
+            xy = (xy[:-1][None] * (1 - t) + xy[1:][None] * t).reshape(-1, 2)
+        pts.append(line.get_transform().transform(xy))
+    for coll in ax.collections:
+        offsets = np.asarray(coll.get_offsets(), float)
+        if coll.get_visible() and offsets.ndim == 2 and len(offsets) and offsets.shape[1] == 2:
+            pts.append(coll.get_offset_transform().transform(offsets))
+    if not pts:
+        return np.empty((0, 2))
+    out = np.vstack(pts)
+    return out[np.isfinite(out).all(axis=1)]
+
+
+def _legend_covers_data(ax, renderer) -> list[str]:
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return []
+    box = legend.get_window_extent(renderer)
+    axes_box = ax.get_window_extent(renderer)
+    if not _overlap(box, axes_box, tol=0):  # placed outside the axes
+        return []
+    pts = _data_points_px(ax)
+    inside = int(((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)).sum())
+    covered_bars = 0
+    for patch in ax.patches:
+        if not patch.get_visible():
+            continue
+        pb = patch.get_window_extent(renderer)
+        area = max(pb.width * pb.height, 1e-9)
+        ix = max(0.0, min(pb.x1, box.x1) - max(pb.x0, box.x0))
+        iy = max(0.0, min(pb.y1, box.y1) - max(pb.y0, box.y0))
+        if pb.width > 0 and pb.height > 0 and ix * iy / area >= LEGEND_BAR_SHARE:
+            covered_bars += 1
+    if inside >= LEGEND_POINTS or covered_bars:
+        what = []
+        if inside >= LEGEND_POINTS:
+            what.append(f"{inside} plotted points")
+        if covered_bars:
+            what.append(f"{covered_bars} bars")
+        return [f"{_axes_name(ax)}: the legend covers {' and '.join(what)}"]
+    return []
+
+
+def figure_problems(fig) -> list[str]:
+    """What makes ``fig`` hard to read, one sentence each; [] when nothing is found.
+
+    Checked: tick labels of one axis that overlap each other, text that ends in an
+    ellipsis (a label cut short), and a legend inside the axes that hides plotted points
+    or bars. The figure is drawn once with its own renderer to measure text.
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems: list[str] = []
+    from matplotlib.text import Text
+
+    for text in _visible_texts(fig.findobj(Text)):
+        s = text.get_text().strip()
+        if s.endswith(TRUNCATION_MARKS) or any(f"{m}{c}" in s for m in TRUNCATION_MARKS for c in ")]"):
+            problems.append(f"truncated text {s[-60:]!r}")
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.axison:
+            continue
+        problems += _tick_overlaps(ax, renderer, "x")
+        problems += _tick_overlaps(ax, renderer, "y")
+        problems += _legend_covers_data(ax, renderer)
+    return problems
+
+
+def check_open_figures(stream=None) -> list[str]:
+    """Run ``figure_problems`` on every open pyplot figure; write each problem to ``stream``."""
+    import matplotlib.pyplot as plt
+
+    stream = sys.stderr if stream is None else stream
+    found = []
+    for num in plt.get_fignums():
+        fig = plt.figure(num)
+        label = fig.get_label() or (fig._suptitle.get_text() if fig._suptitle else "") or f"figure {num}"
+        for problem in figure_problems(fig):
+            found.append(f"{label}: {problem}")
+    for line in found:
+        stream.write(f"FigureLayoutWarning: {line}\n")
+    return found
+
+
+def install_figure_check() -> bool:
+    """In an IPython kernel, check every figure before the inline backend shows it.
+
+    The check is put first among the post-execute callbacks, so it sees the figures before
+    the inline backend's ``flush_figures`` closes them. Returns False outside IPython.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the book extra
+        return False
+    ip = get_ipython()
+    if ip is None:
+        return False
+    callbacks = ip.events.callbacks["post_execute"]
+    if not any(getattr(cb, "__name__", "") == "_popresume_figure_check" for cb in callbacks):
+
+        def _popresume_figure_check():
+            check_open_figures()
+
+        callbacks.insert(0, _popresume_figure_check)
+    return True

@@ -1,0 +1,73 @@
+"""The figure layout checker finds overlapping ticks, cut labels and legends on data."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from popresume.plots.layout import check_open_figures, figure_problems  # noqa: E402
+
+
+def test_a_clean_figure_has_no_problems():
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot([0, 1, 2], [0, 1, 0], label="ours (synthetic screener)")
+    ax.set_xticks([0, 1, 2], ["a", "b", "c"])
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_overlapping_tick_labels_are_found():
+    fig, ax = plt.subplots(figsize=(3, 2))
+    names = [f"a long category name {i}" for i in range(8)]
+    ax.bar(range(8), np.arange(8))
+    ax.set_xticks(range(8), names)
+    problems = figure_problems(fig)
+    assert any("x-axis tick labels overlap" in p for p in problems), problems
+    # rotating them apart mends it
+    ax.set_xticks(range(8), names, rotation=90)
+    assert not any("tick labels overlap" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_truncated_labels_are_found():
+    fig, ax = plt.subplots()
+    ax.set_title("synthetic VLM with photo channel (sy…")
+    assert any("truncated" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_a_legend_on_the_data_is_found():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.linspace(0, 1, 200)
+    ax.plot(x, np.ones_like(x), label="ours")
+    ax.plot(x, np.zeros_like(x) + 0.98, label="published")
+    ax.set_ylim(0.9, 1.05)
+    ax.legend(loc="center")
+    assert any("legend covers" in p for p in figure_problems(fig))
+    ax.legend(loc="lower left")
+    assert not any("legend covers" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_a_legend_on_bars_is_found():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar([0, 1, 2, 3], [1, 1, 1, 1], label="ours")
+    ax.legend(loc="center")
+    assert any("bars" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_open_figures_are_reported_as_warnings():
+    plt.close("all")
+    fig, ax = plt.subplots(num="cut")
+    ax.set_xlabel("share of women (ours, synth…")
+    out = io.StringIO()
+    found = check_open_figures(out)
+    assert found and out.getvalue().startswith("FigureLayoutWarning: cut:")
+    plt.close("all")
