@@ -171,3 +171,46 @@ def test_sigkill_halfway_then_resume(tmp_path):
     assert np.array_equal(out["score"].to_numpy(), [float(i % 101) for i in range(n)])
     rows = ScoreCache(db).rows()
     assert len(rows) == n and rows["resume_id"].is_unique
+
+
+def test_capabilities_are_declared_and_checked():
+    from popresume.screeners import get_screener, has_capability, require_capability
+    from popresume.screeners.base import check_capabilities
+
+    syn = get_screener("synthetic")
+    assert syn.capabilities == frozenset({"text", "images"})
+    assert has_capability(syn, "images") and not has_capability(syn, "json")
+    with pytest.raises(ValueError, match="'json' capability"):
+        require_capability(syn, "json", "answer the leakage tasks")
+    with pytest.raises(ValueError, match="unknown screener capability 'vision'"):
+        has_capability(syn, "vision")
+    with pytest.raises(ValueError, match="'audio'"):
+        check_capabilities({"text", "audio"})
+    c = Counting()
+    assert c.capabilities == frozenset({"text"}) and not c.supports_images
+    c.supports_images = True  # declared for this instance only
+    assert "images" in c.capabilities and Counting().capabilities == frozenset({"text"})
+
+
+def test_every_cache_param_enters_the_key(tmp_path):
+    """A setting in cache_params() (here a batch size) changes the key, so it is rescored."""
+
+    class Batched(Counting):
+        def __init__(self, bs):
+            super().__init__()
+            self.batch_size = bs
+
+        def cache_params(self):
+            return {"batch_size": self.batch_size}
+
+    db = tmp_path / "s.sqlite"
+    a = Batched(4)
+    score_resumes(a, _resumes(5), cache=db, job_descriptions=JD)
+    assert len(a.calls) == 5
+    b = Batched(4)
+    score_resumes(b, _resumes(5), cache=db, job_descriptions=JD)
+    assert b.calls == []
+    c = Batched(8)
+    score_resumes(c, _resumes(5), cache=db, job_descriptions=JD)
+    assert len(c.calls) == 5
+    assert set(ScoreCache(db).rows()["params"]) == {'{"batch_size":4}', '{"batch_size":8}'}

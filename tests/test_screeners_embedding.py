@@ -97,3 +97,12 @@ def test_empty_resume_and_image_errors(fp32):
     with pytest.raises(ValueError, match="cannot read images"):
         score_resumes(fp32, pd.DataFrame({"resume_id": ["a"], "occupation": ["nurse"], "image_path": ["x.png"]}),
                       cache=False, job_descriptions=JD)
+
+
+def test_batch_size_is_in_the_cache_key():
+    from popresume.screeners.embedding import EmbeddingScreener
+
+    a = EmbeddingScreener(batch_size=8).cache_params()
+    b = EmbeddingScreener(batch_size=32).cache_params()
+    assert a["batch_size"] == 8 and b["batch_size"] == 32 and a != b
+    assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings"})

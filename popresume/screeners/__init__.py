@@ -26,8 +26,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from popresume.screeners.base import BaseScreener, Screener, ScoreItem, ScoreResult
-from popresume.screeners.cache import ScoreCache, cache_key, sha256
+from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, ScoreItem, ScoreResult, has_capability,
+                                      require_capability)
+from popresume.screeners.cache import ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
 
@@ -40,7 +41,8 @@ with warnings.catch_warnings():
 __all__ = [
     "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
     "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
-    "SCORE_COLUMNS", "default_cache_path", "summarize_scores",
+    "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
+    "require_capability",
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw"]
@@ -54,14 +56,17 @@ def default_cache_path() -> Path:
     return cache_path("scores", "scores.sqlite")
 
 
-def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding") -> Screener:
+def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **options: Any) -> Screener:
     """Build a screener from a spec string or dict (see the module docstring).
 
     ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` passes the remaining keys to
-    the backend's constructor. A screener object is returned unchanged.
+    the backend's constructor; keyword ``options`` (e.g. ``scoring="expected"``) are added to
+    them. A screener object is returned unchanged (options are then refused).
     """
     if not isinstance(spec, (str, Mapping)):
         if isinstance(spec, Screener):
+            if options:
+                raise ValueError(f"options {sorted(options)} cannot be applied to an existing screener object")
             return spec
         raise ValueError(f"screener spec must be a string, a dict or a screener, got {type(spec).__name__}")
     if isinstance(spec, str):
@@ -81,6 +86,7 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding") -> Sc
         kind = str(params.pop("kind", "")).lower()
     if kind not in _KINDS:
         raise ValueError(f"unknown screener kind {kind!r} in spec {spec!r}; expected one of {_KINDS}")
+    params.update({k: v for k, v in options.items() if v is not None})
     if kind == "embedding":
         from popresume.screeners.embedding import EmbeddingScreener
 
@@ -155,10 +161,11 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
         if img is None and not screener.needs_profile:
             if text is None or not str(text).strip():
                 raise ValueError(f"résumé {rid!r} (row {i}) has an empty text")
-        if img is not None and text is None and not screener.supports_images and not screener.needs_profile:
+        reads_images = has_capability(screener, "images")
+        if img is not None and text is None and not reads_images and not screener.needs_profile:
             raise ValueError(f"screener {screener.screener_id!r} ({screener.model}) cannot read images "
                              f"(résumé {rid!r}); use a text column or a VLM")
-        if img is not None and text is not None and not screener.supports_images:
+        if img is not None and text is not None and not reads_images:
             img, fmt = None, "text"
         prof = None
         if screener.needs_profile:
@@ -206,7 +213,7 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
             results[i] = ScoreResult.failure(f"error: cannot read {it.image_path}: {e}", "unreadable input",
                                              cacheable=False)
             continue
-        keys[i] = cache_key(screener.screener_id, screener.model, ph, hashes[i], sha256(it.job_description), params)
+        keys[i] = screener_cache_key(screener, hashes[i], sha256(it.job_description))
     n_cached = 0
     if store is not None:
         hit = store.get_many(k for k in keys if k is not None)
@@ -216,7 +223,7 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
                 results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
                 n_cached += 1
     todo = [i for i, r in enumerate(results) if r is None]
-    if todo and hasattr(screener, "warmup"):
+    if todo and callable(getattr(screener, "warmup", None)):  # optional hook, not a capability
         screener.warmup()  # load weights before the clock starts: throughput is scoring only
     t0 = time.perf_counter()
     bar = None

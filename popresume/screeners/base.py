@@ -8,6 +8,24 @@ cache the moment it exists; that is what makes a SIGKILLed run resumable).
 
 A :class:`ScoreResult` with ``parse_ok=False`` carries ``score=NaN`` and the raw reply or
 the error text; it is never a number (STYLE.md counter-examples).
+
+**Capabilities are declared, not probed.** Every screener carries ``capabilities``, a
+frozenset drawn from :data:`CAPABILITIES`; code that needs an optional ability asks
+:func:`has_capability` / :func:`require_capability` instead of ``hasattr``:
+
+* ``"text"`` – scores text résumés through :meth:`Screener.score_iter`;
+* ``"images"`` – scores image résumés (``ScoreItem.image_path``) through the same method;
+* ``"json"`` – ``complete_json(messages, schema=None, images=None) -> (dict | None, raw)``:
+  a reply to chat messages, constrained to / parsed against a JSON schema (the leakage
+  judges use this);
+* ``"logprobs"`` – the backend can read token log-probabilities, so ``scoring="expected"``
+  (the probability-weighted score) is available;
+* ``"embeddings"`` – ``embed(texts) -> ndarray`` of L2-normalised rows.
+
+**Cache identity.** :meth:`Screener.cache_params` returns every setting that can move a
+score (decoding, scoring mode, batch size where numerics depend on it, …) but never a
+secret; :func:`popresume.screeners.cache.screener_cache_key` puts it, with the screener id,
+model and prompt hash, into every cache key.
 """
 
 from __future__ import annotations
@@ -20,6 +38,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 NAN = float("nan")
+
+#: The abilities a screener may declare (see the module docstring).
+CAPABILITIES = frozenset({"text", "images", "json", "logprobs", "embeddings"})
+#: Scoring modes: the greedy reply's number, or the probability-weighted (expected) score.
+SCORING_MODES = ("greedy", "expected")
 
 
 @dataclass
@@ -74,7 +97,7 @@ class Screener(Protocol):
 
     screener_id: str
     model: str
-    supports_images: bool
+    capabilities: frozenset
     needs_profile: bool
     prompt_hash: str
 
@@ -85,22 +108,65 @@ class Screener(Protocol):
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]: ...
 
 
+def check_capabilities(caps) -> frozenset:
+    """``caps`` as a frozenset, refusing names outside :data:`CAPABILITIES`."""
+    caps = frozenset(caps)
+    unknown = sorted(caps - CAPABILITIES)
+    if unknown:
+        raise ValueError(f"unknown screener capability {unknown[0]!r}; expected some of {sorted(CAPABILITIES)}")
+    return caps
+
+
+def has_capability(screener: Any, capability: str) -> bool:
+    """Whether ``screener`` declares ``capability`` (one of :data:`CAPABILITIES`)."""
+    if capability not in CAPABILITIES:
+        raise ValueError(f"unknown screener capability {capability!r}; expected one of {sorted(CAPABILITIES)}")
+    return capability in frozenset(getattr(screener, "capabilities", ()) or ())
+
+
+def require_capability(screener: Any, capability: str, purpose: str) -> None:
+    """Raise a ValueError naming the screener when it lacks ``capability`` (needed for ``purpose``)."""
+    if not has_capability(screener, capability):
+        sid = getattr(screener, "screener_id", type(screener).__name__)
+        model = getattr(screener, "model", "")
+        caps = sorted(getattr(screener, "capabilities", ()) or ())
+        raise ValueError(f"screener {sid!r} ({model}) cannot {purpose}: it does not declare the "
+                         f"{capability!r} capability (it declares {caps})")
+
+
 class BaseScreener:
-    """Convenience base: identity, cache key parts and a sequential ``score_iter``."""
+    """Convenience base: identity, capabilities, cache key parts and a sequential ``score_iter``."""
 
     screener_id: str = "base"
     model: str = ""
-    supports_images: bool = False
+    capabilities: frozenset = frozenset({"text"})
     needs_profile: bool = False
     prompt_hash: str = "none"
     batch_size: int = 32
 
+    @property
+    def supports_images(self) -> bool:
+        """``"images" in capabilities`` (kept for callers that read the flag)."""
+        return "images" in self.capabilities
+
+    @supports_images.setter
+    def supports_images(self, value: bool) -> None:
+        # a backend that learns at construction whether it reads images (e.g. a server
+        # configured by the user) declares it for this instance
+        caps = set(self.capabilities)
+        (caps.add if value else caps.discard)("images")
+        self.capabilities = frozenset(caps)
+
     def cache_params(self) -> dict:
-        """Decoding / scoring parameters that change the score (never secrets)."""
+        """Every setting that can change a score (decoding, scoring mode, …), never secrets.
+        Its items enter the cache key (:func:`popresume.screeners.cache.screener_cache_key`)."""
         return {}
 
     def item_hash(self, item: ScoreItem) -> str:
         return item.content_hash()
+
+    def warmup(self) -> None:
+        """Load weights before timing starts (no-op unless a backend has something to load)."""
 
     def score_one(self, item: ScoreItem) -> ScoreResult:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -2,7 +2,8 @@
 nothing that could change it has changed.
 
 Key = SHA-256 of (screener id, model, prompt hash, résumé hash [text or image bytes],
-job-description hash, decoding parameters). Each score is committed in its own
+job-description hash, ``screener.cache_params()`` [decoding, scoring mode, batch size, …]);
+see :func:`screener_cache_key`. Each score is committed in its own
 transaction the moment it exists, so a run killed with SIGKILL loses at most the résumés
 that were in flight and never stores half a row; a rerun finds every committed key and
 scores only the rest (tested by ``tests/test_screeners_cache.py``).
@@ -68,6 +69,13 @@ def cache_key(screener_id: str, model: str, prompt_hash: str, resume_hash: str,
               job_hash: str, params: dict) -> str:
     """The cache key of one score (all parts that can change the score)."""
     return sha256(stable_json([screener_id, model, prompt_hash, resume_hash, job_hash, params]))
+
+
+def screener_cache_key(screener, resume_hash: str, job_hash: str) -> str:
+    """The cache key of one score by ``screener``: its id, model, prompt hash and
+    :meth:`~popresume.screeners.base.Screener.cache_params` with the résumé and posting hashes."""
+    return cache_key(screener.screener_id, screener.model, screener.prompt_hash, resume_hash, job_hash,
+                     screener.cache_params())
 
 
 class ScoreCache:

@@ -70,6 +70,7 @@ class OpenAIScreener(BaseScreener):
     """Scores through an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     screener_id = "openai"
+    capabilities = frozenset({"text", "images", "json"})  # "images" is set per instance (supports_images=)
     needs_profile = False
 
     def __init__(self, model: str, base_url: str = "https://api.openai.com/v1", *,

@@ -66,7 +66,8 @@ class SyntheticScreener(BaseScreener):
     """Y = f(X, Z, B, R) + noise with user-set coefficients (see the module docstring)."""
 
     screener_id = "synthetic"
-    supports_images = True  # it reads the profile, not the pixels; the format switches the photo channel
+    # it reads the profile, not the pixels; the format switches the photo channel
+    capabilities = frozenset({"text", "images"})
     needs_profile = True
     prompt_hash = "none"
     batch_size = 4096
