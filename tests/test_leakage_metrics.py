@@ -186,3 +186,50 @@ def test_headline_table_labels_published_and_ours():
     assert h.loc["tie rate, ties encouraged", "ours"] == 1
     big = h.loc["score difference vs Anglo of largest size (points of 100)"]
     assert big["ours"] == pytest.approx(3.75) and "Indian" in big["note"]
+
+
+def test_position_bias_separates_untied_pairs_from_tie_breaking():
+    """Chinese variants: the judge sees a tie (Neutral says Tie) and the forced verdict is
+    always A; Indian variants: a real preference for the marked résumé in both orders."""
+    rows = []
+    for b in BASES:
+        for g in ("Chinese", "Indian"):
+            for order in ("marked_first", "baseline_first"):
+                marked = "A" if order == "marked_first" else "B"
+                for regime in ("Forbidden", "Neutral"):
+                    if g == "Chinese":
+                        v = "Tie" if regime == "Neutral" else "A"
+                    else:
+                        v = marked
+                    rows.append(dict(judge="j", base_id=b, variant_id=f"{b}/{g}", condition=g, tier="T1",
+                                     regime=regime, order=order, preferred=v, parse_ok=True))
+    r = pd.DataFrame(rows)
+    # pooled, the forced choice looks position-biased: 3 of 4 verdicts go to A
+    m = M.task2_metrics(r, n_boot=100)
+    pooled = m[(m["regime"] == "Forbidden") & (m["metric"] == "first_position_rate")]["estimate"].iloc[0]
+    assert pooled == pytest.approx(0.75)
+    pb = M.position_bias(r, n_boot=200).set_index("pairs")
+    assert pb.loc["untied", "estimate"] == pytest.approx(0.5)  # no position bias on pairs it can tell apart
+    assert pb.loc["tie_broken", "estimate"] == pytest.approx(1.0)  # the tie-breaking rule, shown apart
+    assert pb.loc["untied", "share"] == pytest.approx(0.5) and pb.loc["untied", "n"] == 16
+    with pytest.raises(ValueError, match="Forbidden and Neutral"):
+        M.position_bias(r[r["regime"] == "Forbidden"], n_boot=10)
+
+
+def test_top_score_rate_compares_variants_like_with_like():
+    """Indian has two variants per base, one always on top and one never; the control has
+    one variant, always on top (tied). Per condition, Indian gets two chances per base."""
+    rows = []
+    for b in BASES:
+        for vid, g, score in (("i1", "Indian", 70.0), ("i2", "Indian", 50.0), ("c", "Control", 70.0),
+                              ("a1", "Anglo", 60.0), ("a2", "Anglo", 60.0)):
+            rows.append(dict(judge="j", base_id=b, variant_id=f"{b}/{vid}", condition=g, tier="T1", rep=0,
+                             score=score, shortlist=1, parse_ok=True))
+    r = pd.DataFrame(rows)
+    per_variant = M.top_score_rate(r, n_boot=100).set_index("condition")["estimate"]
+    per_condition = M.top_score_rate(r, unit="condition", n_boot=100).set_index("condition")["estimate"]
+    assert per_variant["Indian"] == pytest.approx(0.5) and per_condition["Indian"] == pytest.approx(1.0)
+    assert per_variant["Control"] == per_condition["Control"] == pytest.approx(1.0)
+    assert per_variant["Anglo"] == per_condition["Anglo"] == 0
+    with pytest.raises(ValueError, match="unit"):
+        M.top_score_rate(r, unit="base")

@@ -71,3 +71,26 @@ def test_open_figures_are_reported_as_warnings():
     found = check_open_figures(out)
     assert found and out.getvalue().startswith("FigureLayoutWarning: cut:")
     plt.close("all")
+
+
+def test_text_of_neighbouring_axes_that_overlaps_is_found():
+    fig, axes = plt.subplots(1, 2, figsize=(5, 2.5))
+    axes[0].set_title("Selection-rate ratio vs Anglo, forced choice, every regime (ours)")
+    axes[1].set_yticks([0, 1], ["a long tick label", "another long one"])
+    problems = figure_problems(fig)
+    assert any("overlaps" in p for p in problems), problems
+    fig.set_size_inches(16, 3)
+    fig.tight_layout()
+    assert not any("overlaps" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_rotated_labels_are_measured_along_their_direction():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    names = ["Anglo", "First Nations", "Chinese", "Indian", "Vietnamese", "Cannot\ndetermine"]
+    ax.imshow(np.eye(6))
+    ax.set_xticks(range(6), names, rotation=30, ha="right", fontsize=8)
+    assert figure_problems(fig) == []  # their axis-aligned boxes overlap, the text does not
+    ax.set_xticks(range(6), [n * 3 for n in names], rotation=5, ha="right", fontsize=8)
+    assert any("tick labels overlap" in p for p in figure_problems(fig))
+    plt.close(fig)

@@ -283,6 +283,34 @@ def task2_metrics(replies: pd.DataFrame, *, tie_credit: float = 0.5, n_boot: int
     return out[["judge", "regime", "metric", "estimate", "ci_low", "ci_high", "se", "n", "n_clusters"]]
 
 
+def position_bias(replies: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """First-position rate under forced choice, on untied pairs and on tie-broken pairs apart.
+
+    A forced choice between two résumés the judge finds equal must pick a side, and a judge
+    that always picks candidate A then shows a "position bias" that is only its
+    tie-breaking rule. Whether the judge finds a pair equal is read from the judge itself:
+    a pair (judge, ``variant_id``, repetition) is *tied* when its Neutral-regime verdict is "Tie"
+    in either presentation order. Forbidden-regime verdicts are then split into the
+    ``untied`` pairs, whose first-position rate measures position bias proper (0.5 = none,
+    because every pair is shown in both orders), and the ``tie_broken`` pairs, whose rate
+    shows the tie-breaking rule. Rows: ``judge, pairs, share, metric, estimate, ci_low,
+    ci_high, se, n, n_clusters`` with ``share`` the share of forced verdicts in that split.
+    Judges without Neutral-regime replies are skipped (nothing tells their ties).
+    """
+    d = task2_outcomes(replies)
+    pair = ["judge", "variant_id"] + (["rep"] if "rep" in d.columns else [])
+    _require(d, pair, "Task 2")
+    tied = (d[d["regime"] == "Neutral"].groupby(pair)["tie"].max() > 0).rename("tied_when_allowed").reset_index()
+    forced = d[d["regime"] == "Forbidden"].merge(tied, on=pair, how="inner")
+    if forced.empty:
+        raise ValueError("position_bias needs Forbidden and Neutral verdicts on the same pairs")
+    forced["pairs"] = np.where(forced["tied_when_allowed"], "tie_broken", "untied")
+    share = forced.groupby("judge")["pairs"].value_counts(normalize=True).rename("share").reset_index()
+    out = cluster_bootstrap(forced, "first", ["judge", "pairs"], n_boot=n_boot, seed=seed, level=level)
+    out = out.merge(share, on=["judge", "pairs"]).assign(metric="first_position_rate")
+    return out[["judge", "pairs", "share", "metric", "estimate", "ci_low", "ci_high", "se", "n", "n_clusters"]]
+
+
 def _ratios_vs(bm: BootMeans, keys: Sequence[str], level: float, *, kind: str) -> pd.DataFrame:
     """Per cell (other than the comparator): ratio or difference to the comparator's cell with
     the same ``keys`` values, computed draw by draw."""
@@ -377,20 +405,29 @@ def shortlist_ratios(replies: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0
     return add_corrections(out, family=["judge"])
 
 
-def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",), atol: float = 1e-9,
-                   n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
-    """Top-Score Rate: share of base résumés on which a condition attains the maximum score
-    among the base's variants (ties: every condition attaining it counts, so rates can sum
-    to more than 1), per judge, with cluster-bootstrap CIs over bases."""
+def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",), unit: str = "variant",
+                   atol: float = 1e-9, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Top-Score Rate per judge and condition, with cluster-bootstrap CIs over bases.
+
+    ``unit="variant"`` (default, like with like): the share of a condition's *variants*
+    that attain their base's maximum score among all its variants. Every condition is then
+    judged one variant at a time, whatever its number of variants. ``unit="condition"``:
+    the share of bases on which *any* of the condition's variants attains the maximum, the
+    paper's wording; it compares six chances per base for each group (3 tiers x 2 blocks)
+    with one for the control, so it biases the control's rate down, and is kept only to
+    show that bias. Ties at the maximum count for every variant that attains it.
+    """
+    if unit not in ("variant", "condition"):
+        raise ValueError(f"unit must be 'variant' or 'condition', got {unit!r}")
     d = task3_outcomes(replies)
     by = list(by)
     _require(d, by, "Task 3")
     peers = ["judge", "base_id", "rep"] if "rep" in d.columns else ["judge", "base_id"]
     d["_max"] = d.groupby(peers)["score"].transform("max")
     d["_top"] = (d["score"] >= d["_max"] - atol).astype(float)
-    cell = d.groupby([*peers, *by], sort=True)["_top"].max().reset_index()
+    cell = d if unit == "variant" else d.groupby([*peers, *by], sort=True)["_top"].max().reset_index()
     out = cluster_bootstrap(cell, "_top", ["judge", *by], n_boot=n_boot, seed=seed, level=level)
-    return out.assign(metric="top_score_rate")
+    return out.assign(metric="top_score_rate", unit=unit)
 
 
 # ---------------------------------------------------------------------------- headline

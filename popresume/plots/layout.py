@@ -33,16 +33,40 @@ def _overlap(a, b, tol: float = OVERLAP_TOLERANCE_PX) -> bool:
     return (min(a.x1, b.x1) - max(a.x0, b.x0) > tol) and (min(a.y1, b.y1) - max(a.y0, b.y0) > tol)
 
 
+def _text_box(text, renderer) -> tuple[float, float, float, float, float]:
+    """(centre x, centre y, width, height, angle in radians) of a text as drawn, in pixels.
+
+    Rotated tick labels have axis-aligned extents that overlap long before their glyphs do;
+    the rectangle along the text's own direction is what can collide. Its centre is the
+    centre of the axis-aligned extent; its size is measured line by line.
+    """
+    box = text.get_window_extent(renderer)
+    lines = text.get_text().split("\n")
+    prop, ismath = text.get_fontproperties(), ("TeX" if text.get_usetex() else False)
+    w = max(renderer.get_text_width_height_descent(s or " ", prop, ismath)[0] for s in lines)
+    line_h = renderer.get_text_width_height_descent("Ag", prop, False)[1]
+    h = line_h * (1 + 1.2 * (len(lines) - 1))  # Matplotlib's default line spacing is 1.2
+    return (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2, w, h, np.deg2rad(text.get_rotation())
+
+
+def _labels_collide(a, b, tol: float = OVERLAP_TOLERANCE_PX) -> bool:
+    """Two same-angle rectangles from ``_text_box`` overlap (separating-axis test)."""
+    (xa, ya, wa, ha, t), (xb, yb, wb, hb, _) = a, b
+    dx, dy = xb - xa, yb - ya
+    along = abs(dx * np.cos(t) + dy * np.sin(t))
+    across = abs(-dx * np.sin(t) + dy * np.cos(t))
+    return along < (wa + wb) / 2 - tol and across < (ha + hb) / 2 - tol
+
+
 def _tick_overlaps(ax, renderer, axis_name: str) -> list[str]:
     axis = ax.xaxis if axis_name == "x" else ax.yaxis
     labels = _visible_texts(axis.get_ticklabels(which="both"))
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
-    key = (lambda tb: tb[1].x0) if axis_name == "x" else (lambda tb: tb[1].y0)
-    boxes.sort(key=key)
+    boxes = [(t.get_text(), _text_box(t, renderer)) for t in labels]
+    boxes.sort(key=lambda tb: tb[1][0] if axis_name == "x" else tb[1][1])
     clashes = [
         f"{boxes[i][0]!r} / {boxes[i + 1][0]!r}"
         for i in range(len(boxes) - 1)
-        if _overlap(boxes[i][1], boxes[i + 1][1])
+        if _labels_collide(boxes[i][1], boxes[i + 1][1])
     ]
     if not clashes:
         return []
@@ -106,12 +130,35 @@ def _legend_covers_data(ax, renderer) -> list[str]:
     return []
 
 
+def _axes_texts(ax) -> list:
+    """Every visible text an axes draws outside its data area: title, axis labels, tick labels."""
+    texts = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+    texts += list(ax.xaxis.get_ticklabels(which="both")) + list(ax.yaxis.get_ticklabels(which="both"))
+    return _visible_texts(texts)
+
+
+def _text_clashes_between_axes(fig, renderer) -> list[str]:
+    """Text of one axes drawn over text of another (a title under its neighbour's tick labels)."""
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
+    boxes = [[(t.get_text(), t.get_window_extent(renderer)) for t in _axes_texts(ax)] for ax in axes]
+    problems = []
+    for i in range(len(axes)):
+        for j in range(i + 1, len(axes)):
+            for si, bi in boxes[i]:
+                clash = next((sj for sj, bj in boxes[j] if _overlap(bi, bj)), None)
+                if clash is not None:
+                    problems.append(f"{_axes_name(axes[i])} and {_axes_name(axes[j])}: text {si[:40]!r} "
+                                    f"overlaps {clash[:40]!r}")
+                    break
+    return problems
+
+
 def figure_problems(fig) -> list[str]:
     """What makes ``fig`` hard to read, one sentence each; [] when nothing is found.
 
-    Checked: tick labels of one axis that overlap each other, text that ends in an
-    ellipsis (a label cut short), and a legend inside the axes that hides plotted points
-    or bars. The figure is drawn once with its own renderer to measure text.
+    Checked: tick labels of one axis that overlap each other, text of one axes drawn over
+    text of another, text that ends in an ellipsis (a label cut short), and a legend inside
+    the axes that hides plotted points or bars. The figure is drawn once with its own renderer to measure text.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -128,6 +175,7 @@ def figure_problems(fig) -> list[str]:
         problems += _tick_overlaps(ax, renderer, "x")
         problems += _tick_overlaps(ax, renderer, "y")
         problems += _legend_covers_data(ax, renderer)
+    problems += _text_clashes_between_axes(fig, renderer)
     return problems
 
 
