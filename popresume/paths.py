@@ -2,6 +2,8 @@
 
 * ``DATA_DIR``: the small shipped inputs in the repository's ``data/`` folder
   (override with the environment variable ``POPRESUME_DATA``).
+* ``CONFIGS_DIR``: the shipped audit-grid configs (``configs/*.yaml``, read by
+  ``popresume audit --config`` and chapters 09-10).
 * ``CACHE_DIR``: generated artefacts (profiles, résumés, score caches, estimates);
   git-ignored; override with ``POPRESUME_CACHE``.
 """
@@ -15,6 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("POPRESUME_DATA", REPO_ROOT / "data"))
 CACHE_DIR = Path(os.environ.get("POPRESUME_CACHE", REPO_ROOT / "_cache"))
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+CONFIGS_DIR = REPO_ROOT / "configs"
 
 
 def data_path(*parts: str) -> Path:

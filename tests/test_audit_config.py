@@ -31,12 +31,18 @@ def test_valid_config_builds_cells():
 
 
 @pytest.mark.parametrize("key,value,needle", [
-    ("occupations", ["nurse", "pilot"], "occupations[1] = 'pilot'"),
-    ("formats", ["text", "video"], "formats[1] = 'video'"),
-    ("attributes", ["gender", "religion"], "attributes[1] = 'religion'"),
-    ("sizes", {"nurse": 100, "pilot": 5}, "sizes['pilot']"),
-    ("sizes", 3, "'sizes'"),
-    ("folds", 1, "'folds'"),
+    ("occupations", ["nurse", "pilot"], "occupations[1]: unknown occupation 'pilot'"),
+    ("formats", ["text", "video"], "formats[1]: unknown format 'video'"),
+    ("attributes", ["gender", "religion"], "attributes[1]: unknown attribute 'religion'"),
+    ("sizes", {"nurse": 100, "pilot": 50}, "sizes.pilot: names an occupation not in the grid"),
+    ("sizes", 3, "sizes: must be an integer >= 20, got 3"),
+    ("sizes", "big", "sizes: expected 'paper' or a valid integer"),
+    ("folds", 1, "folds: must be greater than or equal to 2, got 1"),
+    ("seed", "1", "seed: must be a valid integer, got '1'"),
+    ("estimator", {"tunee": False}, "estimator.tunee: unknown key 'tunee'; known keys: bootstrap"),
+    ("estimator", {"tune": "no"}, "estimator.tune: must be a valid boolean, got 'no'"),
+    ("estimator", {"bootstrap": "bag"}, "estimator.bootstrap: must be 'influence' or 'refit', got 'bag'"),
+    ("render", {"skils": True}, "render.skils: unknown key 'skils'; known keys: face_source"),
 ])
 def test_bad_entries_are_named(key, value, needle):
     with pytest.raises(ValueError) as e:
@@ -47,7 +53,7 @@ def test_bad_entries_are_named(key, value, needle):
 def test_unknown_screener_named():
     bad = cfg(screeners=[{"name": "x", "spec": "embedding", "formats": ["text"]},
                          {"name": "bert", "spec": "bertscore:foo"}])
-    with pytest.raises(ValueError, match=r"unknown screener screeners\[1\] = 'bertscore:foo'"):
+    with pytest.raises(ValueError, match=r"screeners\[1\]\.spec: unknown screener screeners\[1\] = 'bertscore:foo'"):
         validate_config(bad)
 
 
@@ -61,28 +67,28 @@ def test_text_only_screener_given_image_format():
 
 def test_screener_format_outside_grid():
     bad = cfg(formats=["text"], screeners=[{"name": "s", "spec": "synthetic", "formats": ["image"]}])
-    with pytest.raises(ValueError, match=r"screeners\[0\] \(s\)\.formats\[0\] = 'image'"):
+    with pytest.raises(ValueError, match=r"screeners\[0\]\.formats\[0\]: screeners\[0\] \(s\)\.formats\[0\] = 'image'"):
         validate_config(bad)
 
 
 def test_unknown_top_level_key_and_file(tmp_path):
-    with pytest.raises(ValueError, match="'sizse'"):
+    with pytest.raises(ValueError, match="sizse: unknown key 'sizse'; known keys: attributes"):
         validate_config(cfg(sizse=10))
     p = tmp_path / "a.yaml"
     p.write_text("occupations: [nurse, astronaut]\nformats: [text]\nattributes: [gender]\n"
                  "screeners: [{spec: synthetic}]\n")
-    with pytest.raises(ValueError, match=r"occupations\[1\] = 'astronaut' in .*a\.yaml"):
+    with pytest.raises(ValueError, match=r"a\.yaml, line 1: occupations\[1\]: unknown occupation 'astronaut'"):
         load_config(p)
     with pytest.raises(FileNotFoundError):
         load_config(tmp_path / "missing.yaml")
 
 
 def test_shipped_configs_validate():
-    from popresume.paths import REPO_ROOT
+    from popresume.paths import CONFIGS_DIR
 
-    d = load_config(REPO_ROOT / "configs" / "default_audit.yaml")
+    d = load_config(CONFIGS_DIR / "default_audit.yaml")
     assert set(d.formats) == {"text", "image", "image+photo"}
-    full = load_config(REPO_ROOT / "configs" / "paper_full.yaml")
+    full = load_config(CONFIGS_DIR / "paper_full.yaml")
     assert sum(full.sizes.values()) == 60884
 
 
@@ -102,5 +108,108 @@ def test_replace_keeps_validation_and_subsets_sizes():
     c = validate_config(cfg(occupations=["nurse", "teacher"], sizes={"nurse": 100, "teacher": 200}))
     d = c.replace(occupations=["teacher"])
     assert d.sizes == {"teacher": 200}
-    with pytest.raises(ValueError, match="occupations\\[0\\] = 'pilot'"):
+    with pytest.raises(ValueError, match="occupations\\[0\\]: unknown occupation 'pilot'"):
         c.replace(occupations=["pilot"])
+
+
+SYNTH_YAML = """\
+occupations: [nurse]
+formats: [text]
+attributes: [gender]
+sizes: 100
+screeners:
+  - name: synth
+    spec:
+      kind: synthetic
+      noise: 3.0
+      coef:
+        edu_group: {low: 0.0, medum: 4.0}
+"""
+
+
+def test_synthetic_spec_keys_levels_and_lines(tmp_path):
+    """A mistyped synthetic-screener key or level is named with its place and line."""
+    p = tmp_path / "synth.yaml"
+    p.write_text(SYNTH_YAML)
+    with pytest.raises(ValueError) as e:
+        load_config(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}, line 9: screeners[0].spec.noise: unknown key 'noise'; known keys: clip, coef")
+    assert "line 11: screeners[0].spec.coef.edu_group.medum: unknown level 'medum' of 'edu_group'" in msg
+    assert "\n" not in msg
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ({"kind": "synthetic", "coef": {"edu_grup": {"low": 1.0}}}, "spec.coef.edu_grup: unknown profile column"),
+    ({"kind": "synthetic", "direct": {"gender": {"Male": 1.0}}}, "spec.direct.gender.Male: unknown level 'Male'"),
+    ({"kind": "synthetic", "coef": {"age": {"old": 1.0}}}, "spec.coef.age: 'age' is numeric"),
+    ({"kind": "synthetic", "coef": {"region": 2.0}}, "spec.coef.region: 'region' is categorical"),
+    ({"kind": "synthetic", "noise_sd": -1}, "spec.noise_sd: must be greater than or equal to 0"),
+    ({"kind": "embedding", "batchsize": 8}, "spec.batchsize: unknown key 'batchsize'; known keys: batch_size"),
+    ({"kind": "openai", "model": "m", "base_url": "ftp://h"}, "spec.base_url: String should match"),
+    ({"kind": "bert"}, "spec.kind: unknown screener kind 'bert'"),
+    ("openai:gpt", "expected 'openai:MODEL@BASE_URL'"),
+])
+def test_screener_specs_are_checked(spec, needle):
+    with pytest.raises(ValueError) as e:
+        validate_config(cfg(formats=["text"], screeners=[{"name": "s", "spec": spec}]))
+    assert f"screeners[0].{needle}" in str(e.value) or needle in str(e.value)
+
+
+def test_yaml_syntax_error_is_one_line_with_line_number(tmp_path):
+    p = tmp_path / "broken.yaml"
+    p.write_text("name: t\noccupations: [nurse\nformats: [text]\n")
+    with pytest.raises(ValueError) as e:
+        load_config(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p}, line 3: YAML syntax error, column 8:") and "\n" not in msg
+
+
+def test_only_written_keys_reach_the_cache_keys():
+    """estimator/render keep what the user wrote, so defaults do not move cache keys."""
+    from popresume.paths import CONFIGS_DIR
+
+    c = load_config(CONFIGS_DIR / "default_audit.yaml")
+    assert c.estimator == {"tune": False, "threads": 1}
+    assert c.render == {}
+    assert c.estimator_key() == {"folds": 5, "n_boot": 500, "seed": 0, "tune": False, "threads": 1}
+
+
+def test_spec_models_match_the_backends():
+    """Every constructor argument of a backend is a key of its spec model and vice versa,
+    so a new backend option cannot be refused (or a removed one accepted) silently."""
+    import inspect
+
+    from popresume.audit.config import SPEC_MODELS
+    from popresume.screeners.embedding import EmbeddingScreener
+    from popresume.screeners.hf import HFScreener
+    from popresume.screeners.openai_http import OpenAIScreener
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    for kind, cls in {"embedding": EmbeddingScreener, "hf": HFScreener, "openai": OpenAIScreener,
+                      "synthetic": SyntheticScreener}.items():
+        args = set(inspect.signature(cls.__init__).parameters) - {"self"}
+        assert set(SPEC_MODELS[kind].model_fields) - {"kind"} == args, kind
+
+
+def test_estimator_block_matches_estimate_pse():
+    import inspect
+
+    from popresume.audit.config import EstimatorModel
+    from popresume.causal import estimate_pse
+
+    args = set(inspect.signature(estimate_pse).parameters)
+    grid_level = {"data", "x", "x0", "x1", "z", "b", "r", "y", "folds", "n_boot", "seed", "progress",
+                  "return_estimator"}
+    assert set(EstimatorModel.model_fields) - {"threads"} == args - grid_level
+
+
+def test_estimator_typo_fails_before_any_work(monkeypatch, tmp_path):
+    import popresume.audit.grid as grid
+
+    def boom(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("work started before validation")
+
+    monkeypatch.setattr(grid, "load_profiles", boom)
+    with pytest.raises(ValueError, match="estimator.tunee: unknown key"):
+        grid.run_audit(cfg(estimator={"tunee": False}), cache_dir=tmp_path, progress=False)

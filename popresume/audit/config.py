@@ -12,16 +12,30 @@ YAML file (or a dict) like ``configs/default_audit.yaml``::
     seed: 0
     folds: 5                               # cross-fitting folds L (paper: 5)
     n_boot: 500                            # bootstrap draws for the 95% CIs (paper: 500)
+    estimator: {tune: false, threads: 1}   # keyword arguments of popresume.causal.estimate_pse
+    render: {skills: false}                # résumé rendering options
     screeners:
       - name: minilm                       # unique; the results' ``screener`` column
         spec: embedding                    # anything popresume.screeners.get_screener accepts
         label: all-MiniLM-L6-v2 (embedding)  # the results' ``model`` column (Tables 4-5 style)
         formats: [text]                    # which formats it scores (default: all of the grid's)
 
-:func:`load_config` validates everything that can be checked without doing any
-work — unknown occupation, format, attribute or screener kind, a screener that
-cannot read images given an image format — and raises a ``ValueError`` naming the
-offending entry. Nothing is generated, rendered or scored before it returns.
+Every block is a pydantic model with ``extra="forbid"`` — the top level
+(:class:`GridModel`), each screener entry (:class:`ScreenerModel`), each screener
+spec (:class:`EmbeddingSpec`, :class:`HFSpec`, :class:`OpenAISpec`,
+:class:`SyntheticSpec`, including the synthetic screener's coefficient tables),
+:class:`EstimatorModel` and :class:`RenderModel` — so a misspelt key anywhere
+(``estimator: {tunee: false}``, ``render: {skils: true}``, ``noise_sd`` typed
+``noise``) is refused. :func:`load_config` raises :class:`ConfigError` (a
+``ValueError``) that names the file, the line, the place of the key
+(``screeners[1].spec.coef.edu_grup``) and what is allowed there; a YAML syntax
+error is reported in one line with its line number. Nothing is generated, rendered
+or scored before it returns.
+
+:class:`AuditConfig` is the resolved grid (sizes per occupation, screener kinds
+and labels filled in) that :mod:`popresume.audit.grid` runs; it keeps only the keys
+a user wrote in ``estimator`` / ``render`` and the spec exactly as written, so cache
+keys do not depend on defaults.
 """
 
 from __future__ import annotations
@@ -32,11 +46,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, Union
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from popresume.schema import ATTRIBUTES, DEFAULT_SIZES, FORMATS, OCCUPATION_KEYS, OCCUPATIONS
+from popresume.schema import (ATTRIBUTES, DEFAULT_SIZES, EDU_LEVELS, FORMATS, GENDERS, OCCUPATION_KEYS,
+                              OCCUPATIONS, PROFILE_COLUMNS, RACES, REGIONS)
 
 IMAGE_FORMATS = ("image", "image+photo")
 # Screener kinds the contract defines (popresume.screeners.get_screener).
@@ -46,13 +62,272 @@ SCREENER_KINDS = ("embedding", "hf", "openai", "synthetic")
 # the profile (and, when asked, a photo channel), so it accepts every format.
 _TEXT_ONLY_KINDS = ("embedding", "hf")
 
-_TOP_KEYS = {
-    "name", "occupations", "formats", "attributes", "sizes", "seed", "folds", "n_boot",
-    "screeners", "estimator", "render", "description",
+# Columns of a generated profile table after popresume.grouping.add_groups (Appendix C.4),
+# which is what the synthetic screener reads; levels of the categorical ones. A level not
+# listed here would silently add 0 points, so a typo ("Male") is refused instead.
+PROFILE_LEVELS: dict[str, tuple[str, ...] | None] = {
+    **{c: None for c in PROFILE_COLUMNS},
+    "occupation": OCCUPATION_KEYS,
+    "gender": GENDERS,
+    "race": RACES,
+    "edu_level": EDU_LEVELS,
+    "region": REGIONS,
+    "race_binary": ("White", "Non-White"),
+    "edu_group": ("low", "medium", "high"),
+    "fn_gender": ("female", "male", "neutral"),
+    "fn_age": ("young", "mid", "old", "neutral"),
+    "surname_group": ("Asian", "Black", "White", "neutral"),
 }
-_SCREENER_KEYS = {"name", "spec", "label", "formats", "supports_images", "description"}
+_NUMERIC_COLUMNS = ("age", "birth_year", "exp_year")
 
 
+class ConfigError(ValueError):
+    """A bad audit config: names the file, line, place of the key and what is allowed.
+
+    ``problems`` holds one ``(place, message, line)`` per problem found (``line`` is
+    ``None`` for in-memory configs).
+    """
+
+    def __init__(self, problems: list[tuple[str, str, int | None]], source: str | None = None):
+        self.problems = problems
+        self.source = source
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        parts = []
+        for place, msg, line in self.problems[:3]:
+            where = f"line {line}: " if line else ""
+            parts.append(f"{where}{place}: {msg}" if place else f"{where}{msg}")
+        more = len(self.problems) - 3
+        text = "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+        if self.source:
+            text = f"{self.source}, {text}" if text.startswith("line ") else f"{self.source}: {text}"
+        return text
+
+
+# ---------------------------------------------------------------------------------------
+# The blocks. strict=True: a string where a number belongs, or a bool where an int
+# belongs, is an error rather than a silent conversion.
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class EstimatorModel(_Block):
+    """Keyword arguments of :func:`popresume.causal.estimate_pse` (plus ``threads``).
+
+    ``folds``, ``n_boot`` and ``seed`` are set at the grid's top level, not here.
+    """
+
+    tune: bool = True
+    tune_rows: int = Field(2000, ge=50)
+    grid: dict[str, list[Union[int, float]]] | None = None
+    bootstrap: Literal["influence", "refit"] = "influence"
+    clip: float = Field(0.01, ge=0.0, lt=0.5)
+    normalize: bool = True
+    nested_crossfit: bool = True
+    missing: Literal["raise", "drop"] = "raise"
+    level: float = Field(0.95, gt=0.0, lt=1.0)
+    learners: Union[Literal["xgboost"], dict[str, Any], None] = None
+    threads: int = Field(1, ge=1)  # XGBoost threads per fit (cells run in parallel processes)
+
+
+class RenderModel(_Block):
+    """Résumé rendering options (popresume.resumes.render_texts / render_images)."""
+
+    skills: bool = False
+    images_for_synthetic: bool = False  # draw PNGs even when only the synthetic screener reads them
+    width: int = Field(1024, ge=200)
+    n_jobs: int = Field(2, ge=1)
+    face_source: Any = None  # an object with .face/.check (in-memory configs only)
+
+
+class EmbeddingSpec(_Block):
+    """``popresume.screeners.embedding.EmbeddingScreener`` settings."""
+
+    kind: Literal["embedding"]
+    model: str | None = None
+    precision: Literal["auto", "fp32", "bf16"] = "auto"
+    device: str = "cpu"
+    batch_size: int = Field(32, ge=1)
+    cos_low: float = 0.1
+    cos_high: float = 0.8
+    overlap: int = Field(0, ge=0)
+    num_threads: int | None = Field(None, ge=1)
+
+
+class HFSpec(_Block):
+    """``popresume.screeners.hf.HFScreener`` settings."""
+
+    kind: Literal["hf"]
+    model: str | None = None
+    gguf_file: str | None = None
+    device: str = "cpu"
+    dtype: str | None = None
+    template: str | None = None
+    max_new_tokens: int = Field(64, ge=1)
+    constrained: bool = True
+    num_threads: int | None = Field(None, ge=1)
+    scoring: Literal["greedy", "expected"] = "greedy"
+    min_prob: float = Field(1e-4, gt=0.0, lt=1.0)
+
+
+class OpenAISpec(_Block):
+    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server)."""
+
+    kind: Literal["openai"]
+    model: str = Field(min_length=1)
+    base_url: str = Field("https://api.openai.com/v1", pattern=r"^https?://")
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = Field(0.0, ge=0.0)
+    max_tokens: int = Field(32, ge=1)
+    seed: int | None = 0
+    concurrency: int = Field(8, ge=1)
+    timeout: float = Field(60.0, gt=0.0)
+    max_retries: int = Field(5, ge=0)
+    backoff: float = Field(0.5, ge=0.0)
+    max_backoff: float = Field(30.0, ge=0.0)
+    parse_retries: int = Field(2, ge=0)
+    response_format: Literal["json_schema", "json_object", None] = "json_schema"
+    supports_images: bool = True
+    template: str | None = None
+
+
+_Coef = Union[float, dict[str, float]]
+
+
+class SyntheticSpec(_Block):
+    """``popresume.screeners.synthetic.SyntheticScreener``: Y = f(X, Z, B, R) + ε.
+
+    ``direct`` / ``photo``: {column: {level: points}}; ``coef``: {column: number (numeric
+    column) or {level: points}}. Columns and levels are those of a generated profile
+    table with the Appendix C.4 groups (:data:`PROFILE_LEVELS`).
+    """
+
+    kind: Literal["synthetic"]
+    intercept: float = 50.0
+    direct: dict[str, dict[str, float]] | None = None
+    photo: dict[str, dict[str, float]] | None = None
+    coef: dict[str, _Coef] | None = None
+    noise_sd: float = Field(5.0, ge=0.0)
+    seed: int = 0
+    format: Literal["text", "image", "image+photo", None] = None
+    clip: bool = False
+    model: str = "synthetic-v1"
+
+    @field_validator("direct", "photo", "coef")
+    @classmethod
+    def _known_columns_and_levels(cls, table, info):
+        what = info.field_name
+        for col, term in (table or {}).items():
+            if col not in PROFILE_LEVELS:
+                raise _Place(f"{what}.{col}", f"unknown profile column {col!r}; known: {sorted(PROFILE_LEVELS)}")
+            if isinstance(term, Mapping):
+                levels = PROFILE_LEVELS[col]
+                if col in _NUMERIC_COLUMNS:
+                    raise _Place(f"{what}.{col}", f"{col!r} is numeric: give one number (points per unit), "
+                                                  f"not a table of levels")
+                bad = [lv for lv in term if levels is not None and lv not in levels]
+                if bad:
+                    raise _Place(f"{what}.{col}.{bad[0]}", f"unknown level {bad[0]!r} of {col!r}; "
+                                                           f"known: {list(levels)}")
+            elif col not in _NUMERIC_COLUMNS:
+                raise _Place(f"{what}.{col}", f"{col!r} is categorical: give a table {{level: points}}, "
+                                              f"not one number")
+        return table
+
+
+SPEC_MODELS: dict[str, type[_Block]] = {
+    "embedding": EmbeddingSpec, "hf": HFSpec, "openai": OpenAISpec, "synthetic": SyntheticSpec,
+}
+
+
+class ScreenerModel(_Block):
+    """One entry of ``screeners``: a spec string (``embedding``, ``hf:PATH``,
+    ``openai:MODEL@BASE_URL``, ``synthetic``) or a spec mapping with ``kind``."""
+
+    spec: Union[str, dict[str, Any]]
+    name: str | None = None
+    label: str | None = None
+    formats: list[str] | None = None
+    supports_images: bool | None = None
+    description: str | None = None
+
+    @field_validator("formats", mode="before")
+    @classmethod
+    def _one_format(cls, v):
+        return [v] if isinstance(v, str) else v
+
+
+class GridModel(_Block):
+    """The top level of an audit config."""
+
+    occupations: Union[Literal["all"], list[str]]
+    formats: list[str]
+    attributes: list[str]
+    screeners: list[ScreenerModel] = Field(min_length=1)
+    name: str = "audit"
+    description: str | None = None
+    sizes: Union[Literal["paper"], int, dict[str, int]] = "paper"
+    seed: int = Field(0, ge=0)
+    folds: int = Field(5, ge=2)
+    n_boot: int = Field(500, ge=0)
+    estimator: EstimatorModel = EstimatorModel()
+    render: RenderModel = RenderModel()
+
+    @field_validator("occupations", "formats", "attributes", mode="before")
+    @classmethod
+    def _one_entry(cls, v):
+        return [v] if isinstance(v, str) and v != "all" else v
+
+    @field_validator("screeners", mode="before")
+    @classmethod
+    def _bare_specs(cls, v):
+        # a bare spec ("embedding" or {kind: synthetic, ...}) is short for {spec: ...}
+        if isinstance(v, list):
+            return [{"spec": s} if isinstance(s, str) or (isinstance(s, Mapping) and "spec" not in s) else s
+                    for s in v]
+        return v
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes_at_least_20(cls, v):
+        for occ, n in ({"": v} if isinstance(v, int) else v if isinstance(v, dict) else {}).items():
+            if n < 20:
+                where = occ
+                raise _Place(f"sizes{where and '.' + occ}", f"must be an integer >= 20, got {n}")
+        return v
+
+    @model_validator(mode="after")
+    def _grid_entries(self):
+        occs = list(OCCUPATION_KEYS) if self.occupations == "all" else self.occupations
+        for what, seq, known in (("occupations", occs, OCCUPATION_KEYS), ("formats", self.formats, FORMATS),
+                                 ("attributes", self.attributes, ATTRIBUTES)):
+            if not seq:
+                raise _Place(what, "must list at least one entry")
+            for i, v in enumerate(seq):
+                if v not in known:
+                    raise _Place(f"{what}[{i}]", f"unknown {what[:-1]} {v!r}; known: {list(known)}")
+                if seq.index(v) != i:
+                    raise _Place(f"{what}[{i}]", f"{v!r} is listed twice")
+        if isinstance(self.sizes, dict):
+            for k in self.sizes:
+                if k not in occs:
+                    raise _Place(f"sizes.{k}", f"names an occupation not in the grid {occs}")
+            missing = [o for o in occs if o not in self.sizes]
+            if missing:
+                raise _Place("sizes", f"has no entry for occupation {missing[0]!r}")
+        return self
+
+
+class _Place(ValueError):
+    """A cross-field problem found after the fields validated; ``place`` is a dotted path."""
+
+    def __init__(self, place: str, msg: str):
+        self.place = place
+        super().__init__(msg)
+
+
+# ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ScreenerEntry:
     """One screener of the grid, as written in the config."""
@@ -114,6 +389,7 @@ class AuditConfig:
             "n_boot": self.n_boot,
             "screeners": [
                 {"name": s.name, "spec": s.spec, "label": s.label, "formats": list(s.formats)}
+                | ({} if s.supports_images is None else {"supports_images": s.supports_images})
                 for s in self.screeners
             ],
             "estimator": dict(self.estimator),
@@ -146,20 +422,6 @@ def screener_kind(spec) -> str:
     raise ValueError(f"screener spec {spec!r} is neither a string nor a mapping with 'kind'")
 
 
-def _as_list(value, what: str) -> list:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    raise ValueError(f"config entry {what!r} must be a list, got {value!r}")
-
-
-def _check_int(value, what: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"config entry {what!r} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
 def _image_ability(entry: ScreenerEntry) -> bool:
     """Whether a screener can score image résumés; instantiates it only when unavoidable."""
     if entry.synthetic:
@@ -168,130 +430,236 @@ def _image_ability(entry: ScreenerEntry) -> bool:
         return bool(entry.supports_images)
     if entry.kind in _TEXT_ONLY_KINDS:
         return False
-    # openai-compatible servers and custom kinds: ask the object (constructing one
-    # must not contact the server; see popresume.screeners).
-    from popresume.screeners import get_screener
+    # openai-compatible servers: the spec says it (constructing one must not contact the
+    # server); the backend declares the "images" capability by default
+    if isinstance(entry.spec, Mapping) and "supports_images" in entry.spec:
+        return bool(entry.spec["supports_images"])
+    return True
 
-    return bool(getattr(get_screener(entry.spec), "supports_images", False))
+
+# ---------------------------------------------------------------------------------------
+# Turning pydantic's errors into one line a user can act on.
+def _place(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
 
-def validate_config(raw: Mapping, *, source: str | None = None) -> AuditConfig:
+def _known_keys(model: type[BaseModel]) -> list[str]:
+    return sorted(model.model_fields)
+
+
+def _model_at(loc: tuple) -> type[BaseModel] | None:
+    """The block model that owns the key at ``loc`` (for listing the known keys)."""
+    if not loc:
+        return GridModel
+    head = loc[0]
+    if head == "estimator":
+        return EstimatorModel
+    if head == "render":
+        return RenderModel
+    if head == "screeners" and len(loc) == 2:
+        return ScreenerModel
+    return None
+
+
+def _problems(err: ValidationError, prefix: tuple = (), model_at=_model_at) -> list[tuple[tuple, str]]:
+    out = []
+    for e in err.errors():
+        loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
+        typ = e["type"]
+        if typ == "extra_forbidden":
+            owner = model_at(loc[len(prefix):-1])
+            known = f"; known keys: {', '.join(_known_keys(owner))}" if owner else ""
+            msg = f"unknown key {loc[-1]!r}{known}"
+        elif typ == "missing":
+            msg = f"required key {loc[-1]!r} is missing"
+        elif typ == "value_error":
+            exc = (e.get("ctx") or {}).get("error")
+            if isinstance(exc, _Place):
+                loc = prefix + tuple(int(p) if p.isdigit() else p for p in
+                                     exc.place.replace("[", ".").replace("]", "").split("."))
+            msg = str(exc) if exc is not None else e["msg"].removeprefix("Value error, ")
+        else:
+            msg = f"{e['msg']}, got {e['input']!r}" if "input" in e and not isinstance(e["input"], (dict, list)) \
+                else e["msg"]
+        out.append((loc, msg.replace("Input should", "must").replace("List should", "must")))
+    # a union (e.g. sizes: "paper" | int | {occ: int}) reports one error per member: merge them
+    merged: dict[tuple, list[str]] = {}
+    for loc, msg in out:
+        merged.setdefault(loc, []).append(msg)
+    return [(loc, msgs[0] if len(msgs) == 1 else _union_msg(msgs)) for loc, msgs in merged.items()]
+
+
+def _union_msg(msgs: list[str]) -> str:
+    got = msgs[0].rsplit(", got ", 1)[1] if ", got " in msgs[0] else None
+    wants = [m.rsplit(", got ", 1)[0].removeprefix("must be ") for m in msgs]
+    return ("expected " + " or ".join(dict.fromkeys(wants))) + (f", got {got}" if got else "")
+
+
+def _is_union_tag(part) -> bool:
+    # pydantic inserts the union member's name into the location ("int", "dict[str,int]",
+    # "literal['paper']", "function-after[...]"): not a key of the user's file
+    return isinstance(part, str) and (part in ("int", "str", "float", "bool") or "[" in part or "-" in part
+                                      and part.startswith("function"))
+
+
+def _raw_specs(raw: Mapping) -> list:
+    """The spec of each screener entry as written (a bare spec is short for {spec: ...})."""
+    entries = raw.get("screeners")
+    if not isinstance(entries, (list, tuple)):
+        return []
+    return [e["spec"] if isinstance(e, Mapping) and "spec" in e else e for e in entries]
+
+
+def _spec_problems(spec, i: int) -> list[tuple[tuple, str]]:
+    base = ("screeners", i, "spec")
+    if not isinstance(spec, (str, Mapping)):
+        return []  # reported by GridModel
+    if isinstance(spec, str):
+        kind = spec.split(":", 1)[0].strip().lower()
+        if kind not in SCREENER_KINDS:
+            return [(base, f"unknown screener screeners[{i}] = {spec!r}: kind {kind!r} is not one of "
+                           f"{list(SCREENER_KINDS)}")]
+        if kind == "openai" and "@" not in spec:
+            return [(base, f"screener screeners[{i}] = {spec!r}: expected 'openai:MODEL@BASE_URL'")]
+        return []
+    kind = spec.get("kind")
+    if kind not in SCREENER_KINDS:
+        return [(base + ("kind",), f"unknown screener kind {kind!r}; known: {list(SCREENER_KINDS)}")]
+    model = SPEC_MODELS[kind]
+    try:
+        model.model_validate(spec)
+    except ValidationError as err:
+        return _problems(err, base, model_at=lambda loc: model if not loc else None)
+    return []
+
+
+def _fail(problems: list[tuple[tuple, str]], source: str | None, lines: Mapping | None):
+    rows = [(_place(loc), msg, _line_of(lines, loc)) for loc, msg in problems]
+    rows.sort(key=lambda r: r[2] if r[2] is not None else 10**9)  # in file order
+    raise ConfigError(rows, source)
+
+
+def _line_of(lines: Mapping | None, loc: tuple) -> int | None:
+    """The 1-based line of the deepest key of ``loc`` that the YAML file has."""
+    if not lines:
+        return None
+    for k in range(len(loc), -1, -1):
+        if tuple(loc[:k]) in lines:
+            return lines[tuple(loc[:k])]
+    return None
+
+
+def validate_config(raw: Mapping, *, source: str | None = None, _lines: Mapping | None = None) -> AuditConfig:
     """Check a config mapping and return an :class:`AuditConfig`.
 
-    Raises ``ValueError`` naming the bad entry (``occupations[1] = 'pilot'``, ``screeners[0]
-    (minilm)`` ...) before any profile is generated or any résumé scored.
+    Raises :class:`ConfigError` (a ``ValueError``) naming the bad entry
+    (``occupations[1] = 'pilot'``, ``estimator: unknown key 'tunee'``,
+    ``screeners[0].spec.noise``, ...) before any profile is generated or any résumé scored.
     """
     if not isinstance(raw, Mapping):
-        raise ValueError(f"audit config must be a mapping, got {type(raw).__name__}")
-    where = f" in {source}" if source else ""
-    unknown_keys = sorted(set(raw) - _TOP_KEYS)
-    if unknown_keys:
-        raise ValueError(f"unknown config entry {unknown_keys[0]!r}{where}; known: {sorted(_TOP_KEYS)}")
-    for req in ("occupations", "formats", "attributes", "screeners"):
-        if req not in raw:
-            raise ValueError(f"config entry {req!r} is missing{where}")
+        raise ConfigError([("", f"an audit config must be a mapping of keys, got {type(raw).__name__}", None)],
+                          source)
+    problems: list[tuple[tuple, str]] = []
+    try:
+        grid = GridModel.model_validate(dict(raw))
+    except ValidationError as err:
+        problems += _problems(err)
+    specs = _raw_specs(raw)
+    for i, spec in enumerate(specs):
+        problems += _spec_problems(spec, i)
+    if problems:
+        _fail(problems, source, _lines)
 
-    occs = raw["occupations"]
-    occs = list(OCCUPATION_KEYS) if occs == "all" else _as_list(occs, "occupations")
-    for i, o in enumerate(occs):
-        if o not in OCCUPATIONS:
-            raise ValueError(
-                f"unknown occupation occupations[{i}] = {o!r}{where}; known: {list(OCCUPATION_KEYS)}"
-            )
-    fmts = _as_list(raw["formats"], "formats")
-    for i, f in enumerate(fmts):
-        if f not in FORMATS:
-            raise ValueError(f"unknown format formats[{i}] = {f!r}{where}; known: {list(FORMATS)}")
-    attrs = _as_list(raw["attributes"], "attributes")
-    for i, a in enumerate(attrs):
-        if a not in ATTRIBUTES:
-            raise ValueError(f"unknown attribute attributes[{i}] = {a!r}{where}; known: {list(ATTRIBUTES)}")
-    for what, seq in (("occupations", occs), ("formats", fmts), ("attributes", attrs)):
-        dup = {x for x in seq if seq.count(x) > 1}
-        if dup:
-            raise ValueError(f"config entry {what!r} lists {sorted(dup)[0]!r} twice{where}")
-        if not seq:
-            raise ValueError(f"config entry {what!r} is empty{where}")
-
-    sizes_raw = raw.get("sizes", "paper")
-    if sizes_raw == "paper":
+    occs = list(OCCUPATION_KEYS) if grid.occupations == "all" else list(grid.occupations)
+    fmts = list(grid.formats)
+    if grid.sizes == "paper":
         sizes = {o: DEFAULT_SIZES[o] for o in occs}
-    elif isinstance(sizes_raw, Mapping):
-        for k in sizes_raw:
-            if k not in occs:
-                raise ValueError(f"sizes[{k!r}]{where} names an occupation not in the grid {occs}")
-        missing = [o for o in occs if o not in sizes_raw]
-        if missing:
-            raise ValueError(f"sizes{where} has no entry for occupation {missing[0]!r}")
-        sizes = {o: _check_int(sizes_raw[o], f"sizes[{o!r}]", 20) for o in occs}
+    elif isinstance(grid.sizes, int):
+        sizes = {o: grid.sizes for o in occs}
     else:
-        n = _check_int(sizes_raw, "sizes", 20)
-        sizes = {o: n for o in occs}
-
-    seed = _check_int(raw.get("seed", 0), "seed", 0)
-    folds = _check_int(raw.get("folds", 5), "folds", 2)
-    n_boot = _check_int(raw.get("n_boot", 500), "n_boot", 0)
-    estimator = dict(raw.get("estimator") or {})
-    render = dict(raw.get("render") or {})
+        sizes = {o: grid.sizes[o] for o in occs}
 
     entries: list[ScreenerEntry] = []
-    scr = raw["screeners"]
-    if not isinstance(scr, (list, tuple)) or not scr:
-        raise ValueError(f"config entry 'screeners' must be a non-empty list{where}")
-    names: set[str] = set()
-    for i, s in enumerate(scr):
-        if isinstance(s, (str, Mapping)) and not (isinstance(s, Mapping) and "spec" in s):
-            s = {"spec": s}
-        tag = f"screeners[{i}]"
-        bad = sorted(set(s) - _SCREENER_KEYS)
-        if bad:
-            raise ValueError(f"{tag}{where} has unknown key {bad[0]!r}; known: {sorted(_SCREENER_KEYS)}")
-        spec = copy.deepcopy(s["spec"])
-        try:
-            kind = screener_kind(spec)
-        except ValueError as e:
-            raise ValueError(f"{tag}{where}: {e}") from None
-        if kind not in SCREENER_KINDS:
-            raise ValueError(
-                f"unknown screener {tag} = {spec!r}{where}: kind {kind!r} is not one of {list(SCREENER_KINDS)}"
-            )
-        if kind == "openai" and isinstance(spec, str) and "@" not in spec:
-            raise ValueError(f"screener {tag} = {spec!r}{where}: expected 'openai:MODEL@BASE_URL'")
-        name = str(s.get("name") or (spec if isinstance(spec, str) else kind))
+    names: dict[str, int] = {}
+    for i, s in enumerate(grid.screeners):
+        spec = copy.deepcopy(specs[i])
+        kind = screener_kind(spec)
+        name = s.name or (spec if isinstance(spec, str) else kind)
         tag = f"screeners[{i}] ({name})"
         if name in names:
-            raise ValueError(f"screener name {name!r} is used twice ({tag}){where}")
-        names.add(name)
-        sfmts = _as_list(s.get("formats", fmts), f"{tag}.formats")
+            _fail([(("screeners", i, "name"), f"screener name {name!r} is used twice ({tag} and "
+                                              f"screeners[{names[name]}])")], source, _lines)
+        names[name] = i
+        sfmts = list(s.formats) if s.formats is not None else fmts
         for j, f in enumerate(sfmts):
             if f not in FORMATS:
-                raise ValueError(f"unknown format {tag}.formats[{j}] = {f!r}{where}; known: {list(FORMATS)}")
+                _fail([(("screeners", i, "formats", j), f"unknown format {tag}.formats[{j}] = {f!r}; "
+                                                         f"known: {list(FORMATS)}")], source, _lines)
             if f not in fmts:
-                raise ValueError(f"{tag}.formats[{j}] = {f!r}{where} is not one of the grid's formats {fmts}")
+                _fail([(("screeners", i, "formats", j), f"{tag}.formats[{j}] = {f!r} is not one of the grid's "
+                                                         f"formats {fmts}")], source, _lines)
         synthetic = kind == "synthetic"
-        label = str(s.get("label") or name)
+        label = s.label or name
         if synthetic and "synthetic" not in label.lower():
             label = f"{label} (synthetic)"  # synthetic numbers are labelled wherever they appear
-        entries.append(
-            ScreenerEntry(name=name, spec=spec, label=label, formats=tuple(sfmts), kind=kind,
-                          synthetic=synthetic, supports_images=s.get("supports_images"))
-        )
-    # image formats need a screener that reads images; checked last, once every
-    # entry is known to be well-formed, and still before any work starts.
+        entries.append(ScreenerEntry(name=name, spec=spec, label=label, formats=tuple(sfmts), kind=kind,
+                                     synthetic=synthetic, supports_images=s.supports_images))
+    # image formats need a screener that reads images; checked once every entry is known
+    # to be well-formed, and still before any work starts.
     for i, e in enumerate(entries):
         img = [f for f in e.formats if f in IMAGE_FORMATS]
         if img and not _image_ability(e):
-            raise ValueError(
-                f"screener screeners[{i}] ({e.name}, spec {e.spec!r}) cannot read images "
-                f"but is given image format {img[0]!r}{where}; restrict its 'formats' to ['text']"
-            )
+            _fail([(("screeners", i), f"screener screeners[{i}] ({e.name}, spec {e.spec!r}) cannot read images "
+                                      f"but is given image format {img[0]!r}; restrict its 'formats' to ['text']")],
+                  source, _lines)
     if not any(f in e.formats for f in fmts for e in entries):
-        raise ValueError(f"no screener scores any of the formats {fmts}{where}")
+        _fail([(("formats",), f"no screener scores any of the formats {fmts}")], source, _lines)
+    # only the keys the user wrote: the cache keys (estimator_key, render hash) stay stable
+    estimator = grid.estimator.model_dump(exclude_unset=True)
+    render = grid.render.model_dump(exclude_unset=True)
     return AuditConfig(
-        name=str(raw.get("name", "audit")), occupations=tuple(occs), formats=tuple(fmts),
-        attributes=tuple(attrs), sizes=sizes, seed=seed, folds=folds, n_boot=n_boot,
-        screeners=tuple(entries), estimator=estimator, render=render, source=source,
+        name=grid.name, occupations=tuple(occs), formats=tuple(fmts), attributes=tuple(grid.attributes),
+        sizes=sizes, seed=grid.seed, folds=grid.folds, n_boot=grid.n_boot, screeners=tuple(entries),
+        estimator=estimator, render=render, source=source,
     )
+
+
+# ---------------------------------------------------------------------------------------
+def _key_lines(node, prefix: tuple = (), out: dict | None = None) -> dict:
+    """{location tuple: 1-based line} for every key and list item of a composed YAML tree."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            loc = prefix + (k.value,)
+            out[loc] = k.start_mark.line + 1
+            _key_lines(v, loc, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            out[prefix + (i,)] = v.start_mark.line + 1
+            _key_lines(v, prefix + (i,), out)
+    return out
+
+
+def read_yaml(path: str | os.PathLike) -> tuple[Any, dict]:
+    """Parse a YAML file; returns (data, {location: line}). A syntax error becomes one
+    :class:`ConfigError` line naming the file, line and column."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark else None
+        col = f", column {mark.column + 1}" if mark else ""
+        what = " ".join(x for x in (e.context, e.problem) if x)
+        raise ConfigError([("", f"YAML syntax error{col}: {what}", line)], str(path)) from None
+    except yaml.YAMLError as e:
+        raise ConfigError([("", f"YAML error: {e}", None)], str(path)) from None
+    return data, (_key_lines(node) if node is not None else {})
 
 
 def load_config(config: str | os.PathLike | Mapping | AuditConfig) -> AuditConfig:
@@ -303,6 +671,5 @@ def load_config(config: str | os.PathLike | Mapping | AuditConfig) -> AuditConfi
     path = Path(config)
     if not path.exists():
         raise FileNotFoundError(f"audit config not found: {path}")
-    with open(path, encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
-    return validate_config(raw, source=str(path))
+    raw, lines = read_yaml(path)
+    return validate_config(raw if raw is not None else {}, source=str(path), _lines=lines)
