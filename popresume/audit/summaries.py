@@ -1,0 +1,289 @@
+"""Summaries of audit results that the book's audit chapters (08-10) print.
+
+Each function takes a results table (the layout of ``popresume_published_pse.csv``, or
+:func:`popresume.audit.grid.run_audit`'s output) and returns a small tidy table, so the
+chapters only narrate and plot:
+
+* :func:`photo_shift` — PopResume §5.3: does a profile photo enlarge |NDE|?
+* :func:`effect_survival`, :func:`recount_labels`, :func:`recount_summary` — how many
+  significant effects and case labels survive Holm / Benjamini-Hochberg;
+* :func:`masking_summary` — what an auditor who looked only at TE would have concluded;
+* :func:`four_fifths_disagreements`, :func:`disagreement_counts` — the four-fifths verdict
+  against the decomposition, under the uncorrected *and* a corrected significance standard;
+* :func:`overlap_columns`, :func:`overlap_from_warnings` — the effective sample size and the
+  share of clipped propensities beside the effects (weak overlap makes NDE/NIE lean on
+  outcome-model extrapolation);
+* :func:`neutral_name_subset` — a variant that restores overlap by restricting the
+  estimand to applicants whose first name does not reveal gender;
+* :func:`score_texts` — text résumés of a profile table scored by a real screener, with
+  the grid's per-résumé score cache.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import PSE_NAMES
+
+KEYS = ("attribute", "occupation", "format", "model")
+METHODS = ("none", "holm", "bh")
+METHOD_LABELS = {"none": "uncorrected (CI excludes 0)", "holm": "Holm", "bh": "Benjamini-Hochberg"}
+
+
+def _keys(table: pd.DataFrame) -> list[str]:
+    return [c for c in KEYS if c in table.columns]
+
+
+def _need(table: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = [c for c in cols if c not in table.columns]
+    if missing:
+        raise ValueError(f"{what} is missing column {missing[0]!r}")
+
+
+# --------------------------------------------------------------------------- §5.3 photos
+def photo_shift(table: pd.DataFrame) -> pd.Series:
+    """Pairs (attribute, occupation, model) audited on image and image+photo résumés, and how the photo moves NDE.
+
+    Returns ``pairs``, ``|NDE| larger with photo`` and ``NDE significant only with photo``
+    (CI excludes 0 with the photo, not without). PopResume §5.3 reports the first count
+    for its VLMs (8 of 20 gender pairs).
+    """
+    from popresume.causal import significant
+
+    _need(table, ["attribute", "occupation", "model", "format", "NDE_estimate", "NDE_ci_low", "NDE_ci_high"],
+          "results table")
+    k = ["attribute", "occupation", "model"]
+    a = table[table["format"] == "image"].set_index(k)
+    b = table[table["format"] == "image+photo"].set_index(k)
+    for name, t in (("image", a), ("image+photo", b)):
+        if t.index.has_duplicates:
+            raise ValueError(f"results table has two {name} rows for {t.index[t.index.duplicated()][0]!r}")
+    a, b = a.align(b, join="inner", axis=0)
+    sig_a = significant(a["NDE_ci_low"], a["NDE_ci_high"])
+    sig_b = significant(b["NDE_ci_low"], b["NDE_ci_high"])
+    return pd.Series({"pairs": len(a),
+                      "|NDE| larger with photo": int((b["NDE_estimate"].abs() > a["NDE_estimate"].abs()).sum()),
+                      "NDE significant only with photo": int((sig_b & ~sig_a).sum())})
+
+
+# --------------------------------------------------------------------------- multiplicity
+def effect_survival(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
+    """Per effect (TE..RIE): how many are significant by the paper's rule, and how many of those survive Holm / BH."""
+    from popresume.audit.metrics import adjust, long_tests
+
+    t = adjust(long_tests(table), family=family, alpha=alpha)
+    g = t.groupby("effect", sort=False)
+    out = pd.DataFrame({
+        "significant (CI excludes 0)": g["sig_none"].sum(),
+        "survive Holm": g.apply(lambda d: int((d["sig_none"] & d["sig_holm"]).sum()), include_groups=False),
+        "survive BH": g.apply(lambda d: int((d["sig_none"] & d["sig_bh"]).sum()), include_groups=False),
+    }).astype(int)
+    return out.reindex([e for e in PSE_NAMES if e in out.index])
+
+
+def recount_labels(table: pd.DataFrame, *, rule: str = "paper", family: str = "all",
+                   alpha: float = 0.05) -> pd.DataFrame:
+    """Per audit: the case labels under no correction, Holm and BH, by one rule (``stated`` or ``paper``).
+
+    With ``rule="paper"`` the uncorrected significance reads printed bounds of ±0.000 by
+    their sign (the reading that reproduces all 120 published labels, chapter 8).
+    Columns: the audit keys, the printed labels (``paper_cases`` / ``cases``) when present,
+    ``cases_none``, ``cases_holm``, ``cases_bh``.
+    """
+    from popresume.audit.metrics import cases_from_significance, significance
+
+    out = table[_keys(table)].copy()
+    for c in ("paper_cases", "cases"):
+        if c in table.columns:
+            out[c] = table[c].to_numpy()
+    for m in METHODS:
+        sig = significance(table, m, family=family, alpha=alpha, signed_zero=(rule == "paper" and m == "none"))
+        out[f"cases_{m}"] = cases_from_significance(sig, table, rule=rule).to_numpy()
+    return out
+
+
+def recount_summary(table: pd.DataFrame, *, rule: str = "paper", family: str = "all", alpha: float = 0.05,
+                    labels_column: str | None = None) -> pd.DataFrame:
+    """Case counts under each significance standard, counted as the paper counts them.
+
+    Rows: C1 (over the audits without a photo, the paper's "49 of 80"), C2..C5 (over all
+    audits), the C1 denominator and the number of audits. Columns: ``printed`` (the labels
+    in ``labels_column``, if given) and one per method (none, holm, bh).
+    """
+    from popresume.causal import case_counts
+
+    _need(table, ["format"], "results table")
+    lab = recount_labels(table, rule=rule, family=family, alpha=alpha)
+    cols = {}
+    if labels_column is not None:
+        _need(table, [labels_column], "results table")
+        cols["printed"] = case_counts(table[labels_column].fillna("-").astype(str), table["format"])
+    for m in METHODS:
+        cols[METHOD_LABELS[m]] = case_counts(lab[f"cases_{m}"], table["format"])
+    out = pd.DataFrame(cols)
+    return out.rename(index={"C1": "C1 (no photo)", "C1_denominator": "audits without photo", "n": "audits"})
+
+
+# --------------------------------------------------------------------------- Case 2 masking
+def masking_summary(table: pd.DataFrame, *, method: str = "none", family: str = "all") -> pd.Series:
+    """What a TE-only auditor concludes: audits, TE ≃ 0, of which some path ≠ 0 (masked), of which Case 2."""
+    from popresume.audit.metrics import te_alone
+
+    m = te_alone(table, method=method, family=family)
+    return pd.Series({
+        "audits": len(m),
+        "TE-only verdict: no disparity": int((m["te_verdict"] == "no disparity").sum()),
+        "…of which some path-specific effect ≠ 0 (masked)": int(m["masked"].sum()),
+        "…of which Case 2 (NDE, NIE opposite signs)": int(m["case2"].sum()),
+    })
+
+
+# --------------------------------------------------------------------------- four-fifths
+def four_fifths_disagreements(outcome: pd.DataFrame, results: pd.DataFrame,
+                              methods: Sequence[str] = ("none", "holm")) -> pd.DataFrame:
+    """Four-fifths verdicts against the decomposition, with the disagreement under each significance standard.
+
+    One row per audit: the keys, ``four_fifths_ratio``, ``ll144_impact_ratio``,
+    ``four_fifths_flag``, and ``disagreement (<method>)`` for each method (the kinds named
+    by :func:`popresume.audit.metrics.compare_with_causal`). The corrected standards use the
+    family of all the table's tests.
+    """
+    from popresume.audit.metrics import compare_with_causal
+
+    keys = _keys(outcome)
+    base = None
+    for m in methods:
+        c = compare_with_causal(outcome, results, method=m)
+        cols = keys + ["four_fifths_ratio", "ll144_impact_ratio", "four_fifths_flag"]
+        part = c[cols].copy() if base is None else c[keys].copy()
+        part[f"disagreement ({METHOD_LABELS[m]})"] = c["disagreement"].to_numpy()
+        base = part if base is None else base.merge(part, on=keys, how="inner", validate="one_to_one")
+    return base
+
+
+def disagreement_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many audits show each kind of disagreement, one column per standard (from :func:`four_fifths_disagreements`)."""
+    cols = [c for c in table.columns if c.startswith("disagreement (")]
+    if not cols:
+        raise ValueError("table has no 'disagreement (...)' column; build it with four_fifths_disagreements")
+    out = {}
+    for c in cols:
+        kinds = table[c].fillna("").str.split("; ").explode()
+        counts = kinds[kinds != ""].value_counts()
+        counts["any disagreement"] = int((table[c].fillna("") != "").sum())
+        out[c.removeprefix("disagreement (").removesuffix(")")] = counts
+    return pd.DataFrame(out).fillna(0).astype(int).rename_axis("audits")
+
+
+# --------------------------------------------------------------------------- overlap
+OVERLAP_COLUMNS = ("min_ess", "clipped_share")
+_WARN = re.compile(r"(\d+) of (\d+) propensities of (\S+) were clipped.*?min effective sample size (\d+)")
+
+
+def overlap_from_warnings(warnings_text) -> pd.DataFrame:
+    """Parse the estimator's weak-overlap warnings (``estimation_warnings`` column) into numbers.
+
+    Returns ``clipped_share`` (the worst propensity model's share of clipped propensities),
+    ``clipped_model`` and ``min_ess``. The estimator warns only when more than 5% of some
+    propensity model's values were clipped; rows without a warning get NaN (fewer than 5%
+    clipped, ESS not reported).
+    """
+    rows = []
+    for w in pd.Series(warnings_text).fillna("").astype(str):
+        m = _WARN.search(w)
+        if m:
+            rows.append({"clipped_share": int(m.group(1)) / int(m.group(2)), "clipped_model": m.group(3),
+                         "min_ess": float(m.group(4))})
+        else:
+            rows.append({"clipped_share": np.nan, "clipped_model": "", "min_ess": np.nan})
+    return pd.DataFrame(rows, index=pd.Series(warnings_text).index)
+
+
+def overlap_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """``min_ess`` and ``clipped_share`` for every audit of a results table.
+
+    Taken from the table's own columns when the grid wrote them, else parsed from its
+    ``estimation_warnings`` (:func:`overlap_from_warnings`); a published table has neither
+    (the paper does not report overlap) and gets NaN.
+    """
+    if all(c in table.columns for c in OVERLAP_COLUMNS):
+        return table[list(OVERLAP_COLUMNS)].astype(float)
+    if "estimation_warnings" in table.columns:
+        return overlap_from_warnings(table["estimation_warnings"])[list(OVERLAP_COLUMNS)]
+    return pd.DataFrame(np.nan, index=table.index, columns=list(OVERLAP_COLUMNS))
+
+
+def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", "NIE", "BIE", "RIE"),
+                 keys: Sequence[str] | None = None, source: str | None = None, digits: int = 2,
+                 cases: str | None = None) -> pd.DataFrame:
+    """A compact, page-wide view of audits: keys first, then each effect as "est [lo, hi]", then ESS and clipped share.
+
+    ``source`` ("ours" / "published") is written into every row, so the table says in
+    itself where its numbers come from; ``model`` names the screener.
+    """
+    from popresume.audit.metrics import format_effects
+
+    keys = [c for c in (keys if keys is not None else ("attribute", "occupation", "format", "model"))
+            if c in table.columns]
+    out = table[keys].copy()
+    if source is not None:
+        out.insert(0, "source", source)
+    if cases is not None:
+        out["cases"] = table[cases].to_numpy()
+    eff = format_effects(table, digits=digits, effects=list(effects))
+    out = pd.concat([out, eff.set_axis(out.index)], axis=1)
+    ov = overlap_columns(table).set_axis(out.index)
+    out["min ESS"] = ov["min_ess"].round(0)
+    out["clipped share"] = ov["clipped_share"].round(3)
+    return out
+
+
+def neutral_name_subset(data: pd.DataFrame, column: str = "fn_gender", keep: Sequence[str] = ("neutral",)):
+    """Rows whose first-name class is in ``keep``: the overlap population for gender.
+
+    A first name's gender class nearly determines gender, so p(x | R, Z) sits at 0 or 1
+    for most applicants and the estimator must extrapolate. Restricting to gender-neutral
+    first names restores overlap; the estimand becomes the effects *among applicants with
+    gender-neutral first names*, not among all applicants.
+    """
+    _need(data, [column], "data")
+    keep = list(keep)
+    out = data[data[column].astype(str).isin(keep)].reset_index(drop=True)
+    if out.empty:
+        raise ValueError(f"no row has {column!r} in {keep}; values present: {sorted(data[column].astype(str).unique())}")
+    return out
+
+
+# --------------------------------------------------------------------------- scores
+def grid_score_cache(cache_dir: str | Path | None = None) -> Path:
+    """The audit grid's per-résumé score cache (``<cache_dir>/scores/scores.sqlite``; default under CACHE_DIR/audit)."""
+    from popresume.paths import cache_path
+
+    if cache_dir is None:
+        return cache_path("audit", "scores", "scores.sqlite")
+    p = Path(cache_dir) / "scores" / "scores.sqlite"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def score_texts(profiles: pd.DataFrame, screener="embedding", *, seed: int = 0,
+                cache: str | Path | None = None) -> pd.DataFrame:
+    """``profiles`` with a ``score`` column: their text résumés scored by ``screener``.
+
+    The scores go through the grid's per-résumé cache (:func:`grid_score_cache`), so a
+    résumé the grid already scored is not scored again. Rows whose score could not be
+    parsed are dropped.
+    """
+    from popresume.resumes import render_texts
+    from popresume.screeners import score_resumes
+
+    texts = render_texts(profiles, seed=seed)
+    sc = score_resumes(screener, texts, cache=Path(cache) if cache is not None else grid_score_cache())
+    out = profiles.drop(columns=[c for c in ("score",) if c in profiles.columns])
+    out = out.merge(sc[["resume_id", "score"]], on="resume_id", how="inner", validate="one_to_one")
+    return out[out["score"].notna()].reset_index(drop=True)

@@ -1,0 +1,143 @@
+"""The audit chapters' summaries (popresume.audit.summaries) on small hand-built and published tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from popresume.audit import summaries as S
+from popresume.audit.metrics import published_table
+from popresume.schema import PSE_NAMES
+
+
+def _row(attribute="gender", occupation="Nurses", fmt="image", model="m", **effects):
+    """One audit; effects given as E=(estimate, lo, hi), the rest are 0 [-1, 1]."""
+    row = {"attribute": attribute, "occupation": occupation, "format": fmt, "model": model}
+    for e in PSE_NAMES:
+        est, lo, hi = effects.get(e, (0.0, -1.0, 1.0))
+        row.update({f"{e}_estimate": est, f"{e}_ci_low": lo, f"{e}_ci_high": hi})
+    return row
+
+
+@pytest.fixture(scope="module")
+def published():
+    return published_table()
+
+
+def test_photo_shift_counts_pairs_and_significance():
+    t = pd.DataFrame([
+        _row(model="a", fmt="image", NDE=(0.5, -0.1, 1.1)),
+        _row(model="a", fmt="image+photo", NDE=(2.0, 1.0, 3.0)),      # larger, significant only with photo
+        _row(model="b", fmt="image", NDE=(-3.0, -4.0, -2.0)),
+        _row(model="b", fmt="image+photo", NDE=(1.0, 0.5, 1.5)),      # smaller |NDE|, significant in both
+        _row(model="c", fmt="image", NDE=(0.1, -1.0, 1.2)),           # no photo partner: not a pair
+        _row(model="d", fmt="text", NDE=(9.0, 8.0, 10.0)),
+    ])
+    s = S.photo_shift(t)
+    assert s.to_dict() == {"pairs": 2, "|NDE| larger with photo": 1, "NDE significant only with photo": 1}
+
+
+def test_photo_shift_refuses_duplicate_rows():
+    t = pd.DataFrame([_row(fmt="image"), _row(fmt="image"), _row(fmt="image+photo")])
+    with pytest.raises(ValueError, match="two image rows"):
+        S.photo_shift(t)
+
+
+def test_photo_shift_on_published_table(published):
+    # 20 gender VLM pairs (§5.3 calls 8 of them a "noticeable" increase, with no threshold given)
+    g = published[published["attribute"] == "gender"]
+    s = S.photo_shift(g)
+    assert s["pairs"] == 20
+    m = g[g["format"] == "image"].merge(g[g["format"] == "image+photo"], on=["occupation", "model"])
+    assert s["|NDE| larger with photo"] == int((m["NDE_estimate_y"].abs() > m["NDE_estimate_x"].abs()).sum())
+    assert 8 <= s["|NDE| larger with photo"] < 20
+
+
+def test_effect_survival_on_published(published):
+    t = S.effect_survival(published)
+    assert list(t.index) == list(PSE_NAMES)
+    assert int(t["significant (CI excludes 0)"].sum()) == 405  # the paper's significant effects
+    assert (t["survive Holm"] <= t["survive BH"]).all()
+    assert (t["survive BH"] <= t["significant (CI excludes 0)"]).all()
+
+
+def test_recount_labels_paper_rule_reproduces_printed_labels(published):
+    from popresume.causal.cases import normalize_label
+
+    lab = S.recount_labels(published, rule="paper")
+    assert list(lab.columns[-3:]) == ["cases_none", "cases_holm", "cases_bh"]
+    assert (lab["cases_none"] == published["paper_cases"].map(normalize_label)).all()
+    # a correction can only remove significance, but C2 (needs TE ≃ 0) can appear
+    assert (lab["cases_holm"] != lab["cases_none"]).sum() >= (lab["cases_bh"] != lab["cases_none"]).sum()
+
+
+def test_recount_summary_counts_c1_over_audits_without_photo(published):
+    t = S.recount_summary(published, labels_column="paper_cases")
+    printed = t["printed"]
+    assert printed["audits"] == 120 and printed["audits without photo"] == 80
+    assert printed["C1 (no photo)"] == 49 and printed["C5"] == 53  # §5.2's counts
+    assert (t["printed"] == t[S.METHOD_LABELS["none"]]).all()
+    assert (t[S.METHOD_LABELS["holm"]].loc["C1 (no photo)"] < 49)
+
+
+def test_masking_summary():
+    t = pd.DataFrame([
+        _row(TE=(0.1, -0.5, 0.7), NDE=(2.0, 1.0, 3.0), NIE=(-1.9, -2.9, -0.9)),   # Case 2, masked
+        _row(TE=(0.1, -0.5, 0.7), BIE=(1.0, 0.2, 1.8)),                           # masked, not Case 2
+        _row(TE=(3.0, 2.0, 4.0), NDE=(3.0, 2.0, 4.0)),                            # TE flags it
+        _row(),                                                                    # nothing
+    ])
+    s = S.masking_summary(t)
+    assert s.tolist() == [4, 3, 2, 1]
+
+
+def test_four_fifths_disagreements_both_standards():
+    results = pd.DataFrame([
+        _row(model="a", NDE=(2.0, 0.05, 3.95)),        # p ≈ 0.045: significant uncorrected, not after Holm
+        _row(model="b", NDE=(9.0, 8.0, 10.0)),          # p ≈ 0: significant under both
+        _row(model="c", BIE=(3.0, 2.0, 4.0)),
+    ])
+    outcome = pd.DataFrame({"attribute": "gender", "occupation": "Nurses", "format": "image",
+                            "model": ["a", "b", "c"], "four_fifths_ratio": [0.9, 0.95, 0.7],
+                            "ll144_impact_ratio": [0.9, 0.9, 0.8], "four_fifths_flag": [False, False, True]})
+    d = S.four_fifths_disagreements(outcome, results)
+    none, holm = "disagreement (uncorrected (CI excludes 0))", "disagreement (Holm)"
+    assert d.set_index("model")[none].to_dict() == {"a": "missed: direct", "b": "missed: direct",
+                                                    "c": "flagged: business necessity only"}
+    assert d.set_index("model")[holm].to_dict() == {"a": "", "b": "missed: direct",
+                                                    "c": "flagged: business necessity only"}
+    c = S.disagreement_counts(d)
+    assert c.loc["missed: direct"].tolist() == [2, 1]
+    assert c.loc["any disagreement"].tolist() == [3, 2]
+
+
+def test_overlap_from_warnings_parses_the_estimator_message():
+    w = pd.Series([
+        "weak overlap: 14910 of 17632 propensities of p(x1|R,Z) were clipped to [0.01, 0.99] (range before "
+        "clipping 0.0077..0.93); min effective sample size 48. See .propensity_ and .weights_.",
+        np.nan, ""])
+    o = S.overlap_from_warnings(w)
+    assert o.loc[0, "clipped_share"] == pytest.approx(14910 / 17632)
+    assert o.loc[0, "min_ess"] == 48 and o.loc[0, "clipped_model"] == "p(x1|R,Z)"
+    assert o.loc[1:, "clipped_share"].isna().all()
+
+
+def test_overlap_columns_prefers_the_table_columns():
+    t = pd.DataFrame({"min_ess": [12.0], "clipped_share": [0.2], "estimation_warnings": ["nonsense"]})
+    assert S.overlap_columns(t).iloc[0].tolist() == [12.0, 0.2]
+    assert S.overlap_columns(pd.DataFrame({"x": [1]})).isna().all().all()
+
+
+def test_effects_view_keeps_keys_first_and_labels_the_source():
+    t = pd.DataFrame([_row(NDE=(1.234, 0.5, 2.0))])
+    t["estimation_warnings"] = ""
+    v = S.effects_view(t, source="ours", effects=["NDE", "RIE"])
+    assert list(v.columns) == ["source", "attribute", "occupation", "format", "model", "NDE", "RIE",
+                               "min ESS", "clipped share"]
+    assert v.loc[0, "NDE"] == "1.23 [0.50, 2.00]*"
+
+
+def test_neutral_name_subset():
+    d = pd.DataFrame({"fn_gender": ["female", "neutral", "male", "neutral"], "v": range(4)})
+    assert S.neutral_name_subset(d)["v"].tolist() == [1, 3]
+    with pytest.raises(ValueError, match="values present"):
+        S.neutral_name_subset(d, keep=["other"])
