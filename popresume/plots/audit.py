@@ -180,19 +180,27 @@ def plot_case_counts(counts: pd.DataFrame, ax=None, title: str | None = None):
 
 
 def plot_adjusted_p(tests: pd.DataFrame, ax=None, alpha: float = 0.05):
-    """Recovered p-values against their Holm and BH adjustments (log scale), with the alpha line."""
+    """Recovered p-values against their Holm and BH adjustments (log scale), with the alpha line.
+
+    p-values below ``floor`` (1e-16, below which a double cannot tell 1 − p from 1) are drawn
+    at the floor, and the axis stops at 1: no p-value exceeds it. (Left to autoscale, a log
+    axis over p-values down to 1e-300 adds margins of ±15 decades, so it ran up to 1e15 and
+    the alpha line was lost.)
+    """
+    floor = 1e-16
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 3.5))
-    p = tests["p"].clip(lower=1e-300)
-    order = np.argsort(p.to_numpy())
+    p = tests["p"].clip(lower=floor)
+    order = np.argsort(p.to_numpy(), kind="stable")
     ax.plot(np.arange(len(p)), p.to_numpy()[order], label="unadjusted", lw=1)
     for col, name in (("p_holm", "Holm"), ("p_bh", "BH")):
-        ax.plot(np.arange(len(p)), tests[col].clip(lower=1e-300).to_numpy()[order], label=name, lw=1)
-    ax.axhline(alpha, color="0.3", ls="--", lw=0.8)
+        ax.plot(np.arange(len(p)), tests[col].clip(lower=floor).to_numpy()[order], label=name, lw=1)
+    ax.axhline(alpha, color="0.3", ls="--", lw=0.8, label=f"α = {alpha:g}")
     ax.set_yscale("log")
+    ax.set_ylim(floor / 3, 2)
     ax.set_xlabel("tests, by unadjusted p")
-    ax.set_ylabel("p-value")
-    ax.legend(fontsize=7, frameon=False)
+    ax.set_ylabel(f"p-value (below {floor:.0e} drawn at it)")
+    ax.legend(fontsize=7, frameon=False, loc="lower right")
     return ax
 
 
