@@ -60,6 +60,7 @@ from popresume.plots import leakage as P
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.max_colwidth", None)  # never cut a label short
 t_start = time.perf_counter()
 
 # %% [markdown]
@@ -160,8 +161,8 @@ t2.pivot_table(index="regime", columns="metric", values="estimate").round(3)
 
 # %%
 srr = M.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
-srr[["regime", "condition", "rate", "comparator_rate", "ratio", "ci_low", "ci_high", "four_fifths_flag",
-     "p_value", "p_holm", "p_bh"]].round(3)
+(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_holm", "rate"]]
+ .round(3).rename_axis(columns="ours: embedding judge"))
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -170,14 +171,32 @@ P.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
 fig.tight_layout()
 
 # %% [markdown]
-# The embedding judge has no sense of position, so its first-position rate under forced
-# choice comes entirely from the exact ties it must break: adding an Additional Information
-# block rarely changes which résumé line best matches any criterion, so most pairs score
-# *exactly* the same, and a forced verdict must pick a side. A generative model has a
-# position bias of its own. The small model (SmolLM2-135M-Instruct, constrained to the
-# schema's verdicts) judges `smol_pairs` variants in both orders under all three regimes
-# (about 2–10 s a verdict on two CPU cores, so the default is one variant; try more in the
-# exercises); its replies are cached, so a rebuild does not redo them.
+# The pooled first-position rate under forced choice mixes two things: a position bias
+# proper, and the rule a judge uses to break a tie it must not declare. The two are told
+# apart with the judge's own Neutral verdicts: a pair is *tie-broken* when the judge calls
+# it a Tie once a tie is allowed, and *untied* otherwise (`position_bias`). Every pair is
+# shown in both orders, so on untied pairs a judge with no position bias picks A exactly
+# half of the time.
+
+# %%
+pb = M.position_bias(r2, n_boot=n_boot, seed=seed)
+(pb.set_index("pairs")[["share", "estimate", "ci_low", "ci_high", "n"]].round(3)
+ .rename(columns={"share": "share of forced verdicts", "estimate": "first-position rate"})
+ .rename_axis(columns="ours: embedding judge, ties forbidden"))
+
+# %% [markdown]
+# On the pairs it can tell apart, the embedding judge shows no position bias at all; the
+# whole of the pooled rate above 0.5 comes from the exact ties it must break, which this
+# judge breaks towards candidate A: adding an Additional Information block rarely changes
+# which résumé line best matches a criterion, so many pairs score *exactly* the same.
+#
+# A generative model can have a position bias of its own. The small model
+# (SmolLM2-135M-Instruct, constrained to the schema's verdicts) judges `smol_pairs` variants
+# in both orders under all three regimes (about 2–10 s a verdict on two CPU cores, so the
+# default is one variant: six verdicts). Six verdicts on one pair support no claim about its
+# position bias, and this chapter makes none: the cell shows that the path works (a local
+# model, the schema, the cache) and what the verdicts were. The exercise runs enough pairs
+# to say something. Its replies are cached, so a rebuild does not redo them.
 
 # %%
 if smol_pairs > 0:
@@ -189,19 +208,24 @@ if smol_pairs > 0:
     r2s = run_task(2, task_items(2, pick, baselines), smol, cache=ReplyCache(cache_path("leakage", "replies.sqlite")))
     print(f"{len(r2s)} verdicts from {smol.judge_id.split('|')[1]} in {time.perf_counter() - t0:.0f} s; "
           f"{(~r2s['parse_ok']).sum()} outside the schema")
-    display(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"]))
-    t2s = M.task2_metrics(r2s, n_boot=n_boot, seed=seed)
-    display(t2s.pivot_table(index="regime", columns="metric", values="estimate").round(3))
-    print("first-position rate by regime (SmolLM2, ours):",
-          t2s[t2s["metric"] == "first_position_rate"].set_index("regime")["estimate"].round(2).to_dict())
+    display(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"])
+            .rename_axis(columns="verdicts (ours: SmolLM2-135M)"))
+    if r2s["variant_id"].nunique() >= 5:  # enough pairs to estimate anything
+        display(M.position_bias(r2s, n_boot=n_boot, seed=seed).set_index("pairs")
+                [["share", "estimate", "ci_low", "ci_high", "n"]].round(3))
 
 # %% [markdown]
 # ## Task 3: does recoverability change the screening decision?
 #
 # Each variant is scored against its job description: shortlist 0/1 and a score 0–100.
 # Score differences against Anglo are paired within base résumés (the cluster bootstrap
-# resamples bases, keeping their variants together). The Top-Score Rate is the share of
-# bases on which a condition attains the maximum score among the base's 31 variants.
+# resamples bases, keeping their variants together). The Top-Score Rate asks how often a
+# condition attains the maximum score among the base's 31 variants. Counted per base, as
+# "the share of bases on which any of the condition's variants is on top", it gives each
+# group six chances per base (3 tiers × 2 blocks) and the control one, which pushes the
+# control's rate down by construction. We count it like with like: the share of a
+# condition's *variants* that attain their base's top score (`unit="variant"`), and show the
+# per-base count beside it only to make that bias visible.
 
 # %%
 r3 = run_task(3, task_items(3, variants), judge)
@@ -209,12 +233,16 @@ t3 = M.task3_metrics(r3, n_boot=n_boot, seed=seed)
 diffs = M.score_differences(r3, n_boot=n_boot, seed=seed)
 shortlist = M.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
 tsr = M.top_score_rate(r3, n_boot=n_boot, seed=seed)
-t3.pivot_table(index="condition", columns="metric", values="estimate").round(3)
+tsr_per_base = M.top_score_rate(r3, unit="condition", n_boot=n_boot, seed=seed)
+(t3.pivot_table(index="condition", columns="metric", values="estimate")
+ .join(tsr.set_index("condition")["estimate"].rename("top-score rate per variant"))
+ .join(tsr_per_base.set_index("condition")["estimate"].rename("per base, any variant (biased)"))
+ .round(3).rename_axis(columns="ours: embedding judge"))
 
 # %%
 pd.concat({"score difference (points)": diffs.set_index("condition")[["difference", "ci_low", "ci_high", "p_holm"]],
            "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
-          axis=1).round(3)
+          axis=1).round(3).rename_axis(index="condition (ours: embedding judge)")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -232,7 +260,7 @@ fig.tight_layout()
 
 # %%
 headline = M.headline_table(t1, t2, srr, diffs)
-headline.round(3)
+headline.round(3).set_index("quantity")
 
 # %%
 print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
@@ -248,12 +276,15 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 #   which "commit to specific groups rather than abstaining".
 # - **The verdict space decides Task 2.** When ties are encouraged our judge returns ties
 #   for almost every pair, as most of the paper's models do (≥ 94%); with ties forbidden
-#   the same pairs produce a strong first-position effect that is pure tie-breaking, and
-#   the small generative model, asked in both orders, simply prefers whichever candidate
-#   comes first in every regime. Our forced-choice ratios stay near 1 because our judge
-#   treats every group's block alike; the paper's 0.39 came from its models preferring
-#   the group-neutral control. The mechanism is the same: a forced choice between
-#   indistinguishable candidates turns noise or position into an apparent preference.
+#   the same pairs produce a first-position effect that, on the untied pairs, vanishes: it
+#   is the judge's tie-breaking rule. Our forced-choice ratios stay near 1, but not because
+#   our judge is blind to the blocks: it scores Indian variants a few hundredths of a point
+#   higher than Anglo ones (the score difference above, whose interval excludes 0 before
+#   correction, not after Holm), because some Indian blocks happen to share words with a
+#   criterion. That gap is real for this judge and far too small to move a verdict against
+#   a baseline, which is why the ratios barely move. The paper's 0.39 came from its models
+#   preferring the group-neutral control. The mechanism is the same: a forced choice between
+#   candidates the judge cannot separate turns noise or position into an apparent preference.
 # - **Screening compresses everything.** Score differences against Anglo are a small
 #   fraction of a point and shortlist ratios sit at 1 (the tables above give the Holm and
 #   Benjamini–Hochberg adjusted p-values), as the paper finds for its models: a
@@ -320,13 +351,14 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 # :::{solution} ex-11-smol
 # :class: dropdown
 #
-# A 135M-parameter model cannot weigh two résumés against a job description; constrained to
-# the valid verdicts, it answers with its prior, which is the first candidate. Its
-# first-position rate stays at or near 1 in every regime, and it rarely if ever takes the
-# Tie that the Encouraged prompt offers: a judge this weak shows the *position* artefact in
-# its purest form, and its selection rates for the marked variant sit at one half whatever
-# the group, because each pair is shown in both orders. Counterbalancing the order is what
-# keeps a position bias out of the selection-rate ratios.
+# With six pairs the chapter shows `position_bias` for the small model. What to look for:
+# a first-position rate on untied pairs far above 0.5 is a position bias (a model that
+# cannot weigh two résumés falls back on a prior, and the first candidate is a common one);
+# a Tie rate near 0 under the Encouraged regime means the model ignores the option it is
+# offered. Its selection rate for the marked variant stays near one half whatever the group
+# when each pair is shown in both orders: counterbalancing the order is what keeps a
+# position bias out of the selection-rate ratios. Thirty-six verdicts on six pairs are
+# still few; report the interval, not just the rate.
 # :::
 #
 # :::{exercise}

@@ -144,9 +144,11 @@ def top_score_rates(table: pd.DataFrame, *, ax=None):
         ax.bar(x + (k - (len(judges) - 1) / 2) * w, dj["estimate"], w, yerr=_err(dj), capsize=3, label=_short(j))
     ax.set_xticks(x, conds, fontsize=8)
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("Top-Score Rate")
-    ax.set_title("Task 3: share of bases where a condition scores highest")
-    ax.legend(fontsize=7)
+    unit = table["unit"].iloc[0] if "unit" in table.columns else "condition"
+    ax.set_ylabel("Top-Score Rate (ours)")
+    ax.set_title("Task 3: share of variants on their base's top score" if unit == "variant"
+                 else "Task 3: share of bases where a condition scores highest")
+    ax.legend(title="judge", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return ax
 
 
