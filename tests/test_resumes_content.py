@@ -59,6 +59,9 @@ def test_copy_loads(content_copy):
     ("accountant.yaml", lambda d: d.__setitem__("occupation", "nurse"), "occupation"),
     ("software_developer.yaml", lambda d: d["majors"].__setitem__("master", "Computer Science"), "majors.master"),
     ("construction_laborer.yaml", lambda d: d.__setitem__("extra", 1), "extra"),
+    ("nurse.yaml", lambda d: d["preparatory"].__setitem__("bullets", d["preparatory"]["bullets"][:5]),
+     "preparatory.bullets"),
+    ("teacher.yaml", lambda d: d["preparatory"]["titles"].__setitem__(0, "Lunch lady"), "preparatory.titles[0]"),
     ("shared.yaml", lambda d: d["schools"].pop("college"), "schools.college"),
     ("shared.yaml", lambda d: d["high_school_bullets"].append(""), "high_school_bullets[12]"),
 ])

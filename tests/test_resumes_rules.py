@@ -59,30 +59,95 @@ def test_graduation_years_consistent_with_age(profiles, resumes):
             assert e.year - p.birth_year <= 30
 
 
+def _idx(ym) -> int:
+    return ym[0] * 12 + ym[1] - 1
+
+
 def test_roles_follow_exp_year(profiles, resumes):
     expected = {0: 1, 2: 1, 3: 2, 5: 2, 6: 3, 10: 3, 11: 4, 26: 4}
     assert {k: n_roles(k) for k in expected} == expected
     for p, r in zip(profiles.itertuples(), resumes):
         assert len(r.roles) == n_roles(p.exp_year)
         chron = list(reversed(r.roles))
-        # sequential, ending at the reference date, spanning exactly exp_year years (6 months for 0)
-        assert chron[-1].end == (REFERENCE_YEAR, REFERENCE_MONTH)
         for a, b in zip(chron, chron[1:]):
-            assert a.end == b.start
-        assert sum(x.months for x in chron) == max(12 * p.exp_year, 6)
+            assert a.end == b.start  # contiguous, oldest first
+        # the months worked are exp_year completed years (3-11 months for exp_year 0)
+        assert r.career_months // 12 == p.exp_year, (p.resume_id, r.career_months, p.exp_year)
+        assert r.career_months >= 3
+        assert _idx(chron[-1].end) <= _idx((REFERENCE_YEAR, REFERENCE_MONTH))
         assert all(x.months > 0 for x in chron)
         order = ["junior", "mid", "senior"]
         ranks = [order.index(x.seniority) for x in chron]
         assert ranks == sorted(ranks) and ranks[0] == 0
         assert len({x.employer for x in chron}) == len(chron)
+        assert all(len(x.bullets) == 2 for x in chron)  # Figure 8
 
 
-def test_education_ends_before_work_when_possible(profiles, resumes):
+def test_not_everyone_ends_at_the_reference_date(resumes):
+    ends = pd.Series([_idx(r.roles[0].end) == _idx((REFERENCE_YEAR, REFERENCE_MONTH)) for r in resumes])
+    assert 0.2 < ends.mean() < 0.9, ends.mean()
+
+
+def test_career_starts_after_education_when_it_fits(profiles, resumes):
+    """Forward from the end of education (Appendix B.1): when exp_year fits between the
+    earliest possible graduation and 2023.12, every role starts after the last degree."""
+    ref = _idx((REFERENCE_YEAR, REFERENCE_MONTH))
+    n_fit = 0
     for p, r in zip(profiles.itertuples(), resumes):
-        first_start = r.roles[-1].start[0]
         top = r.education[-1]
-        if p.birth_year + MIN_AGE[top.degree] <= first_start:
-            assert top.year <= first_start, (p.resume_id, top.year, first_start)
+        earliest_end = (p.birth_year + MIN_AGE[top.degree]) * 12 + 5
+        first_start = _idx(r.roles[-1].start)
+        if earliest_end + r.career_months < ref:
+            n_fit += 1
+            assert first_start > _idx(r.graduation[top.degree]), (p.resume_id, top.year, r.roles[-1].start)
+            assert not any(x.preparatory for x in r.roles)
+            # the first role follows graduation within 25 months (Figure 8: 2017 -> 2018.10)
+            assert first_start - _idx(r.graduation[top.degree]) <= 25
+        else:  # more experience than fits after education: the career runs to the reference date
+            assert _idx(r.roles[0].end) == ref, p.resume_id
+    assert 0.4 < n_fit / len(resumes) < 0.95
+
+
+def test_no_role_needs_a_degree_not_yet_earned(profiles, resumes):
+    labels = {"nurse": "Registered Nurses", "accountant": "Accountants Auditors"}
+    n_prep = 0
+    for p, r in zip(profiles.itertuples(), resumes):
+        for x in r.roles:
+            if x.needs is not None:
+                assert _idx(x.start) > _idx(r.graduation[x.needs]), (p.resume_id, x)
+            if x.preparatory:
+                n_prep += 1
+                assert x.needs == "high_school"
+            elif p.occupation in labels:
+                assert x.title == labels[p.occupation]  # Figure 8 titles
+        # a Bachelor's-level nurse, teacher, developer or accountant never works in the
+        # occupation's own title before the Bachelor's
+        if "bachelor" in r.graduation and p.occupation != "construction_laborer":
+            for x in r.roles:
+                if not x.preparatory:
+                    assert x.start[0] >= r.graduation["bachelor"][0], (p.resume_id, x)
+    assert n_prep > 0
+
+
+def test_chapter_04_accountant_case():
+    """A Master's accountant whose experience fits after the Master's starts after it."""
+    p = profile(resume_id="accountant-000001", occupation="accountant", age=31, birth_year=1992,
+                edu_level="Master's", exp_year=6)
+    for seed in range(20):
+        r = build_resumes([p], seed=seed)[0]
+        assert _idx(r.roles[-1].start) > _idx(r.graduation["master"]), (seed, r.roles[-1], r.education)
+
+
+def test_job_titles_option():
+    p = profile()
+    paper = build_resumes([p])[0]
+    from popresume.resumes.rules import build_resume
+    varied = build_resume(p, job_titles="seniority")
+    assert {x.title for x in paper.roles if not x.preparatory} == {"Registered Nurses"}
+    assert {x.title for x in varied.roles} != {"Registered Nurses"}
+    assert [x.period for x in varied.roles] == [x.period for x in paper.roles]
+    with pytest.raises(ValueError, match="job_titles"):
+        build_resume(p, job_titles="fancy")
 
 
 def test_text_layout_and_header():

@@ -15,6 +15,11 @@ Schema of an occupation file (every list: non-empty strings, no duplicates)::
     work_bullets: {junior, mid, senior: list (>= 12 each)}
     education_bullets: list (>= 8)
     skills:      list (>= 8)
+    preparatory: {titles: list, bullets: list (>= 8)}   (optional)
+
+``preparatory`` holds the roles a person can hold before earning the degree the
+occupation's own title needs (nursing assistant before the nursing degree, ...); an
+occupation whose roles need no credential (construction laborers) has none.
 
 ``shared.yaml``: ``schools: {high_school, college, university: list (>= 10)}`` and
 ``high_school_bullets: list (>= 6)``.
@@ -116,8 +121,8 @@ def validate_occupation_content(data: Any, file: Path) -> dict:
         if k not in data:
             _fail(file, k, "missing")
     for k in data:
-        if k not in required:
-            _fail(file, k, f"unknown key (expected {list(required)})")
+        if k not in required + ("preparatory",):
+            _fail(file, k, f"unknown key (expected {list(required)} and optionally 'preparatory')")
     occ = data["occupation"]
     if occ not in OCCUPATION_KEYS:
         _fail(file, "occupation", f"unknown occupation {occ!r}; known: {list(OCCUPATION_KEYS)}")
@@ -139,6 +144,11 @@ def validate_occupation_content(data: Any, file: Path) -> dict:
         _check_list(file, f"titles.{s}", data["titles"][s], 1)
         # a four-role résumé may hold two senior roles of three bullets each
         _check_list(file, f"work_bullets.{s}", data["work_bullets"][s], 12)
+    if "preparatory" in data:
+        _check_mapping(file, "preparatory", data["preparatory"], ("titles", "bullets"))
+        _check_list(file, "preparatory.titles", data["preparatory"]["titles"], 1)
+        # up to four roles of two bullets each can precede the degree
+        _check_list(file, "preparatory.bullets", data["preparatory"]["bullets"], 8)
     return data
 
 

@@ -15,19 +15,40 @@ Rules (Appendix B.1, with the choices the paper leaves open made explicit):
   (which the paper does not spell out) is one entry "College coursework (no degree)"
   at a community/technical college, dated by the last year attended. Graduation ages:
   typical age (18, 19, 20, 22, 24, 25, 27 for the seven levels) plus 0–2 years,
-  moved earlier so that education ends no later than the first role starts, but never
-  below a minimum age (17, 18, 19, 21, 22, 23, 24); a profile too young for its degree
-  is an error. Where the minimum age forces it, study overlaps the first role.
-* **Work history** from ``exp_year``: 1 role below 3 years, 2 roles for 3–5, 3 roles
-  for 6–10, 4 roles past 10. The roles are sequential and end at the reference date
-  ``2023.12`` (the ACS 2023 reference year); together they span exactly
-  ``exp_year`` years (``exp_year = 0`` — under one completed year — is a 6-month
-  role). Durations: a 6-month minimum per role plus a random split of the rest.
-  Seniority by order, oldest first: junior, mid, senior, senior.
+  moved earlier when the experience would not otherwise fit before the reference
+  date, but never below a minimum age (17, 18, 19, 21, 22, 23, 24); a profile too
+  young for its degree is an error. Graduation is taken to be in June.
+* **Work history** from ``exp_year``, built *forward from the end of education* as
+  Appendix B.1 says ("employment periods are constructed sequentially starting from
+  the end of education"): 1 role below 3 years, 2 roles for 3–5, 3 for 6–10, 4 past
+  10. The career lasts ``12·exp_year`` plus 0–11 months (``exp_year`` counts
+  completed years; ``exp_year = 0`` is 3–11 months), so ``months // 12 == exp_year``.
+  It starts 1–25 months after graduation (Figure 8: a 2017 Bachelor's, first role
+  2018.10) and runs in contiguous roles (a 6-month minimum each, the rest split at
+  random); it ends where it ends — at the latest at the reference date ``2023.12``
+  (ACS 2023), often earlier, so not everyone is employed "now". Seniority by order,
+  oldest first: junior, mid, senior, senior.
+* **Titles** as in Figure 8: a role in the occupation is titled with the
+  occupation's name as the paper prints it ("Accountants Auditors"); the content's
+  seniority titles ("Charge Nurse", ...) are the ``job_titles="seniority"`` option.
+* **No role needs a degree not yet earned.** A role titled with the occupation needs
+  the occupation's typical entry-level education (BLS Employment Projections,
+  education and training assignments: a Bachelor's for the four professions, no
+  formal credential for construction laborers), or the person's own highest
+  credential when that is lower (the ACS says they hold the job). PSID experience
+  counts every year of full-time work since age 18, so 29% of the default population
+  has more experience than fits between the end of education and 2023.12. For them
+  the career ends at 2023.12 and starts ``exp_year`` years earlier: roles that start
+  before the needed degree are *preparatory* roles that need only high school
+  (nursing assistant, accounting clerk, ... from the content's ``preparatory`` pool);
+  a Master's may then be earned while working in a Bachelor's-level role. Each
+  :class:`Role` records the degree it needs (``Role.needs``) and the tests check that
+  it starts after that degree's graduation.
 * **Header**: the name, the state as its USPS code, a fictional US phone number in
   the 555-01XX range reserved for fiction, and ``first.last@example.com``.
 * **Sections** in the paper's order: header, skills (optional, off by default as in
-  the paper's main setup), work history (most recent first), education.
+  the paper's main setup), work history (most recent first, 2 bullets per role as in
+  Figure 8), education.
 """
 
 from __future__ import annotations
@@ -42,7 +63,7 @@ from typing import Mapping
 import numpy as np
 
 from popresume.jobs import load_content
-from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
+from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS, OCCUPATION_LABELS
 
 REFERENCE_YEAR = 2023
 REFERENCE_MONTH = 12
@@ -79,10 +100,24 @@ SENIORITY_BY_N: dict[int, tuple[str, ...]] = {
     1: ("junior",), 2: ("junior", "mid"), 3: ("junior", "mid", "senior"),
     4: ("junior", "mid", "senior", "senior"),
 }
-BULLETS_PER_ROLE = 3
+BULLETS_PER_ROLE = 2  # Figure 8
 BULLETS_PER_EDUCATION = 2
 N_SKILLS = 8
 MIN_ROLE_MONTHS = 6
+GRADUATION_MONTH = 6  # June
+MAX_START_GAP_MONTHS = 25  # first role 1..25 months after graduation
+JOB_TITLES = ("paper", "seniority")
+
+# Typical entry-level education of each occupation (BLS Employment Projections,
+# education and training assignments by detailed occupation); None = no formal
+# educational credential.
+ENTRY_DEGREE: dict[str, str | None] = {
+    "nurse": "bachelor", "teacher": "bachelor", "software_developer": "bachelor",
+    "accountant": "bachelor", "construction_laborer": None,
+}
+# Credential rank used to cap the entry requirement at a person's own credential
+# ("some college" is not a credential).
+CREDENTIAL_RANK = {"high_school": 0, "associate": 1, "bachelor": 2, "master": 3, "professional": 3, "doctorate": 3}
 
 US_STATES: dict[str, str] = {
     "Alabama": "AL", "Alaska": "AK", "Arizona": "AZ", "Arkansas": "AR", "California": "CA",
@@ -122,6 +157,8 @@ class Role:
     end: tuple[int, int]
     seniority: str
     bullets: tuple[str, ...]
+    needs: str | None = None  # degree key the role needs (None: no credential)
+    preparatory: bool = False  # held before the degree the occupation's title needs
 
     @property
     def period(self) -> str:
@@ -144,6 +181,11 @@ class Resume:
     roles: tuple[Role, ...]  # most recent first
     education: tuple[EducationEntry, ...]  # chronological (Bachelor's first)
     skills: tuple[str, ...]  # always drawn (so draws do not depend on the flag); shown only if asked
+    graduation: dict  # degree key -> (year, month) of graduation, incl. an implicit high school
+
+    @property
+    def career_months(self) -> int:
+        return sum(r.months for r in self.roles)
 
     @property
     def contact_line(self) -> str:
@@ -246,13 +288,30 @@ def _split_months(draws: _Draws, total: int, n: int) -> list[int]:
     return [base + e for e in extra]
 
 
-def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None) -> Resume:
+def qualifying_degree(occupation: str, plan: tuple[str, ...]) -> str | None:
+    """The degree a role titled with ``occupation`` needs for a person whose education is ``plan``.
+
+    The occupation's typical entry-level education (:data:`ENTRY_DEGREE`), capped at the
+    person's own highest credential (high school when "some college" is all they have).
+    """
+    entry = ENTRY_DEGREE[occupation]
+    if entry is None:
+        return None
+    held = ["high_school"] + [d for d in plan if d in CREDENTIAL_RANK and d != "high_school"]
+    ok = [d for d in held if CREDENTIAL_RANK[d] <= CREDENTIAL_RANK[entry]]
+    return ok[-1]
+
+
+def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None,
+                 job_titles: str = "paper") -> Resume:
     """Instantiate one résumé from one (already schema-validated) profile row.
 
     ``profile`` needs the PROFILE_COLUMNS fields; raises ``ValueError`` naming the
     ``resume_id`` when the row is inconsistent (degree impossible at that age,
     unknown state, birth year that does not match age).
     """
+    if job_titles not in JOB_TITLES:
+        raise ValueError(f"job_titles {job_titles!r}: expected one of {list(JOB_TITLES)}")
     content = content or load_content()
     rid = str(profile["resume_id"])
     where = f"resume_id {rid!r}"
@@ -284,19 +343,22 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
         area += 1
     phone = f"+1-{area}-555-01{draws.integer(0, 100):02d}"
 
-    # 2. work periods: exp_year years ending at the reference date
-    total = max(12 * exp_year, MIN_ROLE_MONTHS)
+    # 2. career length: exp_year completed years plus 0-11 months (3-11 for exp_year 0)
+    u_extra = draws.uniform()
+    total = 12 * exp_year + (3 + int(u_extra * 9) if exp_year == 0 else int(u_extra * 12))
     n = n_roles(exp_year)
+    ref_idx = REFERENCE_YEAR * 12 + (REFERENCE_MONTH - 1)
+    # roles never start before the (implicit) high-school graduation at the minimum age
+    hs_idx = (birth_year + MIN_AGE["high_school"]) * 12 + GRADUATION_MONTH - 1
+    total = min(total, ref_idx - hs_idx - 1)
     months = _split_months(draws, total, n)
-    end_idx = REFERENCE_YEAR * 12 + (REFERENCE_MONTH - 1)
-    start_idx = end_idx - total
-    work_start_year = start_idx // 12
+    u_gap = draws.uniform()
 
-    # 3. education, chronological; ends before work starts when the minimum ages allow
+    # 3. education, chronological, placed so that the career fits after it when it can
     jitter = [draws.integer(0, 3) for _ in plan]
-    top_year = birth_year + TYPICAL_AGE[top] + jitter[-1]
-    top_year = min(top_year, work_start_year, REFERENCE_YEAR)
-    top_year = max(top_year, birth_year + MIN_AGE[top])
+    top_year = min(birth_year + TYPICAL_AGE[top] + jitter[-1], REFERENCE_YEAR)
+    latest_fit = (ref_idx - total - 1 - (GRADUATION_MONTH - 1)) // 12  # graduate, then work `total` months
+    top_year = max(min(top_year, latest_fit), birth_year + MIN_AGE[top])
     top_year = min(top_year, REFERENCE_YEAR)
     years = [top_year]
     if len(plan) == 2:
@@ -305,7 +367,7 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
         bach = min(bach, top_year - 1)
         years = [bach, top_year]
     schools = {}
-    for pool_key in set(SCHOOL_POOL[d] for d in plan):
+    for pool_key in dict.fromkeys(SCHOOL_POOL[d] for d in plan):
         k = sum(SCHOOL_POOL[d] == pool_key for d in plan)
         schools[pool_key] = draws.pick(shared["schools"][pool_key], k)
     n_hs = sum(d == "high_school" for d in plan)
@@ -321,28 +383,53 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
             major = draws.pick(occ_c["majors"][MAJOR_POOL[d]], 1)[0]
             bl = tuple(edu_bullets[:BULLETS_PER_EDUCATION]); edu_bullets = edu_bullets[BULLETS_PER_EDUCATION:]
         entries.append(EducationEntry(d, major, school, int(y), bl))
+    graduation = {"high_school": (birth_year + MIN_AGE["high_school"], GRADUATION_MONTH)}
+    graduation.update({e.degree: (e.year, GRADUATION_MONTH) for e in entries})
 
-    # 4. roles, oldest first: seniority by order; employers distinct; bullets distinct per seniority
+    # 4. the career, forward from the end of education (Appendix B.1)
+    edu_end = max(y * 12 + m - 1 for y, m in graduation.values())
+    slack = ref_idx - edu_end - total  # months between graduation and 2023.12 not spent working
+    if slack >= 1:
+        start_idx = edu_end + 1 + min(int(u_gap * MAX_START_GAP_MONTHS), slack - 1)
+    else:  # more PSID experience than fits after education: the career ends at the reference date
+        start_idx = ref_idx - total
+    needs = qualifying_degree(occ, plan)
+    needs_idx = None if needs is None else graduation[needs][0] * 12 + graduation[needs][1] - 1
+
+    # 5. roles, oldest first: seniority by order; employers distinct; bullets distinct per seniority
     seniorities = SENIORITY_BY_N[n]
     employers = draws.pick(occ_c["employers"], n)
     bullets_by_s = {s: draws.pick(occ_c["work_bullets"][s], BULLETS_PER_ROLE * seniorities.count(s))
                     for s in dict.fromkeys(seniorities)}
     titles_by_s = {s: draws.pick(occ_c["titles"][s], 1)[0] for s in dict.fromkeys(seniorities)}
+    prep = occ_c.get("preparatory")
+    prep_title = draws.pick(prep["titles"], 1)[0] if prep else None
+    prep_bullets = draws.pick(prep["bullets"], BULLETS_PER_ROLE * n) if prep else []
+    occ_title = OCCUPATION_LABELS[occ]
     roles = []
     cursor = start_idx
     for i, (s, m) in enumerate(zip(seniorities, months)):
         a, b = cursor, cursor + m
         cursor = b
-        bl = bullets_by_s[s][:BULLETS_PER_ROLE]
-        bullets_by_s[s] = bullets_by_s[s][BULLETS_PER_ROLE:]
-        roles.append(Role(titles_by_s[s], employers[i], (a // 12, a % 12 + 1), (b // 12, b % 12 + 1), s, tuple(bl)))
+        if needs_idx is not None and a <= needs_idx:
+            if prep is None:  # pragma: no cover - guarded by the content schema and ENTRY_DEGREE
+                raise ValueError(f"profile {where}: occupation {occ!r} has no preparatory roles in its content")
+            title, need, is_prep = prep_title, "high_school", True
+            bl = prep_bullets[BULLETS_PER_ROLE * i:BULLETS_PER_ROLE * (i + 1)]
+        else:
+            title = occ_title if job_titles == "paper" else titles_by_s[s]
+            need, is_prep = needs, False
+            bl = bullets_by_s[s][:BULLETS_PER_ROLE]
+            bullets_by_s[s] = bullets_by_s[s][BULLETS_PER_ROLE:]
+        roles.append(Role(title, employers[i], (a // 12, a % 12 + 1), (b // 12, b % 12 + 1), s, tuple(bl),
+                          need, is_prep))
 
-    # 5. skills last, so toggling the section changes nothing else
+    # 6. skills last, so toggling the section changes nothing else
     skills = tuple(draws.pick(occ_c["skills"], N_SKILLS))
 
     name = f"{str(profile['first_name']).strip()} {str(profile['surname']).strip()}"
     return Resume(
         resume_id=rid, occupation=occ, name=name, state=state, phone=phone,
         email=email_from_name(profile["first_name"], profile["surname"]),
-        roles=tuple(reversed(roles)), education=tuple(entries), skills=skills,
+        roles=tuple(reversed(roles)), education=tuple(entries), skills=skills, graduation=graduation,
     )
