@@ -56,3 +56,18 @@ def benjamini_hochberg(p: Sequence[float], *, nan: Literal["omit", "raise"] = "o
     running minimum. NaN handling as in :func:`holm`.
     """
     return _adjust(p, nan, lambda s, m: np.minimum.accumulate((s * m / np.arange(1, m + 1))[::-1])[::-1])
+
+
+def bonferroni(p: Sequence[float], *, nan: Literal["omit", "raise"] = "omit") -> np.ndarray:
+    """Bonferroni adjusted p-values: each p times the family size m, capped at 1."""
+    return _adjust(p, nan, lambda s, m: m * s)
+
+
+ADJUSTERS = {"holm": holm, "bh": benjamini_hochberg, "bonferroni": bonferroni}
+
+
+def adjust_p(p: Sequence[float], method: str = "holm", *, nan: Literal["omit", "raise"] = "omit") -> np.ndarray:
+    """Adjusted p-values by ``method``: "holm", "bh" (Benjamini–Hochberg) or "bonferroni"."""
+    if method not in ADJUSTERS:
+        raise ValueError(f"unknown p-value adjustment {method!r}; use one of {list(ADJUSTERS)}")
+    return ADJUSTERS[method](p, nan=nan)

@@ -35,7 +35,6 @@ def test_unseen_names_get_base_rate():
 @pytest.fixture(scope="module")
 def pop():
     """One population, split into a reference part (name typicalities) and an audited part."""
-    pytest.importorskip("popresume.population")
     from popresume.grouping import add_groups
     from popresume.population import generate_population
 
@@ -80,5 +79,11 @@ def test_within_group_signal_columns(pop):
     ref, p = pop
     p = C.add_name_shares(p, C.name_shares(ref))
     w = C.within_group_signal(p, "gender")
-    assert set(w["fn_gender"]) <= {"female", "male", "neutral"}
+    assert set(w["class_column"]) == {"fn_gender"}
+    assert set(w["name_class"]) <= {"female", "male", "neutral"}
     assert w["n"].sum() == len(p)
+    # race is carried by the surname: its classes are the surname groups
+    r = C.within_group_signal(p, "race")
+    assert set(r["class_column"]) == {"surname_group"}
+    assert set(r["name_class"]) == set(p["surname_group"].astype(str))
+    assert r["n"].sum() == len(p)

@@ -7,10 +7,7 @@ entirely from the cache without rescoring or re-estimating, and the CLI round tr
 import pandas as pd
 import pytest
 
-pytest.importorskip("popresume.population")
-pytest.importorskip("popresume.screeners.synthetic")
-
-from popresume.audit import grid as G  # noqa: E402
+from popresume.audit import grid as G
 
 SYNTH = {"kind": "synthetic", "direct": {}, "photo": {"gender": {"M": 4.0}, "race_binary": {"White": 3.0}},
          "noise_sd": 1.0, "seed": 0}

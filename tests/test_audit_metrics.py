@@ -5,8 +5,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from popresume import causal
 from popresume.audit import metrics as M
+from popresume.paths import DATA_DIR
 from popresume.schema import PSE_NAMES
+
+PUBLISHED = DATA_DIR / "published" / "popresume_published_pse.csv"
 
 
 def test_holm_hand_example():
@@ -103,14 +107,7 @@ def test_te_alone_flags_masking():
 
 
 def test_published_table_recount_runs():
-    from popresume.paths import REPO_ROOT
-    from pathlib import Path
-    p = REPO_ROOT / "data" / "published" / "popresume_published_pse.csv"
-    if not p.exists():
-        p = Path("/work/shared/data/popresume_published_pse.csv")
-    if not p.exists():
-        pytest.skip("published table not available")
-    t = pd.read_csv(p)
+    t = pd.read_csv(PUBLISHED)
     c = M.recount_cases(t)
     # corrections can only remove significance, so C1 and C5 (monotone in significance) shrink
     assert c.loc["C1", "holm"] <= c.loc["C1", "bh"] <= c.loc["C1", "none"]
@@ -176,15 +173,7 @@ def test_compare_with_causal_names_disagreements():
 
 def test_case_rules_match_causal_classifier_on_published_table():
     """Our significance-pattern classifier agrees with popresume.causal.classify_cases (both rules)."""
-    causal = pytest.importorskip("popresume.causal")
-    from pathlib import Path
-    p = Path("/work/shared/data/popresume_published_pse.csv")
-    from popresume.paths import DATA_DIR
-    if (DATA_DIR / "published" / "popresume_published_pse.csv").exists():
-        p = DATA_DIR / "published" / "popresume_published_pse.csv"
-    if not p.exists():
-        pytest.skip("published table not available")
-    t = pd.read_csv(p)
+    t = pd.read_csv(PUBLISHED)
     for rule in ("stated", "paper"):
         ours = M.cases_from_significance(M.significance(t, "none", signed_zero=rule == "paper"), t, rule=rule)
         theirs = causal.classify_cases(t, rule=rule)

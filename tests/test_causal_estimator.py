@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from popresume.causal import (EFFECT_WEIGHTS, PSEEstimator, PSEWarning, estimate_pse, make_scm, plugin_pse,
-                              plugin_psi, psi_frame)
+                              plugin_psi)
 from popresume.causal.functional import PSI_TRIPLES, influence, weights
 from popresume.causal.nuisance import CellMeans
 
@@ -18,7 +18,7 @@ CELL = {"propensity": CellMeans(), "outcome": CellMeans()}
 def test_effect_algebra_exact(tmp_path):
     scm = make_scm("basic")
     d = scm.sample(3000, seed=3)
-    tab = estimate_pse(d, **ROLES, n_boot=50, learners=CELL)
+    tab, est = estimate_pse(d, **ROLES, n_boot=50, learners=CELL, return_estimator=True)
     e = tab["estimate"]
     assert e["TE"] == pytest.approx(e["NDE"] + e["NIE"], abs=1e-12)
     assert e["NIE"] == pytest.approx(e["BIE"] + e["RIE"], abs=1e-12)
@@ -28,8 +28,8 @@ def test_effect_algebra_exact(tmp_path):
     assert list(tab.index) == ["TE", "NDE", "NIE", "BIE", "RIE"]
     assert {"estimate", "se", "ci_low", "ci_high", "significant"} <= set(tab.columns)
     assert (tab["ci_low"] <= tab["estimate"]).all() and (tab["estimate"] <= tab["ci_high"]).all()
-    assert list(psi_frame(tab).index) == list(PSI_TRIPLES)
-    # attrs stay plain: tables concatenate and write to Parquet
+    assert list(est.psi_table().index) == list(PSI_TRIPLES)
+    assert tab.attrs == {}  # results live on the estimator, not in attrs
     both = pd.concat([tab, tab])
     assert len(both) == 10
     tab.to_parquet(tmp_path / "t.parquet")

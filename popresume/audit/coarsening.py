@@ -28,13 +28,12 @@ grouping manufactures.
 from __future__ import annotations
 
 import hashlib
-import warnings
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from popresume.schema import EDU_LEVELS, PSE_NAMES
+from popresume.schema import EDU_LEVELS
 
 NAME_SHARE_COLUMNS = ("fn_male_share", "fn_white_share", "sn_white_share")
 
@@ -160,53 +159,52 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
     (mediators = "coarse", "fine") with ``{E}_{estimate,ci_low,ci_high}`` for the five
     effects, plus ``screener`` (= ``label``) and ``true_NDE`` when known.
     """
-    from popresume.causal import PSEWarning, default_roles, estimate_pse
+    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, joined, significant, wide_row
 
     missing = [c for c in NAME_SHARE_COLUMNS if c not in data.columns]
     if missing:
         raise ValueError(f"data is missing column {missing[0]!r}; call add_name_shares first")
     rows = []
     for med, roles in (("coarse", default_roles(attribute)), ("fine", fine_roles(attribute))):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PSEWarning)
-            res = estimate_pse(data, **roles, y=y, folds=folds, n_boot=n_boot, seed=seed, **dict(estimator or {}))
+        with capture_pse_warnings() as caught:
+            res, est = estimate_pse(data, **roles, y=y, folds=folds, n_boot=n_boot, seed=seed,
+                                    return_estimator=True, **dict(estimator or {}))
         # finer R means less overlap (a name's typicality nearly determines X): the clipped
         # propensities are reported with the row rather than printed
         row = {"screener": label, "attribute": attribute, "mediators": med, "n": len(data),
-               "n_clipped": int(res.attrs.get("n_clipped", res.attrs.get("diagnostics", {}).get("n_clipped", 0))),
-               "warnings": " | ".join(sorted({str(w.message) for w in caught if issubclass(w.category, PSEWarning)}))}
-        for e in PSE_NAMES:
-            for s in ("estimate", "ci_low", "ci_high"):
-                row[f"{e}_{s}"] = float(res.loc[e, s])
+               "n_clipped": int(est.diagnostics()["n_clipped"]), "warnings": joined(caught), **wide_row(res)}
         if true_nde is not None:
             row["true_NDE"] = float(true_nde)
         rows.append(row)
     out = pd.DataFrame(rows)
-    out["NDE_excludes_0"] = (out["NDE_ci_low"] > 0) | (out["NDE_ci_high"] < 0)
+    out["NDE_excludes_0"] = significant(out["NDE_ci_low"], out["NDE_ci_high"])
     return out
 
 
 def within_group_signal(data: pd.DataFrame, attribute: str = "gender") -> pd.DataFrame:
-    """How much X still varies with the name *inside* each first-name gender group.
+    """How much X still varies with the name *inside* each of the name classes that carry X.
 
-    For each ``fn_gender`` class: number of applicants and the correlation between X
-    (male for gender, White for race) and the name's continuous typicality. A correlation
-    far from 0 inside a class is exactly the information the grouping leaves on the
-    direct path.
+    Gender: within each first-name gender class (``fn_gender``), the correlation between
+    being male and the first name's male share. Race: within each surname class
+    (``surname_group``, the grouping that carries race), the correlation between being
+    White and the surname's White share. Columns: ``class_column``, ``name_class``, n,
+    ``share_x1`` and ``corr_x_name_share``. A correlation far from 0 inside a class is
+    exactly the information the grouping leaves on the direct path.
     """
     if attribute == "gender":
         xi = (data["gender"] == "M").astype(float)
-        share = data["fn_male_share"]
+        share, by = data["fn_male_share"], "fn_gender"
     elif attribute == "race":
         xi = (data["race"] == "White").astype(float)
-        share = data["fn_white_share"]
+        share, by = data["sn_white_share"], "surname_group"
     else:
         raise ValueError(f"unknown attribute {attribute!r}")
     rows = []
-    for g, idx in data.groupby("fn_gender").groups.items():
+    for g, idx in data.groupby(by).groups.items():
         xs, ss = xi.loc[idx], share.loc[idx]
         corr = float(np.corrcoef(xs, ss)[0, 1]) if xs.nunique() > 1 and ss.nunique() > 1 else float("nan")
-        rows.append({"fn_gender": g, "n": len(idx), "share_x1": float(xs.mean()), "corr_x_name_share": corr})
+        rows.append({"class_column": by, "name_class": g, "n": len(idx), "share_x1": float(xs.mean()),
+                     "corr_x_name_share": corr})
     return pd.DataFrame(rows)
 
 

@@ -27,7 +27,6 @@ import hashlib
 import json
 import time
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -36,6 +35,7 @@ import pandas as pd
 
 from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
 from popresume.audit.metrics import cases_from_significance
+from popresume.causal.effects import significance
 from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR
 from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
@@ -55,7 +55,10 @@ METADATA_COLUMNS = (
 SE_COLUMNS = tuple(f"{e}_se" for e in PSE_NAMES)
 # the synthetic screener's true effects (NaN for real screeners): SyntheticScreener.true_effects
 TRUE_COLUMNS = tuple(f"{e}_true" for e in PSE_NAMES)
-RESULT_COLUMNS = RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + TRUE_COLUMNS + METADATA_COLUMNS + ("estimation_warnings",)
+# overlap diagnostics of each cell (popresume.audit.summaries.overlap_numbers)
+OVERLAP_COLUMNS = ("min_ess", "clipped_share")
+RESULT_COLUMNS = (RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + OVERLAP_COLUMNS + TRUE_COLUMNS + METADATA_COLUMNS
+                  + ("estimation_warnings",))
 
 
 def _hash(obj) -> str:
@@ -152,57 +155,35 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     return scores
 
 
-@contextmanager
-def _xgb_threads(threads: int | None):
-    """Run XGBoost nuisances with ``threads`` threads (restored afterwards).
-
-    Cells already run in parallel processes; two XGBoost threads per process on a
-    2-core machine oversubscribe it (we measured a 10× slow-down under load), so the
-    grid pins each fit to one thread. The causal area's XGBoost defaults live in
-    ``popresume.causal.nuisance.XGB_FIXED``.
-    """
-    if threads is None:
-        yield
-        return
-    from popresume.causal import nuisance
-
-    old = nuisance.XGB_FIXED.get("n_jobs")
-    nuisance.XGB_FIXED["n_jobs"] = int(threads)
-    try:
-        yield
-    finally:
-        nuisance.XGB_FIXED["n_jobs"] = old
-
-
 def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, seed: int,
                   estimator: Mapping | None = None) -> pd.DataFrame:
     """One audit: DML-UCA path-specific effects (popresume.causal.estimate_pse) on one cell's data.
 
     ``estimator`` holds keyword arguments for ``estimate_pse`` (``tune``, ``bootstrap``,
-    ``clip``, ...) plus ``threads``: XGBoost threads per fit (default 1 in the grid).
+    ``clip``, ``n_rep``, ...), ``threads`` included: XGBoost threads per fit, 1 in the grid
+    by default, since cells already run in parallel processes and two threads per process
+    on a 2-core machine oversubscribe it (we measured a 10× slow-down under load). The
+    thread count travels with this estimation's learners; no module state is touched.
+    Estimation warnings (weak overlap, small groups) are kept in a ``warnings`` column.
     """
-    from popresume.causal import PSEWarning, estimate_pse
+    from popresume.causal import capture_pse_warnings, estimate_pse, joined
 
-    opts = dict(estimator or {})
-    threads = opts.pop("threads", 1)
-    with _xgb_threads(threads), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PSEWarning)
-        res = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **opts)
-    res = pd.DataFrame(res)
-    res.attrs = {}
-    # estimation warnings (weak overlap, clipping) are kept with the cell, not printed
-    res["warnings"] = " | ".join(sorted({str(w.message) for w in caught if issubclass(w.category, PSEWarning)}))
+    opts = {"threads": 1, **dict(estimator or {})}
+    with capture_pse_warnings() as caught:
+        res, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed,
+                                return_estimator=True, **opts)
+    res["warnings"] = joined(caught)
+    # overlap beside the effects: the smallest ESS of any weight, the largest clipped share
+    from popresume.audit.summaries import overlap_numbers
+
+    res["min_ess"], res["clipped_share"] = overlap_numbers(est.diagnostics())
     return res
 
 
 def _cell_row(pse: pd.DataFrame) -> dict:
-    row = {}
-    for e in PSE_NAMES:
-        if e not in pse.index:
-            raise ValueError(f"estimate_pse returned no row {e!r} (rows: {list(pse.index)})")
-        for s in ("estimate", "ci_low", "ci_high", "se"):
-            row[f"{e}_{s}"] = float(pse.loc[e, s]) if s in pse.columns else float("nan")
-    return row
+    from popresume.causal import wide_row
+
+    return wide_row(pse, stats=("estimate", "ci_low", "ci_high", "se"))
 
 
 def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, fmt: str) -> dict:
@@ -328,7 +309,7 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
             raise ValueError(f"audit ({occ}, {fmt}, {attr}, {entry.name}) has only {len(data)} scored résumés")
         roles = default_roles(attr)
         key = _hash({"scores": _frame_hash(data[["resume_id", "score"]]), "attribute": attr, "roles": roles,
-                     "estimator": cfg.estimator_key()})
+                     "estimator": cfg.estimator_key(), "columns": list(OVERLAP_COLUMNS)})
         path = cache / "estimates" / f"{occ}-{fmt.replace('+', '_')}-{attr}-{entry.name}-{key}.parquet"
         meta = dict(occ=occ, fmt=fmt, attr=attr, entry=entry, roles=roles, n=len(sub), n_scored=len(data),
                     path=path, sc=sc)
@@ -368,10 +349,11 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
             "n": m["n"], "n_scored": m["n_scored"], "folds": cfg.folds, "n_boot": cfg.n_boot,
             "seed": cfg.seed, "config": cfg.name,
             "estimation_warnings": str(res["warnings"].iloc[0]) if "warnings" in res.columns else "",
+            **{c: float(res[c].iloc[0]) if c in res.columns else np.nan for c in OVERLAP_COLUMNS},
         }
         rows.append(row)
     table = pd.DataFrame(rows)
-    sig = pd.DataFrame({e: (table[f"{e}_ci_low"] > 0) | (table[f"{e}_ci_high"] < 0) for e in PSE_NAMES})
+    sig = significance(table)
     # ``cases``: §5.2's rules as stated; ``cases_paper_rule``: as the authors applied them
     # (C3/C4 also need NIE ≠ 0; popresume.causal.cases explains the difference)
     table["cases"] = cases_from_significance(sig, table).to_numpy()

@@ -34,11 +34,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from popresume.schema import PSE_NAMES
+from popresume.causal.cases import CASES, case_counts, flags_from_significance, labels_from_flags  # noqa: F401
+from popresume.causal.effects import significant
+from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
+from popresume.schema import PSE_NAMES
 
 Z975 = 1.959963984540054
-CASES = ("C1", "C2", "C3", "C4", "C5")
 KEY_COLUMNS = ("attribute", "occupation", "format", "model")
 
 
@@ -64,7 +66,7 @@ def p_from_ci(estimate, ci_low, ci_high, *, level: float = 0.95) -> pd.DataFrame
     return pd.DataFrame({"se": se, "z": z, "p": p})
 
 
-ADJUSTERS = {"holm": holm, "bh": benjamini_hochberg}
+ADJUSTERS = {k: _ALL_ADJUSTERS[k] for k in ("holm", "bh")}
 
 
 def _check_results(table: pd.DataFrame, effects: Iterable[str] = PSE_NAMES) -> None:
@@ -89,12 +91,9 @@ def long_tests(table: pd.DataFrame, *, effects: Sequence[str] = PSE_NAMES, level
         d["ci_high"] = table[f"{e}_ci_high"].to_numpy(float)
         parts.append(d)
     out = pd.concat(parts, ignore_index=True)
-    out["ci_excludes_0"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    out["ci_excludes_0"] = significant(out["ci_low"], out["ci_high"])
     # printed bounds of ±0.000: the sign bit carries the unrounded side (popresume.causal.cases)
-    lo, hi = out["ci_low"].to_numpy(float), out["ci_high"].to_numpy(float)
-    degenerate = (lo == 0) & (hi == 0)
-    out["ci_excludes_0_signed"] = out["ci_excludes_0"].to_numpy() | (
-        ((lo == 0) & ~np.signbit(lo) & ~degenerate) | ((hi == 0) & np.signbit(hi) & ~degenerate))
+    out["ci_excludes_0_signed"] = significant(out["ci_low"], out["ci_high"], signed_zero=True)
     pz = p_from_ci(out["estimate"], out["ci_low"], out["ci_high"], level=level)
     out[["se", "z", "p"]] = pz.to_numpy()
     return out.sort_values(["row", "effect"], key=lambda s: s.map(_effect_order) if s.name == "effect" else s,
@@ -151,24 +150,14 @@ def significance(table: pd.DataFrame, method: str = "none", *, family: str = "al
 # --------------------------------------------------------------------------- cases
 def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = None, *,
                             rule: str = "stated") -> pd.Series:
-    """Case labels C1–C5 from a significance pattern, by the rules stated in PopResume §5.2.
+    """Case labels C1–C5 from a significance pattern, by the rules of PopResume §5.2.
 
-    ``sig``: boolean columns TE, NDE, NIE, BIE, RIE. ``estimates``: the matching
-    point estimates (needed for Case 2's NDE·NIE < 0), columns named like ``sig``
-    or ``{E}_estimate``.
-
-    C1 NDE ≠ 0. C2 TE ≃ 0, NDE ≠ 0, NIE ≠ 0 and NDE·NIE < 0 (cancellation).
-    C3 NDE ≃ 0, RIE ≃ 0, BIE ≠ 0. C4 NDE ≃ 0, BIE ≃ 0, RIE ≠ 0. C5 BIE ≠ 0 and RIE ≠ 0.
-    ``rule="paper"`` adds what the authors applied (``popresume.causal.cases``): C3 and C4
-    also need NIE ≠ 0. Returns "C1,C5"-style strings, "-" when no case applies (the
-    published table's spelling).
+    ``sig``: boolean columns TE, NDE, NIE, BIE, RIE (e.g. after a Holm or BH correction).
+    ``estimates``: the matching point estimates (needed for Case 2's NDE·NIE < 0), columns
+    named like ``sig`` or ``{E}_estimate``. The rules themselves are
+    ``popresume.causal.cases.flags_from_significance`` (``rule="paper"``: C3 and C4 also
+    need NIE ≠ 0). Returns "C1,C5"-style strings, "-" when no case applies.
     """
-    if rule not in ("stated", "paper"):
-        raise ValueError(f"rule must be 'stated' or 'paper', got {rule!r}")
-    missing = [e for e in PSE_NAMES if e not in sig.columns]
-    if missing:
-        raise ValueError(f"significance table is missing column {missing[0]!r}")
-    s = sig[list(PSE_NAMES)].astype(bool)
     if estimates is None:
         raise ValueError("cases_from_significance needs the point estimates (Case 2 uses NDE·NIE < 0)")
 
@@ -178,27 +167,7 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
             raise ValueError(f"estimates table is missing column {c!r}")
         return estimates[c].to_numpy(float)
 
-    nde, nie = col("NDE"), col("NIE")
-    flags = {
-        "C1": s["NDE"].to_numpy(),
-        "C2": (~s["TE"] & s["NDE"] & s["NIE"]).to_numpy() & (nde * nie < 0),
-        "C3": (~s["NDE"] & ~s["RIE"] & s["BIE"]).to_numpy(),
-        "C4": (~s["NDE"] & ~s["BIE"] & s["RIE"]).to_numpy(),
-        "C5": (s["BIE"] & s["RIE"]).to_numpy(),
-    }
-    if rule == "paper":
-        flags["C3"] = flags["C3"] & s["NIE"].to_numpy()
-        flags["C4"] = flags["C4"] & s["NIE"].to_numpy()
-    labels = [",".join(c for c in CASES if flags[c][i]) or "-" for i in range(len(s))]
-    return pd.Series(labels, index=sig.index, name="cases", dtype="str")
-
-
-def case_counts(labels: pd.Series) -> pd.Series:
-    """How many audits fall in each case (an audit can be in several), plus "none"."""
-    lab = labels.fillna("-").astype(str).str.replace(" ", "", regex=False)
-    counts = {c: int(lab.str.split(",").map(lambda xs, c=c: c in xs).sum()) for c in CASES}
-    counts["none"] = int((lab == "-").sum())
-    return pd.Series(counts, name="audits")
+    return labels_from_flags(flags_from_significance(sig, col("NDE"), col("NIE"), rule))
 
 
 def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "holm", "bh"),
@@ -211,7 +180,7 @@ def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "hol
     out = {}
     for m in methods:
         sig = significance(table, m, family=family, alpha=alpha, signed_zero=(rule == "paper"))
-        out[m] = case_counts(cases_from_significance(sig, table, rule=rule))
+        out[m] = case_counts(cases_from_significance(sig, table, rule=rule))[[*CASES, "none"]]
     return pd.DataFrame(out)
 
 
@@ -408,7 +377,7 @@ def format_effects(table: pd.DataFrame, *, digits: int = 3, effects: Sequence[st
     out = pd.DataFrame(index=table.index)
     for e in effects:
         est, lo, hi = (table[f"{e}_{s}"].to_numpy(float) for s in ("estimate", "ci_low", "ci_high"))
-        star = np.where((lo > 0) | (hi < 0), "*", "")
+        star = np.where(significant(lo, hi), "*", "")
         out[e] = [f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]{s}" for a, b, c, s in zip(est, lo, hi, star)]
     return out
 

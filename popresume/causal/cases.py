@@ -44,6 +44,8 @@ import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
+from .effects import significance, significant, to_wide  # noqa: F401  (significant: the old import path)
+
 CASES: tuple[str, ...] = ("C1", "C2", "C3", "C4", "C5")
 CASE_TITLES: dict[str, str] = {
     "C1": "direct discrimination without explicit demographic information",
@@ -55,56 +57,51 @@ CASE_TITLES: dict[str, str] = {
 RULES: tuple[str, ...] = ("stated", "paper")
 
 
-def significant(ci_low, ci_high, *, signed_zero: bool = False) -> np.ndarray:
-    """CI excludes 0. With ``signed_zero`` a bound that is exactly ±0 counts by its sign bit.
+def flags_from_significance(sig: pd.DataFrame, nde, nie, rule: str = "stated") -> pd.DataFrame:
+    """Boolean columns C1..C5 from a significance pattern (columns TE..RIE) and the NDE, NIE estimates.
 
-    A degenerate interval [0, 0] is never significant.
+    The one statement of §5.2's rules in the package: :func:`case_flags` feeds it the
+    CI-excludes-0 pattern, ``popresume.audit.metrics`` a pattern after a multiplicity
+    correction.
     """
-    lo = np.asarray(ci_low, dtype=float)
-    hi = np.asarray(ci_high, dtype=float)
-    pos = lo > 0
-    neg = hi < 0
-    if signed_zero:
-        degenerate = (lo == 0) & (hi == 0)
-        pos = pos | ((lo == 0) & ~np.signbit(lo) & ~degenerate)
-        neg = neg | ((hi == 0) & np.signbit(hi) & ~degenerate)
-    return pos | neg
-
-
-def _wide(table: pd.DataFrame) -> pd.DataFrame:
-    """Accept the wide published form, or estimate_pse's long table (one audit)."""
-    need = [f"{e}_{k}" for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")]
-    if all(c in table.columns for c in need):
-        return table
-    if {"estimate", "ci_low", "ci_high"} <= set(table.columns) and set(PSE_NAMES) <= set(table.index):
-        row = {f"{e}_{k}": table.loc[e, k] for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")}
-        return pd.DataFrame([row])
-    missing = [c for c in need if c not in table.columns]
-    raise ValueError(f"classify_cases needs columns {{TE,NDE,NIE,BIE,RIE}}_{{estimate,ci_low,ci_high}}; "
-                     f"missing {missing[:5]}{'...' if len(missing) > 5 else ''}")
-
-
-def case_flags(table: pd.DataFrame, rule: str = "stated") -> pd.DataFrame:
-    """Boolean columns C1..C5, one row per audit."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    t = _wide(table)
-    paper = rule == "paper"
-    nan = t[[f"{e}_{k}" for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")]].isna().any(axis=1)
-    if nan.any():
-        raise ValueError(f"classify_cases: missing effect values in row {t.index[nan.to_numpy().argmax()]!r}")
-    s = {e: pd.Series(significant(t[f"{e}_ci_low"], t[f"{e}_ci_high"], signed_zero=paper), index=t.index)
-         for e in PSE_NAMES}
-    f = pd.DataFrame(index=t.index)
+    missing = [e for e in PSE_NAMES if e not in sig.columns]
+    if missing:
+        raise ValueError(f"significance table is missing column {missing[0]!r}")
+    s = sig[list(PSE_NAMES)].astype(bool)
+    cancel = np.asarray(nde, dtype=float) * np.asarray(nie, dtype=float) < 0
+    f = pd.DataFrame(index=sig.index)
     f["C1"] = s["NDE"]
-    f["C2"] = ~s["TE"] & s["NDE"] & s["NIE"] & (t["NDE_estimate"] * t["NIE_estimate"] < 0)
+    f["C2"] = ~s["TE"] & s["NDE"] & s["NIE"] & cancel
     f["C3"] = ~s["NDE"] & ~s["RIE"] & s["BIE"]
     f["C4"] = ~s["NDE"] & ~s["BIE"] & s["RIE"]
-    if paper:
+    if rule == "paper":
         f["C3"] &= s["NIE"]
         f["C4"] &= s["NIE"]
     f["C5"] = s["BIE"] & s["RIE"]
     return f
+
+
+def labels_from_flags(flags: pd.DataFrame) -> pd.Series:
+    """"C1,C5"-style labels ("-" when no case applies, the published spelling), indexed like ``flags``."""
+    labels = [",".join(c for c in CASES if row[c]) or "-" for row in flags[list(CASES)].to_dict("records")]
+    return pd.Series(labels, index=flags.index, name="cases", dtype=object)
+
+
+def case_flags(table: pd.DataFrame, rule: str = "stated") -> pd.DataFrame:
+    """Boolean columns C1..C5, one row per audit (CI-excludes-0 significance, ``signed_zero`` for the paper rule)."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    try:
+        t = to_wide(table)
+    except ValueError as err:
+        raise ValueError(f"classify_cases: {err}") from None
+    nan = t[[f"{e}_{k}" for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")]].isna().any(axis=1)
+    if nan.any():
+        raise ValueError(f"classify_cases: missing effect values in row {t.index[nan.to_numpy().argmax()]!r}")
+    sig = significance(t, signed_zero=rule == "paper")
+    return flags_from_significance(sig, t["NDE_estimate"], t["NIE_estimate"], rule)
 
 
 def classify_cases(table: pd.DataFrame, rule: str = "stated") -> pd.Series:
@@ -115,9 +112,7 @@ def classify_cases(table: pd.DataFrame, rule: str = "stated") -> pd.Series:
     §5.2's definitions literally; ``rule="paper"`` reproduces the authors' labels (see the
     module docstring for what differs and why).
     """
-    f = case_flags(table, rule)
-    labels = f.apply(lambda row: ",".join(c for c in CASES if row[c]) or "-", axis=1)
-    return labels.rename("cases").astype(object)
+    return labels_from_flags(case_flags(table, rule))
 
 
 def normalize_label(label: str) -> str:
@@ -131,23 +126,27 @@ def normalize_label(label: str) -> str:
 
 def case_counts(labels: pd.Series, formats: pd.Series | None = None,
                 c1_exclude_formats: tuple[str, ...] = ("image+photo",)) -> pd.Series:
-    """How many audits fall in each case, counted as the paper does.
+    """How many audits fall in each case (an audit can be in several), counted as the paper does.
 
-    C1 is counted only over audits whose résumé carries no explicit demographic signal
-    (formats other than ``c1_exclude_formats``; the paper's "49 of 80"); C2-C5 over all.
-    Also returns ``C1_denominator`` and ``n``.
+    Rows C1..C5, ``none`` (audits with no case), ``C1_denominator`` and ``n``. With
+    ``formats`` (one per label), C1 is counted only over audits whose résumé carries no
+    explicit demographic signal (formats other than ``c1_exclude_formats``; the paper's
+    "49 of 80"); C2-C5 and ``none`` always over all. Without ``formats`` every count is
+    over all ``n`` audits.
     """
-    lab = labels.map(normalize_label)
+    lab = pd.Series(labels).map(normalize_label)
     sets = lab.map(lambda s: set() if s == "-" else set(s.split(",")))
     out = {}
     for c in CASES:
         has = sets.map(lambda s, c=c: c in s)
         if c == "C1" and formats is not None:
-            keep = ~pd.Series(formats, index=labels.index).isin(c1_exclude_formats)
+            keep = ~pd.Series(np.asarray(formats), index=lab.index).isin(c1_exclude_formats)
             out[c] = int(has[keep].sum())
             out["C1_denominator"] = int(keep.sum())
         else:
             out[c] = int(has.sum())
-    out.setdefault("C1_denominator", len(labels))
-    out["n"] = len(labels)
-    return pd.Series(out)
+    out["none"] = int((lab == "-").sum())
+    out.setdefault("C1_denominator", len(lab))
+    out["n"] = len(lab)
+    order = [*CASES, "none", "C1_denominator", "n"]
+    return pd.Series({k: out[k] for k in order}, name="audits")

@@ -27,93 +27,16 @@ import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
+from .bootstrap import influence_bootstrap
+from .data import PSEData
+from .effects import PSEWarning
 from .functional import (PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size,
                          effects_from_psi, influence, weights)
-from .nuisance import Encoder, Learners, fit_predict
+from .nuisance import DEFAULT_THREADS, Learners, fit_predict
+from .results import AGGREGATIONS, PSEResult, aggregate_reps
 
 
-class PSEWarning(UserWarning):
-    """Estimation went through but a diagnostic (clipping, overlap, constant score) is poor."""
-
-
-# --------------------------------------------------------------------------- validation
-def _as_list(v) -> list[str]:
-    if v is None:
-        return []
-    if isinstance(v, str):
-        return [v]
-    return list(v)
-
-
-def validate(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str,
-             missing: str = "raise") -> pd.DataFrame:
-    """Check roles and values; return the rows to use (a copy with a fresh RangeIndex).
-
-    Raises ``ValueError`` naming the column, value and row for: unknown columns, a column
-    in two roles, X levels other than x0/x1, missing values (unless ``missing="drop"``,
-    which warns with the count), a non-numeric score, a single column that perfectly
-    separates X (positivity fails: no weighting can recover the other group).
-    """
-    if not isinstance(data, pd.DataFrame):
-        raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
-    z, b, r = _as_list(z), _as_list(b), _as_list(r)
-    roles = {"x": [x], "y": [y], "z": z, "b": b, "r": r}
-    seen: dict[str, str] = {}
-    for role, cols in roles.items():
-        for c in cols:
-            if c not in data.columns:
-                raise ValueError(f"column {c!r} (role {role}) is not in the data; columns: {list(data.columns)}")
-            if c in seen:
-                raise ValueError(f"column {c!r} is given two roles ({seen[c]} and {role})")
-            seen[c] = role
-    if x0 == x1:
-        raise ValueError(f"x0 and x1 are the same level {x0!r}")
-    cols = [x, y, *z, *b, *r]
-    df = data[cols]
-    na = df.isna()
-    if na.to_numpy().any():
-        counts = na.sum()
-        counts = counts[counts > 0]
-        first_col = counts.index[0]
-        first_row = data.index[na[first_col].to_numpy().argmax()]
-        msg = (f"missing values in { {k: int(v) for k, v in counts.items()} } "
-               f"(first: column {first_col!r}, row {first_row!r})")
-        if missing == "drop":
-            keep = ~na.any(axis=1)
-            warnings.warn(f"dropping {int((~keep).sum())} of {len(df)} rows with {msg}", PSEWarning, stacklevel=3)
-            df = df[keep]
-        else:
-            raise ValueError(msg + "; pass missing='drop' to drop those rows")
-    levels = pd.unique(df[x])
-    other = [v for v in levels if v not in (x0, x1)]
-    if other:
-        i = int(np.flatnonzero(~df[x].isin([x0, x1]).to_numpy())[0])
-        raise ValueError(
-            f"protected attribute {x!r} has level(s) {other} besides x0={x0!r} and x1={x1!r} "
-            f"(first at row {df.index[i]!r}); filter the rows or recode to a binary contrast")
-    for lv in (x0, x1):
-        if not (df[x] == lv).any():
-            raise ValueError(f"protected attribute {x!r} has no row with level {lv!r}")
-    if not pd.api.types.is_numeric_dtype(df[y]) or pd.api.types.is_bool_dtype(df[y]):
-        raise ValueError(f"score column {y!r} must be numeric, got dtype {df[y].dtype}")
-    if not np.isfinite(df[y].to_numpy(dtype=float)).all():
-        raise ValueError(f"score column {y!r} has infinite values")
-    xi = (df[x] == x1).to_numpy()
-    for c in [*z, *b, *r]:
-        # one column whose every level contains a single X group: P(X | that column) ∈ {0, 1}.
-        # Only checked on discrete columns (few levels); joint separation by several columns
-        # shows up as clipped propensities instead (a PSEWarning from fit()).
-        if df[c].nunique() > min(50, max(2, len(df) // 5)):
-            continue
-        g = pd.crosstab(df[c], xi)
-        if g.shape[1] == 2 and ((g > 0).sum(axis=1) == 1).all() and len(g) > 1:
-            raise ValueError(
-                f"column {c!r} perfectly separates {x!r}: each of its levels holds only {x0!r} or only {x1!r} rows, "
-                f"so P(X | {c}) is 0 or 1 and the path-specific effects are not identified (positivity fails). "
-                f"Drop or coarsen {c!r}.")
-    return df.reset_index(drop=True)
-
-
+# --------------------------------------------------------------------------- folds
 def assign_folds(x1: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
     """Fold id per row, stratified on X so every fold holds both groups in proportion."""
     x1 = np.asarray(x1, bool)
@@ -239,19 +162,30 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
 class PSEEstimator:
     """DoubleML-style estimator of TE, NDE, NIE, BIE, RIE (PopResume §3, DESIGN §3).
 
-    Describe the data once (which columns are X, Z, B, R, Y), ``fit()`` cross-fits the
-    nuisances and computes the per-unit influence values, ``bootstrap()`` is a separate,
-    explicit step, and ``summary()`` returns the tidy effects table.
+    Describe the data once (``data`` is a DataFrame with the roles given here, or a
+    ``PSEData`` built beforehand), pass learners (``Learners``, a dict, or None for tuned
+    XGBoost), ``fit()`` cross-fits the nuisances and computes the per-unit influence
+    values, ``bootstrap()`` is a separate, explicit step, and ``result_`` (a ``PSEResult``)
+    or ``summary()`` give the tidy effects table, the means, intervals and tests.
+
+    ``n_rep`` > 1 repeats the cross-fitting on ``n_rep`` independent fold splits and
+    combines them (``aggregate="median"`` or ``"mean"``, DoubleML's ``n_rep``): the point
+    estimate no longer depends on one random split. Hyperparameters are tuned once, on the
+    first split. ``n_rep=1`` (default) is the single split of the paper.
 
     >>> est = PSEEstimator(data, x="gender", x0="F", x1="M", z=["race", "age"],
     ...                    b=["edu_group", "exp_year"], r=["fn_gender", "region"], y="score")
     >>> est.fit().bootstrap(n_boot=500).summary()   # doctest: +SKIP
+
+    The fit warns (``PSEWarning``, with the numbers) when the intervals may be unreliable:
+    more than ``clip_warn`` of some propensity clipped, the smaller X group under
+    ``min_group`` rows, or a weight's effective sample size under ``min_ess``.
     """
 
-    data: pd.DataFrame = field(repr=False)
-    x: str
-    x0: object
-    x1: object
+    data: pd.DataFrame | PSEData = field(repr=False)
+    x: str | None = None
+    x0: object = None
+    x1: object = None
     z: list = field(default_factory=list)
     b: list = field(default_factory=list)
     r: list = field(default_factory=list)
@@ -268,152 +202,194 @@ class PSEEstimator:
     missing: str = "raise"
     level: float = 0.95
     clip_warn: float = 0.05
+    n_rep: int = 1
+    aggregate: str = "median"
+    threads: int = DEFAULT_THREADS
+    min_group: int = 50
+    min_ess: float = 30.0
 
     def __post_init__(self):
-        self.z, self.b, self.r = _as_list(self.z), _as_list(self.b), _as_list(self.r)
         if not 0 < self.clip < 0.5:
             raise ValueError(f"clip must be in (0, 0.5), got {self.clip}")
         if int(self.folds) < 2:
             raise ValueError(f"folds must be at least 2, got {self.folds}")
-        self.df_ = validate(self.data, x=self.x, x0=self.x0, x1=self.x1, z=self.z, b=self.b, r=self.r,
-                            y=self.y, missing=self.missing)
-        cols = [*self.z, *self.b, *self.r]
-        self._enc = {"z": Encoder.fit(self.df_, self.z), "rz": Encoder.fit(self.df_, [*self.r, *self.z]),
-                     "brz": Encoder.fit(self.df_, [*self.b, *self.r, *self.z])}
-        self._learners = Learners.from_arg(self.learners, tune=self.tune, grid=self.grid,
-                                           tune_rows=self.tune_rows)
-        self.n_ = len(self.df_)
-        self._cols = cols
+        if int(self.n_rep) < 1:
+            raise ValueError(f"n_rep must be at least 1, got {self.n_rep}")
+        if self.aggregate not in AGGREGATIONS:
+            raise ValueError(f"aggregate must be one of {AGGREGATIONS}, got {self.aggregate!r}")
+        if not 0 < self.level < 1:
+            raise ValueError(f"level must be in (0, 1), got {self.level}")
+        if isinstance(self.data, PSEData):
+            self.data_ = self.data
+            for k, v in self.data_.roles.items():
+                setattr(self, k, v)
+        else:
+            if self.x is None:
+                raise ValueError("name the protected attribute column: x=...")
+            self.data_ = PSEData(self.data, x=self.x, x0=self.x0, x1=self.x1, z=self.z, b=self.b, r=self.r,
+                                 y=self.y, missing=self.missing)
+            self.z, self.b, self.r = self.data_.z, self.data_.b, self.data_.r
+        # the specification only: each fit() works on a fresh copy (no tuned values leak)
+        self._spec = Learners.from_arg(self.learners, tune=self.tune, grid=self.grid, tune_rows=self.tune_rows,
+                                       threads=self.threads)
+        self._learners = self._spec.spawn()
+        self.df_ = self.data_.df
+        self.n_ = self.data_.n
+        self.result_ = None
         self.boot_ = None
         self.boot_kind_ = None
 
-    # -- matrices
-    def _matrices(self, df: pd.DataFrame):
-        return (self._enc["z"].transform(df), self._enc["rz"].transform(df), self._enc["brz"].transform(df),
-                (df[self.x] == self.x1).to_numpy(), df[self.y].to_numpy(dtype=float))
-
-    def _run(self, df: pd.DataFrame, fold: np.ndarray) -> CrossfitResult:
-        Xz, Xrz, Xbrz, x1, y = self._matrices(df)
+    # -- fitting
+    def _crossfit(self, fold: np.ndarray, idx: np.ndarray | None = None) -> CrossfitResult:
+        Xz, Xrz, Xbrz, x1, y = self.data_.arrays(idx)
         return crossfit_phi(Xz, Xrz, Xbrz, x1, y, fold, self._learners, clip=self.clip,
                             normalize=self.normalize, nested_crossfit=self.nested_crossfit, seed=self.seed)
 
     def fit(self) -> "PSEEstimator":
-        """Cross-fit the nuisances on the original sample and compute φ (n × 5)."""
+        """Cross-fit the nuisances (``n_rep`` fold splits) and compute φ (n × 5 per split)."""
         rng = np.random.default_rng(self.seed)
-        x1 = (self.df_[self.x] == self.x1).to_numpy()
-        yv = self.df_[self.y].to_numpy(dtype=float)
-        if np.ptp(yv) == 0:
-            warnings.warn(f"score column {self.y!r} is constant ({yv[0]!r}) on all {len(yv)} rows: every effect is 0 "
+        d = self.data_
+        self._learners = self._spec.spawn()
+        if np.ptp(d.yv) == 0:
+            warnings.warn(f"score column {self.y!r} is constant ({d.yv[0]!r}) on all {d.n} rows: every effect is 0 "
                           f"and its CI degenerate", PSEWarning, stacklevel=2)
-        self.fold_ = assign_folds(x1, int(self.folds), rng)
-        res = self._run(self.df_, self.fold_)
-        self.phi_ = res.phi
-        self.propensity_ = res.propensity
-        self.weights_ = res.weights
-        self.psi_ = pd.Series(self.phi_.mean(axis=0), index=list(PSI_NAMES), name="estimate")
-        self.effects_ = pd.Series(effects_from_psi(self.psi_.to_numpy()), index=list(PSE_NAMES), name="estimate")
-        if not np.isfinite(self.phi_).all():
+        runs = []
+        for _ in range(int(self.n_rep)):
+            fold = assign_folds(d.x1v, int(self.folds), rng)
+            runs.append(self._crossfit(fold))
+        first = runs[0]
+        phi_reps = np.stack([r.phi for r in runs])
+        if not np.isfinite(phi_reps).all():
             raise ValueError("non-finite influence values: check the diagnostics (propensity_, weights_)")
-        n_clip = int(res.propensity["n_clipped"].sum())
-        frac = res.propensity["n_clipped"] / self.n_
+        self.fold_ = first.fold
+        self.phi_ = phi_reps.mean(axis=0)
+        self.propensity_ = first.propensity
+        self.weights_ = first.weights
+        self.n_clipped_ = int(first.propensity["n_clipped"].sum())
+        psi = aggregate_reps(phi_reps.mean(axis=1), self.aggregate)
+        self.psi_ = pd.Series(psi, index=list(PSI_NAMES), name="estimate")
+        self.effects_ = pd.Series(effects_from_psi(psi), index=list(PSE_NAMES), name="estimate")
+        raised = self._reliability_warnings(runs)
+        self.result_ = PSEResult(psi, phi_reps, aggregate=self.aggregate, level=self.level,
+                                 diagnostics=self._diagnostics(runs, raised))
+        self.boot_ = None
+        self.boot_kind_ = None
+        return self
+
+    def _reliability_warnings(self, runs: list[CrossfitResult]) -> list[str]:
+        """Warn (and return the messages) when overlap or group size makes the intervals unreliable."""
+        d, res = self.data_, runs[0]
+        msgs = []
+        frac = res.propensity["n_clipped"] / d.n
+        ess = res.weights.loc[res.weights["ess"].idxmin()]
         if (frac > self.clip_warn).any():
             worst = frac.idxmax()
-            warnings.warn(
-                f"weak overlap: {int(res.propensity.loc[worst, 'n_clipped'])} of {self.n_} propensities of {worst} "
+            msgs.append(
+                f"weak overlap: {int(res.propensity.loc[worst, 'n_clipped'])} of {d.n} propensities of {worst} "
                 f"were clipped to [{self.clip}, {1 - self.clip}] (range before clipping "
                 f"{res.propensity.loc[worst, 'min']:.2g}..{res.propensity.loc[worst, 'max']:.2g}); "
-                f"min effective sample size {self.weights_['ess'].min():.0f}. See .propensity_ and .weights_.",
-                PSEWarning, stacklevel=2)
-        self.n_clipped_ = n_clip
-        self.boot_ = None
-        return self
+                f"min effective sample size {ess['ess']:.0f}. See .propensity_ and .weights_.")
+        small = min(d.n_x0, d.n_x1)
+        if small < self.min_group or ess["ess"] < self.min_ess:
+            grp = d.x0 if d.n_x0 <= d.n_x1 else d.x1
+            msgs.append(
+                f"unreliable intervals: the group {d.x}={grp!r} has {small} of {d.n} rows and the smallest effective "
+                f"sample size of a weight is {ess['ess']:.0f} ({ess['weight']} of {ess['target']}); the intervals "
+                f"rest on a normal or bootstrap approximation that needs more rows (at least {self.min_group} "
+                f"per group and an ESS of {self.min_ess:.0f}) and may be too narrow.")
+        for m in msgs:
+            warnings.warn(m, PSEWarning, stacklevel=3)
+        return msgs
+
+    def _diagnostics(self, runs: list[CrossfitResult], raised: list[str]) -> dict:
+        first = runs[0]
+        return {"propensity": first.propensity, "weights": first.weights, "params": self._learners.params_table(),
+                "n": self.n_, "n_clipped": int(first.propensity["n_clipped"].sum()),
+                "n_clipped_per_rep": [int(r.propensity["n_clipped"].sum()) for r in runs],
+                "n_rep": len(runs), "aggregate": self.aggregate, "warnings": list(raised)}
 
     # -- uncertainty
     def bootstrap(self, n_boot: int = 500, *, method: str = "influence", seed: int | None = None,
                   progress: bool = False) -> "PSEEstimator":
-        """Bootstrap CIs: ``method="influence"`` (rows of φ resampled) or ``"refit"`` (full re-run)."""
-        from .bootstrap import influence_bootstrap, refit_bootstrap
+        """Bootstrap CIs: ``method="influence"`` (rows of φ resampled) or ``"refit"`` (full re-runs).
+
+        With ``n_rep`` > 1 the influence bootstrap resamples the rows once per draw and
+        combines the repetitions' resampled means with the same ``aggregate`` as the point
+        estimate. The refit bootstrap re-runs one cross-fitting split per draw (the authors'
+        estimator), with the hyperparameters chosen on the original sample.
+        """
         self._check_fitted()
         seed = self.seed + 1 if seed is None else seed
         if method == "influence":
-            self.boot_psi_ = influence_bootstrap(self.phi_, n_boot, seed=seed)
+            draws = influence_bootstrap(self.result_.phi_reps, n_boot, seed=seed)  # (n_boot, n_rep, 5)
+            self.boot_psi_ = aggregate_reps(draws, self.aggregate, axis=1)
         elif method == "refit":
-            self.boot_psi_ = refit_bootstrap(self, n_boot, seed=seed, progress=progress)
+            self.boot_psi_ = self.refit_draws(n_boot, seed=seed, progress=progress)
         else:
             raise ValueError(f"bootstrap method must be 'influence' or 'refit', got {method!r}")
         self.boot_ = effects_from_psi(self.boot_psi_)
         self.boot_kind_ = method
+        self.result_.boot_psi = self.boot_psi_
+        self.result_.boot_kind = method
         return self
 
-    def _check_fitted(self):
-        if not hasattr(self, "phi_"):
-            raise ValueError("call fit() first")
+    def refit_draws(self, n_boot: int = 50, *, seed: int = 0, progress: bool = False) -> np.ndarray:
+        """(n_boot, 5) replicates of ψ, each from a full re-run of the cross-fitting on a resample.
 
-    def summary(self) -> pd.DataFrame:
-        """Tidy table indexed TE, NDE, NIE, BIE, RIE.
-
-        Columns: estimate (original sample), se (influence-function SE, sd(φ_effect)/√n),
-        ci_low/ci_high (bootstrap percentile at ``level``; normal ±z·se when no bootstrap
-        has been run), boot_se, significant (CI excludes 0), ci_method, n.
-        ``attrs['psi']`` holds the five counterfactual means with their SEs and CIs.
+        Folds are assigned to ORIGINAL row ids and every duplicate inherits its original's
+        fold, so a row's copies never sit in both a training and an evaluation fold (which
+        would make the held-out predictions in-sample and the intervals too narrow).
+        Hyperparameters stay those chosen on the original sample. The mean of the draws is
+        the authors' bagged point estimate (PopResume Appendix C).
         """
+        from tqdm import tqdm
+
         self._check_fitted()
-        from scipy.stats import norm
-        eff_phi = effects_from_psi(self.phi_)
-        se = eff_phi.std(axis=0, ddof=1) / np.sqrt(self.n_)
-        psi_se = self.phi_.std(axis=0, ddof=1) / np.sqrt(self.n_)
-        alpha = 1 - self.level
-        est = self.effects_.to_numpy()
-        if self.boot_ is not None:
-            lo, hi = np.quantile(self.boot_, [alpha / 2, 1 - alpha / 2], axis=0)
-            plo, phi_ = np.quantile(self.boot_psi_, [alpha / 2, 1 - alpha / 2], axis=0)
-            bse, method = self.boot_.std(axis=0, ddof=1), f"{self.boot_kind_} bootstrap ({len(self.boot_)} draws)"
-        else:
-            q = norm.ppf(1 - alpha / 2)
-            lo, hi = est - q * se, est + q * se
-            psi = self.psi_.to_numpy()
-            plo, phi_ = psi - q * psi_se, psi + q * psi_se
-            bse, method = np.full(5, np.nan), "normal (influence function)"
-        out = pd.DataFrame({"estimate": est, "se": se, "ci_low": lo, "ci_high": hi, "boot_se": bse},
-                           index=pd.Index(list(PSE_NAMES), name="effect"))
-        out["significant"] = (out["ci_low"] > 0) | (out["ci_high"] < 0)
-        out["ci_method"] = method
-        out["n"] = self.n_
-        psi_tab = pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_.to_numpy(),
-                                "se": psi_se, "ci_low": plo, "ci_high": phi_}, index=list(PSI_NAMES))
-        # attrs hold plain JSON-able values only (pandas compares attrs in concat and
-        # writes them into Parquet metadata; a DataFrame there would break both)
-        out.attrs["psi"] = _plain(psi_tab.to_dict(orient="index"))
-        out.attrs["n_clipped"] = int(self.n_clipped_)
+        if n_boot < 1:
+            raise ValueError(f"n_boot must be positive, got {n_boot}")
+        d = self.data_
+        folds = int(self.folds)
+        rng = np.random.default_rng(seed)
+        out = np.empty((n_boot, len(PSI_NAMES)))
+        redrawn = 0
+        for b in tqdm(range(n_boot), disable=not progress, desc="refit bootstrap"):
+            for _ in range(20):
+                idx = rng.integers(0, d.n, d.n)
+                fold = assign_folds(d.x1v, folds, rng)[idx]  # duplicates share their original's fold
+                xb = d.x1v[idx]
+                # a resample can leave a fold without one group (rare unless a group is tiny):
+                # redraw it rather than fail, and count how often that happened
+                if all(xb[fold == f].any() and (~xb[fold == f]).any() for f in range(folds)):
+                    break
+                redrawn += 1
+            else:
+                raise ValueError("refit bootstrap: 20 resamples in a row left a fold without one group; "
+                                 "the smaller group is too small for the refit bootstrap with these folds")
+            out[b] = self._crossfit(fold, idx).phi.mean(axis=0)
+        self.refit_redrawn_ = redrawn
         return out
 
+    def _check_fitted(self):
+        if self.result_ is None:
+            raise ValueError("call fit() first")
+
+    # -- results
+    def summary(self) -> pd.DataFrame:
+        """Tidy table indexed TE, NDE, NIE, BIE, RIE (``PSEResult.summary``).
+
+        Columns: estimate (original sample), se (influence-function SE), ci_low/ci_high
+        (bootstrap percentile at ``level``; normal ±z·se when no bootstrap has been run),
+        boot_se, significant (CI excludes 0), ci_method, n.
+        """
+        self._check_fitted()
+        return self.result_.summary
+
     def psi_table(self) -> pd.DataFrame:
-        """The five counterfactual means (estimate, se, ci_low, ci_high) as a DataFrame."""
-        return psi_frame(self.summary())
+        """The five counterfactual means (target, estimate, se, ci_low, ci_high)."""
+        self._check_fitted()
+        return self.result_.psi
 
     def diagnostics(self) -> dict:
-        """Propensity ranges and clipping, weight raw means and ESS, chosen hyperparameters."""
+        """Propensity ranges and clipping, weight raw means and ESS, chosen hyperparameters, warnings."""
         self._check_fitted()
-        return {"propensity": self.propensity_, "weights": self.weights_,
-                "params": self._learners.params_table(), "n": self.n_, "n_clipped": self.n_clipped_}
-
-
-def _plain(obj):
-    """Nested dicts/lists of Python floats/ints/str (numpy scalars converted)."""
-    import json
-    return json.loads(json.dumps(obj, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
-
-
-def psi_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """The counterfactual means stored in an effects table's ``attrs["psi"]``, as a DataFrame."""
-    if "psi" not in table.attrs:
-        raise ValueError("this table carries no counterfactual means (attrs['psi']); was it made by estimate_pse?")
-    return pd.DataFrame.from_dict(table.attrs["psi"], orient="index")
-
-
-def diagnostics_plain(d: dict) -> dict:
-    """``PSEEstimator.diagnostics()`` with every table as a list of records (JSON-able)."""
-    out = {}
-    for k, v in d.items():
-        out[k] = _plain(v.reset_index().to_dict(orient="records")) if isinstance(v, pd.DataFrame) else _plain(v)
-    return out
+        return self.result_.diagnostics

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -35,13 +36,15 @@ PAPER_GRID: dict[str, list] = {
 }
 # Used when tuning is switched off: a middle point of the grid.
 DEFAULT_PARAMS: dict = {"n_estimators": 50, "max_depth": 3, "reg_lambda": 1.0}
-# One thread per fit: the nuisance fits are small (≤ 15k rows, ≤ 100 shallow trees), where
-# OpenMP start-up and, on a shared machine, spin-waiting under load cost more than a second
-# thread saves (measured: 2 threads were 3-30× *slower* on the loaded 2-core box); and the
-# audit grid parallelises over configurations with joblib (DESIGN §5), which a nested
-# thread pool would oversubscribe. Set ``popresume.causal.nuisance.XGB_FIXED["n_jobs"]``
-# to change it. ``max_bin=64`` loses nothing on our one-hot and small-integer columns.
-XGB_FIXED: dict = {"tree_method": "hist", "n_jobs": 1, "max_bin": 64, "learning_rate": 0.3, "verbosity": 0}
+# One thread per fit by default: the nuisance fits are small (≤ 15k rows, ≤ 100 shallow
+# trees), where OpenMP start-up and, on a shared machine, spin-waiting under load cost more
+# than a second thread saves (measured: 2 threads were 3-30× *slower* on the loaded 2-core
+# box); and the audit grid parallelises over configurations with joblib (DESIGN §5), which a
+# nested thread pool would oversubscribe. The thread count is a property of each
+# ``Learners`` object (``threads=``), never of this module: ``XGB_FIXED`` is read-only.
+# ``max_bin=64`` loses nothing on our one-hot and small-integer columns.
+XGB_FIXED = MappingProxyType({"tree_method": "hist", "max_bin": 64, "learning_rate": 0.3, "verbosity": 0})
+DEFAULT_THREADS = 1
 
 
 # --------------------------------------------------------------------------- encoding
@@ -85,14 +88,14 @@ class Encoder:
 
 
 # --------------------------------------------------------------------------- learners
-def xgb_classifier(**params):
+def xgb_classifier(*, threads: int = DEFAULT_THREADS, **params):
     from xgboost import XGBClassifier
-    return XGBClassifier(**{**XGB_FIXED, **DEFAULT_PARAMS, **params}, eval_metric="logloss")
+    return XGBClassifier(**{**XGB_FIXED, "n_jobs": int(threads), **DEFAULT_PARAMS, **params}, eval_metric="logloss")
 
 
-def xgb_regressor(**params):
+def xgb_regressor(*, threads: int = DEFAULT_THREADS, **params):
     from xgboost import XGBRegressor
-    return XGBRegressor(**{**XGB_FIXED, **DEFAULT_PARAMS, **params})
+    return XGBRegressor(**{**XGB_FIXED, "n_jobs": int(threads), **DEFAULT_PARAMS, **params})
 
 
 class _Constant:
@@ -137,7 +140,7 @@ def fit_predict(learner, kind: str, X_train, y_train, X_pred_list):
 
 # --------------------------------------------------------------------------- tuning
 def tune_xgb(X: np.ndarray, y: np.ndarray, kind: str, *, grid: dict | None = None,
-             cv: int = 3, max_rows: int = 2000, seed: int = 0) -> dict:
+             cv: int = 3, max_rows: int = 2000, seed: int = 0, threads: int = DEFAULT_THREADS) -> dict:
     """Choose (n_estimators, max_depth, reg_lambda) by K-fold CV (Appendix C.5).
 
     Brier score for ``kind="propensity"``, MSE for ``kind="outcome"``. The data is first
@@ -161,9 +164,9 @@ def tune_xgb(X: np.ndarray, y: np.ndarray, kind: str, *, grid: dict | None = Non
             if kind == "propensity":
                 if len(np.unique(y[tr])) < 2:
                     continue
-                est = xgb_classifier(n_estimators=n_max, max_depth=depth, reg_lambda=lam)
+                est = xgb_classifier(threads=threads, n_estimators=n_max, max_depth=depth, reg_lambda=lam)
             else:
-                est = xgb_regressor(n_estimators=n_max, max_depth=depth, reg_lambda=lam)
+                est = xgb_regressor(threads=threads, n_estimators=n_max, max_depth=depth, reg_lambda=lam)
             est.fit(X[tr], y[tr])
             for j, n in enumerate(n_grid):
                 if kind == "propensity":
@@ -180,7 +183,16 @@ def tune_xgb(X: np.ndarray, y: np.ndarray, kind: str, *, grid: dict | None = Non
 
 @dataclass
 class Learners:
-    """The learner used for each nuisance role; ``None`` means XGBoost tuned by CV."""
+    """The learners of one estimator: what fits each nuisance, and how XGBoost is tuned.
+
+    ``propensity`` / ``outcome``: any scikit-learn style estimator (cloned for each fit), or
+    ``None`` for XGBoost tuned on ``grid`` (default: Appendix C.5) by ``tune_cv``-fold CV on
+    ``tune_rows`` rows, with ``threads`` threads per fit. ``params``: hyperparameters fixed
+    in advance per role ("propensity", "mu3", "nested"); roles not given are tuned on first
+    use. A ``Learners`` is a specification and is never changed by fitting: an estimator
+    works on its own copy (``spawn``), so tuned values do not leak from one estimator to the
+    next. The copy's ``params`` then hold what was chosen (``params_table``).
+    """
 
     propensity: object | None = None
     outcome: object | None = None
@@ -188,24 +200,36 @@ class Learners:
     grid: dict | None = None
     tune_rows: int = 2000
     tune_cv: int = 3
-    params: dict = field(default_factory=dict)  # role -> chosen params (filled lazily)
+    threads: int = DEFAULT_THREADS
+    params: dict = field(default_factory=dict)  # role -> params, fixed in advance or (on a spawn) tuned
+
+    def __post_init__(self):
+        if int(self.threads) < 1:
+            raise ValueError(f"threads must be at least 1, got {self.threads}")
+        if int(self.tune_rows) < 10:
+            raise ValueError(f"tune_rows must be at least 10, got {self.tune_rows}")
 
     @classmethod
-    def from_arg(cls, learners, *, tune=True, grid=None, tune_rows=2000, tune_cv=3,
+    def from_arg(cls, learners, *, tune=True, grid=None, tune_rows=2000, tune_cv=3, threads=DEFAULT_THREADS,
                  params=None) -> "Learners":
+        """A fresh ``Learners`` from ``estimate_pse``'s ``learners=`` argument (a given one is copied)."""
         if isinstance(learners, Learners):
-            return learners
+            return learners.spawn()
         if learners is None or learners == "xgboost":
-            return cls(tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv,
+            return cls(tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv, threads=threads,
                        params=dict(params or {}))
         if isinstance(learners, dict):
             unknown = set(learners) - {"propensity", "outcome"}
             if unknown:
                 raise ValueError(f"learners: unknown role(s) {sorted(unknown)}; use 'propensity' and 'outcome'")
             return cls(propensity=learners.get("propensity"), outcome=learners.get("outcome"),
-                       tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv,
+                       tune=tune, grid=grid, tune_rows=tune_rows, tune_cv=tune_cv, threads=threads,
                        params=dict(params or {}))
-        raise ValueError("learners must be None, 'xgboost', or a dict {'propensity': est, 'outcome': est}")
+        raise ValueError("learners must be None, 'xgboost', a Learners, or a dict {'propensity': est, 'outcome': est}")
+
+    def spawn(self) -> "Learners":
+        """A copy whose ``params`` start from the ones fixed in advance (tuning fills the copy only)."""
+        return replace(self, params={k: dict(v) for k, v in self.params.items()})
 
     def get(self, role: str, kind: str, X: np.ndarray, y: np.ndarray, seed: int = 0):
         """The (unfitted) learner for ``role``; tunes XGBoost on first use of the role."""
@@ -217,11 +241,11 @@ class Learners:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
                     self.params[role] = tune_xgb(X, y, kind, grid=self.grid, cv=self.tune_cv,
-                                                 max_rows=self.tune_rows, seed=seed)
+                                                 max_rows=self.tune_rows, seed=seed, threads=self.threads)
             else:
                 self.params[role] = dict(DEFAULT_PARAMS)
         p = {k: v for k, v in self.params[role].items() if k != "cv_score"}
-        return xgb_classifier(**p) if kind == "propensity" else xgb_regressor(**p)
+        return (xgb_classifier if kind == "propensity" else xgb_regressor)(threads=self.threads, **p)
 
     def params_table(self) -> pd.DataFrame:
         return pd.DataFrame.from_dict(self.params, orient="index")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
-from .crossfit import _as_list, validate
+from .data import PSEData
 from .functional import PSI_NAMES, PSI_TRIPLES, effects_from_psi
 
 
@@ -27,9 +27,12 @@ def _key(df: pd.DataFrame, cols: list[str]) -> np.ndarray:
 
 def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
                missing: str = "raise") -> pd.Series:
-    """The five counterfactual means by the exact discrete sum (Eqs. 6-10, DESIGN §3)."""
-    z, b, r = _as_list(z), _as_list(b), _as_list(r)
-    df = validate(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
+    """The five counterfactual means by the exact discrete sum (Eqs. 6-10, DESIGN §3).
+
+    ``data``: a DataFrame with the roles given, or a ``PSEData`` (then not re-validated).
+    """
+    pd_ = PSEData.of(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
+    df, z, b, r = pd_.df, pd_.z, pd_.b, pd_.r
     t = pd.DataFrame({"a": (df[x] == x1).to_numpy().astype(int), "z": _key(df, z), "r": _key(df, r),
                       "b": _key(df, b), "y": df[y].to_numpy(dtype=float)})
     n = len(t)
@@ -81,8 +84,6 @@ def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
 
 def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
                missing: str = "raise") -> pd.DataFrame:
-    """TE, NDE, NIE, BIE, RIE by the exact plug-in; column ``estimate``, ``attrs['psi']``."""
+    """TE, NDE, NIE, BIE, RIE by the exact plug-in; column ``estimate`` (the means: ``plugin_psi``)."""
     psi = plugin_psi(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
-    out = pd.DataFrame({"estimate": effects_from_psi(psi.to_numpy())}, index=pd.Index(list(PSE_NAMES), name="effect"))
-    out.attrs["psi"] = {k: float(v) for k, v in psi.items()}
-    return out
+    return pd.DataFrame({"estimate": effects_from_psi(psi.to_numpy())}, index=pd.Index(list(PSE_NAMES), name="effect"))

@@ -111,10 +111,9 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
     partition's), ``{TE,NDE,NIE,BIE,RIE}_{estimate,se,ci_low,ci_high}`` — plus ``warnings``
     (estimation diagnostics, e.g. clipping, collected rather than printed).
     """
-    import warnings
+    from popresume.causal import estimate_pse
 
-    from popresume.causal import PSEWarning, estimate_pse
-    from popresume.schema import PSE_NAMES
+    from .effects import capture_pse_warnings, joined, wide_row
 
     if not partitions:
         raise ValueError("partitions is empty; give at least one name -> (b, r)")
@@ -126,13 +125,9 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
         roles = partition_roles(attribute, *pair)
         w = set(roles["b"]) | set(roles["r"])
         w0 = w if w0 is None else w0
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PSEWarning)
+        with capture_pse_warnings() as caught:
             res = estimate_pse(data, **roles, y=y, **estimator)
-        row = {"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0}
-        for e in PSE_NAMES:
-            for s in ("estimate", "se", "ci_low", "ci_high"):
-                row[f"{e}_{s}"] = float(res.loc[e, s])
-        row["warnings"] = " | ".join(sorted({str(m.message) for m in caught if issubclass(m.category, PSEWarning)}))
+        row = {"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0,
+               **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")), "warnings": joined(caught)}
         rows.append(row)
     return pd.DataFrame(rows)

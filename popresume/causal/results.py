@@ -1,0 +1,199 @@
+"""The result of one estimation: effects, counterfactual means, influence values, intervals, tests.
+
+``PSEResult`` is what ``PSEEstimator.fit()`` (and ``bootstrap()``) produce, the counterpart
+of a fitted DoubleML object's ``summary`` / ``confint`` / ``p_adjust``. Everything the
+effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
+
+* ``summary``: the tidy effects table (estimate, se, ci_low, ci_high, boot_se,
+  significant, ci_method, n), exactly the table ``estimate_pse`` returns;
+* ``psi``: the five counterfactual means with SEs and CIs; ``phi``: the n × 5 per-unit
+  influence values (averaged over the cross-fitting repetitions); ``phi_reps``: one
+  matrix per repetition;
+* ``confint(level, joint=...)``: pointwise or simultaneous (sup-t) intervals;
+* ``pvalues`` and ``p_adjust(method)``: two-sided tests of "effect = 0", Holm / BH /
+  Bonferroni over the five effects;
+* ``diagnostics``: propensity ranges and clipping, weight raw means and ESS, the chosen
+  hyperparameters, the per-repetition estimates and the reliability warnings raised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from popresume.schema import PSE_NAMES
+
+from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
+
+AGGREGATIONS: tuple[str, ...] = ("median", "mean")
+
+
+def aggregate_reps(values: np.ndarray, how: str, axis: int = 0) -> np.ndarray:
+    """Combine estimates from repeated cross-fitting: ``"median"`` or ``"mean"`` over ``axis``."""
+    if how == "median":
+        return np.median(values, axis=axis)
+    if how == "mean":
+        return np.mean(values, axis=axis)
+    raise ValueError(f"aggregate must be one of {AGGREGATIONS}, got {how!r}")
+
+
+def rep_se(phi_reps: np.ndarray, how: str) -> np.ndarray:
+    """SE of each column of the aggregated mean of ``phi_reps`` (n_rep, n, k).
+
+    One repetition: sd(φ)/√n. ``mean``: the SE of the per-unit average φ̄ over repetitions.
+    ``median``: DoubleML's rule √median_m(σ²_m + (θ_m − θ̂)²), which adds the spread of the
+    split-specific estimates θ_m around the median θ̂.
+    """
+    n = phi_reps.shape[1]
+    if phi_reps.shape[0] == 1 or how == "mean":
+        return phi_reps.mean(axis=0).std(axis=0, ddof=1) / np.sqrt(n)
+    theta_m = phi_reps.mean(axis=1)
+    var_m = phi_reps.var(axis=1, ddof=1) / n
+    theta = np.median(theta_m, axis=0)
+    return np.sqrt(np.median(var_m + (theta_m - theta) ** 2, axis=0))
+
+
+@dataclass(eq=False)
+class PSEResult:
+    """Effects of one fitted estimator; see the module docstring."""
+
+    psi_estimate: np.ndarray  # (5,) aggregated counterfactual means, PSI_NAMES order
+    phi_reps: np.ndarray = field(repr=False)  # (n_rep, n, 5)
+    aggregate: str = "median"
+    level: float = 0.95
+    boot_psi: np.ndarray | None = field(default=None, repr=False)  # (n_boot, 5) or None
+    boot_kind: str | None = None
+    diagnostics: dict = field(default_factory=dict, repr=False)
+
+    # -- basic quantities
+    @property
+    def n(self) -> int:
+        return int(self.phi_reps.shape[1])
+
+    @property
+    def n_rep(self) -> int:
+        return int(self.phi_reps.shape[0])
+
+    @property
+    def phi(self) -> np.ndarray:
+        """(n, 5) per-unit influence values of the five means, averaged over repetitions."""
+        return self.phi_reps.mean(axis=0)
+
+    @property
+    def effects(self) -> pd.Series:
+        return pd.Series(effects_from_psi(self.psi_estimate), index=list(PSE_NAMES), name="estimate")
+
+    @property
+    def se(self) -> pd.Series:
+        """Influence-function SE of each effect (repetitions combined by ``rep_se``)."""
+        return pd.Series(rep_se(effects_from_psi(self.phi_reps), self.aggregate), index=list(PSE_NAMES), name="se")
+
+    @property
+    def boot(self) -> np.ndarray | None:
+        """(n_boot, 5) bootstrap draws of the effects, or None before ``bootstrap()``."""
+        return None if self.boot_psi is None else effects_from_psi(self.boot_psi)
+
+    @property
+    def ci_method(self) -> str:
+        if self.boot_psi is None:
+            return "normal (influence function)"
+        return f"{self.boot_kind} bootstrap ({len(self.boot_psi)} draws)"
+
+    # -- intervals
+    def _pointwise(self, est: np.ndarray, se: np.ndarray, draws: np.ndarray | None, level: float):
+        alpha = 1 - level
+        if draws is not None:
+            return np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+        q = norm.ppf(1 - alpha / 2)
+        return est - q * se, est + q * se
+
+    def confint(self, level: float | None = None, *, joint: bool = False, psi: bool = False,
+                n_sim: int = 10_000, seed: int = 0) -> pd.DataFrame:
+        """Intervals for the five effects (or the five means with ``psi=True``).
+
+        Pointwise: bootstrap percentiles when ``bootstrap()`` was run, else normal ±z·se.
+        ``joint=True``: a simultaneous band est ± c·se that covers all five at ``level``
+        together, c the ``level`` quantile of max_j |θ*_j − θ̂_j| / se_j (sup-t) over the
+        bootstrap draws, or over ``n_sim`` Gaussian draws with the influence-function
+        covariance when there are none.
+        """
+        level = self.level if level is None else float(level)
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), got {level}")
+        if psi:
+            names, est = list(PSI_NAMES), self.psi_estimate
+            se = rep_se(self.phi_reps, self.aggregate)
+            draws, cov_phi = self.boot_psi, self.phi
+        else:
+            names, est = list(PSE_NAMES), self.effects.to_numpy()
+            se = self.se.to_numpy()
+            draws, cov_phi = self.boot, effects_from_psi(self.phi)
+        if not joint:
+            lo, hi = self._pointwise(est, se, draws, level)
+        else:
+            safe = np.where(se > 0, se, np.inf)
+            if draws is not None:
+                centre = draws.mean(axis=0)  # the draws' own centre, as the sup-t band of DoubleML
+                t = np.abs(draws - centre) / safe
+            else:
+                cov = np.cov(cov_phi, rowvar=False) / self.n
+                sim = np.random.default_rng(seed).multivariate_normal(np.zeros(len(est)), cov, size=n_sim,
+                                                                       method="eigh")
+                t = np.abs(sim) / safe
+            c = float(np.quantile(t.max(axis=1), level))
+            lo, hi = est - c * se, est + c * se
+        return pd.DataFrame({"ci_low": lo, "ci_high": hi}, index=pd.Index(names, name="effect"))
+
+    # -- tests
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of "effect = 0" from the influence-function SE (normal reference)."""
+        est, se = self.effects.to_numpy(), self.se.to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, est / se, np.where(est == 0, 0.0, np.inf))
+        return pd.Series(2 * norm.sf(np.abs(z)), index=list(PSE_NAMES), name="p")
+
+    def p_adjust(self, method: str = "holm") -> pd.DataFrame:
+        """p-values adjusted over the five effects: ``"holm"``, ``"bh"`` or ``"bonferroni"``.
+
+        Returns estimate, p and p_adj per effect. (The audit grid adjusts over every effect
+        of every audit: ``popresume.audit.metrics.adjust``.)
+        """
+        from popresume.multiplicity import adjust_p
+
+        p = self.pvalues
+        return pd.DataFrame({"estimate": self.effects, "p": p, "p_adj": adjust_p(p.to_numpy(), method)},
+                            index=pd.Index(list(PSE_NAMES), name="effect"))
+
+    # -- tables
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The effects table: estimate, se, ci_low, ci_high, boot_se, significant, ci_method, n."""
+        est, se = self.effects.to_numpy(), self.se.to_numpy()
+        ci = self.confint()
+        bse = self.boot.std(axis=0, ddof=1) if self.boot is not None else np.full(len(est), np.nan)
+        out = pd.DataFrame({"estimate": est, "se": se, "ci_low": ci["ci_low"].to_numpy(),
+                            "ci_high": ci["ci_high"].to_numpy(), "boot_se": bse},
+                           index=pd.Index(list(PSE_NAMES), name="effect"))
+        from .effects import significant
+        out["significant"] = significant(out["ci_low"], out["ci_high"])
+        out["ci_method"] = self.ci_method
+        out["n"] = self.n
+        return out
+
+    @property
+    def psi(self) -> pd.DataFrame:
+        """The five counterfactual means: target, estimate, se, ci_low, ci_high."""
+        ci = self.confint(psi=True)
+        return pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_estimate,
+                             "se": rep_se(self.phi_reps, self.aggregate), "ci_low": ci["ci_low"].to_numpy(),
+                             "ci_high": ci["ci_high"].to_numpy()}, index=list(PSI_NAMES))
+
+    @property
+    def rep_estimates(self) -> pd.DataFrame:
+        """The effects of each cross-fitting repetition (rows: repetitions)."""
+        return pd.DataFrame(effects_from_psi(self.phi_reps.mean(axis=1)), columns=list(PSE_NAMES),
+                            index=pd.RangeIndex(self.n_rep, name="rep"))
