@@ -1,0 +1,127 @@
+"""``popresume correspondence``: Bertrand & Mullainathan (2004) reproduced, and screeners against its recruiters.
+
+Writes into ``--out``: Table 1 recomputed and checked against the published numbers, callback
+rates by race and sex with CIs, the name check (Appendix C.4 on B&M's 36 names), the
+estimator on B&M's callbacks, and for every ``--screener``: its scores on the 4,870 rendered
+résumés (cached), its callbacks at the study's 8.05% rate, and its race and sex gaps next to
+the recruiters', as ``gaps.csv`` and ``gaps.png``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from popresume.cli._errors import OutDir
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")[:80] or "screener"
+
+
+@click.command("correspondence")
+@click.option("--screener", "specs", multiple=True, default=("embedding",), show_default=True,
+              help="Screener spec, repeatable: embedding | embedding:PATH | hf | openai:MODEL@BASE_URL | a JSON dict.")
+@click.option("--out", "out_dir", required=True, type=OutDir(), help="Output folder (created).")
+@click.option("-n", "--n", "n", type=int, default=None,
+              help="Score only about N résumés (whole ads, sampled with --seed); default all 4,870.")
+@click.option("--within", type=click.Choice(["ad", "overall"]), default="ad", show_default=True,
+              help="Callback rule: top 8.05%% of scores centred within ad, or of raw scores.")
+@click.option("--rate", type=float, default=None, help="Callback rate for the screeners (default B&M's 8.05%%).")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
+              help="SQLite score cache (default: _cache/scores/scores.sqlite).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the score cache.")
+@click.option("-o", "--option", "options", multiple=True,
+              help="Extra screener parameter KEY=VALUE (JSON value), applied to every --screener.")
+@click.option("--n-boot", type=int, default=200, show_default=True, help="Bootstrap draws of the estimator on B&M.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-scores", is_flag=True, help="Only the study's own tables (no screener).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_boot, seed, no_scores, quiet):
+    """Reproduce B&M's Table 1 and compare screeners' callback gaps with the recruiters'."""
+    import warnings
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from popresume import correspondence as cr
+    from popresume.cli.score import _parse_options, _spec_dict
+    from popresume.correspondence.plots import plot_designs, plot_gaps, plot_table1
+    from popresume.io import atomic_path, write_parquet, write_table
+    from popresume.screeners import get_screener
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rate = cr.STUDY_CALLBACK_RATE if rate is None else rate
+    df = cr.load_bertrand_mullainathan()
+    SOURCE = "ours, computed from openintro::labor_market_discrimination"
+
+    def save_fig(fig, name):
+        with atomic_path(out / name, ".png") as tmp:
+            fig.savefig(tmp, dpi=130, bbox_inches="tight", format="png")
+        plt.close(fig)
+
+    t1 = cr.table1(df)
+    check = cr.compare_table1(t1)
+    click.echo(f"Table 1: {int(check['match'].sum())}/{len(check)} published numbers reproduced from the data")
+    write_table(t1.assign(source=SOURCE), out / "table1.csv")
+    write_table(check.set_index("sample"), out / "table1_vs_published.csv")
+    save_fig(plot_table1(t1, cr.PUBLISHED_TABLE1).figure, "table1.png")
+    for by in ("race", "sex", "city"):
+        write_table(cr.callback_rates(df, by).assign(source=SOURCE), out / f"callback_rates_{by}.csv")
+    names = cr.name_check(df)
+    write_table(names, out / "name_check.csv")
+    write_table(cr.name_check_summary(names), out / "name_check_summary.csv")
+    write_table(cr.DESIGNS, out / "designs.csv")
+    save_fig(plot_designs(), "designs.png")
+    eff = cr.estimate_bm_effects(df, n_boot=n_boot, seed=seed)
+    write_table(eff.assign(source="ours: estimate_pse on B&M's callbacks (recruiters)"), out / "bm_effects.csv")
+    click.echo("estimator on B&M callbacks (White − Black, probability): "
+               + ", ".join(f"{e} {eff.loc[e, 'estimate']:+.4f}" for e in ("TE", "NDE", "BIE")))
+    if no_scores:
+        return
+    extra = _parse_options(options)
+    gaps_all, score_gaps_all, runs = [], [], []
+    for spec in specs:
+        params = _spec_dict(spec)
+        params.update(extra)
+        screener = get_screener(params)
+        cache = False if no_cache else cache_path
+        scores = cr.score_profiles(df, screener, n=n, seed=seed, cache=cache, progress=not quiet)
+        summ = scores.attrs.get("summary", {})
+        label = f"{screener.screener_id} ({screener.model}), ours"
+        write_parquet(scores, out / f"scores_{_slug(screener.screener_id + '_' + str(screener.model))}.parquet")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            gaps, merged = cr.compare_screener(df, scores, label, rate=rate, within=within)
+        for w in caught:
+            click.echo(f"warning: {w.message}", err=True)
+        failed = scores.loc[~scores["parse_ok"], ["resume_id", "raw"]]
+        if len(failed):
+            write_table(failed.set_index("resume_id"), out / f"failures_{_slug(screener.screener_id)}.csv")
+        gaps_all.append(gaps.assign(screener_spec=spec, within=within, callback_rate=rate))
+        score_gaps_all.append(cr.screening.score_gaps(merged, label).assign(screener_spec=spec))
+        runs.append({"screener": label, "spec": spec, "resumes": len(scores), "scored_now": summ.get("scored"),
+                     "from_cache": summ.get("cached"), "failed_excluded": merged.attrs["excluded"],
+                     "used": merged.attrs["n_scored"], "seconds": summ.get("seconds")})
+        click.echo(f"{label}: {len(scores)} résumés ({summ.get('cached', 0)} from cache), "
+                   f"{merged.attrs['excluded']} failed and excluded, {merged.attrs['n_scored']} used")
+    gaps = pd.concat(gaps_all, ignore_index=True)
+    # recruiters appear once per screener (on that screener's scored résumés): keep them all,
+    # each row says on how many résumés (n) it was computed
+    write_table(gaps.set_index(["attribute", "source"]), out / "gaps.csv")
+    write_table(pd.concat(score_gaps_all, ignore_index=True).set_index(["attribute", "source"]),
+                out / "score_gaps.csv")
+    write_table(pd.DataFrame(runs).set_index("screener"), out / "runs.csv")
+    fig_gaps = gaps.drop_duplicates(["attribute", "source"]).sort_values("attribute", kind="stable")
+    save_fig(plot_gaps(fig_gaps, title=f"Callback gaps at {rate:.2%} (within {within}): recruiters "
+                       f"(B&M callbacks) vs screeners (ours)").figure, "gaps.png")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        click.echo(gaps[["attribute", "source", "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]].round(2)
+                   .to_string(index=False))
+    click.echo(f"wrote {out}")

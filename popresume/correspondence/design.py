@@ -1,0 +1,140 @@
+"""Three audit designs in the Standard Fairness Model: what each identifies.
+
+* **Randomised correspondence** (Bertrand & Mullainathan 2004): qualifications B are drawn
+  at random, independently of the name, and race reaches the employer only through the
+  name (R). So B ⟂ X and there is no edge X → Y: BIE = 0 and NDE = 0 by design, and the
+  total effect TE is the name path (RIE in PopResume's split).
+* **Population-representative** (PopResume): B and R are drawn from the population given X,
+  so X → B exists and the screener's gap mixes the qualification path (BIE), the proxy path
+  (RIE) and any direct effect (NDE); separating them needs the B/R decomposition.
+* **Factorial variants** (Beyond the Name): one base résumé (B fixed by the experimenter),
+  text blocks that signal ethnicity at three levels of explicitness, judged in pairs. It
+  measures the effect of the *signal* with B held fixed (a controlled contrast), not a
+  population effect, and says nothing about how B differs between groups.
+
+:func:`design_scms` builds the first two as :class:`popresume.causal.DiscreteSCM` objects
+(exact true effects) from one base model, so the same estimator can be run on both;
+:func:`estimate_bm_effects` runs :func:`popresume.causal.estimate_pse` on B&M's real
+callbacks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from .data import RESUME_FEATURES
+
+# the three designs side by side (the book's comparison table)
+DESIGNS = pd.DataFrame(
+    [
+        {"design": "Randomised correspondence (Bertrand & Mullainathan 2004)",
+         "who decides": "real employers (callbacks)",
+         "what is varied": "first name (race and sex signal), at random, within each ad",
+         "qualifications B": "random, independent of the name: B ⟂ X",
+         "how X reaches the decision": "only through the name: X → R → Y",
+         "identifies": "TE of the name signal = the name path (RIE); NDE = BIE = 0 by design",
+         "cannot tell": "how the decision treats real differences in qualifications between groups (BIE) "
+                        "or what happens in the population of actual applicants; which feature of the name "
+                        "(race, class, familiarity) employers react to"},
+        {"design": "Population-representative (PopResume)",
+         "who decides": "a screener (LLM, VLM, embedding)",
+         "what is varied": "whole profiles drawn from the population given X (names, surnames, state, "
+                           "education, experience)",
+         "qualifications B": "drawn given X and R, as in the population: X → B",
+         "how X reaches the decision": "direct (NDE), through qualifications (BIE), through proxies (RIE)",
+         "identifies": "TE, NDE, NIE, BIE, RIE under the SFM's no-unmeasured-confounding assumptions",
+         "cannot tell": "anything about real employers; effects depend on the population model and the B/R "
+                        "partition, which is a normative choice"},
+        {"design": "Factorial variants (Beyond the Name)",
+         "who decides": "an LLM judge, comparing pairs",
+         "what is varied": "an 'Additional information' block signalling ethnicity at three tiers "
+                           "(explicit, community, subtle), on fixed base résumés",
+         "qualifications B": "fixed by the experimenter: do(B = b)",
+         "how X reaches the decision": "only through the text signal (R), never as a variable",
+         "identifies": "a controlled effect of the signal with B held fixed, per tier",
+         "cannot tell": "population effects (no X distribution), the qualification path, or how often such "
+                        "signals occur in real résumés"},
+    ]
+).set_index("design")
+
+
+def correspondence_scm(base):
+    """The randomised-correspondence version of a :class:`~popresume.causal.DiscreteSCM`.
+
+    Same P(z), P(x | z), P(r | x, z) (the name still signals X) and the same score function,
+    but (i) B is randomised: P(b | x, r, z) is replaced by its average over x and r, so
+    B ⟂ (X, R); (ii) the decision never sees X: m(x, z, r, b) is replaced by its x₁ version
+    for both x. Then NDE = BIE = 0 exactly and TE = RIE.
+    """
+    pb = base.pb_xrz.mean(axis=(0, 2), keepdims=True)  # average over x and r
+    pb = np.broadcast_to(pb, base.pb_xrz.shape).copy()
+    m = np.broadcast_to(base.m[1:2], base.m.shape).copy()
+    return replace(base, name=f"{base.name} (randomised correspondence)", pb_xrz=pb, m=m)
+
+
+def design_scms(kind: str = "basic", seed: int = 0) -> dict:
+    """``{"population-representative": base, "randomised correspondence": randomised}``."""
+    from popresume.causal import make_scm
+
+    base = make_scm(kind, seed=seed)
+    return {"population-representative (PopResume)": replace(base, name=f"{base.name} (population-representative)"),
+            "randomised correspondence (B&M)": correspondence_scm(base)}
+
+
+def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, seed: int = 0,
+                    estimate: bool = True) -> pd.DataFrame:
+    """True effects of the two SCM designs, and (``estimate``) the project's estimator on a
+    sample of ``n`` from each. Long table: design, effect, truth, estimate, ci_low, ci_high."""
+    from popresume.causal import estimate_pse
+
+    rows = []
+    for name, scm in design_scms(kind, seed=seed).items():
+        truth = scm.true_effects()
+        est = None
+        if estimate:
+            data = scm.sample(n, seed=seed)
+            est = estimate_pse(data, **scm.roles, n_boot=n_boot, seed=seed, tune=False)
+        for e, v in truth.items():
+            row = {"design": name, "effect": e, "truth": float(v)}
+            if est is not None:
+                row.update({"estimate": float(est.loc[e, "estimate"]), "ci_low": float(est.loc[e, "ci_low"]),
+                            "ci_high": float(est.loc[e, "ci_high"])})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# B&M's roles for estimate_pse: X = race of the name, Z = sex of the name and the ad's city and
+# job type (not caused by race), B = every résumé feature, R = none (see estimate_bm_effects)
+BM_ROLES = {"x": "race", "x0": "Black", "x1": "White", "z": ["sex", "city", "job_type"],
+            "b": list(RESUME_FEATURES), "r": [], "y": "call"}
+
+
+def first_name_as_r_error(df: pd.DataFrame) -> str:
+    """The estimator's refusal when the first name is given as R: each name belongs to one
+    race, so P(X | name) ∈ {0, 1} and no reweighting can move a name to the other group."""
+    from popresume.causal import estimate_pse
+
+    roles = dict(BM_ROLES, r=["first_name"])
+    try:
+        estimate_pse(df, **roles, n_boot=0, tune=False)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("estimate_pse accepted first_name as R although it determines race")
+
+
+def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, tune: bool = False) -> pd.DataFrame:
+    """``estimate_pse`` on B&M's callbacks with :data:`BM_ROLES` (callback rate differences).
+
+    The name cannot be R (it determines race: positivity fails, see
+    :func:`first_name_as_r_error`), so R is empty and the estimator's "NDE" is everything that
+    does not pass through B. Since the employer never saw race, that is the name path: read
+    it as RIE of the full graph. BIE should be 0 up to noise because B was randomised.
+    """
+    from popresume.causal import estimate_pse
+
+    est = estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
+    est.attrs["roles"] = BM_ROLES
+    return est

@@ -1,0 +1,151 @@
+"""Screeners against recruiters: score B&M's profiles, turn scores into callbacks, compare gaps.
+
+The recruiters' decisions are B&M's ``call`` column (real employers, 2001-02). A screener's
+"callbacks" are made by giving a callback to the same share of résumés as the employers did,
+:data:`STUDY_CALLBACK_RATE` = 392 / 4,870 = 8.05%, by one of two rules:
+
+* ``within="ad"`` (default): each score is first centred on the mean score of the scored
+  résumés sent to the same ad, then the top 8.05% of centred scores overall get a callback.
+  A callback thus means "stood out among the résumés this employer received", and the
+  screener's opinion of the ad itself (our posting text, written from the ad's features)
+  cancels. Race was balanced within every ad, so centring removes noise, not a gap.
+* ``within="overall"``: the top 8.05% of raw scores.
+
+Ties at the cut are broken by ``resume_id`` order (stable sort), so the count of callbacks
+is exactly ``round(rate · n)``. Résumés the screener failed on (``parse_ok`` False) are
+excluded before the cut and counted; they are never scored as 0.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .rates import callback_rates, contrast
+from .render import render_all
+
+STUDY_CALLBACK_RATE = 392 / 4870  # B&M: 392 callbacks (235 + 157) on 4,870 résumés
+RECRUITERS = "recruiters (B&M callbacks, 2001-02)"
+# gap = x1 − x0, in the project's orientation (PopResume: x1 = White, x1 = M)
+CONTRASTS = {"race": ("Black", "White"), "sex": ("F", "M")}
+
+
+def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = None, seed: int = 0, cache=None,
+                   progress: bool = True) -> pd.DataFrame:
+    """Render B&M's profiles (all, or ``n`` via whole ads) and score them with ``screener``.
+
+    ``screener``: any spec :func:`popresume.screeners.get_screener` accepts (``"embedding"``,
+    ``"openai:MODEL@URL"``, ...) or a screener object. ``cache``: the score cache (default
+    the project's disk cache), so reruns only score what is new. Returns the screeners' tidy
+    score table (``resume_id, screener, model, score, parse_ok, raw``), with the run summary
+    in ``attrs["summary"]``.
+    """
+    try:
+        from popresume.screeners import score_resumes
+    except ImportError as e:  # pragma: no cover - screeners' own dependencies
+        raise ImportError(f"scoring needs the screeners' dependencies ({e.name}); pip install 'popresume[screeners]'") from e
+    resumes, postings = render_all(df, n=n, seed=seed)
+    return score_resumes(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
+
+
+def scores_to_callbacks(df: pd.DataFrame, scores: pd.DataFrame, *, rate: float = STUDY_CALLBACK_RATE,
+                        within: str = "ad", score_col: str = "score") -> pd.DataFrame:
+    """Join ``scores`` to the profiles and add ``callback_screener`` (0/1) at ``rate``.
+
+    Rows whose score is missing or failed to parse are dropped; their count is in
+    ``attrs["excluded"]`` (with the first few ids in ``attrs["excluded_ids"]``) and a warning
+    says so. Adds ``score_centred`` (the score minus its ad's mean when ``within="ad"``).
+    """
+    if within not in ("ad", "overall"):
+        raise ValueError(f"within must be 'ad' or 'overall', got {within!r}")
+    if not 0 < rate < 1:
+        raise ValueError(f"rate must be between 0 and 1, got {rate!r}")
+    for name, t, cols in (("profiles", df, ("resume_id", "ad_id")), ("scores", scores, ("resume_id", score_col))):
+        missing = [c for c in cols if c not in t.columns]
+        if missing:
+            raise ValueError(f"{name} table lacks column(s) {missing}; columns: {list(t.columns)}")
+    keep = ["resume_id", score_col] + [c for c in ("parse_ok", "screener", "model") if c in scores.columns]
+    m = df.merge(scores[keep], on="resume_id", how="inner", validate="one_to_one")
+    if m.empty:
+        raise ValueError("no resume_id in common between the profiles and the scores")
+    ok = m[score_col].notna() & np.isfinite(m[score_col].astype(float))
+    if "parse_ok" in m.columns:
+        ok &= m["parse_ok"].astype(bool)
+    excluded = m.loc[~ok, "resume_id"].tolist()
+    if excluded:
+        warnings.warn(f"{len(excluded)} of {len(m)} résumés have no valid score (e.g. {excluded[:3]}); "
+                      f"they are excluded, not scored 0", stacklevel=2)
+    m = m[ok].sort_values("resume_id", kind="stable").reset_index(drop=True)
+    s = m[score_col].astype(float)
+    m["score_centred"] = s - m.groupby("ad_id")[score_col].transform("mean") if within == "ad" else s
+    k = int(round(rate * len(m)))
+    order = np.argsort(-m["score_centred"].to_numpy(), kind="stable")
+    cb = np.zeros(len(m), dtype=int)
+    cb[order[:k]] = 1
+    m["callback_screener"] = cb
+    m.attrs.update({"excluded": len(excluded), "excluded_ids": excluded[:20], "rate": rate, "within": within,
+                    "n_scored": len(m)})
+    return m
+
+
+def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | None = None,
+              cluster: str | None = "ad_id") -> pd.DataFrame:
+    """Race and sex gaps (x1 − x0, in percentage points) of each outcome, with cluster-robust CIs.
+
+    ``outcomes``: source label -> 0/1 column; default the recruiters' ``call`` and the
+    screener's ``callback_screener`` (labelled ``label``). A third block, ``label − recruiters``,
+    is the difference of the two gaps on the same résumés (outcome: screener callback −
+    recruiter callback), so its CI accounts for the pairing.
+    """
+    outcomes = outcomes or {RECRUITERS: "call", label: "callback_screener"}
+    d = merged.copy()
+    srcs = list(outcomes.items())
+    if len(srcs) == 2:
+        (_, a), (lab_b, b) = srcs[0], srcs[1]
+        d["_diff"] = d[b].astype(float) - d[a].astype(float)
+        srcs.append((f"{lab_b} minus recruiters", "_diff"))
+    rows = []
+    for attr, (x0, x1) in CONTRASTS.items():
+        for src, col in srcs:
+            if col == "_diff":
+                c = contrast(d, attr, outcome=col, reference=x0, cluster=cluster).loc[x1]
+                r0 = r1 = np.nan
+            else:
+                t = callback_rates(d, attr, outcome=col, reference=x0, cluster=cluster)
+                c, r0, r1 = t.loc[x1], t.loc[x0, "rate"], t.loc[x1, "rate"]
+            rows.append({"attribute": attr, "contrast": f"{x1} vs {x0}", "source": src, "n": len(d),
+                         "rate_x0_pct": 100 * r0, "rate_x1_pct": 100 * r1,
+                         "gap_pp": 100 * c["difference"], "gap_ci_low_pp": 100 * c["difference_ci_low"],
+                         "gap_ci_high_pp": 100 * c["difference_ci_high"], "p_value": c["p_value"],
+                         "ratio": c["ratio"] if col != "_diff" else np.nan,
+                         "ratio_ci_low": c["ratio_ci_low"] if col != "_diff" else np.nan,
+                         "ratio_ci_high": c["ratio_ci_high"] if col != "_diff" else np.nan})
+    out = pd.DataFrame(rows)
+    out.attrs["ci_method"] = f"95% CI, cluster-robust by {cluster}" if cluster else "95% CI, HC0"
+    return out
+
+
+def score_gaps(merged: pd.DataFrame, label: str, *, score_col: str = "score", cluster: str | None = "ad_id") -> pd.DataFrame:
+    """Mean-score gaps (x1 − x0, score points) by race and sex, before any callback cut."""
+    rows = []
+    for attr, (x0, x1) in CONTRASTS.items():
+        c = contrast(merged, attr, outcome=score_col, reference=x0, cluster=cluster).loc[x1]
+        rows.append({"attribute": attr, "contrast": f"{x1} vs {x0}", "source": label,
+                     "score_gap": c["difference"], "ci_low": c["difference_ci_low"], "ci_high": c["difference_ci_high"],
+                     "p_value": c["p_value"], "n": len(merged)})
+    return pd.DataFrame(rows)
+
+
+def compare_screener(df: pd.DataFrame, scores: pd.DataFrame, label: str | None = None, *,
+                     rate: float = STUDY_CALLBACK_RATE, within: str = "ad") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(gaps, merged)``: :func:`gap_table` for one screener's scores, and the joined rows."""
+    if label is None:
+        sid = scores["screener"].iloc[0] if "screener" in scores.columns else "screener"
+        model = scores["model"].iloc[0] if "model" in scores.columns else ""
+        label = f"{sid} ({model}), ours" if model else f"{sid}, ours"
+    merged = scores_to_callbacks(df, scores, rate=rate, within=within)
+    gaps = gap_table(merged, label)
+    gaps.attrs.update(merged.attrs)
+    return gaps, merged
