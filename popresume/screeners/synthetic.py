@@ -272,11 +272,9 @@ class SyntheticScreener(BaseScreener):
         dx = {s0: dx[x0], s1: dx[x1]}
         ps = {"111": psi(s1, s1, s1), "000": psi(s0, s0, s0), "100": psi(s1, s0, s0),
               "101": psi(s1, s0, s1), "110": psi(s1, s1, s0)}
-        te = ps["111"] - ps["000"]
-        nde = ps["100"] - ps["000"]
-        nie = ps["111"] - ps["100"]
-        bie = 0.5 * ((ps["111"] - ps["101"]) + (ps["110"] - ps["100"]))
-        rie = 0.5 * ((ps["111"] - ps["110"]) + (ps["101"] - ps["100"]))
-        out = pd.DataFrame({"true": [te, nde, nie, bie, rie]}, index=pd.Index(PSE_NAMES, name="effect"))
+        from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
+
+        true = effects_from_psi([ps[name[-3:]] for name in PSI_NAMES])
+        out = pd.DataFrame({"true": true}, index=pd.Index(PSE_NAMES, name="effect"))
         out.attrs.update(psi=ps, dropped_z_rows=dropped, fallback_cells=fallback, attribute=attribute, format=fmt)
         return out
