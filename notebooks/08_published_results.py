@@ -28,9 +28,10 @@
 #
 # The parameters cell names an effects table of our own audits (`own_effects`, a CSV or
 # Parquet with the published table's columns, e.g. written by `popresume audit`); when it
-# is empty, the chapter runs a small audit itself with the synthetic screener, on
-# `own_occupations` × `own_formats` × both attributes with `own_size` applicants each,
-# `own_n_boot` bootstrap draws and the given `seed`.
+# is empty, the chapter runs a small audit grid itself (`popresume.audit.run_audit` on a
+# config built here) with the synthetic screener, on `own_occupations` × `own_formats` ×
+# both attributes with `own_size` applicants each, `own_n_boot` bootstrap draws and the
+# given `seed`.
 
 # %% tags=["parameters"]
 own_effects = ""
@@ -41,19 +42,23 @@ own_n_boot = 200
 seed = 0
 
 # %%
-import warnings
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.causal import PSEWarning, case_counts, classify_cases, default_roles, estimate_pse
+from popresume.audit.config import load_config
+from popresume.audit.grid import read_results, run_audit
+from popresume.audit.summaries import effects_view
+from popresume.causal import case_counts, classify_cases
 from popresume.causal.cases import CASE_TITLES, normalize_label
 from popresume.paths import data_path
 from popresume.plots.causal import FIGURE4_PANELS, plot_figure4
 
+pd.set_option("display.max_colwidth", None)  # never cut a label short
+pd.set_option("display.width", 200)
+
 published = pd.read_csv(data_path("published", "popresume_published_pse.csv"), dtype={"paper_cases": str},
                         keep_default_na=False)
-published.head()
+effects_view(published.head(), source="published", cases="paper_cases", digits=3, overlap=False)
 
 # %% [markdown]
 # ## Figure 4
@@ -66,6 +71,8 @@ published.head()
 
 # %%
 fig = plot_figure4(published)
+fig.suptitle("Figure 4 as published (PopResume Table 4; the paper's LLM and VLM screeners)", fontsize=10)
+fig.tight_layout()
 
 # %% [markdown]
 # (Figure 4 does not say which format panels (d)-(f) show; we take the rows of Table 4
@@ -93,7 +100,7 @@ want = published["paper_cases"].map(normalize_label)
 labels = pd.DataFrame({"paper": want, "stated": classify_cases(published, "stated"),
                        "paper rule": classify_cases(published, "paper")})
 pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper rule")},
-          name="labels reproduced (of 120)").to_frame()
+          name="published labels reproduced (of 120)").to_frame()
 
 # %% [markdown]
 # Five labels differ under the stated rule. Here they are, with the effects that decide:
@@ -102,6 +109,7 @@ pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper
 cols = ["attribute", "occupation", "format", "model"]
 show = ["NDE", "NIE", "BIE", "RIE"]
 diff = published.loc[labels["stated"] != want, cols].copy()
+diff.insert(0, "source", "published")
 diff["paper"], diff["stated"] = want, labels["stated"]
 for e in show:
     diff[e] = published.apply(lambda r, e=e: f"{r[e + '_estimate']:.3f} [{r[e + '_ci_low']:.3f}, {r[e + '_ci_high']:.3f}]",
@@ -135,6 +143,7 @@ diff
 
 # %%
 zeros = published.loc[(published.filter(like="_ci_") == 0).any(axis=1), cols + ["paper_cases"]]
+zeros.insert(0, "source", "published")
 zeros
 
 # %% [markdown]
@@ -149,64 +158,64 @@ paper_reported = pd.Series({"C1": 49, "C1_denominator": 80, "C2": 6, "C3": 6, "C
 counts = pd.DataFrame({
     "reported in §5.2": paper_reported,
     "published labels": case_counts(want, published["format"]),
-    "stated rule": case_counts(labels["stated"], published["format"]),
-    "paper rule": case_counts(labels["paper rule"], published["format"]),
+    "published, stated rule": case_counts(labels["stated"], published["format"]),
+    "published, paper rule": case_counts(labels["paper rule"], published["format"]),
 })
 counts
 
 # %% [markdown]
 # ## Our own audits, classified the same way
 #
-# With `own_effects` empty, the chapter runs a small audit here: profiles from
-# `popresume.population`, scores from the synthetic screener (whose score has a known
-# direct effect, larger with a photo), and `estimate_pse` with the paper's default roles.
+# With `own_effects` empty, the chapter runs a small audit grid here with the same
+# function as Chapter 9, `popresume.audit.run_audit`, on a configuration written as a
+# Python dict and checked by `load_config` before any work starts (a mistyped key stops
+# it with an error naming the key). Profiles come from `popresume.population`, scores from
+# the synthetic screener (whose score has a known direct effect, larger with a photo), and
+# each cell is estimated by the cross-fitted estimator with the paper's default roles.
 # The full grid is Chapter 9's job; the point here is that the same classification code
 # runs on our tables.
 
 # %%
-def own_audit() -> pd.DataFrame:
-    from popresume.grouping import add_groups
-    from popresume.population import generate_population
-    from popresume.screeners.synthetic import SyntheticScreener
-
-    profiles = add_groups(generate_population(own_occupations, {o: own_size for o in own_occupations}, seed=seed))
-    screener = SyntheticScreener(seed=seed)
-    rows = []
-    for occ in own_occupations:
-        prof = profiles[profiles["occupation"] == occ].reset_index(drop=True)
-        for fmt in own_formats:
-            data = prof.assign(score=screener.score_frame(prof, format=fmt))
-            for attribute in ("gender", "race"):
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", PSEWarning)
-                    t = estimate_pse(data, **default_roles(attribute), y="score", n_boot=own_n_boot, seed=seed)
-                row = {"attribute": attribute, "occupation": occ, "format": fmt, "model": "synthetic",
-                       "n_warnings": len(caught)}
-                row.update({f"{e}_{k}": t.loc[e, k] for e in t.index for k in ("estimate", "ci_low", "ci_high")})
-                rows.append(row)
-    return pd.DataFrame(rows)
-
+own_config = load_config({
+    "name": "chapter08",
+    "occupations": list(own_occupations),
+    "formats": list(own_formats),
+    "attributes": ["gender", "race"],
+    "sizes": own_size,
+    "seed": seed,
+    "folds": 5,
+    "n_boot": own_n_boot,
+    "screeners": [{"name": "synthetic", "label": "synthetic screener",
+                   "spec": {"kind": "synthetic", "seed": seed}}],
+})
 
 if own_effects:
-    ours = pd.read_parquet(own_effects) if str(own_effects).endswith(".parquet") else pd.read_csv(own_effects)
+    ours = read_results(own_effects)
 else:
-    ours = own_audit()
+    ours = run_audit(own_config, n_jobs=2, progress=False)
 ours["cases (paper rule)"] = classify_cases(ours, "paper")
 ours["cases (stated rule)"] = classify_cases(ours, "stated")
-ours[["attribute", "occupation", "format", "model", "TE_estimate", "NDE_estimate", "BIE_estimate", "RIE_estimate",
-      "cases (paper rule)", "cases (stated rule)"]].round(3)
+effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "model"],
+             effects=["TE", "NDE", "BIE", "RIE"], cases="cases (paper rule)")
+
+# %% [markdown]
+# Each row says where its numbers come from (`source` "ours", `model` the screener). The
+# last two columns are the overlap diagnostics every audit table of the book carries: the
+# smallest effective sample size (ESS) of any of the estimator's weights, and the largest
+# share of propensities clipped to [0.01, 0.99] (Chapter 10a explains what they mean for
+# the effects).
 
 # %%
-side = counts[["reported in §5.2", "paper rule"]].copy()
-side["ours (paper rule)"] = case_counts(ours["cases (paper rule)"], ours["format"])
+side = counts[["reported in §5.2", "published, paper rule"]].copy()
+side["ours (synthetic screener), paper rule"] = case_counts(ours["cases (paper rule)"], ours["format"])
 side
 
 # %% [markdown]
 # The synthetic screener has a direct effect of both attributes by construction, so our
 # audits land in C1 whenever the NDE is estimated precisely enough. Where the name proxies
-# nearly determine gender (see the overlap warnings counted in `n_warnings`), the NDE
-# interval is wide and C1 can be missed: the same loss of power that makes some of the
-# paper's NDE intervals several points wide.
+# nearly determine gender (a small `min ESS`, a large `clipped share` in the table above),
+# the NDE interval is wide and C1 can be missed: the same loss of power that makes some of
+# the paper's NDE intervals several points wide.
 
 # %% [markdown]
 # ## Exercises

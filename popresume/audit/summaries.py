@@ -220,11 +220,12 @@ def overlap_columns(table: pd.DataFrame) -> pd.DataFrame:
 
 def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", "NIE", "BIE", "RIE"),
                  keys: Sequence[str] | None = None, source: str | None = None, digits: int = 2,
-                 cases: str | None = None) -> pd.DataFrame:
+                 cases: str | None = None, overlap: bool = True) -> pd.DataFrame:
     """A compact, page-wide view of audits: keys first, then each effect as "est [lo, hi]", then ESS and clipped share.
 
     ``source`` ("ours" / "published") is written into every row, so the table says in
-    itself where its numbers come from; ``model`` names the screener.
+    itself where its numbers come from; ``model`` names the screener. ``overlap=False``
+    leaves out the ESS and clipped-share columns (the published tables do not report them).
     """
     from popresume.audit.metrics import format_effects
 
@@ -237,6 +238,8 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
         out["cases"] = table[cases].to_numpy()
     eff = format_effects(table, digits=digits, effects=list(effects))
     out = pd.concat([out, eff.set_axis(out.index)], axis=1)
+    if not overlap:
+        return out
     ov = overlap_columns(table).set_axis(out.index)
     out["min ESS"] = ov["min_ess"].round(0)
     out["clipped share"] = ov["clipped_share"].round(3)
@@ -287,3 +290,16 @@ def score_texts(profiles: pd.DataFrame, screener="embedding", *, seed: int = 0,
     out = profiles.drop(columns=[c for c in ("score",) if c in profiles.columns])
     out = out.merge(sc[["resume_id", "score"]], on="resume_id", how="inner", validate="one_to_one")
     return out[out["score"].notna()].reset_index(drop=True)
+
+
+def overlap_numbers(diagnostics: dict) -> tuple[float, float]:
+    """(smallest effective sample size of any weight, largest share of clipped propensities of any model).
+
+    ``diagnostics``: ``PSEEstimator.diagnostics()`` (``propensity`` with ``n_clipped`` per
+    propensity model, ``weights`` with ``ess`` per weight, and ``n``). These are the two
+    numbers an audit table shows beside its effects.
+    """
+    prop, w, n = diagnostics["propensity"], diagnostics["weights"], diagnostics["n"]
+    if isinstance(prop, list):  # plain records
+        prop, w = pd.DataFrame(prop), pd.DataFrame(w)
+    return float(pd.Series(w["ess"]).min()), float(pd.Series(prop["n_clipped"]).max() / n)
