@@ -8,6 +8,7 @@ import pytest
 from popresume.screeners import SCORE_SCHEMA, get_screener, parse_rate, parse_score, score_resumes
 from popresume.screeners.base import ScoreResult
 from popresume.screeners.hf import schema_candidates
+from popresume.screeners.parsing import expected_score_from_logprobs
 from popresume.screeners.prompt import PAPER_PROMPT, build_messages, prompt_hash, render_prompt
 
 
@@ -57,10 +58,11 @@ def test_prompt_is_appendix_d_and_hash_changes():
         render_prompt("  ", "x")
 
 
-def test_schema_candidates_cover_exactly_0_to_100():
-    c = schema_candidates(SCORE_SCHEMA)
-    assert len(c) == 101 and c[0] == '{"score": 0}' and c[-1] == '{"score": 100}'
-    assert all(parse_score(x).ok for x in c)
+def test_schema_candidates_cover_the_papers_one_decimal_scores():
+    c = schema_candidates(SCORE_SCHEMA)  # {"score": X.X}: 0.0, 0.1, …, 100.0
+    assert len(c) == 1001 and c[0] == '{"score": 0.0}' and c[-1] == '{"score": 100.0}'
+    assert '{"score": 72.5}' in c and '{"score": 72.55}' not in c
+    assert [parse_score(x).score for x in c[:3]] == [0.0, 0.1, 0.2] and all(parse_score(x).ok for x in c)
     assert schema_candidates({"type": "object", "properties": {"t": {"type": "string"}}}) is None
 
 
@@ -98,3 +100,30 @@ def test_score_resumes_input_errors():
         score_resumes(get_screener("openai:m@http://127.0.0.1:9/v1"),
                       pd.DataFrame({"resume_id": ["a", "a"], "occupation": ["nurse"] * 2, "text": ["ok", "ok"]}),
                       cache=False, job_descriptions=jd)
+
+
+def _lp(tokens):
+    """OpenAI-style logprobs content from [(token, p, [(alt, p), ...]), ...]."""
+    return [{"token": t, "logprob": math.log(p), "top_logprobs": [{"token": a, "logprob": math.log(q)} for a, q in alts]}
+            for t, p, alts in tokens]
+
+
+def test_expected_score_from_logprobs():
+    # {"score": 72.5} tokenised {"|score|":| 7|2|.5|}; at " 7": " 7" .6, " 8" .3, " x" .1
+    c = _lp([('{"', 1, []), ("score", 1, []), ('":', 1, []), (" 7", .6, [(" 7", .6), (" 8", .3), (" x", .1)]),
+             ("2", 1, []), (".5", 1, []), ("}", 1, [])])
+    r = expected_score_from_logprobs(c)
+    assert r["greedy"] == 72.5 and r["n_candidates"] == 2 and r["token_index"] == 3
+    assert r["expected"] == pytest.approx((.6 * 72.5 + .3 * 82.5) / .9) and r["mass"] == pytest.approx(.9)
+    # an alternative that ends the number ("9}") is the score 9; "7" continues the greedy tail → 70;
+    # "20" → "20"+"0" = 200 is outside [0, 100] and is dropped
+    c2 = _lp([('{"score": ', 1, []), ("5", .4, [("5", .4), ("9}", .2), ("7", .3), ("20", .1)]), ("0", 1, []),
+              ("}", 1, [])])
+    r2 = expected_score_from_logprobs(c2)
+    assert r2["n_candidates"] == 3 and r2["mass"] == pytest.approx(.9)
+    assert r2["expected"] == pytest.approx((.4 * 50 + .2 * 9 + .3 * 70) / .9)
+    # the greedy token is counted even when top_logprobs omit it; no number → None
+    c3 = [{"token": "Score: 8", "logprob": math.log(.9), "top_logprobs": []}]
+    assert expected_score_from_logprobs(c3)["expected"] == pytest.approx(8.0)
+    assert expected_score_from_logprobs(_lp([("no score here", 1, [])])) is None
+    assert expected_score_from_logprobs([]) is None and expected_score_from_logprobs(None) is None

@@ -49,10 +49,16 @@ def _spec_dict(spec: str) -> dict:
 @click.option("--concurrency", type=int, default=None, help="Parallel requests (HTTP backend).")
 @click.option("--jobs", "jobs_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="JSON {occupation: job description} (default: popresume.jobs.job_description).")
+@click.option("--scoring", type=click.Choice(["greedy", "expected"]), default=None,
+              help="greedy: the reply's number; expected: probability-weighted score from token logprobs "
+                   "(hf and openai backends). Default: the backend's (greedy).")
+@click.option("--retry-failed", is_flag=True,
+              help="Score again the résumés whose failure (refused request, unparseable reply) is in the cache.")
 @click.option("-o", "--option", "options", multiple=True, help="Extra screener parameter KEY=VALUE (JSON value).")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Output scores Parquet.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency, jobs_path, options, out_path, quiet):
+def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency, jobs_path, scoring, retry_failed,
+            options, out_path, quiet):
     """Score résumés; prints scored / cached / parse rate / throughput. Output written atomically."""
     import pandas as pd
 
@@ -65,6 +71,8 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
         if params["kind"] != "openai":
             raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
         params["concurrency"] = concurrency
+    if scoring is not None:
+        params["scoring"] = scoring
     try:
         screener = get_screener(params)
         resumes = pd.read_parquet(resumes_path)
@@ -72,12 +80,20 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
         jobs = json.loads(open(jobs_path, encoding="utf-8").read()) if jobs_path else None
         cache = False if no_cache else cache_path
         df = score_resumes(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
-                           job_descriptions=jobs)
+                           job_descriptions=jobs, retry_failed=retry_failed)
     except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
         raise click.ClickException(str(e)) from e
+    except RuntimeError as e:  # FatalHTTPError: the same refusal on every request
+        from popresume.screeners.openai_http import FatalHTTPError
+
+        if isinstance(e, FatalHTTPError):
+            raise click.ClickException(str(e)) from e
+        raise
     s = df.attrs["summary"]
     write_parquet(df, out_path)
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"
-    click.echo(f"{screener.screener_id} ({screener.model}): {s['n']} résumés; scored {s['scored']}, "
+    sp = df.attrs.get("screener_params", {})
+    mode = f"scoring {sp.get('scoring', 'greedy')}" + (f", dialect {sp['dialect']}" if "dialect" in sp else "")
+    click.echo(f"{screener.screener_id} ({screener.model}; {mode}): {s['n']} résumés; scored {s['scored']}, "
                f"cached {s['cached']}, failed {s['failed']}; parse rate {s['parse_rate']:.1%}; "
                f"throughput {thr}; wrote {out_path}")

@@ -1,22 +1,54 @@
-"""Any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama, llama.cpp's server.
+"""Any OpenAI-compatible chat-completions server: OpenAI, vLLM, Ollama, llama.cpp's
+``llama-server``, llama-cpp-python's server, TGI.
 
-* ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``) and ``model`` are parameters; requests go
-  to ``{base_url}/chat/completions`` with the Appendix D prompt as one user message and
-  ``response_format = {"type": "json_schema", ...}`` holding ``{"score": integer 0..100}``
-  (``response_format="json_object"`` or ``None`` for servers without schema support).
-* The API key is read from the environment variable ``api_key_env`` (default
-  ``OPENAI_API_KEY``) at construction; it is sent only as the ``Authorization`` header and
-  never stored in the cache key, the cache, the raw replies or log messages
-  (:func:`popresume.screeners.cache.register_secret`).
-* Bounded concurrency (``concurrency`` worker threads sharing one ``httpx.Client`` pool).
-* Retries with exponential backoff (``backoff · 2^k``, capped at ``max_backoff``, honouring
-  ``Retry-After``) on 429, 5xx, timeouts, dropped connections and non-JSON bodies, at most
-  ``max_retries`` times; a reply whose content does not parse is re-asked at most
-  ``parse_retries`` times, then recorded as missing with its raw text.
-* Clear errors: an unreachable server raises :class:`ConnectionError`; a 404 raises
-  :class:`ValueError` quoting the server's body (usually "model not found"); a 401/403 or a
-  missing key for api.openai.com raises :class:`PermissionError` naming the variable.
-  A résumé whose image cannot be read is a recorded failure, not cached.
+Requests go to ``{base_url}/chat/completions`` with the Appendix D prompt as one user message.
+
+**Dialect negotiation** (issue 12). Servers differ in how they take a reply schema:
+
+* ``"json_schema"`` – ``response_format={"type": "json_schema", "json_schema": {"schema": …}}``
+  (OpenAI, vLLM, current llama.cpp, Ollama ≥ 0.5);
+* ``"json_object"`` – ``response_format={"type": "json_object", "schema": …}`` (llama-cpp-python's
+  server, which answers a ``json_schema`` request with HTTP 500 "Input should be 'text' or
+  'json_object'"; older llama.cpp builds);
+* ``"prompt"`` – no ``response_format``: the reply is constrained by the prompt alone and parsed
+  (:mod:`.parsing`).
+
+With ``response_format="auto"`` (default) the first request of a run is a one-token probe that
+tries these in order; a dialect is dropped only when the server refuses the request with a
+client error (4xx, or a 500 whose body is a validation error) *and* the next dialect is
+accepted, so a wrong model name is reported as such instead of silently degrading. The outcome
+(:attr:`OpenAIScreener.negotiation`) is recorded once per run, and the chosen dialect is part
+of :meth:`OpenAIScreener.cache_params`, hence of every cache key and of the ``params`` stored
+with every cached score.
+
+**Errors: retry only what can succeed.** 408/409/425/429/502/503/504, a 500 that is not a
+validation error, timeouts and dropped connections are retried with exponential backoff
+(``backoff · 2^k`` with jitter, capped at ``max_backoff``, honouring ``Retry-After``) at most
+``max_retries`` times; if they persist, the résumé is a failure that is *not* cached (a rerun
+tries it again). A 400/404/413/422, or a 500 whose body reads as a validation error, is never
+retried: the résumé is recorded (and cached) as a failure carrying the server's message, and
+the run goes on; a rerun retries recorded failures only when asked
+(``score_resumes(..., retry_failed=True)``, ``popresume score --retry-failed``). When the first
+``fail_fast`` requests of a run are all refused with the same error (a wrong model name, an
+unsupported parameter) the run stops with that message and none of those refusals is cached.
+401/403 raise :class:`PermissionError` naming the key's environment variable; an unreachable
+server raises :class:`ConnectionError`. Every request has a timeout, so a run is never stuck.
+
+The official ``openai`` client was considered for transport and retries and not used: it
+retries every 5xx (the llama-cpp-python 500 above would be retried to exhaustion, which is the
+defect this module fixes), wraps each reply in pydantic models (client overhead per request)
+and hides the raw body that we record. We use ``httpx`` (which ``openai`` itself uses) with the
+classification above.
+
+**Scoring.** ``scoring="greedy"`` parses the number in the reply. ``scoring="expected"``
+requests ``logprobs``/``top_logprobs`` and takes the probability-weighted score at the reply's
+first number token (:func:`popresume.screeners.parsing.expected_score_from_logprobs`); a server
+that returns no log-probabilities gives a clear failure, and one that refuses the parameters
+stops the run at negotiation. The scoring mode is in the cache key and in the output.
+
+The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
+at construction; it is sent only as the ``Authorization`` header and never stored in the cache
+key, the cache, the raw replies or log messages (:func:`popresume.screeners.cache.register_secret`).
 """
 
 from __future__ import annotations
@@ -27,26 +59,77 @@ import json
 import logging
 import os
 import random
+import re
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlparse
 
-from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
+from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult
 from popresume.screeners.cache import register_secret, scrub
-from popresume.screeners.parsing import parse_json_reply, parse_score
+from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
 
 log = logging.getLogger(__name__)
 
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+#: Reply-format dialects, in the order negotiation tries them.
+DIALECTS = ("json_schema", "json_object", "prompt")
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _KEYED_HOSTS = ("api.openai.com",)
+# words by which a 500 body says "your request is invalid" rather than "I crashed"
+_VALIDATION_500 = re.compile(
+    r"validation|input should be|invalid|not supported|unsupported|must be one of|unrecogni[sz]ed|"
+    r"extra[_ ]forbidden|literal_error|value_error|not allowed|unknown (?:field|parameter|argument)|"
+    r"exceeds? (?:the )?(?:context|maximum)|context (?:window|length)|too long|"
+    r"cannot use both|either .* or .* can be specified",
+    re.IGNORECASE)
 
 
 class FatalHTTPError(RuntimeError):
-    """Marker base for errors that abort a whole run (bad URL, model, key)."""
+    """An error that stops the whole run (the same refusal on every request)."""
+
+
+class RequestRefused(Exception):
+    """The server refused a request with a client error; retrying cannot help."""
+
+    def __init__(self, status: int, message: str, url: str):
+        self.status, self.message, self.url = status, message, url
+        super().__init__(f"HTTP {status} from {url}: {message}")
+
+
+class TransientFailure(TimeoutError):
+    """Transient errors persisted through every retry."""
+
+
+def server_message(text: str) -> str:
+    """The human-readable error message inside an error body of any of the common shapes:
+    OpenAI/llama.cpp/llama-cpp-python/Ollama ``{"error": {"message": …}}``, vLLM
+    ``{"object": "error", "message": …}``, TGI ``{"error": "…"}``, FastAPI ``{"detail": …}``."""
+    try:
+        body = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return text.strip()[:500]
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])[:500]
+        if isinstance(err, str) and err:
+            return err[:500]
+        if body.get("message"):
+            return str(body["message"])[:500]
+        if "detail" in body:
+            d = body["detail"]
+            if isinstance(d, list):
+                return "; ".join(str(x.get("msg", x)) if isinstance(x, dict) else str(x) for x in d)[:500]
+            return str(d)[:500]
+    return text.strip()[:500]
+
+
+def is_validation_500(text: str) -> bool:
+    """Whether a 500 body is a request-validation error (not worth retrying)."""
+    return bool(_VALIDATION_500.search(text or ""))
 
 
 def image_data_url(path: str | os.PathLike) -> str:
@@ -70,21 +153,27 @@ class OpenAIScreener(BaseScreener):
     """Scores through an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     screener_id = "openai"
-    capabilities = frozenset({"text", "images", "json"})  # "images" is set per instance (supports_images=)
     needs_profile = False
 
     def __init__(self, model: str, base_url: str = "https://api.openai.com/v1", *,
-                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 32,
+                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 16,
                  seed: int | None = 0, concurrency: int = 8, timeout: float = 60.0, max_retries: int = 5,
-                 backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 2,
-                 response_format: str | None = "json_schema", supports_images: bool = True,
+                 backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 1,
+                 response_format: str | None = "auto", scoring: str = "greedy", top_logprobs: int = 20,
+                 fail_fast: int = 3, max_prompt_chars: int = 60_000, supports_images: bool = True,
                  template: str = PAPER_PROMPT):
         if not model:
             raise ValueError("model name is empty")
         if not base_url or urlparse(base_url).scheme not in ("http", "https"):
             raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
-        if response_format not in ("json_schema", "json_object", None):
-            raise ValueError("response_format must be 'json_schema', 'json_object' or None")
+        if response_format is None:
+            response_format = "prompt"
+        if response_format not in ("auto",) + DIALECTS:
+            raise ValueError(f"response_format must be 'auto' or one of {DIALECTS}, got {response_format!r}")
+        if scoring not in SCORING_MODES:
+            raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
+        if scoring == "expected" and float(temperature) != 0.0:
+            raise ValueError("scoring='expected' reads the greedy reply's log-probabilities: use temperature=0")
         self.model = str(model)
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
@@ -103,24 +192,46 @@ class OpenAIScreener(BaseScreener):
         self.max_backoff = float(max_backoff)
         self.parse_retries = max(0, int(parse_retries))
         self.response_format = response_format
+        self.scoring = scoring
+        self.top_logprobs = max(1, min(20, int(top_logprobs)))
+        self.fail_fast = max(1, int(fail_fast))
+        self.max_prompt_chars = int(max_prompt_chars)
+        # "logprobs": the client can request them; whether this server returns them is checked
+        # when a run with scoring="expected" negotiates
+        self.capabilities = frozenset({"text", "json", "logprobs"})
         self.supports_images = bool(supports_images)
         self.template = template
         self.prompt_hash = prompt_hash(template)
         self._client = None
-        self._client_lock = threading.Lock()
-        self.stats = {"requests": 0, "retries": 0}
+        self._lock = threading.Lock()
+        self._dialect: str | None = None
+        self.negotiation: list[dict] = []
+        self.stats = {"requests": 0, "retries": 0, "http_seconds": 0.0, "prompt_tokens": 0,
+                      "server_prompt_ms": 0.0, "server_prompt_tokens": 0, "server_predicted_ms": 0.0}
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.api_key_env!r})"
 
-    def cache_params(self) -> dict:
-        return {"base_url": self.base_url, "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "seed": self.seed, "response_format": self.response_format, "parse_retries": self.parse_retries}
+    # -- identity -----------------------------------------------------------------------------
+    @property
+    def dialect(self) -> str:
+        """The reply-format dialect of this run (negotiated on first use)."""
+        return self.negotiate()
 
-    # -- HTTP -------------------------------------------------------------------------------
+    def cache_params(self) -> dict:
+        """Decoding, dialect and scoring mode: everything that can move a score (never the key).
+        Negotiates the dialect with the server on first call."""
+        p = {"base_url": self.base_url, "temperature": self.temperature, "max_tokens": self.max_tokens,
+             "seed": self.seed, "dialect": self.negotiate(), "schema": SCORE_SCHEMA, "scoring": self.scoring,
+             "parse_retries": self.parse_retries}
+        if self.scoring == "expected":
+            p["top_logprobs"] = self.top_logprobs
+        return p
+
+    # -- HTTP ---------------------------------------------------------------------------------
     @property
     def client(self):
-        with self._client_lock:
+        with self._lock:
             if self._client is None:
                 import httpx
 
@@ -148,64 +259,142 @@ class OpenAIScreener(BaseScreener):
                 pass
         time.sleep(delay)
 
-    def _post(self, payload: dict) -> dict:
-        """POST with retries; returns the decoded JSON body or raises."""
+    def _count(self, body: dict, seconds: float) -> None:
+        with self._lock:
+            self.stats["http_seconds"] += seconds
+            usage = body.get("usage") if isinstance(body, dict) else None
+            if isinstance(usage, dict):
+                self.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
+            t = body.get("timings") if isinstance(body, dict) else None  # llama.cpp's server
+            if isinstance(t, dict):
+                self.stats["server_prompt_ms"] += float(t.get("prompt_ms") or 0.0)
+                self.stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
+                self.stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
+
+    def post(self, payload: dict) -> dict:
+        """POST ``payload`` to ``/chat/completions``; the decoded JSON body, or raises
+        :class:`RequestRefused` (not retried), :class:`TransientFailure` (retries exhausted),
+        :class:`ConnectionError` (never reached the server) or :class:`PermissionError`."""
         import httpx
 
         url = f"{self.base_url}/chat/completions"
         last = ""
         connect_failures = 0
         for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.stats["retries"] += 1
-            self.stats["requests"] += 1
+            with self._lock:
+                self.stats["requests"] += 1
+                self.stats["retries"] += bool(attempt)
+            retry_after = None
+            t0 = time.perf_counter()
             try:
                 r = self.client.post(url, json=payload, headers=self._headers())
             except httpx.ConnectError as e:
                 connect_failures += 1
                 last = f"cannot connect: {e}"
             except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
-                last = f"{type(e).__name__}: {e}"
+                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
             else:
+                text = scrub(r.text) or ""
                 if r.status_code == 200:
                     try:
-                        return r.json()
+                        body = r.json()
                     except (json.JSONDecodeError, ValueError):
-                        last = f"HTTP 200 with a non-JSON body: {scrub(r.text[:200])!r}"
-                elif r.status_code in _RETRY_STATUS:
-                    last = f"HTTP {r.status_code}: {scrub(r.text[:200])}"
-                    log.info("retrying after %s", last)
-                    if attempt < self.max_retries:
-                        self._sleep(attempt, r.headers.get("retry-after"))
-                    continue
-                elif r.status_code == 404:
-                    raise FileNotFoundError(f"404 from {url} for model {self.model!r}: {scrub(r.text[:500])} "
-                                            f"(wrong model name or base_url?)")
+                        last = f"HTTP 200 with a non-JSON body: {text[:200]!r}"
+                    else:
+                        if isinstance(body, dict) and (body.get("object") == "error" or
+                                                       ("error" in body and "choices" not in body)):
+                            # some proxies answer 200 with an error body (vLLM behind RunPod)
+                            raise RequestRefused(200, server_message(text), url)
+                        self._count(body, time.perf_counter() - t0)
+                        return body
                 elif r.status_code in (401, 403):
                     hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
                         else f"the key in {self.api_key_env} was rejected"
-                    raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: {scrub(r.text[:300])}")
+                    raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
+                                          f"{server_message(text)}")
+                elif r.status_code == 500 and is_validation_500(text):
+                    raise RequestRefused(500, server_message(text), url)
+                elif r.status_code in _TRANSIENT_STATUS:
+                    last = f"HTTP {r.status_code}: {server_message(text)[:200]}"
+                    retry_after = r.headers.get("retry-after")
                 else:
-                    raise ValueError(f"HTTP {r.status_code} from {url}: {scrub(r.text[:500])}")
+                    raise RequestRefused(r.status_code, server_message(text), url)
             log.info("retrying after %s", last)
             if attempt < self.max_retries:
-                self._sleep(attempt)
+                self._sleep(attempt, retry_after)
         if connect_failures == self.max_retries + 1:
             raise ConnectionError(f"server unreachable at {self.base_url} after {connect_failures} attempts: {last}")
-        raise TimeoutError(f"no valid reply from {url} after {self.max_retries + 1} attempts; last error: {last}")
+        raise TransientFailure(f"no valid reply from {url} after {self.max_retries + 1} attempts; last error: {last}")
 
-    def _payload(self, messages: list[dict], schema: dict | None) -> dict:
+    # -- dialect ------------------------------------------------------------------------------
+    def _response_format(self, dialect: str, schema: dict | None) -> dict | None:
+        if schema is None or dialect == "prompt":
+            return None
+        if dialect == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": True}}
+        return {"type": "json_object", "schema": schema}
+
+    def payload(self, messages: list[dict], schema: dict | None, *, dialect: str | None = None,
+                max_tokens: int | None = None, logprobs: bool | None = None) -> dict:
+        """The request body for ``messages`` in ``dialect`` (default: the negotiated one)."""
         p: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
-                             "max_tokens": self.max_tokens}
+                             "max_tokens": self.max_tokens if max_tokens is None else max_tokens}
         if self.seed is not None:
             p["seed"] = self.seed
-        if schema is not None and self.response_format == "json_schema":
-            p["response_format"] = {"type": "json_schema",
-                                    "json_schema": {"name": "reply", "schema": schema, "strict": True}}
-        elif schema is not None and self.response_format == "json_object":
-            p["response_format"] = {"type": "json_object"}
+        rf = self._response_format(dialect or self.negotiate(), schema)
+        if rf is not None:
+            p["response_format"] = rf
+        if self.scoring == "expected" if logprobs is None else logprobs:
+            p["logprobs"] = True
+            p["top_logprobs"] = self.top_logprobs
         return p
 
+    def negotiate(self) -> str:
+        """Find the first dialect the server accepts (once per run; see the module docstring).
+
+        Raises :class:`FatalHTTPError` when the server refuses even the plain request (the
+        refusal is then about something else: the model name, a parameter)."""
+        with self._lock:
+            if self._dialect is not None:
+                return self._dialect
+        order = DIALECTS if self.response_format == "auto" else (self.response_format,)
+        probe = [{"role": "user", "content": 'Reply with the JSON object {"score": 50.0} and nothing else.'}]
+        record: list[dict] = []
+        chosen = None
+        for d in order:
+            try:
+                self.post(self.payload(probe, SCORE_SCHEMA, dialect=d, max_tokens=1))
+            except RequestRefused as e:
+                record.append({"dialect": d, "accepted": False, "status": e.status, "message": e.message})
+                if e.status in (404,) or d == order[-1]:
+                    break  # a missing model is not a dialect problem
+                continue
+            record.append({"dialect": d, "accepted": True})
+            chosen = d
+            break
+        if chosen is None:
+            last = record[-1]
+            tried = ", ".join(f"{r['dialect']} (HTTP {r['status']})" for r in record)
+            raise FatalHTTPError(f"{self.base_url} refused model {self.model!r}: HTTP {last['status']}: "
+                                 f"{last['message']} [tried {tried}]")
+        if self.scoring == "expected":
+            # the same probe with log-probabilities: refused means the server cannot do expected scoring
+            try:
+                self.post(self.payload(probe, SCORE_SCHEMA, dialect=chosen, max_tokens=1, logprobs=True))
+            except RequestRefused as e:
+                raise FatalHTTPError(f"{self.base_url} refuses logprobs/top_logprobs (HTTP {e.status}: {e.message}); "
+                                     f"scoring='expected' needs them, use scoring='greedy'") from None
+        with self._lock:
+            if self._dialect is None:
+                self._dialect = chosen
+                self.negotiation = record
+                if len(record) > 1:
+                    log.warning("%s: %s", self.base_url, "; ".join(
+                        f"{r['dialect']} refused (HTTP {r['status']}: {r['message'][:120]})"
+                        for r in record if not r["accepted"]) + f"; using {chosen}")
+            return self._dialect
+
+    # -- messages -----------------------------------------------------------------------------
     @staticmethod
     def _with_images(messages: list[dict], images: Sequence[str | os.PathLike] | None) -> list[dict]:
         if not images:
@@ -229,49 +418,117 @@ class OpenAIScreener(BaseScreener):
             c = "".join(p.get("text", "") for p in c if isinstance(p, dict))
         return c if isinstance(c, str) else json.dumps(c)
 
+    @staticmethod
+    def _logprobs(body: dict) -> list | None:
+        try:
+            lp = body["choices"][0].get("logprobs")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return None
+        if isinstance(lp, dict) and isinstance(lp.get("content"), list):
+            return lp["content"]
+        return None
+
     def complete_json(self, messages: list[dict], schema: dict | None = None,
                       images: Sequence[str | os.PathLike] | None = None) -> tuple[dict | None, str]:
         """Send chat ``messages`` (plus ``images`` as base64 image parts on the last message) and
         return ``(parsed JSON object or None, raw reply text)``. Transport errors raise."""
         msgs = self._with_images(messages, images)
-        body = self._post(self._payload(msgs, schema))
+        body = self.post(self.payload(msgs, schema, logprobs=False))
         raw = scrub(self._content(body)) or ""
         obj = parse_json_reply(raw)
         return (obj if isinstance(obj, dict) else None), raw
 
-    # -- protocol ---------------------------------------------------------------------------
+    # -- protocol -----------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
         use_image = item.image_path is not None and item.format != "text"
+        rid = item.resume_id
         if use_image and not self.supports_images:
-            raise ValueError(f"model {self.model!r} is configured without image support (résumé {item.resume_id!r})")
+            raise ValueError(f"model {self.model!r} is configured without image support (résumé {rid!r})")
         msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
-        images = [item.image_path] if use_image else None
-        if use_image:
+        if not use_image:
+            n = len(msgs[0]["content"])
+            if n > self.max_prompt_chars:
+                return ScoreResult.failure(f"error: résumé {rid!r}: prompt is {n} characters, over "
+                                           f"max_prompt_chars={self.max_prompt_chars}; not sent", "oversized résumé")
+        else:
             try:
-                msgs = self._with_images(msgs, images)
+                msgs = self._with_images(msgs, [item.image_path])
             except (OSError, ValueError) as e:
-                return ScoreResult.failure(f"error: {e}", "unreadable image", cacheable=False)
+                return ScoreResult.failure(f"error: résumé {rid!r}: {e}", "unreadable image", cacheable=False)
         raw = ""
-        payload = self._payload(msgs, SCORE_SCHEMA)
+        payload = self.payload(msgs, SCORE_SCHEMA)
         for attempt in range(1, self.parse_retries + 2):
             try:
-                body = self._post(payload)
-            except TimeoutError as e:  # exhausted transient retries: recorded, not cached
-                return ScoreResult.failure(f"error: {scrub(str(e))}", "transport", attempts=attempt, cacheable=False)
+                body = self.post(payload)
+            except RequestRefused as e:  # deterministic: recorded (and cached) with the server's words
+                return ScoreResult.failure(f"error: résumé {rid!r}: HTTP {e.status}: {e.message}",
+                                           f"refused:{e.status}:{e.message}", attempts=attempt)
+            except TransientFailure as e:  # not a property of the résumé: recorded, not cached
+                return ScoreResult.failure(f"error: résumé {rid!r}: {scrub(str(e))}", "transport",
+                                           attempts=attempt, cacheable=False)
             raw = scrub(self._content(body)) or ""
+            if self.scoring == "expected":
+                lp = self._logprobs(body)
+                if lp is None:
+                    return ScoreResult.failure(f"error: résumé {rid!r}: the server returned no logprobs; reply "
+                                               f"{raw[:200]!r}", "no logprobs", attempts=attempt)
+                ev = expected_score_from_logprobs(lp)
+                if ev is not None:
+                    return ScoreResult(ev["expected"], True, json.dumps({"reply": raw, **ev}), attempts=attempt)
+                continue
             parsed = parse_score(raw)
             if parsed.ok:
                 return ScoreResult(parsed.score, True, raw, attempts=attempt)
         return ScoreResult.failure(raw, "unparseable reply", attempts=self.parse_retries + 1)
 
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]:
+        """Score concurrently; yields ``(index, result)`` as each finishes.
+
+        Refusals are held back until the first success: if the first ``fail_fast`` results
+        are all the same refusal, :class:`FatalHTTPError` stops the run and none of them is
+        yielded (so none is cached); otherwise they are yielded like any other result."""
         if not items:
             return
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="popresume-http") as ex:
-            futs = {ex.submit(self.score_one, it): i for i, it in enumerate(items)}
-            try:
-                for f in as_completed(futs):
-                    yield futs[f], f.result()
-            finally:
-                for f in futs:
-                    f.cancel()
+        self.negotiate()
+        held: list[tuple[int, ScoreResult]] = []
+        succeeded = False
+        ex = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="popresume-http")
+        it = iter(enumerate(items))
+        pending: dict = {}
+
+        def submit(n: int) -> None:
+            for _ in range(n):
+                nxt = next(it, None)
+                if nxt is None:
+                    return
+                pending[ex.submit(self.score_one, nxt[1])] = nxt[0]
+
+        try:
+            submit(self.concurrency * 2)  # bounded queue: a fatal stop leaves little queued work
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    i = pending.pop(f)
+                    res = f.result()
+                    refused = (not res.parse_ok) and (res.error or "").startswith("refused:")
+                    if succeeded or not refused:
+                        if not refused:
+                            succeeded = True
+                        for h in held:
+                            yield h
+                        held.clear()
+                        yield i, res
+                    else:
+                        held.append((i, res))
+                        if len(held) >= self.fail_fast and len({h[1].error for h in held}) == 1:
+                            _, status, msg = held[0][1].error.split(":", 2)
+                            raise FatalHTTPError(
+                                f"stopped: the first {len(held)} requests to {self.base_url} (model {self.model!r}) "
+                                f"were all refused with HTTP {status}: {msg}")
+                submit(len(done))
+            for h in held:
+                yield h
+        finally:
+            for f in pending:
+                f.cancel()
+            ex.shutdown(wait=True, cancel_futures=True)

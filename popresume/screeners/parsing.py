@@ -128,3 +128,79 @@ def parse_rate(parse_ok) -> float:
     """Share of replies that parsed (NaN for an empty run)."""
     n = len(parse_ok)
     return float(sum(bool(x) for x in parse_ok)) / n if n else float("nan")
+
+
+_LEADING_NUM = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)")
+
+
+def expected_score_from_logprobs(content: Any) -> dict | None:
+    """The probability-weighted score of a greedy reply, from OpenAI-style token log-probabilities.
+
+    ``content`` is ``choices[0].logprobs.content``: one entry per generated token with its
+    ``token``, ``logprob`` and ``top_logprobs`` (the most likely alternatives at that position,
+    given the greedy tokens before it). The number in the reply (found as :func:`parse_score`
+    finds it) starts at some token; each alternative token there that continues the same text
+    with digits gives a candidate score, its digits followed by the rest of the greedy number
+    (greedy ``72.5`` as ``7|2|.|5``: the alternative ``8`` gives ``82.5``; an alternative that
+    ends the number, such as ``9}``, gives ``9``). The expected score is
+    ``Σ p(c)·c / Σ p(c)`` over the candidates in [0, 100].
+
+    This is exact when the score's leading token decides it (single-token scores, or the
+    first digit of a two-digit score with the rest conditioned on the greedy path) and an
+    approximation otherwise: servers return alternatives for the greedy path only, so the
+    digits after the first one are not averaged. Returns ``None`` when the reply holds no
+    score or no candidate has probability; otherwise a dict with ``expected``, ``greedy``,
+    ``mass`` (the probability the candidates carry), ``n_candidates`` and ``token_index``.
+    """
+    if not isinstance(content, list) or not content:
+        return None
+    toks = [str((t or {}).get("token", "")) if isinstance(t, dict) else "" for t in content]
+    text = "".join(toks)
+    m = _KEY_VALUE.search(text) or _BARE.match(text)
+    if not m:
+        return None
+    a, b = m.span(1)
+    greedy = _as_score(m.group(1))
+    if greedy is None:
+        return None
+    pos = 0
+    idx = start = None
+    for k, t in enumerate(toks):
+        if pos <= a < pos + len(t):
+            idx, start = k, pos
+            break
+        pos += len(t)
+    if idx is None:  # pragma: no cover - a is inside text by construction
+        return None
+    head = toks[idx][: a - start]  # text of that token before the number (a space, a quote)
+    tail = text[start + len(toks[idx]): b] if b > start + len(toks[idx]) else ""
+    entry = content[idx]
+    alts = entry.get("top_logprobs") or []
+    seen = {str(x.get("token", "")) for x in alts if isinstance(x, dict)}
+    if toks[idx] not in seen and entry.get("logprob") is not None:
+        alts = list(alts) + [{"token": toks[idx], "logprob": entry["logprob"]}]
+    num = den = 0.0
+    n = 0
+    for alt in alts:
+        if not isinstance(alt, dict) or alt.get("logprob") is None:
+            continue
+        tok = str(alt.get("token", ""))
+        if not tok.startswith(head):
+            continue
+        rest = tok[len(head):]
+        lead = _LEADING_NUM.match(rest)
+        if not lead:
+            continue
+        digits = lead.group(1)
+        cand = digits + tail if lead.end() == len(rest) else digits  # the alternative may end the number
+        v = _as_score(cand)
+        lp = float(alt["logprob"])
+        if v is None or not math.isfinite(lp):
+            continue
+        p = math.exp(lp)
+        num += p * v
+        den += p
+        n += 1
+    if den <= 0:
+        return None
+    return {"expected": num / den, "greedy": greedy, "mass": den, "n_candidates": n, "token_index": idx}

@@ -25,10 +25,13 @@ PAPER_PROMPT = (
 #: Placeholder put where the résumé text would go when the résumé is an image.
 IMAGE_PLACEHOLDER = "(the resume is provided as the attached image)"
 
-#: JSON schema of a reply (used for ``response_format`` and for constrained decoding).
+#: JSON schema of a reply (used for ``response_format`` and for constrained decoding): the
+#: paper's ``{"score": X.X}``, a number from 0 to 100 with at most one decimal. Servers that
+#: compile the schema to a grammar (vLLM, llama.cpp) can then produce ``72.5`` as well as ``72``;
+#: a server that ignores ``multipleOf`` may return more decimals, which still parse as a score.
 SCORE_SCHEMA = {
     "type": "object",
-    "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 100}},
+    "properties": {"score": {"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.1}},
     "required": ["score"],
     "additionalProperties": False,
 }
@@ -46,6 +49,18 @@ def render_prompt(job_text: str, resume_text: str | None, *, template: str = PAP
     if resume_text is None:
         resume_text = IMAGE_PLACEHOLDER
     return template.format(job_text=job_text.strip(), resume_text=resume_text.strip())
+
+
+def shared_prefix(job_text: str, *, template: str = PAPER_PROMPT) -> str:
+    """The part of the prompt that every résumé for ``job_text`` shares: the instructions and
+    the job description, up to the résumé slot.
+
+    The paper's template puts the résumé last, so all résumés for one posting share this
+    prefix and a server with prefix caching (llama.cpp's ``cache_prompt``, vLLM's automatic
+    prefix caching) processes it once; :func:`render_prompt` starts with it by construction.
+    """
+    marker = "\x00resume\x00"
+    return render_prompt(job_text, marker, template=template).split(marker, 1)[0]
 
 
 def build_messages(job_text: str, resume_text: str | None, *, template: str = PAPER_PROMPT) -> list[dict]:
