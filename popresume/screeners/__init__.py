@@ -179,7 +179,8 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
 
 def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, *,
                   profiles: pd.DataFrame | None = None, cache: "str | os.PathLike | ScoreCache | None | bool" = None,
-                  progress: bool = False, job_descriptions: Mapping[str, str] | None = None) -> pd.DataFrame:
+                  progress: bool = False, job_descriptions: Mapping[str, str] | None = None,
+                  retry_failed: bool = False) -> pd.DataFrame:
     """Score every résumé with ``screener``; one row per résumé in input order.
 
     Returns columns ``resume_id, screener, model, score (float, NaN when missing),
@@ -187,7 +188,10 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
     :func:`default_cache_path`), a :class:`ScoreCache`, or ``False`` for no cache. A run
     summary (scored, cached, failed, parse_rate, seconds, throughput) is in
     ``df.attrs["summary"]``. Résumés whose input cannot be read (e.g. a broken image) come
-    back as failures with the error in ``raw`` and are not cached.
+    back as failures with the error in ``raw`` and are not cached. Recorded failures (a refused
+    request, an unparseable reply) are served from the cache like scores unless
+    ``retry_failed=True``. The screener's :meth:`cache_params` (decoding, scoring mode, the HTTP
+    dialect) are in ``df.attrs["screener_params"]`` and the scoring mode in the column ``scoring``.
     """
     screener = get_screener(screener)
     jobs = _job_lookup(job_descriptions)
@@ -218,7 +222,7 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
     if store is not None:
         hit = store.get_many(k for k in keys if k is not None)
         for i, k in enumerate(keys):
-            if k is not None and k in hit:
+            if k is not None and k in hit and (hit[k][1] or not retry_failed):
                 s, ok, raw, att = hit[k]
                 results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
                 n_cached += 1
@@ -259,7 +263,9 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
         "score": np.array([r.score for r in results], dtype=float),
         "parse_ok": np.array([r.parse_ok for r in results], dtype=bool),
         "raw": [r.raw for r in results],
+        "scoring": str(params.get("scoring", "greedy")),
     })
+    df.attrs["screener_params"] = params
     n_scored = len(todo)
     df.attrs["summary"] = {
         "n": len(items), "scored": n_scored, "cached": n_cached,
