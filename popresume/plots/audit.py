@@ -14,48 +14,21 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from popresume.plots.causal import case_examples, case_panels, plot_figure4  # noqa: F401  (case_examples: API)
+from popresume.plots.causal import plot_effects as _plot_effects
 from popresume.schema import PSE_NAMES
 
 FORMAT_LABELS = {"text": "text", "image": "image, no photo", "image+photo": "image + photo"}
 _COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
-def _err(row: pd.Series, e: str) -> tuple[float, float, float]:
-    est = float(row[f"{e}_estimate"])
-    return est, est - float(row[f"{e}_ci_low"]), float(row[f"{e}_ci_high"]) - est
-
-
 def plot_effects(rows: pd.DataFrame, *, label: str = "model", effects: Sequence[str] = PSE_NAMES,
                  ax=None, title: str | None = None, legend: bool = True, labels: Sequence[str] | None = None):
-    """One panel of Figure 4: the five effects on the x axis, one dodged point + 95% CI per row.
+    """Several audits in one panel, dodged, named by the column ``label`` (``plots.causal.plot_effects``).
 
-    A filled marker means the CI excludes 0 (the paper's "significant"); hollow, it
-    does not.
+    A filled marker means the CI excludes 0 (the paper's "significant"); hollow, it does not.
     """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.2))
-    n = max(len(rows), 1)
-    width = 0.8
-    offs = (np.arange(n) - (n - 1) / 2) * (width / n)
-    x = np.arange(len(effects))
-    for i, (_, row) in enumerate(rows.reset_index(drop=True).iterrows()):
-        est = np.array([_err(row, e)[0] for e in effects])
-        lo = np.array([_err(row, e)[1] for e in effects])
-        hi = np.array([_err(row, e)[2] for e in effects])
-        sig = np.array([(row[f"{e}_ci_low"] > 0) or (row[f"{e}_ci_high"] < 0) for e in effects])
-        color = _COLORS[i % len(_COLORS)]
-        name = labels[i] if labels is not None else str(row[label]) if label in row else f"row {i}"
-        ax.errorbar(x + offs[i], est, yerr=[lo, hi], fmt="none", ecolor=color, capsize=2, lw=1.2, label=name)
-        ax.scatter(x[sig] + offs[i], est[sig], color=color, s=22, zorder=3)
-        ax.scatter(x[~sig] + offs[i], est[~sig], facecolor="white", edgecolor=color, s=22, zorder=3)
-    ax.axhline(0, color="0.4", lw=0.8)
-    ax.set_xticks(x, list(effects))
-    ax.set_ylabel("effect on score (x1 − x0)")
-    if title:
-        ax.set_title(title, fontsize=9)
-    if legend and len(rows):
-        ax.legend(fontsize=7, frameon=False)
-    return ax
+    return _plot_effects(rows, ax, by=label, labels=labels, effects=effects, title=title, legend=legend)
 
 
 def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence[str] | None = None,
@@ -79,30 +52,10 @@ def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence
     return fig
 
 
-def case_examples(table: pd.DataFrame, labels_column: str = "cases") -> pd.DataFrame:
-    """One representative row per case C1..C5 (the first audit labelled with that case alone if possible)."""
-    lab = table[labels_column].fillna("-").astype(str).str.replace(" ", "", regex=False)
-    rows = []
-    for c in ("C1", "C2", "C3", "C4", "C5"):
-        alone = table[lab == c]
-        anyc = table[lab.str.split(",").map(lambda xs, c=c: c in xs)]
-        pick = alone if len(alone) else anyc
-        if len(pick):
-            rows.append(pick.iloc[[0]].assign(example_case=c))
-    return pd.concat(rows, ignore_index=True) if rows else table.iloc[:0].assign(example_case=pd.Series(dtype="str"))
-
-
 def figure4_cases(table: pd.DataFrame, labels_column: str = "cases"):
-    """The paper's Figure 4 layout: one panel per case, each a representative audit."""
-    ex = case_examples(table, labels_column)
-    if ex.empty:
-        raise ValueError(f"no audit in the table carries a case label in column {labels_column!r}")
-    fig, axes = plt.subplots(1, len(ex), figsize=(3.0 * len(ex), 3.0), squeeze=False)
-    for ax, (_, row) in zip(axes[0], ex.iterrows()):
-        plot_effects(row.to_frame().T, ax=ax, legend=False,
-                     title=f"Case {row['example_case'][1:]}: {row['occupation']}\n{row['model']} ({row['format']})")
-    fig.tight_layout()
-    return fig
+    """The paper's Figure 4 layout on any results table: one panel per case, a representative audit each."""
+    panels = case_panels(table, labels_column)
+    return plot_figure4(table, panels, ncols=len(panels))
 
 
 def photo_pairs(table: pd.DataFrame) -> pd.DataFrame:

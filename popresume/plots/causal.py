@@ -1,4 +1,8 @@
-"""Plots of path-specific effects (PopResume Figure 4 style) and of the coverage study.
+"""Plots of path-specific effects (PopResume Figure 4) and of the coverage study.
+
+``plot_effects`` is the package's one effects panel (bars for one audit, dodged points for
+several, one significance encoding) and ``plot_figure4`` its one Figure 4;
+``popresume.plots.audit`` builds its grid figures from them.
 
 Every function takes a tidy table and returns the matplotlib Axes (or Figure for a grid).
 """
@@ -9,7 +13,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from popresume.causal.cases import CASES
+from popresume.causal.effects import is_long, long_form, significant, to_wide
 from popresume.schema import PSE_NAMES
+
+_COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 # Figure 4's colours: TE/NDE/NIE neutral, BIE (business necessity) blue, RIE (redlining) red,
 # the same blue/red as the paths in Figure 2b.
@@ -26,30 +34,30 @@ FIGURE4_PANELS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def _long(table: pd.DataFrame) -> pd.DataFrame:
-    """One audit as a long table indexed by effect, from either the wide or the long form."""
-    if {"estimate", "ci_low", "ci_high"} <= set(table.columns) and set(PSE_NAMES) <= set(table.index):
-        return table.loc[list(PSE_NAMES), ["estimate", "ci_low", "ci_high"]]
-    if len(table) != 1:
-        raise ValueError(f"plot_effects needs one audit (one row of the wide table), got {len(table)} rows")
-    row = table.iloc[0]
-    return pd.DataFrame({k: [row[f"{e}_{k}"] for e in PSE_NAMES] for k in ("estimate", "ci_low", "ci_high")},
-                        index=list(PSE_NAMES))
+def case_examples(table: pd.DataFrame, labels_column: str = "cases") -> pd.DataFrame:
+    """One representative row per case C1..C5 (the first audit labelled with that case alone if possible)."""
+    lab = table[labels_column].fillna("-").astype(str).str.replace(" ", "", regex=False)
+    rows = []
+    for c in CASES:
+        alone = table[lab == c]
+        anyc = table[lab.str.split(",").map(lambda xs, c=c: c in xs)]
+        pick = alone if len(alone) else anyc
+        if len(pick):
+            rows.append(pick.iloc[[0]].assign(example_case=c))
+    return pd.concat(rows, ignore_index=True) if rows else table.iloc[:0].assign(example_case=pd.Series(dtype="str"))
 
 
-def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, label: str | None = None,
-                 offset: float = 0.0, width: float = 0.6, color=None, legend_label: str | None = None):
-    """Bars of TE, NDE, NIE, BIE, RIE with 95% CI whiskers (one panel of Figure 4).
+def case_panels(table: pd.DataFrame, labels_column: str = "cases") -> list[tuple[str, str, str, str, str]]:
+    """Figure 4 panels (case title, attribute, occupation, format, model) for one example audit per case."""
+    ex = case_examples(table, labels_column)
+    if ex.empty:
+        raise ValueError(f"no audit in the table carries a case label in column {labels_column!r}")
+    return [(f"Case {r['example_case'][1:]}", r["attribute"], r["occupation"], r["format"], r["model"])
+            for _, r in ex.iterrows()]
 
-    ``table``: ``estimate_pse``'s output or one row of the published wide table. Bars whose
-    CI excludes 0 are drawn solid, the others hatched (the paper's bold = significant).
-    ``offset``/``width``/``color`` let two audits share an Axes (Figure 5).
-    """
-    t = _long(table)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(3.4, 2.6))
+
+def _bars(t: pd.DataFrame, sig: np.ndarray, ax, *, offset: float, width: float, color, legend_label):
     xs = np.arange(len(t)) + offset
-    sig = (t["ci_low"] > 0) | (t["ci_high"] < 0)
     colors = [color or EFFECT_COLORS[e] for e in t.index]
     bars = ax.bar(xs, t["estimate"], width=width, color=colors, edgecolor="black", linewidth=0.6,
                   label=legend_label)
@@ -59,27 +67,82 @@ def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, labe
             bar.set_alpha(0.55)
     ax.errorbar(xs, t["estimate"], yerr=[t["estimate"] - t["ci_low"], t["ci_high"] - t["estimate"]],
                 fmt="none", ecolor="black", capsize=3, linewidth=1)
+
+
+def _points(rows: pd.DataFrame, effects, ax, *, names: list[str], signed_zero: bool):
+    n = max(len(rows), 1)
+    offs = (np.arange(n) - (n - 1) / 2) * (0.8 / n)
+    x = np.arange(len(effects))
+    for i, (_, row) in enumerate(rows.reset_index(drop=True).iterrows()):
+        est = np.array([float(row[f"{e}_estimate"]) for e in effects])
+        lo = np.array([float(row[f"{e}_ci_low"]) for e in effects])
+        hi = np.array([float(row[f"{e}_ci_high"]) for e in effects])
+        sig = significant(lo, hi, signed_zero=signed_zero)
+        color = _COLORS[i % len(_COLORS)]
+        ax.errorbar(x + offs[i], est, yerr=[est - lo, hi - est], fmt="none", ecolor=color, capsize=2, lw=1.2,
+                    label=names[i])
+        ax.scatter(x[sig] + offs[i], est[sig], color=color, s=22, zorder=3)
+        ax.scatter(x[~sig] + offs[i], est[~sig], facecolor="white", edgecolor=color, s=22, zorder=3)
+
+
+def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, label: str | None = None,
+                 offset: float = 0.0, width: float = 0.6, color=None, legend_label: str | None = None,
+                 by: str | None = None, labels=None, legend: bool = True, effects=PSE_NAMES,
+                 signed_zero: bool = False):
+    """TE, NDE, NIE, BIE, RIE with their CIs: one panel of Figure 4 (the package's one effects panel).
+
+    One audit (``estimate_pse``'s long table or one row of the wide table) and no ``by``:
+    bars with CI whiskers, in Figure 4's colours; ``label`` is the x-axis label and
+    ``offset``/``width``/``color`` let two audits share an Axes. Several audits (wide rows)
+    or ``by`` (the column naming each row in the legend; ``labels`` overrides the names):
+    one dodged point per audit and effect. Either way the significance encoding is the
+    same: an effect whose CI excludes 0 (``popresume.causal.significant``; ``signed_zero``
+    for printed ±0.000 bounds) is drawn solid, the others hatched (bars) or hollow (points).
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(3.4, 2.6) if by is None and len(table) <= 5 else (6, 3.2))
+    effects = list(effects)
+    if by is None and labels is None and (is_long(table) or len(table) == 1):
+        t = long_form(table).loc[effects]
+        _bars(t, significant(t["ci_low"], t["ci_high"], signed_zero=signed_zero), ax, offset=offset, width=width,
+              color=color, legend_label=legend_label)
+        ax.set_ylabel("Effect value")
+        if label:
+            ax.set_xlabel(label)
+    else:
+        rows = to_wide(table)
+        by = by or "model"
+        names = list(labels) if labels is not None else [
+            str(r[by]) if by in rows.columns else f"row {i}" for i, (_, r) in enumerate(rows.iterrows())]
+        _points(rows, effects, ax, names=names, signed_zero=signed_zero)
+        ax.set_ylabel("effect on score (x1 − x0)")
+        if legend and len(rows):
+            ax.legend(fontsize=7, frameon=False)
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(np.arange(len(t)))
-    ax.set_xticklabels(list(t.index))
-    ax.set_ylabel("Effect value")
+    ax.set_xticks(np.arange(len(effects)))
+    ax.set_xticklabels(effects)
     if title:
         ax.set_title(title, fontsize=9)
-    if label:
-        ax.set_xlabel(label)
     return ax
 
 
-def plot_figure4(published: pd.DataFrame, panels=FIGURE4_PANELS, *, ncols: int = 3):
-    """Figure 4's six panels from the published wide table; returns the Figure."""
+def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 3, labels_column: str | None = None):
+    """PopResume Figure 4: one panel per case, each one audit's five effects; returns the Figure.
+
+    ``panels``: (case title, attribute, occupation, format, model) per panel; default the
+    paper's six (``FIGURE4_PANELS``, for the published table), or with ``labels_column``
+    one example audit per case found in ``table`` (``case_panels``).
+    """
+    if panels is None:
+        panels = case_panels(table, labels_column) if labels_column else FIGURE4_PANELS
     nrows = int(np.ceil(len(panels) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.9 * nrows), squeeze=False)
     for ax, (case, attr, occ, fmt, model) in zip(axes.ravel(), panels):
-        row = published[(published["attribute"] == attr) & (published["occupation"] == occ)
-                        & (published["format"] == fmt) & (published["model"] == model)]
+        row = table[(table["attribute"] == attr) & (table["occupation"] == occ)
+                    & (table["format"] == fmt) & (table["model"] == model)]
         if len(row) != 1:
             raise ValueError(f"Figure 4 panel {case}: {len(row)} rows for {attr}/{occ}/{fmt}/{model}")
-        plot_effects(row, ax, title=f"{occ}\n{model} [{fmt}]", label=case)
+        plot_effects(row.iloc[[0]], ax, title=f"{occ}\n{model} [{fmt}]", label=case)
     for ax in axes.ravel()[len(panels):]:
         ax.set_visible(False)
     fig.tight_layout()
