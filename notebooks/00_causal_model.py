@@ -44,6 +44,8 @@ z_on_x = 0.4
 import itertools
 
 import matplotlib.pyplot as plt
+
+import popresume  # noqa: F401  (the book build checks every figure's layout once popresume is imported)
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -342,17 +344,19 @@ if n >= 100_000:  # sampling error of the plug-in is below 0.05 at this size
 
 # %%
 tv = observed.loc[observed.X == 1, "Y"].mean() - observed.loc[observed.X == 0, "Y"].mean()
-summary = pd.concat([pd.Series({"TV (outcome gap)": tv}), pd.Series(exact)])
+summary = pd.concat([pd.Series({"TV\n(outcome gap)": tv}), pd.Series(exact)])
 
-fig, ax = plt.subplots(figsize=(7, 3.6))
+fig, ax = plt.subplots(figsize=(9, 3.6))
 colours = ["#888888", "#444444", "#e08a00", "#7b1fa2", BLUE, RED]
-ax.bar(summary.index, summary.values, color=colours)
+bars = ax.bar(summary.index, summary.values, color=colours)
+bars[0].set_label("observed outcome gap (TV, ours: simulated data)")
+bars[1].set_label("exact effect (bars, one colour per path)")
 ax.errorbar(table.index, table["simulated"], yerr=1.96 * table["mc_se"], fmt="o", color="black",
-            ms=4, capsize=3, label="simulated (95% MC interval)")
+            ms=4, capsize=3, label="effect from simulated counterfactuals (95% MC interval)")
 ax.axhline(0, color="black", lw=0.8)
 ax.set_ylabel("score difference, $x_1$ vs $x_0$")
 ax.set_title("Toy SCM: the outcome gap and the five path-specific effects")
-ax.legend(loc="best", frameon=False)
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
 fig.tight_layout()
 plt.show()
 

@@ -38,6 +38,7 @@ seed = 0
 
 # %%
 import dataclasses
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -242,11 +243,14 @@ order_table.round(4)
 # intervened on second.
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 2.8))
-order_table.loc[["BIE order (i): R at x0", "BIE order (ii): R at x1", "BIE (½ average)"]].T.plot.bar(ax=ax, rot=0)
+fig, ax = plt.subplots(figsize=(8, 3.4))
+bie_orders = order_table.loc[["BIE order (i): R at x0", "BIE order (ii): R at x1", "BIE (½ average)"]].T
+bie_orders.index = [textwrap.fill(str(name), 18) for name in bie_orders.index]  # one model per column
+bie_orders.plot.bar(ax=ax, rot=0)
 ax.axhline(0, color="black", linewidth=0.6)
-ax.set_ylabel("BIE")
-ax.legend(fontsize=7)
+ax.set_ylabel("BIE (exact, toy SCMs)")
+ax.tick_params(axis="x", labelsize=8)
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
 fig.tight_layout()
 
 # %% [markdown]

@@ -94,3 +94,17 @@ def test_rotated_labels_are_measured_along_their_direction():
     ax.set_xticks(range(6), [n * 3 for n in names], rotation=5, ha="right", fontsize=8)
     assert any("tick labels overlap" in p for p in figure_problems(fig))
     plt.close(fig)
+
+
+def test_a_legend_on_a_step_histogram_is_found():
+    rng = np.random.default_rng(0)
+    fig, ax = plt.subplots(figsize=(4, 3))
+    for k in range(3):
+        ax.hist(rng.uniform(18, 45, 2000), bins=25, histtype="step", density=True, label=f"group {k}")
+    ax.set_ylim(0, 0.074)  # the densities (about 0.037) run through the middle
+    ax.legend(loc="center")
+    assert any("legend covers" in p for p in figure_problems(fig))
+    ax.set_ylim(0, 0.12)
+    ax.legend(loc="upper left", ncols=3, fontsize=7)
+    assert not any("legend covers" in p for p in figure_problems(fig))
+    plt.close(fig)

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable
 
 import numpy as np
+from matplotlib.patches import Rectangle
 
 TRUNCATION_MARKS = ("…", "...")
 # pixels two tick labels may share before they count as overlapping (antialiasing, kerning)
@@ -85,10 +86,8 @@ def _data_points_px(ax) -> np.ndarray:
         if not line.get_visible():
             continue
         xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
-        if len(xy) > 1 and line.get_linestyle() not in ("None", "", " ") and len(xy) < 2000:
-            # a drawn line covers its segments, not only its vertices: sample along them
-            t = np.linspace(0, 1, 8)[:, None, None]
-            xy = (xy[:-1][None] * (1 - t) + xy[1:][None] * t).reshape(-1, 2)
+        if line.get_linestyle() not in ("None", "", " ") and len(xy) < 2000:
+            xy = _sample_edges(xy)
         pts.append(line.get_transform().transform(xy))
     for coll in ax.collections:
         offsets = np.asarray(coll.get_offsets(), float)
@@ -100,6 +99,24 @@ def _data_points_px(ax) -> np.ndarray:
     return out[np.isfinite(out).all(axis=1)]
 
 
+def _sample_edges(xy: np.ndarray, k: int = 8) -> np.ndarray:
+    """Points along the segments of a polyline (a drawn line covers its edges, not only its vertices)."""
+    if len(xy) < 2:
+        return xy
+    t = np.linspace(0, 1, k)[:, None, None]
+    return (xy[:-1][None] * (1 - t) + xy[1:][None] * t).reshape(-1, 2)
+
+
+def _patch_outlines(ax) -> list[np.ndarray]:
+    """Display coordinates along the outline of every non-rectangular patch (step histograms,
+    filled areas), which are data as much as a line is."""
+    out = []
+    for patch in ax.patches:
+        if patch.get_visible() and not isinstance(patch, Rectangle):
+            out.append(_sample_edges(patch.get_transform().transform(patch.get_path().vertices)))
+    return out
+
+
 def _legend_covers_data(ax, renderer) -> list[str]:
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
@@ -108,11 +125,11 @@ def _legend_covers_data(ax, renderer) -> list[str]:
     axes_box = ax.get_window_extent(renderer)
     if not _overlap(box, axes_box, tol=0):  # placed outside the axes
         return []
-    pts = _data_points_px(ax)
+    pts = np.vstack([_data_points_px(ax), *_patch_outlines(ax)])
     inside = int(((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)).sum())
     covered_bars = 0
     for patch in ax.patches:
-        if not patch.get_visible():
+        if not patch.get_visible() or not isinstance(patch, Rectangle):
             continue
         pb = patch.get_window_extent(renderer)
         area = max(pb.width * pb.height, 1e-9)
@@ -198,8 +215,11 @@ def check_open_figures(stream=None) -> list[str]:
 def install_figure_check() -> bool:
     """In an IPython kernel, check every figure before the inline backend shows it.
 
-    The check is put first among the post-execute callbacks, so it sees the figures before
-    the inline backend's ``flush_figures`` closes them. Returns False outside IPython.
+    Figures reach the page two ways: left open at the end of a cell (the inline backend's
+    ``flush_figures`` post-execute callback shows and closes them) or through an explicit
+    ``plt.show()`` inside the cell. The check is put first among the post-execute callbacks
+    and wrapped around ``pyplot.show``, so it sees both before they are closed. Returns
+    False outside IPython.
     """
     try:
         from IPython import get_ipython
@@ -215,4 +235,15 @@ def install_figure_check() -> bool:
             check_open_figures()
 
         callbacks.insert(0, _popresume_figure_check)
+    import matplotlib.pyplot as plt
+
+    if not getattr(plt.show, "_popresume_checked", False):
+        show = plt.show
+
+        def checked_show(*args, **kwargs):
+            check_open_figures()
+            return show(*args, **kwargs)
+
+        checked_show._popresume_checked = True
+        plt.show = checked_show
     return True
