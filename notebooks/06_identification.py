@@ -46,6 +46,7 @@ import pandas as pd
 
 from popresume.causal import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES, make_scm
 from popresume.causal.functional import influence, weights
+from popresume.plots.tables import labelled
 
 scm = make_scm(scm_kind, seed=scm_seed)
 
@@ -89,7 +90,7 @@ check = pd.DataFrame({
 })
 check["difference"] = check.iloc[:, 1] - check.iloc[:, 0]
 check["MC standard error"] = scm.sigma / np.sqrt(n)  # a lower bound: the mediators add variance
-check.round(4)
+labelled(check, "ours: exact sums on the toy SCMs", precision=4)
 
 # %% [markdown]
 # The differences are Monte Carlo noise of a few thousandths: the observational formula
@@ -139,7 +140,7 @@ for name, t in PSI_TRIPLES.items():
                  "se(phi)": phi.std() / np.sqrt(n), "mean pi1": w.pi1.mean(), "mean pi2": w.pi2.mean(),
                  "mean pi3": w.pi3.mean()})
 lemma2 = pd.DataFrame(rows).set_index("psi")
-lemma2.round(4)
+labelled(lemma2, "ours: exact sums on the toy SCMs", precision=4)
 
 # %% [markdown]
 # Every column agrees with the exact value up to simulation error (a few hundredths for the
@@ -188,7 +189,7 @@ dr = pd.Series({
     "wrong mu, wrong pi": influence(y, bad_w, bad_mu["mu3"], bad_mu["mu2"], bad_mu["mu1"]).mean(),
     "regression only (mu1, wrong)": bad_mu["mu1"].mean(),
 }, name="E[phi]")
-dr.round(4).to_frame()
+labelled(dr, "ours: exact sums on the toy SCMs", precision=4)
 
 # %% [markdown]
 # ## Two intervention orders and the ½
@@ -230,7 +231,7 @@ m_br[:, :, 0, :] += 1.5 * np.arange(m_br.shape[3])  # the score rewards B more w
 br_in_y = dataclasses.replace(no_rb, m=m_br)
 order_table = pd.DataFrame({"model": orders(scm), "X's effect on B depends on R": orders(xr_in_b),
                             "no R -> B, B x R in score": orders(br_in_y), "no R -> B, additive score": orders(no_rb)})
-order_table.round(4)
+labelled(order_table, "ours: exact sums on the toy SCMs", precision=4)
 
 # %% [markdown]
 # The two orders differ by $\psi(1,1,1) - \psi(1,0,1) - \psi(1,1,0) + \psi(1,0,0)$, an
