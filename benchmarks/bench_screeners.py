@@ -6,9 +6,18 @@
    (bfloat16 on CPUs with native bf16 units; float32 elsewhere), with the largest absolute
    score difference between fp32 and the fast path.
 2. HTTP backend, requests/s against a loopback OpenAI-compatible server (a separate process)
-   that answers at once, at a few concurrency levels.
+   that answers at once, at a few concurrency levels: 1/rate at concurrency 1 is our client's
+   whole cost per request (prompt, JSON, HTTP on loopback, parsing, bookkeeping).
+3. The live server (issue 12, item 7): llama.cpp's ``llama-server`` with SmolLM2-135M
+   (``scripts/install-llm-server.sh``), real rendered résumés for one occupation, greedy
+   replies. Reported: server start time; prompt tokens per résumé; the server's
+   prompt-processing rate (its own ``timings``); our client's overhead per request (wall time
+   minus the server's prompt + generation time); and the prefix-cache gain: the same résumés
+   with ``cache_prompt`` off (every prompt processed in full) and on (the shared instructions +
+   job description are reused from the previous request, only the résumé is processed).
 
-Run: ``.venv/bin/python benchmarks/bench_screeners.py [--n 200] [--threads 2] [--http-n 2000]``.
+Run: ``.venv/bin/python benchmarks/bench_screeners.py [--n 200] [--threads 2] [--http-n 2000]
+[--live-n 8]``.
 On a shared machine, run it when nothing else is busy: figures are wall-clock.
 """
 
@@ -126,6 +135,47 @@ def bench_http(n: int, concurrency=(1, 8, 16)) -> dict:
     return out
 
 
+def bench_live(n: int, threads: int) -> dict:
+    from popresume.jobs import job_description
+    from popresume.screeners import get_screener, score_resumes
+    from popresume.screeners.prompt import shared_prefix
+    from popresume.screeners.server import LlamaServer
+
+    res = resumes(max(n * 12, 24))
+    occ = res["occupation"].value_counts().index[0]
+    res = res[res["occupation"] == occ].head(n).reset_index(drop=True)
+    jobs = {occ: job_description(occ)}
+    out: dict = {"n": len(res), "threads": threads, "occupation": occ,
+                 "shared_prefix_chars": len(shared_prefix(jobs[occ])),
+                 "mean_prompt_chars": float(np.mean([len(shared_prefix(jobs[occ])) + len(t) for t in res["text"]]))}
+    t = time.perf_counter()
+    with LlamaServer("smollm2", threads=threads, ctx_size=2048) as srv:
+        out["server_start_s"] = time.perf_counter() - t
+        for mode, cache_prompt in (("no_prefix_cache", False), ("prefix_cache", True)):
+            s = get_screener(srv.spec, max_tokens=12, concurrency=1, extra_body={"cache_prompt": cache_prompt})
+            s.negotiate()
+            s.stats.update({k: 0 if isinstance(v, int) else 0.0 for k, v in s.stats.items()})
+            t = time.perf_counter()
+            df = score_resumes(s, res, cache=False, job_descriptions=jobs)
+            wall = time.perf_counter() - t
+            st = s.stats
+            server_s = (st["server_prompt_ms"] + st["server_predicted_ms"]) / 1000
+            out[mode] = {
+                "dialect": s.dialect, "parse_rate": float(df["parse_ok"].mean()),
+                "s_per_resume": wall / len(res),
+                "prompt_tokens_per_resume": st["prompt_tokens"] / len(res),
+                "prompt_tokens_processed_per_resume": st["server_prompt_tokens"] / len(res),
+                "prompt_tokens_per_s": st["server_prompt_tokens"] / (st["server_prompt_ms"] / 1000),
+                "generation_s_per_resume": st["server_predicted_ms"] / 1000 / len(res),
+                "client_overhead_ms_per_request": 1000 * (wall - server_s) / st["requests"],
+                "scores": df["score"].round(1).tolist(),
+            }
+        a, b = out["no_prefix_cache"], out["prefix_cache"]
+        out["prefix_cache_speedup"] = a["s_per_resume"] / b["s_per_resume"]
+        out["shared_token_share"] = 1 - b["prompt_tokens_processed_per_resume"] / b["prompt_tokens_per_resume"]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=200, help="résumés for the embedding benchmark")
@@ -133,11 +183,14 @@ def main() -> None:
     ap.add_argument("--http-n", type=int, default=2000)
     ap.add_argument("--skip-embedding", action="store_true")
     ap.add_argument("--skip-http", action="store_true")
+    ap.add_argument("--live-n", type=int, default=8, help="résumés for the live llama-server benchmark (0: skip)")
     a = ap.parse_args()
     if not a.skip_embedding:
         print("embedding:", json.dumps(bench_embedding(a.n, a.threads), indent=1))
     if not a.skip_http:
         print("http:", json.dumps(bench_http(a.http_n), indent=1))
+    if a.live_n:
+        print("live:", json.dumps(bench_live(a.live_n, a.threads), indent=1))
 
 
 if __name__ == "__main__":

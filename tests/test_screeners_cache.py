@@ -69,7 +69,7 @@ def test_second_run_reads_cache_and_changes_invalidate(tmp_path):
     assert d.attrs["summary"]["scored"] == 10
     e = score_resumes(Counting(temp=0.7), res, cache=db, job_descriptions=JD)
     assert e.attrs["summary"]["scored"] == 10
-    assert list(a.columns) == ["resume_id", "screener", "model", "score", "parse_ok", "raw"]
+    assert list(a.columns) == ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
 
 
 def test_failures_cached_as_nan_not_zero(tmp_path):

@@ -45,7 +45,7 @@ __all__ = [
     "require_capability",
 ]
 
-SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw"]
+SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
 _KINDS = ("embedding", "hf", "openai", "synthetic")
 
 

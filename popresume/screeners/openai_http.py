@@ -161,7 +161,7 @@ class OpenAIScreener(BaseScreener):
                  backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 1,
                  response_format: str | None = "auto", scoring: str = "greedy", top_logprobs: int = 20,
                  fail_fast: int = 3, max_prompt_chars: int = 60_000, supports_images: bool = True,
-                 template: str = PAPER_PROMPT):
+                 extra_body: dict | None = None, template: str = PAPER_PROMPT):
         if not model:
             raise ValueError("model name is empty")
         if not base_url or urlparse(base_url).scheme not in ("http", "https"):
@@ -196,6 +196,9 @@ class OpenAIScreener(BaseScreener):
         self.top_logprobs = max(1, min(20, int(top_logprobs)))
         self.fail_fast = max(1, int(fail_fast))
         self.max_prompt_chars = int(max_prompt_chars)
+        if extra_body is not None and not isinstance(extra_body, dict):
+            raise ValueError(f"extra_body must be a dict of request fields, got {type(extra_body).__name__}")
+        self.extra_body = dict(extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
         # "logprobs": the client can request them; whether this server returns them is checked
         # when a run with scoring="expected" negotiates
         self.capabilities = frozenset({"text", "json", "logprobs"})
@@ -226,6 +229,8 @@ class OpenAIScreener(BaseScreener):
              "parse_retries": self.parse_retries}
         if self.scoring == "expected":
             p["top_logprobs"] = self.top_logprobs
+        if self.extra_body:
+            p["extra_body"] = self.extra_body
         return p
 
     # -- HTTP ---------------------------------------------------------------------------------
@@ -337,7 +342,8 @@ class OpenAIScreener(BaseScreener):
     def payload(self, messages: list[dict], schema: dict | None, *, dialect: str | None = None,
                 max_tokens: int | None = None, logprobs: bool | None = None) -> dict:
         """The request body for ``messages`` in ``dialect`` (default: the negotiated one)."""
-        p: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
+        p: dict[str, Any] = {**self.extra_body, "model": self.model, "messages": messages,
+                             "temperature": self.temperature,
                              "max_tokens": self.max_tokens if max_tokens is None else max_tokens}
         if self.seed is not None:
             p["seed"] = self.seed
