@@ -1,19 +1,55 @@
-"""Atomic writers: nothing half-written is ever left at an output path.
+"""Reading and writing tables: atomic writers and readers whose errors name the file.
 
 Each writer writes to a temporary file in the destination folder and renames it
 into place (``os.replace`` is atomic on POSIX), so an interrupted run leaves
-either the old file or the new one, never a truncated one.
+either the old file or the new one, never a truncated one. The file gets the mode
+a plain ``open(path, "w")`` would give it (``0o666`` less the umask), or keeps the
+mode of the file it replaces — not the ``0600`` of a temporary file.
+
+:func:`read_parquet` reads a table and checks its columns, raising a ``ValueError``
+that names the file and the column (or says the file is not Parquet) instead of a
+pyarrow traceback.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import pandas as pd
+
+#: Suffixes :func:`write_table` understands, and the one :func:`write_parquet` writes.
+TABLE_SUFFIXES = (".csv", ".json", ".parquet")
+PARQUET_SUFFIXES = (".parquet",)
+
+_umask_lock = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask (read from /proc where possible, so it is never changed)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _umask_lock:  # os.umask can only be read by setting it
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def _final_mode(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)  # replacing a file keeps its mode
+    except FileNotFoundError:
+        return 0o666 & ~current_umask()
 
 
 @contextmanager
@@ -26,14 +62,26 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, _final_mode(path))
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
 
 
+def check_suffix(path: str | os.PathLike, allowed: Iterable[str], what: str = "output") -> Path:
+    """Raise a ``ValueError`` when ``path`` does not end in one of ``allowed`` (checked before work)."""
+    path = Path(path)
+    allowed = tuple(allowed)
+    if path.suffix.lower() not in allowed:
+        got = repr(path.suffix) if path.suffix else "no suffix"
+        raise ValueError(f"{what} {str(path)!r} must end in {' or '.join(allowed)} (got {got})")
+    return path
+
+
 def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write ``df`` to Parquet atomically and return the path."""
+    """Write ``df`` to Parquet atomically and return the path (the suffix must be .parquet)."""
+    check_suffix(path, PARQUET_SUFFIXES, "Parquet output")
     with atomic_path(path, ".parquet") as tmp:
         df.to_parquet(tmp, index=False)
     return Path(path)
@@ -48,15 +96,36 @@ def write_text(text: str, path: str | os.PathLike) -> Path:
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write a table as CSV, JSON or Parquet by the path's suffix, atomically."""
-    path = Path(path)
+    path = check_suffix(path, TABLE_SUFFIXES, "table output")
     suffix = path.suffix.lower()
     with atomic_path(path, suffix) as tmp:
         if suffix == ".csv":
             df.to_csv(tmp, index=True)
         elif suffix == ".json":
             df.to_json(tmp, orient="table", indent=2)
-        elif suffix == ".parquet":
-            df.to_parquet(tmp)
         else:
-            raise ValueError(f"unknown table format {suffix!r} for {path}: use .csv, .json or .parquet")
+            df.to_parquet(tmp)
     return path
+
+
+def read_parquet(path: str | os.PathLike, *, what: str = "table", columns: Iterable[str] = ()) -> pd.DataFrame:
+    """Read a Parquet table; a missing file, a file that is not Parquet, or a missing
+    column (of ``columns``) raises one ``ValueError``/``FileNotFoundError`` naming the file."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder, not a Parquet file")
+    import pyarrow as pa
+
+    try:
+        df = pd.read_parquet(path)
+    except (OSError, ValueError, pa.ArrowException) as e:  # ArrowInvalid, ArrowIOError, ... for a corrupt file
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if first.startswith("Could not open Parquet input source") and ": " in first:
+            first = first.split(": ", 1)[1].split(". ")[0]  # drop pyarrow's restatement of the path
+        raise ValueError(f"{what} file {path} is not a readable Parquet file ({first})") from e
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} file {path} has no column {missing[0]!r}; its columns: {list(df.columns)}")
+    return df

@@ -39,7 +39,7 @@ def test_valid_config_builds_cells():
     ("sizes", "big", "sizes: expected 'paper' or a valid integer"),
     ("folds", 1, "folds: must be greater than or equal to 2, got 1"),
     ("seed", "1", "seed: must be a valid integer, got '1'"),
-    ("estimator", {"tunee": False}, "estimator.tunee: unknown key 'tunee'; known keys: bootstrap"),
+    ("estimator", {"tunee": False}, "estimator.tunee: unknown key 'tunee'; known keys: aggregate, bootstrap"),
     ("estimator", {"tune": "no"}, "estimator.tune: must be a valid boolean, got 'no'"),
     ("estimator", {"bootstrap": "bag"}, "estimator.bootstrap: must be 'influence' or 'refit', got 'bag'"),
     ("render", {"skils": True}, "render.skils: unknown key 'skils'; known keys: face_source"),
@@ -147,6 +147,7 @@ def test_synthetic_spec_keys_levels_and_lines(tmp_path):
     ({"kind": "synthetic", "noise_sd": -1}, "spec.noise_sd: must be greater than or equal to 0"),
     ({"kind": "embedding", "batchsize": 8}, "spec.batchsize: unknown key 'batchsize'; known keys: batch_size"),
     ({"kind": "openai", "model": "m", "base_url": "ftp://h"}, "spec.base_url: String should match"),
+    ({"kind": "openai", "model": "m", "response_format": "grammar"}, "spec.response_format: must be 'auto' or one of"),
     ({"kind": "bert"}, "spec.kind: unknown screener kind 'bert'"),
     ("openai:gpt", "expected 'openai:MODEL@BASE_URL'"),
 ])
@@ -201,7 +202,7 @@ def test_estimator_block_matches_estimate_pse():
     args = set(inspect.signature(estimate_pse).parameters)
     grid_level = {"data", "x", "x0", "x1", "z", "b", "r", "y", "folds", "n_boot", "seed", "progress",
                   "return_estimator"}
-    assert set(EstimatorModel.model_fields) - {"threads"} == args - grid_level
+    assert set(EstimatorModel.model_fields) == args - grid_level
 
 
 def test_estimator_typo_fails_before_any_work(monkeypatch, tmp_path):

@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from popresume.audit import summaries as S
-from popresume.audit.metrics import published_table
 from popresume.schema import PSE_NAMES
 
 
@@ -16,11 +15,6 @@ def _row(attribute="gender", occupation="Nurses", fmt="image", model="m", **effe
         est, lo, hi = effects.get(e, (0.0, -1.0, 1.0))
         row.update({f"{e}_estimate": est, f"{e}_ci_low": lo, f"{e}_ci_high": hi})
     return row
-
-
-@pytest.fixture(scope="module")
-def published():
-    return published_table()
 
 
 def test_photo_shift_counts_pairs_and_significance():

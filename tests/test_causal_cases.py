@@ -5,13 +5,6 @@ import pytest
 
 from popresume.causal import case_counts, classify_cases, significant
 from popresume.causal.cases import normalize_label
-from popresume.paths import data_path
-
-
-@pytest.fixture(scope="module")
-def published():
-    return pd.read_csv(data_path("published", "popresume_published_pse.csv"), dtype={"paper_cases": str},
-                       keep_default_na=False)
 
 
 def test_paper_rule_reproduces_all_120_labels(published):

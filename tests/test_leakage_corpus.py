@@ -14,11 +14,6 @@ from popresume.leakage.corpus import (
 from popresume.paths import DATA_DIR
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    return build_corpus()
-
-
 def test_counts_and_factorial(corpus):
     v, b = corpus
     assert len(v) == 620 == 20 * 31 == v["base_id"].nunique() * VARIANTS_PER_BASE

@@ -12,8 +12,8 @@ from popresume.leakage.tasks import (
 
 
 @pytest.fixture(scope="module")
-def corpus():
-    v, b = build_corpus()
+def corpus(corpus):  # the two bases of these tests, from the shared corpus (conftest.py)
+    v, b = corpus
     return v[v["base_id"].isin(["acc-01", "swe-02"])].reset_index(drop=True), b
 
 

@@ -1,13 +1,13 @@
-"""Chapters 09 and 10 execute end to end with small parameters, without warnings in their outputs."""
+"""Chapters 08, 09 and 10a-10d execute end to end with small parameters, without errors or stderr output."""
 
 import pytest
 
 pytest.importorskip("papermill")
-pytest.importorskip("popresume.book")
 
 from popresume.paths import REPO_ROOT  # noqa: E402
 
 GRID = {"sizes": 120, "occupations": ["accountant"], "seed": 1}
+NB = REPO_ROOT / "notebooks"
 
 
 def _outputs(path):
@@ -26,19 +26,47 @@ def _check_clean(path):
             raise AssertionError(f"stderr output in {path.name}: {o.get('text', '')[:300]}")
 
 
+def _text(path) -> str:
+    return "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in _outputs(path))
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_published_results_chapter_runs_its_own_grid(tmp_path, monkeypatch):
+    from popresume.book import run_notebook
+
+    monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
+    out = run_notebook(NB / "08_published_results.py",
+                       {"own_size": 150, "own_n_boot": 20, "own_formats": ["image+photo"]}, output=tmp_path / "08.ipynb")
+    _check_clean(out)
+    text = _text(out)
+    assert "synthetic screener" in text and "min ESS" in text  # our rows name their screener and overlap
+    # the chapter's own audits went through run_audit's cache, one estimate per attribute
+    assert len(list((tmp_path / "cache" / "audit" / "estimates").glob("*.parquet"))) == 2
+
+
 @pytest.mark.notebook
 @pytest.mark.slow
 def test_audit_chapters_run(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
-    out9 = run_notebook(REPO_ROOT / "notebooks" / "09_audit_grid.py", {**GRID, "n_boot": 20},
-                        output=tmp_path / "09.ipynb")
+    out9 = run_notebook(NB / "09_audit_grid.py", {**GRID, "n_boot": 20}, output=tmp_path / "09.ipynb")
     _check_clean(out9)
-    out10 = run_notebook(REPO_ROOT / "notebooks" / "10_beyond_the_paper.py",
-                         {**GRID, "n_boot_grid": 20, "occupation": "accountant", "n": 500, "n_embed": 200,
-                          "n_ref": 2000, "n_boot": 20},
-                         output=tmp_path / "10.ipynb")
-    _check_clean(out10)
-    text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in _outputs(out10))
-    assert "6 from the cache" in text  # chapter 10 reuses chapter 09's grid
+    estimates = tmp_path / "cache" / "audit" / "estimates"
+    n_cells = len(list(estimates.glob("*.parquet")))
+    assert n_cells == 6  # 3 formats × 2 attributes, one screener each
+    grid = {**GRID, "n_boot_grid": 20}
+    small = {
+        "10a_coarsened_mediators": {**grid, "occupation": "accountant", "n": 500, "n_embed": 200, "n_ref": 2000,
+                                    "n_boot": 20},
+        "10b_masking_multiplicity": grid,
+        "10c_fourfifths_ll144": {**grid, "occupation": "accountant"},
+        "10d_br_partition": {**grid, "occupation": "accountant", "n_boot": 20},
+    }
+    for name, params in small.items():
+        out = run_notebook(NB / f"{name}.py", params, output=tmp_path / f"{name}.ipynb")
+        _check_clean(out)
+        # chapters 10a-10d reuse chapter 9's grid: no cell is estimated again
+        assert len(list(estimates.glob("*.parquet"))) == n_cells, name
+    assert "disagreement (Holm)" in _text(tmp_path / "10c_fourfifths_ll144.ipynb")

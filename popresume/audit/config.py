@@ -113,7 +113,7 @@ class _Block(BaseModel):
 
 
 class EstimatorModel(_Block):
-    """Keyword arguments of :func:`popresume.causal.estimate_pse` (plus ``threads``).
+    """Keyword arguments of :func:`popresume.causal.estimate_pse`.
 
     ``folds``, ``n_boot`` and ``seed`` are set at the grid's top level, not here.
     """
@@ -128,6 +128,8 @@ class EstimatorModel(_Block):
     missing: Literal["raise", "drop"] = "raise"
     level: float = Field(0.95, gt=0.0, lt=1.0)
     learners: Union[Literal["xgboost"], dict[str, Any], None] = None
+    n_rep: int = Field(1, ge=1)  # repeated cross-fitting (DoubleML's n_rep)
+    aggregate: Literal["median", "mean"] = "median"  # how the n_rep repetitions are combined
     threads: int = Field(1, ge=1)  # XGBoost threads per fit (cells run in parallel processes)
 
 
@@ -179,17 +181,31 @@ class OpenAISpec(_Block):
     base_url: str = Field("https://api.openai.com/v1", pattern=r"^https?://")
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = Field(0.0, ge=0.0)
-    max_tokens: int = Field(32, ge=1)
+    max_tokens: int = Field(16, ge=1)
     seed: int | None = 0
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0.0)
     max_retries: int = Field(5, ge=0)
     backoff: float = Field(0.5, ge=0.0)
     max_backoff: float = Field(30.0, ge=0.0)
-    parse_retries: int = Field(2, ge=0)
-    response_format: Literal["json_schema", "json_object", None] = "json_schema"
+    parse_retries: int = Field(1, ge=0)
+    response_format: str | None = "auto"
+    scoring: Literal["greedy", "expected"] = "greedy"
+    top_logprobs: int = Field(20, ge=1, le=20)
+    fail_fast: int = Field(3, ge=1)
+    max_prompt_chars: int = Field(60_000, ge=1)
     supports_images: bool = True
+    extra_body: dict[str, Any] | None = None
     template: str | None = None
+
+    @field_validator("response_format")
+    @classmethod
+    def _known_dialect(cls, v):
+        from popresume.screeners.openai_http import DIALECTS  # the backend's list, not a copy
+
+        if v is not None and v not in ("auto",) + tuple(DIALECTS):
+            raise ValueError(f"must be 'auto' or one of {list(DIALECTS)}, got {v!r}")
+        return v
 
 
 _Coef = Union[float, dict[str, float]]

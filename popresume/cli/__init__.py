@@ -4,6 +4,10 @@ Each verb lives in its own module ``popresume/cli/<verb>.py`` that defines a
 click command called ``command``; they are imported lazily so that
 ``popresume --help`` stays fast and a heavy dependency of one verb (torch, say)
 is not loaded by another.
+
+User errors (bad input files, columns, values, configs; a missing optional package)
+are printed as one ``Error:`` line from any verb; ``popresume --debug VERB ...`` shows
+the traceback (see :mod:`popresume.cli._errors`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import importlib
 
 import click
+
+from popresume.cli._errors import DEBUG_KEY, UserErrorGroup, quiet_warnings
 
 # verb -> module under popresume.cli, in pipeline order
 VERBS: dict[str, str] = {
@@ -29,7 +35,7 @@ VERBS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(UserErrorGroup):
     def list_commands(self, ctx):
         return [v for v in VERBS if importlib.util.find_spec(f"popresume.cli.{VERBS[v]}") is not None]
 
@@ -47,8 +53,14 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="popresume")
-def main():
+@click.option("--debug", is_flag=True, envvar="POPRESUME_DEBUG",
+              help="Show the full traceback of an error (default: one line saying what is wrong).")
+@click.pass_context
+def main(ctx, debug):
     """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | leakage | book."""
+    ctx.meta[DEBUG_KEY] = debug
+    if not debug:
+        quiet_warnings(ctx)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import click
 
+from popresume.cli._errors import OutPath
+
 
 @click.command(name="audit", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", "config", required=True, type=click.Path(dir_okay=False),
               help="YAML grid: occupations × formats × attributes × screeners (see configs/).")
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+@click.option("--out", "out", required=True, type=OutPath((".csv", ".parquet"), what="results table"),
               help="Results table (.csv or .parquet), layout of popresume_published_pse.csv + metadata.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler (tcp://host:8786): estimation runs on that cluster via joblib.")
@@ -30,12 +32,9 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
     from popresume.audit.config import load_config
     from popresume.audit.grid import run_audit, write_results
 
-    try:
-        cfg = load_config(config)
-        if sizes is not None:
-            cfg = cfg.replace(sizes=sizes)
-    except (ValueError, FileNotFoundError) as e:
-        raise click.UsageError(str(e)) from None
+    cfg = load_config(config)  # a bad config is one line naming the file, line and key
+    if sizes is not None:
+        cfg = cfg.replace(sizes=sizes)
     click.echo(f"audit grid {cfg.name!r}: {len(cfg.cells())} audits "
                f"({len(cfg.occupations)} occupations, formats {list(cfg.formats)}, "
                f"attributes {list(cfg.attributes)}, {sum(cfg.sizes.values()):,} profiles)")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from popresume.cli._errors import OutPath
+
 
 @click.group(name="book", context_settings={"help_option_names": ["-h", "--help"]})
 def command():
@@ -28,7 +30,7 @@ def command():
     help="Set a variable of the chapter's parameters cell; VALUE is a Python literal or YAML "
     "(3, 0.5, True, \"['edu_group']\", '{nurse: 200}'), else a string. Repeatable.",
 )
-@click.option("--out", "output", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", "output", type=OutPath((".ipynb",), what="executed notebook"), default=None,
               help="Executed notebook (.ipynb); default _cache/notebooks/<name>.ipynb.")
 @click.option("--cwd", type=click.Path(file_okay=False), default=None,
               help="Working directory of the kernel; default the notebook's folder.")

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import click
 
+from popresume.cli._errors import OutPath, UserError
+from popresume.io import TABLE_SUFFIXES
+
+#: Default of --max-unmatched: the share of profiles without a score (or of scores without a
+#: profile) beyond which ``estimate`` refuses to run. Files of one run match exactly; a larger
+#: mismatch means files of different runs, or a scoring run that stopped early.
+MAX_UNMATCHED = 0.01
+
 
 def _cols(values: tuple[str, ...]):
     """--z race --z age  or  --z race,age  →  ["race", "age"]; None when not given."""
@@ -38,16 +46,17 @@ def _cols(values: tuple[str, ...]):
               help="Skip the CV grid search (XGBoost with n_estimators=50, max_depth=3, reg_lambda=1).")
 @click.option("--missing", type=click.Choice(["drop", "raise"]), default="drop", show_default=True,
               help="Rows with a missing score (a parse failure): drop them with a warning, or stop.")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Output table: .csv, .json or .parquet.")
+@click.option("--max-unmatched", type=click.FloatRange(0, 1), default=MAX_UNMATCHED, show_default=True,
+              help="Largest share of profiles without a score, or of scores without a profile, that is "
+                   "accepted (reported either way); beyond it the command stops. 1 accepts any overlap.")
+@click.option("--out", "out_path", required=True, type=OutPath(TABLE_SUFFIXES, what="table"),
+              help="Output table: .csv, .json or .parquet (checked before the estimation starts).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, folds, n_boot, seed, refit_bootstrap,
-            clip, no_normalize, no_tune, missing, out_path, quiet):
+            clip, no_normalize, no_tune, missing, max_unmatched, out_path, quiet):
     """Estimate the path-specific effects of one screener; prints the table, the cases and diagnostics."""
-    import pandas as pd
-
     from popresume.causal import classify_cases, default_roles, estimate_pse, prepare
-    from popresume.io import write_table
+    from popresume.io import read_parquet, write_table
 
     roles = default_roles(attribute)
     for key, val in (("z", _cols(z)), ("b", _cols(b)), ("r", _cols(r))):
@@ -57,7 +66,16 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
         roles["x0"] = x0
     if x1 is not None:
         roles["x1"] = x1
-    data = prepare(pd.read_parquet(profiles_path), pd.read_parquet(scores_path), screener=screener)
+    profiles = read_parquet(profiles_path, what="profiles", columns=["resume_id"])
+    scores = read_parquet(scores_path, what="scores", columns=["resume_id", "score"])
+    click.echo(match_ids(profiles, scores, screener, max_unmatched=max_unmatched,
+                         files=(profiles_path, scores_path)))
+    try:
+        data = prepare(profiles, scores, screener=screener)
+    except (KeyError, ValueError) as e:  # e.g. a column the Appendix C.4 groups are derived from
+        msg = e.args[0] if isinstance(e, KeyError) else str(e)
+        raise UserError(f"profiles {profiles_path}, scores {scores_path}: {msg}") from None
+    check_estimable(data, roles, files=(profiles_path, scores_path))
     table, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed,
                               bootstrap="refit" if refit_bootstrap else "influence", clip=clip,
                               normalize=not no_normalize, tune=not no_tune, missing=missing, progress=not quiet,
@@ -67,10 +85,61 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     out.attrs = {}
     out["attribute"], out["x0"], out["x1"] = attribute, roles["x0"], roles["x1"]
     out["cases_paper"], out["cases_stated"] = cases["paper"], cases["stated"]
-    write_table(out, out_path)
+    # results first: a failed write must not lose them
     shown = table[["estimate", "se", "ci_low", "ci_high", "significant"]]
     click.echo(f"{attribute}: x0={roles['x0']!r}, x1={roles['x1']!r}, n={est.n_}, folds={folds}, "
                f"{table['ci_method'].iloc[0]}")
     click.echo(shown.to_string(float_format=lambda v: f"{v:.3f}"))
     click.echo(f"cases (paper rule): {cases['paper']}   (stated rule): {cases['stated']}")
-    click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {est.weights_['ess'].min():.0f}; wrote {out_path}")
+    click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {est.weights_['ess'].min():.0f}")
+    write_table(out, out_path)
+    click.echo(f"wrote {out_path}")
+
+
+def _screener_rows(scores, screener: str | None):
+    """The rows of ``screener`` (matched on the screener or model column), as prepare() selects them."""
+    if screener is None:
+        return scores
+    cols = [c for c in ("screener", "model") if c in scores.columns]
+    return scores[scores[cols].astype(str).eq(screener).any(axis=1)] if cols else scores.iloc[:0]
+
+
+def match_ids(profiles, scores, screener: str | None = None, *, max_unmatched: float = MAX_UNMATCHED,
+              files: tuple[str, str] = ("profiles", "scores")) -> str:
+    """Count profiles without a score and scores without a profile; a one-line report.
+
+    Raises :class:`UserError` when either share exceeds ``max_unmatched`` (an inner join
+    would otherwise estimate silently on the part that matches).
+    """
+    p_ids = set(profiles["resume_id"].astype(str))
+    s_ids = set(_screener_rows(scores, screener)["resume_id"].astype(str))
+    no_score, no_profile = len(p_ids - s_ids), len(s_ids - p_ids)
+    matched = len(p_ids & s_ids)
+    line = (f"matched {matched:,} résumés: {no_score:,} of {len(p_ids):,} profiles have no score, "
+            f"{no_profile:,} of {len(s_ids):,} scores have no profile")
+    worst = max(no_score / max(len(p_ids), 1), no_profile / max(len(s_ids), 1))
+    if matched == 0 or worst > max_unmatched:
+        raise UserError(f"{files[0]} and {files[1]} do not match: {line} ({worst:.1%} unmatched, more than "
+                        f"--max-unmatched {max_unmatched:.1%}). Are they from the same run? "
+                        + ("" if matched == 0 else f"--max-unmatched 1 estimates on the {matched:,} that match."))
+    return line
+
+
+def check_estimable(data, roles: dict, *, files: tuple[str, str] = ("profiles", "scores")) -> None:
+    """Refuse, naming the file and column, data on which no effect can be estimated."""
+    for key in ("x", "z", "b", "r"):
+        for col in [roles[key]] if key == "x" else roles[key]:
+            if col not in data.columns:
+                flag = "--attribute" if key == "x" else f"--{key}"
+                raise UserError(f"column {col!r} ({flag}) is in neither {files[0]} nor its Appendix C.4 groups; "
+                                f"columns: {sorted(data.columns)}")
+    scored = data[data["score"].notna()]
+    if scored.empty:
+        raise UserError(f"all {len(data):,} scores in {files[1]} are missing (NaN): the screener's replies "
+                        f"could not be parsed (see its 'raw' column); nothing to estimate")
+    x, x0, x1 = roles["x"], roles["x0"], roles["x1"]
+    counts = scored[x].astype(str).value_counts()
+    for level in (x0, x1):
+        if counts.get(str(level), 0) == 0:
+            raise UserError(f"column {x!r} in {files[0]} has no scored résumé with {x}={level!r} (levels: "
+                            f"{counts.to_dict()}); the contrast {x0!r} vs {x1!r} needs both groups")

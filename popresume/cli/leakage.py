@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from popresume.cli._errors import OutDir, OutPath
+
 
 def _default_dir() -> Path:
     from popresume.paths import cache_path
@@ -26,7 +28,7 @@ def command():
 
 
 @command.command("build")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out_dir", type=OutDir(path_type=Path), default=None,
               help="folder for variants.parquet and baselines.parquet (default: _cache/leakage)")
 def build(out_dir):
     """Build and check the corpus (raises on any broken invariant)."""
@@ -54,7 +56,7 @@ def build(out_dir):
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="only the first N variants (smoke runs)")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="reply cache (SQLite; default _cache/leakage/replies.sqlite)")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath((".parquet", ".csv"), what="replies table", path_type=Path), default=None,
               help="replies table (.parquet/.csv; default _cache/leakage/task<N>_<backend>.parquet)")
 @click.option("--progress/--no-progress", default=True)
 def run(task, backend, reps, regimes, limit, cache, out, progress):
@@ -91,8 +93,8 @@ def run(task, backend, reps, regimes, limit, cache, out, progress):
 @click.option("--task", type=click.IntRange(1, 3), required=True)
 @click.option("--n-boot", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the main table (.csv/.json/.parquet); printed otherwise")
+@click.option("--out", type=OutPath((".csv", ".json", ".parquet"), what="metrics table", path_type=Path),
+              default=None, help="write the main table (.csv/.json/.parquet); printed otherwise")
 def metrics(replies, task, n_boot, seed, out):
     """Metrics of a replies table with cluster-bootstrap CIs (clusters = base résumés)."""
     import pandas as pd

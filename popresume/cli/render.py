@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import pandas as pd
 
-from popresume.io import write_parquet
-from popresume.schema import FORMATS
+from popresume.cli._errors import UserError
+from popresume.io import PARQUET_SUFFIXES, check_suffix, read_parquet, write_parquet
+from popresume.schema import FORMATS, PROFILE_COLUMNS
 
 
 @click.command("render")
@@ -26,15 +26,20 @@ from popresume.schema import FORMATS
 @click.option("--width", type=int, default=1024, show_default=True, help="Image width in pixels.")
 def command(profiles_path, fmt, out, photos, seed, n_jobs, skills, width):
     """Render résumés from a profile table in one of the three formats."""
-    profiles = pd.read_parquet(profiles_path)
+    # everything about the output is checked before any résumé is rendered
+    if fmt == "text":
+        check_suffix(out, PARQUET_SUFFIXES, "--out")
+    elif Path(out).is_file():
+        raise UserError(f"--out {out!r} is a file; image formats write a folder of PNGs and index.parquet")
+    if photos and fmt != "image+photo":
+        raise click.UsageError("--photos only applies to --format image+photo")
+    profiles = read_parquet(profiles_path, what="profiles", columns=PROFILE_COLUMNS)
     if fmt == "text":
         from popresume.resumes import render_texts
         table = render_texts(profiles, seed=seed, skills=skills, progress=True)
         path = write_parquet(table, out)
         click.echo(f"wrote {len(table)} text résumés to {path}")
         return
-    if photos and fmt != "image+photo":
-        raise click.UsageError("--photos only applies to --format image+photo")
     from popresume.resumes.image import render_images
     from popresume.resumes.photo import FolderFaceSource
     face = FolderFaceSource(photos) if photos else None

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from popresume.cli._errors import OutDir
+
 
 def write_report(results, out, *, published=None) -> list[Path]:
     """Write the report files; returns their paths. Pure computation lives in popresume.audit.metrics."""
@@ -26,7 +28,7 @@ def write_report(results, out, *, published=None) -> list[Path]:
 
     from popresume.audit import metrics as M
     from popresume.audit.grid import read_results
-    from popresume.io import write_text
+    from popresume.io import atomic_path, write_table, write_text
     from popresume.plots import audit as P
 
     out = Path(out)
@@ -37,14 +39,13 @@ def write_report(results, out, *, published=None) -> list[Path]:
 
     def save_fig(fig, name):
         p = out / name
-        fig.savefig(p, dpi=110, bbox_inches="tight")
+        with atomic_path(p, ".png") as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
         plt.close(fig)
         written.append(p)
 
     def save_csv(df, name):
-        p = out / name
-        df.to_csv(p, index=True)
-        written.append(p)
+        written.append(write_table(df, out / name))
 
     for attr in sorted(ours["attribute"].unique()):
         save_fig(P.figure4(ours, attribute=attr), f"figure4_{attr}.png")
@@ -82,14 +83,11 @@ def write_report(results, out, *, published=None) -> list[Path]:
 @click.command(name="report", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--results", "results", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Results table written by `popresume audit`.")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--out", "out", required=True, type=OutDir(), help="Output folder.")
 @click.option("--published", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Published table (default data/published/popresume_published_pse.csv).")
 def command(results, out, published):
     """Write figures and tables for RESULTS into OUT."""
-    try:
-        written = write_report(results, out, published=published)
-    except (ValueError, FileNotFoundError) as e:
-        raise click.UsageError(str(e)) from None
+    written = write_report(results, out, published=published)
     for p in written:
         click.echo(str(p))
