@@ -120,6 +120,11 @@ def test_no_role_needs_a_degree_not_yet_earned(profiles, resumes):
                 assert x.needs == "high_school"
             elif p.occupation in labels:
                 assert x.title == labels[p.occupation]  # Figure 8 titles
+        prep = [x for x in reversed(r.roles) if x.preparatory]
+        main = [x for x in reversed(r.roles) if not x.preparatory]
+        if prep and main:  # preparatory roles run until the needed degree, the occupation's roles right after
+            assert _idx(main[0].start) == _idx(r.graduation[main[0].needs]) + 1, (p.resume_id, r.roles)
+            assert all(_idx(x.start) < _idx(main[0].start) for x in prep)
         # a Bachelor's-level nurse, teacher, developer or accountant never works in the
         # occupation's own title before the Bachelor's
         if "bachelor" in r.graduation and p.occupation != "construction_laborer":
@@ -209,3 +214,19 @@ def test_bullet_variety(resumes):
 
 def test_token_count():
     assert count_tokens("Led a team, of 5.") == 7  # Led a team , of 5 .
+
+
+def test_career_table_and_summary(profiles, resumes):
+    from popresume.resumes.stats import career_summary, career_table
+
+    c = career_table(resumes, profiles)
+    assert len(c) == len(profiles) and c["needs_ok"].all()
+    assert (c["career_months"] // 12 == c["exp_year"]).all()
+    fits = c["gap_months"] > 0
+    assert (c.loc[~fits, "ends_at_reference"]).all()  # a career that starts before the last degree runs to 2023.12
+    assert (c["months_since_end"] >= 0).all()
+    s = career_summary(c)
+    assert list(s.index) == list(dict.fromkeys(profiles["occupation"]))
+    assert s["every role after its needed degree"].all() and s["months // 12 == exp_year"].all()
+    assert s.loc["construction_laborer", "share with a preparatory role"] == 0
+    assert s.loc["nurse", "share with a preparatory role"] > 0

@@ -15,15 +15,18 @@ def _ax(ax, figsize=(6, 4)):
     return ax
 
 
-def plot_token_lengths(stats: pd.DataFrame, ax=None):
-    """Histogram of résumé length in tokens, one step line per occupation (``stats`` from resume_stats)."""
+def plot_token_lengths(stats: pd.DataFrame, ax=None, legend: bool = True):
+    """Histogram of résumé length in tokens, one step line per occupation (``stats`` from resume_stats).
+
+    ``legend=False`` leaves the legend to the caller (e.g. one figure legend below a row of panels)."""
     ax = _ax(ax)
     bins = np.arange(stats["n_tokens"].min() - 5, stats["n_tokens"].max() + 10, 10)
     for occ, g in stats.groupby("occupation", sort=False):
         ax.hist(g["n_tokens"], bins=bins, histtype="step", density=True, label=OCCUPATION_LABELS.get(occ, occ))
     ax.set_xlabel("résumé length (tokens: words and punctuation)")
     ax.set_ylabel("density")
-    ax.legend(fontsize=8)
+    if legend:  # outside the axes: the step lines fill the whole panel
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return ax
 
 
@@ -60,4 +63,35 @@ def plot_resume_image(path, ax=None, title: str | None = None):
     ax.set_axis_off()
     if title:
         ax.set_title(title, fontsize=9)
+    return ax
+
+
+def plot_career_timelines(resumes, labels=None, ax=None, reference=(2023, 12)):
+    """Education and work of a few résumés on one time axis (Appendix B.1's forward rule).
+
+    One row per résumé: a marker at each graduation (June of the year shown), a bar per
+    role (lighter for a preparatory role held before the degree the occupation needs), and
+    a dashed line at the reference date. ``labels``: one row label per résumé.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    resumes = list(resumes)
+    ax = _ax(ax, figsize=(9, 0.55 * len(resumes) + 1.6))
+    t = lambda ym: ym[0] + (ym[1] - 1) / 12  # noqa: E731 - year.month as a decimal year
+    for i, r in enumerate(resumes):
+        for role in r.roles:
+            ax.barh(i, t(role.end) - t(role.start), left=t(role.start), height=0.5,
+                    color="#bbbbbb" if role.preparatory else "#3b75af", edgecolor="white")
+        for e in r.education:
+            ax.plot(t(r.graduation[e.degree]), i, marker="D", color="#d62728", markersize=6, linestyle="none")
+    ax.axvline(t(reference), color="black", linestyle="--", linewidth=1)
+    ax.set_yticks(range(len(resumes)), labels if labels is not None else [r.resume_id for r in resumes])
+    ax.invert_yaxis()
+    ax.set_xlabel("year")
+    handles = [Patch(color="#3b75af", label="role in the occupation"),
+               Patch(color="#bbbbbb", label="preparatory role (before the needed degree)"),
+               Line2D([], [], marker="D", color="#d62728", linestyle="none", label="graduation"),
+               Line2D([], [], color="black", linestyle="--", label=f"reference date {reference[0]}.{reference[1]:02d}")]
+    ax.legend(handles=handles, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2, borderaxespad=0)
     return ax

@@ -38,9 +38,11 @@ Rules (Appendix B.1, with the choices the paper leaves open made explicit):
   credential when that is lower (the ACS says they hold the job). PSID experience
   counts every year of full-time work since age 18, so 29% of the default population
   has more experience than fits between the end of education and 2023.12. For them
-  the career ends at 2023.12 and starts ``exp_year`` years earlier: roles that start
-  before the needed degree are *preparatory* roles that need only high school
-  (nursing assistant, accounting clerk, ... from the content's ``preparatory`` pool);
+  the career ends at 2023.12 and starts ``exp_year`` years earlier: the time before the
+  needed degree is spent in *preparatory* roles that need only high school (nursing
+  assistant, accounting clerk, ... from the content's ``preparatory`` pool), the roles in
+  the occupation start the month after that graduation, and the roles are shared between
+  the two spans in proportion to their length;
   a Master's may then be earned while working in a Bachelor's-level role. Each
   :class:`Role` records the degree it needs (``Role.needs``) and the tests check that
   it starts after that degree's graduation.
@@ -271,19 +273,23 @@ class _Draws:
         return [pool[i] for i in idx[:k]]
 
 
-def _split_months(draws: _Draws, total: int, n: int) -> list[int]:
-    """Split ``total`` months into ``n`` roles of at least MIN_ROLE_MONTHS (when possible).
+def _role_weights(draws: _Draws, n: int) -> list[float]:
+    """Dirichlet(2, ..., 2) weights (sums of two exponentials) for ``n`` roles: no role is
+    usually tiny and none dominates by construction. Always 2·n draws (none for one role)."""
+    if n == 1:
+        return [1.0]
+    return [-math.log1p(-draws.uniform()) - math.log1p(-draws.uniform()) for _ in range(n)]
 
-    The part above the minimum is split by Dirichlet(2, ..., 2) weights (sums of two
-    exponentials), so no role is usually tiny and none dominates by construction.
-    """
+
+def _split_months(total: int, weights: list[float]) -> list[int]:
+    """Split ``total`` months into one role per weight, each at least MIN_ROLE_MONTHS when possible."""
+    n = len(weights)
     if n == 1:
         return [total]
     base = min(MIN_ROLE_MONTHS, total // n)
     rest = total - base * n
-    w = [-math.log1p(-draws.uniform()) - math.log1p(-draws.uniform()) for _ in range(n)]
-    s = sum(w)
-    extra = [int(rest * x / s) for x in w]
+    s = sum(weights)
+    extra = [int(rest * x / s) for x in weights]
     extra[-1] += rest - sum(extra)
     return [base + e for e in extra]
 
@@ -351,7 +357,7 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     # roles never start before the (implicit) high-school graduation at the minimum age
     hs_idx = (birth_year + MIN_AGE["high_school"]) * 12 + GRADUATION_MONTH - 1
     total = min(total, ref_idx - hs_idx - 1)
-    months = _split_months(draws, total, n)
+    weights = _role_weights(draws, n)
     u_gap = draws.uniform()
 
     # 3. education, chronological, placed so that the career fits after it when it can
@@ -395,6 +401,14 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
         start_idx = ref_idx - total
     needs = qualifying_degree(occ, plan)
     needs_idx = None if needs is None else graduation[needs][0] * 12 + graduation[needs][1] - 1
+    before = 0 if needs_idx is None else needs_idx + 1 - start_idx  # months worked before the needed degree
+    if before > 0 and n > 1:
+        # preparatory roles fill the time until graduation and the occupation's roles start the
+        # month after it; the roles are shared between the two spans in proportion to their length
+        k = min(max(round(n * before / total), 1), n - 1)
+        months = _split_months(before, weights[:k]) + _split_months(total - before, weights[k:])
+    else:
+        months = _split_months(total, weights)
 
     # 5. roles, oldest first: seniority by order; employers distinct; bullets distinct per seniority
     seniorities = SENIORITY_BY_N[n]

@@ -60,3 +60,59 @@ def bullet_variety(resumes: Iterable[Resume]) -> pd.DataFrame:
                      "share_with_twin": sum(k for k in c.values() if k > 1) / n,
                      "pair_prob": same / pairs if pairs else float("nan")})
     return pd.DataFrame(rows).set_index("occupation")
+
+
+def _month_index(ym: tuple[int, int]) -> int:
+    return ym[0] * 12 + ym[1] - 1
+
+
+def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFrame:
+    """One row per résumé: how its career sits after its education (Appendix B.1's forward rule).
+
+    Columns: resume_id, occupation, edu_level, age, exp_year, ``graduation`` (year of the
+    last education entry), ``first_start`` / ``last_end`` (``YYYY.MM``), ``career_months``,
+    ``gap_months`` (graduation → first role; negative when the first role began before the
+    last degree), ``months_since_end`` (last role's end → 2023.12), ``ends_at_reference``,
+    ``n_preparatory`` (roles before the degree the occupation needs) and
+    ``needs_ok`` (every role starts after the graduation of the degree it needs).
+    """
+    from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR
+
+    ref = _month_index((REFERENCE_YEAR, REFERENCE_MONTH))
+    p = profiles.set_index("resume_id")
+    rows = []
+    for r in resumes:
+        chron = list(reversed(r.roles))
+        last_grad = max(r.graduation.values())
+        rows.append({
+            "resume_id": r.resume_id, "occupation": r.occupation,
+            "edu_level": p.at[r.resume_id, "edu_level"], "age": int(p.at[r.resume_id, "age"]),
+            "exp_year": int(p.at[r.resume_id, "exp_year"]),
+            "graduation": int(r.education[-1].year),
+            "first_start": f"{chron[0].start[0]}.{chron[0].start[1]:02d}",
+            "last_end": f"{chron[-1].end[0]}.{chron[-1].end[1]:02d}",
+            "career_months": r.career_months,
+            "gap_months": _month_index(chron[0].start) - _month_index(last_grad),
+            "months_since_end": ref - _month_index(chron[-1].end),
+            "ends_at_reference": _month_index(chron[-1].end) == ref,
+            "n_preparatory": sum(x.preparatory for x in chron),
+            "needs_ok": all(x.needs is None or _month_index(x.start) > _month_index(r.graduation[x.needs])
+                            for x in chron),
+        })
+    return pd.DataFrame(rows)
+
+
+def career_summary(careers: pd.DataFrame) -> pd.DataFrame:
+    """Per occupation, from :func:`career_table`: shares and medians a reader can check."""
+    g = careers.groupby("occupation", sort=False)
+    return pd.DataFrame({
+        "n": g.size(),
+        "share ending 2023.12": g["ends_at_reference"].mean(),
+        "share starting after last degree": g["gap_months"].apply(lambda s: (s > 0).mean()),
+        "share with a preparatory role": g["n_preparatory"].apply(lambda s: (s > 0).mean()),
+        "median months graduation → first role": g["gap_months"].median(),
+        "median months since last role ended": g["months_since_end"].median(),
+        "every role after its needed degree": g["needs_ok"].all(),
+        "months // 12 == exp_year": g.apply(lambda d: bool((d["career_months"] // 12 == d["exp_year"]).all()),
+                                           include_groups=False),
+    })
