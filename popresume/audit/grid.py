@@ -220,7 +220,10 @@ def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | Non
     try:
         if scheduler:
             import joblib
-            from dask.distributed import Client
+
+            from popresume.extras import require
+
+            Client = require("dask.distributed", "--scheduler (the audit grid on a Dask cluster)").Client
 
             with Client(scheduler):  # registers the dask backend for joblib
                 with joblib.parallel_config(backend="dask"):

