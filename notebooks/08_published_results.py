@@ -42,7 +42,6 @@ own_n_boot = 200
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.audit.config import load_config
@@ -51,7 +50,7 @@ from popresume.audit.summaries import effects_view
 from popresume.causal import case_counts, classify_cases
 from popresume.causal.cases import CASE_TITLES, normalize_label
 from popresume.paths import data_path
-from popresume.plots.causal import FIGURE4_PANELS, plot_figure4
+from popresume.plots.causal import plot_figure4
 
 pd.set_option("display.max_colwidth", None)  # never cut a label short
 pd.set_option("display.width", 200)

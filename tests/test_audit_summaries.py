@@ -135,3 +135,36 @@ def test_neutral_name_subset():
     assert S.neutral_name_subset(d)["v"].tolist() == [1, 3]
     with pytest.raises(ValueError, match="values present"):
         S.neutral_name_subset(d, keep=["other"])
+
+
+def test_grid_config_applies_the_chapter_parameters():
+    cfg = S.grid_config("default_audit.yaml", sizes=50, n_boot=10, seed=3, occupations=["nurse"])
+    assert cfg.occupations == ("nurse",) and cfg.sizes == {"nurse": 50}
+    assert (cfg.n_boot, cfg.seed) == (10, 3)
+    full = S.grid_config("default_audit.yaml")
+    assert len(full.occupations) == 5  # "all" keeps the file's occupations
+    with pytest.raises(FileNotFoundError):
+        S.grid_config("no_such_grid.yaml")
+
+
+def test_overlap_numbers_from_estimator_diagnostics():
+    d = {"n": 200, "propensity": pd.DataFrame({"n_clipped": [0, 50, 20]}),
+         "weights": pd.DataFrame({"ess": [180.0, 12.5, 90.0]})}
+    assert S.overlap_numbers(d) == (12.5, 0.25)
+
+
+def test_estimate_variants_reports_rows_and_overlap():
+    from popresume.causal import make_scm
+
+    d = make_scm("basic", seed=0).sample(600, seed=1)
+    roles = {"x": "x", "x0": "x0", "x1": "x1", "z": ["z"], "b": ["b"], "r": ["r"]}
+    trimmed = d[d["z"] != "z0"].reset_index(drop=True)
+    t = S.estimate_variants({"all": (d, roles, "everyone"), "trimmed": (trimmed, roles, "z ≠ z0")},
+                            y="y", folds=2, n_boot=0, seed=0, tune=False)
+    assert t["variant"].tolist() == ["all", "trimmed"]
+    assert t["n"].tolist() == [600, len(trimmed)]
+    assert ((t["min_ess"] > 0) & (t["min_ess"] <= t["n"])).all()
+    assert t["clipped_share"].between(0, 1).all()
+    assert (t["NIE_estimate"] - (t["BIE_estimate"] + t["RIE_estimate"])).abs().max() < 1e-9
+    with pytest.raises(ValueError, match="must be \\(data, roles, estimand\\)"):
+        S.estimate_variants({"bad": (d, roles)}, y="y")

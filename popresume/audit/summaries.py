@@ -45,6 +45,23 @@ def _need(table: pd.DataFrame, cols: Sequence[str], what: str) -> None:
         raise ValueError(f"{what} is missing column {missing[0]!r}")
 
 
+# --------------------------------------------------------------------------- the book's grid
+def grid_config(config_file: str | Path = "default_audit.yaml", *, sizes=None, n_boot: int | None = None,
+                seed: int | None = None, occupations="all"):
+    """The audit grid of the book's chapters: a config (a name under ``CONFIGS_DIR`` or a path) with
+    the chapter's parameters applied (``None`` keeps the file's value; ``occupations="all"``
+    keeps the file's occupations). Validated before anything runs."""
+    from popresume.audit.config import load_config
+    from popresume.paths import CONFIGS_DIR
+
+    path = Path(config_file)
+    cfg = load_config(path if path.is_absolute() or path.exists() else CONFIGS_DIR / path)
+    changes = {k: v for k, v in (("sizes", sizes), ("n_boot", n_boot), ("seed", seed)) if v is not None}
+    if occupations != "all":
+        changes["occupations"] = [occupations] if isinstance(occupations, str) else list(occupations)
+    return cfg.replace(**changes) if changes else cfg
+
+
 # --------------------------------------------------------------------------- §5.3 photos
 def photo_shift(table: pd.DataFrame) -> pd.Series:
     """Pairs (attribute, occupation, model) audited on image and image+photo résumés, and how the photo moves NDE.
@@ -303,3 +320,31 @@ def overlap_numbers(diagnostics: dict) -> tuple[float, float]:
     if isinstance(prop, list):  # plain records
         prop, w = pd.DataFrame(prop), pd.DataFrame(w)
     return float(pd.Series(w["ess"]).min()), float(pd.Series(prop["n_clipped"]).max() / n)
+
+
+def estimate_variants(variants, *, y: str = "score", **estimator) -> pd.DataFrame:
+    """The same effects under several (data, roles) variants, with what each costs in rows and overlap.
+
+    ``variants``: mapping name -> (data, roles, estimand), ``roles`` as
+    :func:`popresume.causal.default_roles` returns them and ``estimand`` a short phrase
+    saying whose effects the variant estimates (trimming the data changes it). Each variant
+    is estimated by ``estimate_pse`` with the same ``estimator`` keywords (``folds``,
+    ``n_boot``, ``seed``, ``tune``, ...). One row per variant: ``variant``, ``estimand``,
+    ``n``, ``min_ess``, ``clipped_share``, ``{E}_{estimate,se,ci_low,ci_high}`` and the
+    collected ``warnings``.
+    """
+    from popresume.causal import capture_pse_warnings, estimate_pse, joined, wide_row
+
+    if not variants:
+        raise ValueError("variants is empty; give at least one name -> (data, roles, estimand)")
+    rows = []
+    for name, spec in dict(variants).items():
+        if len(spec) != 3:
+            raise ValueError(f"variant {name!r} must be (data, roles, estimand), got {len(spec)} items")
+        data, roles, estimand = spec
+        with capture_pse_warnings() as caught:
+            res, est = estimate_pse(data, **roles, y=y, return_estimator=True, **estimator)
+        ess, clipped = overlap_numbers(est.diagnostics())
+        rows.append({"variant": name, "estimand": estimand, "n": len(data), "min_ess": ess, "clipped_share": clipped,
+                     **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")), "warnings": joined(caught)})
+    return pd.DataFrame(rows)
