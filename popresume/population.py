@@ -236,7 +236,7 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     if acs is not None and not isinstance(acs, pd.DataFrame):
         from popresume.sources.acs import load_acs
 
-        acs = load_acs(acs)  # read once, not once per occupation
+        acs = load_acs(acs, occupations=list(plan))  # read once, keeping only the chosen occupations' rows
     parts = []
     it = plan.items()
     if progress:
@@ -407,3 +407,46 @@ def association_comparison(populations: Mapping[str, pd.DataFrame], checks=ASSOC
                 row[f"{label} log OR"], row[f"{label} se"] = log_odds_ratio(prof, occ, by, a, b, _G[hi], _G[lo])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def true_effects_by_population(populations: Mapping[str, pd.DataFrame], *, screener=None,
+                               attributes=("gender", "race")) -> pd.DataFrame:
+    """The synthetic screener's *true* TE, NDE, NIE, BIE, RIE on each population (ours).
+
+    The synthetic screener's score is a known function of the profile
+    (:class:`popresume.screeners.synthetic.SyntheticScreener`, default coefficients unless
+    ``screener`` is given), so its effects on a population are exact, not estimated: what
+    changes between two populations is caused by the populations alone. Columns
+    ``population, occupation, attribute, effect, true``.
+    """
+    from popresume.grouping import add_groups
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    screener = SyntheticScreener() if screener is None else screener
+    rows = []
+    for label, prof in populations.items():
+        prof = add_groups(prof)
+        for occ, d in prof.groupby("occupation", sort=False):
+            for attr in attributes:
+                t = screener.true_effects(d.reset_index(drop=True), attr)
+                for eff, v in t["true"].items():
+                    rows.append((label, occ, attr, eff, float(v)))
+    return pd.DataFrame(rows, columns=["population", "occupation", "attribute", "effect", "true"])
+
+
+def ba_plus_comparison(populations: Mapping[str, pd.DataFrame], by: str, occupations) -> pd.DataFrame:
+    """Share with a bachelor's or more by ``by`` ("gender" or "race"): seed vs populations.
+
+    Rows: occupation × group. Columns: ``seed`` (measured: GSS 25-44 for gender, ACS 2012
+    employed for race; see :func:`popresume.sources.seeds.seed_ba_plus_shares`), ``seed n``,
+    then one column per population (ours, generated profiles aged 25+).
+    """
+    from popresume.sources.seeds import seed_ba_plus_shares
+
+    occupations = check_occupations(occupations)
+    out = seed_ba_plus_shares(by, occupations).rename(columns={"share_ba_plus": "seed", "n": "seed n"})
+    for label, prof in populations.items():
+        s = ba_plus_shares(prof[prof["occupation"].isin(occupations)], by)
+        out = out.merge(s[["occupation", by, "share_ba_plus"]].rename(columns={"share_ba_plus": label}),
+                        on=["occupation", by], how="left")
+    return out.set_index(["occupation", by])

@@ -39,7 +39,11 @@ def plot_composition(profiles: pd.DataFrame, variable: str, ax=None, *, title: s
         ax.bar(x + (j - (k - 1) / 2) * width, t[lvl].to_numpy(), width, label=labels.get(lvl, lvl), color=cmap(j))
     ax.set_xticks(x, [SHORT_LABELS.get(o, o) for o in t.index])
     ax.set_ylabel("Proportion")
-    ax.legend(fontsize=7, ncol=1 if k > 3 else k, frameon=False)
+    # the legend sits in headroom above the tallest bar, so it never covers a bar
+    ncol = min(k, 3)
+    rows = -(-k // ncol)
+    ax.set_ylim(0, float(t.to_numpy().max()) * (1.2 + 0.12 * rows))
+    ax.legend(fontsize=7, ncol=ncol, frameon=False, loc="upper center")
     if title:
         ax.set_title(title, fontsize=10)
     return ax
@@ -82,7 +86,7 @@ def plot_qq(qq: pd.DataFrame, ax=None):
     for g, colour in (("F", "tab:red"), ("M", "tab:blue")):
         m = qq["gender"] == g
         ax.scatter(qq.loc[m, "theoretical"], qq.loc[m, "sample"], s=6, alpha=0.5, color=colour,
-                   label={"F": "women (mroz)", "M": "men (wage2)"}.get(g, g))
+                   label={"F": "women", "M": "men"}.get(g, g))
     lim = float(np.nanmax(np.abs(qq[["theoretical", "sample"]].to_numpy())))
     ax.plot([-lim, lim], [-lim, lim], color="black", lw=1, label="y = x")
     ax.set_xlabel("Theoretical quantiles (standard normal)")

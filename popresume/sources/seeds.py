@@ -207,3 +207,31 @@ def seed_summary(occupations=None) -> pd.DataFrame:
         c = gss_counts(occ)
         rows.append((occ, GSS_OCC10[occ], int(c["n"].sum()), int((c["n"] == 0).sum()), len(c)))
     return pd.DataFrame(rows, columns=["occupation", "occ10", "respondents_18_64", "empty_cells", "cells"])
+
+
+def seed_ba_plus_shares(by: str, occupations=None) -> pd.DataFrame:
+    """Share with a bachelor's or more in the seed microdata (measured, unraked).
+
+    ``by="gender"``: GSS respondents aged 25-44 per occupation (columns ``occupation, gender,
+    share_ba_plus, n``); ``by="race"``: ACS 2012 employed aged 18-64, the same for every
+    occupation (one row per occupation and race, so it lines up with generated shares).
+    """
+    occupations = check_occupations(occupations or list(OCCUPATIONS))
+    rows = []
+    if by == "gender":
+        for occ in occupations:
+            c = gss_counts(occ)
+            c = c[c["age_band"].isin([1, 2])]
+            for g, d in c.groupby("gender", sort=True):
+                n = float(d["n"].sum())
+                ba = float(d.loc[d["edu_group"].isin(["Bachelor", "Graduate"]), "n"].sum())
+                rows.append((occ, g, ba / n if n else np.nan, int(n)))
+    elif by == "race":
+        t = acs_race_education_counts()
+        for occ in occupations:
+            for r in t.index:
+                n = float(t.loc[r].sum())
+                rows.append((occ, r, float(t.loc[r, ["bachelor's", "graduate"]].sum()) / n if n else np.nan, int(n)))
+    else:
+        raise ValueError(f"by must be 'gender' or 'race', got {by!r}")
+    return pd.DataFrame(rows, columns=["occupation", by, "share_ba_plus", "n"])
