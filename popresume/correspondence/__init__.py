@@ -19,7 +19,7 @@ with randomly assigned White- or Black-sounding first names, and the employers' 
 from __future__ import annotations
 
 from .data import COLUMNS, PUBLISHED_TABLE1, load_bertrand_mullainathan
-from .design import DESIGNS, compare_designs, estimate_bm_effects
+from .design import DESIGNS, balance_table, compare_designs, estimate_bm_effects
 from .names import name_check, name_check_summary
 from .rates import callback_rates, compare_table1, contrast, table1, wilson_interval
 from .render import render_all, render_posting, render_resume
@@ -27,7 +27,7 @@ from .screening import STUDY_CALLBACK_RATE, compare_screener, gap_table, score_p
 
 __all__ = [
     "load_bertrand_mullainathan", "COLUMNS", "PUBLISHED_TABLE1", "callback_rates", "contrast", "wilson_interval",
-    "table1", "compare_table1", "DESIGNS", "compare_designs", "estimate_bm_effects", "name_check",
+    "table1", "compare_table1", "DESIGNS", "balance_table", "compare_designs", "estimate_bm_effects", "name_check",
     "name_check_summary", "render_resume", "render_posting", "render_all", "score_profiles", "scores_to_callbacks",
     "gap_table", "compare_screener", "STUDY_CALLBACK_RATE",
 ]

@@ -49,13 +49,14 @@ DESIGNS = pd.DataFrame(
          "cannot tell": "anything about real employers; effects depend on the population model and the B/R "
                         "partition, which is a normative choice"},
         {"design": "Factorial variants (Beyond the Name)",
-         "who decides": "an LLM judge, comparing pairs",
-         "what is varied": "an 'Additional information' block signalling ethnicity at three tiers "
-                           "(explicit, community, subtle), on fixed base résumés",
+         "who decides": "LLM judges: recover the group (Task 1), pick one of a pair (Task 2), score (Task 3)",
+         "what is varied": "an Additional Information block signalling one of five groups at three tiers "
+                           "(explicit, community, subtle), crossed with 20 fixed base résumés",
          "qualifications B": "fixed by the experimenter: do(B = b)",
-         "how X reaches the decision": "only through the text signal (R), never as a variable",
-         "identifies": "a controlled effect of the signal with B held fixed, per tier",
-         "cannot tell": "population effects (no X distribution), the qualification path, or how often such "
+         "how X reaches the decision": "only through the text signal (R); there is no X variable",
+         "identifies": "whether the signal is recoverable, and its controlled effect on the verdict with B "
+                       "held fixed, per tier",
+         "cannot tell": "population effects (no distribution of X), the qualification path, or how often such "
                         "signals occur in real résumés"},
     ]
 ).set_index("design")
@@ -138,3 +139,28 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
     est = estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
     est.attrs["roles"] = BM_ROLES
     return est
+
+
+def balance_table(df: pd.DataFrame, by: str = "race", *, features=RESUME_FEATURES, reference=None,
+                  cluster: str | None = "ad_id") -> pd.DataFrame:
+    """Mean of each résumé feature per level of ``by`` and the difference with its CI (cluster-robust).
+
+    The randomisation check of a correspondence design: if B ⟂ X, every difference is 0 up
+    to noise. One row per feature: ``mean_<level>`` columns, ``difference`` (second level
+    minus ``reference``), ``ci_low``, ``ci_high``, ``p_value``.
+    """
+    from .rates import contrast
+
+    levels = sorted(pd.unique(df[by].dropna()).tolist(), key=str)
+    if reference is None:
+        reference = "Black" if set(levels) == {"White", "Black"} else levels[0]
+    rows = []
+    for f in features:
+        c = contrast(df, by, outcome=f, reference=reference, cluster=cluster)
+        other = c.index[0]
+        row = {"feature": f, **{f"mean_{lv}": float(df.loc[df[by] == lv, f].mean()) for lv in levels},
+               "difference": float(c.loc[other, "difference"]), "ci_low": float(c.loc[other, "difference_ci_low"]),
+               "ci_high": float(c.loc[other, "difference_ci_high"]), "p_value": float(c.loc[other, "p_value"]),
+               "contrast": f"{other} − {reference}"}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("feature")
