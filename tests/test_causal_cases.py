@@ -71,3 +71,57 @@ def test_accepts_estimate_pse_table_and_rejects_bad():
     with pytest.raises(ValueError, match="rule must be"):
         classify_cases(long, rule="mine")
     assert normalize_label("C1, C2") == "C1,C2" and normalize_label("") == "-"
+
+
+# ---------------------------------------------------------------- the effects vocabulary (issue 14)
+def test_long_and_wide_forms_round_trip(published):
+    from popresume.causal import effect_columns, long_form, to_wide, wide_row
+
+    row = published.iloc[[7]]
+    long = long_form(row)
+    assert list(long.index) == ["TE", "NDE", "NIE", "BIE", "RIE"]
+    back = wide_row(long)
+    assert list(back) == effect_columns()
+    assert all(back[c] == pytest.approx(float(row[c].iloc[0])) for c in effect_columns())
+    assert to_wide(long).iloc[0].to_dict() == back and to_wide(published) is published
+    with pytest.raises(ValueError, match="one audit"):
+        long_form(published.iloc[:2])
+    with pytest.raises(ValueError, match="missing"):
+        to_wide(pd.DataFrame({"TE_estimate": [1.0]}))
+
+
+def test_significance_both_rules_on_printed_zero_bounds():
+    from popresume.causal import significance
+
+    t = pd.DataFrame({**{f"{e}_{k}": [0.1, 0.1, 0.1] for e in ("TE", "NIE", "BIE", "RIE") for k in
+                         ("estimate", "ci_low", "ci_high")},
+                      "NDE_estimate": [0.06, -0.08, -0.1], "NDE_ci_low": [0.0, -0.169, -0.261],
+                      "NDE_ci_high": [0.125, -0.0, 0.0]})
+    plain, signed = significance(t), significance(t, signed_zero=True)
+    assert list(plain["NDE"]) == [False, False, False]
+    assert list(signed["NDE"]) == [True, True, False]  # +0.0 lower, -0.0 upper count; +0.0 upper does not
+    assert plain["TE"].all() and list(plain.columns) == ["TE", "NDE", "NIE", "BIE", "RIE"]
+
+
+def test_capture_pse_warnings_keeps_ours_and_passes_others_on():
+    import warnings
+
+    from popresume.causal import PSEWarning, capture_pse_warnings, joined
+
+    with pytest.warns(RuntimeWarning, match="not ours"):
+        with capture_pse_warnings() as caught:
+            warnings.warn("weak overlap: b", PSEWarning)
+            warnings.warn("weak overlap: a", PSEWarning)
+            warnings.warn("weak overlap: a", PSEWarning)
+            warnings.warn("not ours", RuntimeWarning)
+    assert joined(caught) == "weak overlap: a | weak overlap: b"
+
+
+def test_case_counts_one_meaning():
+    from popresume.audit import metrics as M
+
+    labels = pd.Series(["C1", "C1,C5", "-", "C1", "C3"])
+    fmts = pd.Series(["text", "image+photo", "text", "image", "text"])
+    c = case_counts(labels, fmts)
+    assert c.to_dict() == {"C1": 2, "C2": 0, "C3": 1, "C4": 0, "C5": 1, "none": 1, "C1_denominator": 4, "n": 5}
+    assert case_counts(labels)["C1"] == 3 and M.case_counts is case_counts

@@ -197,3 +197,130 @@ def test_tune_xgb_paper_grid_picks_by_cv():
     prop = tune_xgb(X, (X[:, 0] > 0).astype(int), "propensity", max_rows=600, cv=2,
                     grid={"n_estimators": [5, 50], "max_depth": [1, 2], "reg_lambda": [1]})
     assert prop["cv_score"] < 0.1  # Brier score of an almost separable propensity
+
+
+# ---------------------------------------------------------------- the DoubleML-shaped API (issue 14)
+def test_learners_carry_threads_and_tuned_params_do_not_leak():
+    from popresume.causal import Learners
+    from popresume.causal.nuisance import XGB_FIXED
+
+    with pytest.raises(TypeError):
+        XGB_FIXED["n_jobs"] = 4  # read-only: no module state to mutate
+    spec = Learners(grid={"n_estimators": [5, 20], "max_depth": [1, 2], "reg_lambda": [1]}, tune_rows=300,
+                    threads=2)
+    a = PSEEstimator(make_scm("basic").sample(600, seed=1), **ROLES, folds=2, learners=spec).fit()
+    b = PSEEstimator(make_scm("no_direct", seed=3).sample(600, seed=2), **ROLES, folds=2, learners=spec).fit()
+    assert spec.params == {}  # the specification is never filled by fitting
+    pa, pb = a.diagnostics()["params"], b.diagnostics()["params"]
+    assert set(pa.index) == set(pb.index) == {"propensity", "mu3", "nested"}
+    assert not pa["cv_score"].equals(pb["cv_score"])  # each estimator tuned on its own data
+    model = a._learners.get("mu3", "outcome", None, None)
+    assert model.get_params()["n_jobs"] == 2
+    # refitting tunes again on a fresh copy: the same numbers, nothing carried over
+    first = a.effects_.copy()
+    assert np.allclose(a.fit().effects_, first)
+
+
+def test_psedata_validates_once_and_is_reused():
+    from popresume.causal import PSEData
+
+    d = make_scm("basic").sample(1500, seed=4)
+    data = PSEData(d, **ROLES)
+    assert (data.n, data.n_x0 + data.n_x1) == (1500, 1500)
+    assert data.Xbrz.shape[0] == 1500 and data.roles["z"] == ["z"]
+    from_frame = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(50).summary()
+    from_data = PSEEstimator(data, learners=CELL).fit().bootstrap(50).summary()
+    pd.testing.assert_frame_equal(from_frame, from_data)
+    assert np.allclose(plugin_psi(data, **ROLES), plugin_psi(d, **ROLES))
+    with pytest.raises(ValueError, match="differ from those the PSEData was built with"):
+        plugin_psi(data, **{**ROLES, "z": ["r"], "r": ["z"]})
+
+
+def test_result_object_intervals_tests_and_no_attrs():
+    d = make_scm("basic").sample(3000, seed=6)
+    tab, est = estimate_pse(d, **ROLES, n_boot=300, learners=CELL, return_estimator=True)
+    res = est.result_
+    assert tab.attrs == {} and res.summary.equals(tab)
+    assert res.phi.shape == (3000, 5) and np.allclose(res.phi.mean(axis=0), res.psi["estimate"])
+    point, joint = res.confint(), res.confint(joint=True)
+    assert ((joint["ci_low"] < point["ci_low"]) & (joint["ci_high"] > point["ci_high"])).all()
+    wide = res.confint(0.99)
+    assert ((wide["ci_low"] < point["ci_low"]) & (wide["ci_high"] > point["ci_high"])).all()
+    # without draws the joint band comes from the influence-function covariance
+    est.fit()
+    normal_joint = est.result_.confint(joint=True)
+    assert (normal_joint["ci_high"] - normal_joint["ci_low"] > 2 * 1.96 * est.result_.se.to_numpy()).all()
+    p = res.pvalues
+    from scipy.stats import norm
+    assert np.allclose(p, 2 * norm.sf(np.abs(tab["estimate"] / tab["se"])))
+    holm, bh = res.p_adjust("holm"), res.p_adjust("bh")
+    assert (holm["p_adj"] >= p - 1e-15).all() and (holm["p_adj"] >= bh["p_adj"] - 1e-15).all()
+    with pytest.raises(ValueError, match="unknown p-value adjustment"):
+        res.p_adjust("sidak-ish")
+    assert {"propensity", "weights", "params", "n_clipped", "warnings", "n_rep"} <= set(res.diagnostics)
+
+
+def test_repeated_crossfitting_median_and_mean():
+    d = make_scm("basic").sample(2000, seed=8)
+    one = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(100)
+    rep1 = PSEEstimator(d, **ROLES, learners=CELL, n_rep=1, aggregate="mean").fit().bootstrap(100)
+    pd.testing.assert_frame_equal(one.summary(), rep1.summary())  # n_rep=1 is the single split, any aggregate
+    med = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4).fit().bootstrap(100)
+    mean = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4, aggregate="mean").fit().bootstrap(100)
+    reps = med.result_.rep_estimates
+    assert len(reps) == 4 and reps.std().gt(0).all()  # the splits differ
+    assert np.allclose(reps.iloc[0], one.effects_)  # the first split is the single-split fit
+    psi_reps = med.result_.phi_reps.mean(axis=1)
+    assert np.allclose(med.psi_, np.median(psi_reps, axis=0)) and np.allclose(mean.psi_, psi_reps.mean(axis=0))
+    e = med.effects_
+    assert e["TE"] == pytest.approx(e["NDE"] + e["NIE"], abs=1e-12)  # medians of ψ keep the algebra
+    # DoubleML's SE for the median adds the spread of the split estimates: never below the smallest split SE
+    split_se = np.array([effects_from_psi_rows(med.result_.phi_reps[m]) for m in range(4)])
+    assert (med.summary()["se"].to_numpy() >= split_se.min(axis=0) - 1e-12).all()
+    with pytest.raises(ValueError, match="n_rep"):
+        PSEEstimator(d, **ROLES, learners=CELL, n_rep=0)
+    with pytest.raises(ValueError, match="aggregate"):
+        PSEEstimator(d, **ROLES, learners=CELL, aggregate="mode")
+
+
+def effects_from_psi_rows(phi):
+    from popresume.causal import effects_from_psi
+    return effects_from_psi(phi).std(axis=0, ddof=1) / np.sqrt(len(phi))
+
+
+def test_small_groups_warn_with_the_numbers():
+    d = make_scm("basic").sample(400, seed=3)
+    tiny = pd.concat([d[d.x == "x0"].head(13), d[d.x == "x1"].head(7)], ignore_index=True)
+    with pytest.warns(PSEWarning, match=r"unreliable intervals: the group x='x1' has 7 of 20 rows.*effective sample"):
+        PSEEstimator(tiny, **ROLES, folds=2, tune=False).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PSEWarning)
+        PSEEstimator(make_scm("basic").sample(3000, seed=3), **ROLES, learners=CELL).fit()  # large: silent
+
+
+def test_refit_bootstrap_is_an_estimator_method_and_the_circle_is_gone():
+    import ast
+    import inspect
+
+    import popresume.causal.bootstrap as bs
+
+    imported = {n.module for n in ast.walk(ast.parse(inspect.getsource(bs)))
+                if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any("crossfit" in m for m in imported), imported
+    est = PSEEstimator(make_scm("basic").sample(900, seed=2), **ROLES, folds=3, learners=CELL).fit()
+    draws = est.refit_draws(4, seed=5)
+    assert draws.shape == (4, 5) and np.isfinite(draws).all()
+    assert np.allclose(est.refit_draws(4, seed=5), draws)  # reproducible by seed
+
+
+def test_coverage_study_variants_share_one_fit():
+    from popresume.causal.scm import coverage_study
+
+    base, _ = coverage_study("basic", n=800, reps=3, n_boot=50, plugin=False)
+    est, cov = coverage_study("basic", n=800, reps=3, n_boot=50, plugin=False, n_rep=(1, 3),
+                              aggregate=("median", "mean"), bagged=3)
+    assert set(cov["method"]) == {"DML", "DML, n_rep=3 (median)", "DML, n_rep=3 (mean)", "refit-bagged (3)",
+                                  "naive difference"}
+    same = est[est.method == "DML"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(same[base.columns], base[base.method == "DML"].reset_index(drop=True))
+    assert cov["rmse"].notna().all()

@@ -171,26 +171,47 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
 SCM_KINDS: tuple[str, ...] = ("basic", "high_card_r", "weak_overlap", "no_direct")
 
 
+def dml_method_name(n_rep: int, aggregate: str = "median") -> str:
+    """The coverage study's label of a DML variant: "DML" (one split) or "DML, n_rep=5 (median)"."""
+    return "DML" if n_rep == 1 else f"DML, n_rep={n_rep} ({aggregate})"
+
+
 def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot: int = 200, folds: int = 5,
                    learners=None, normalize: bool = True, clip: float = 0.01, scm_seed: int = 0, seed: int = 0,
-                   plugin: bool = True, progress: bool = False):
+                   plugin: bool = True, progress: bool = False, n_rep=(1,), aggregate: str = "median",
+                   bagged: int = 0):
     """Repeated samples from ``make_scm(kind)``: DML estimates and CI coverage, plug-in, naive.
 
     Returns ``(estimates, coverage)``: ``estimates`` is tidy (rep, method, effect, estimate,
-    ci_low, ci_high, covered) with methods "DML" (influence-bootstrap CIs), "plug-in" (no CI;
-    NaN when a cell is empty) and "naive difference" (E[Y|x1] − E[Y|x0], reported as TE);
-    ``coverage`` has per effect and method: truth, mean estimate, bias, sd, rmse, coverage
-    and mean CI width. ``learners=None`` uses the fast saturated ``CellMeans`` learner;
-    pass "xgboost" for the tuned XGBoost default.
+    ci_low, ci_high, covered) with methods "DML" (one cross-fitting split, influence-bootstrap
+    CIs), "plug-in" (no CI; NaN when a cell is empty) and "naive difference" (E[Y|x1] −
+    E[Y|x0], reported as TE); ``coverage`` has per effect and method: truth, mean estimate,
+    bias, sd, rmse, coverage and mean CI width. ``learners=None`` uses the fast saturated
+    ``CellMeans`` learner; pass "xgboost" for the tuned XGBoost default.
+
+    ``n_rep``: one or several repetition counts of repeated cross-fitting, each a method
+    ``dml_method_name(k, a)`` for each ``a`` in ``aggregate`` ("median", "mean" or both);
+    one fit with the largest count serves them all (the
+    first k splits of it are exactly what ``n_rep=k`` fits, and the bootstrap draws are
+    shared), so ``n_rep=(1, 5)`` costs one five-split fit per sample. ``bagged`` > 0 adds the
+    authors' estimator as the reference, "refit-bagged (B)": the mean of ``bagged`` refit
+    bootstrap draws, with their percentile CI.
     """
     import warnings
 
     from tqdm import tqdm
 
-    from .crossfit import PSEEstimator, PSEWarning
+    from .bootstrap import influence_bootstrap
+    from .crossfit import PSEEstimator
+    from .effects import PSEWarning
     from .nuisance import CellMeans
     from .plugin import plugin_pse
+    from .results import PSEResult, aggregate_reps
 
+    reps_list = sorted({int(k) for k in ((n_rep,) if np.isscalar(n_rep) else n_rep)})
+    aggs = [aggregate] if isinstance(aggregate, str) else list(aggregate)
+    if not reps_list or reps_list[0] < 1:
+        raise ValueError(f"n_rep must hold positive counts, got {n_rep!r}")
     scm = make_scm(kind, seed=scm_seed)
     truth = scm.true_effects()
     if learners is None:
@@ -199,15 +220,31 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
         learners = None
     roles = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
     rows = []
+
+    def add(rep, method, table):
+        for e in PSE_NAMES:
+            rows.append({"rep": rep, "method": method, "effect": e, "estimate": table.loc[e, "estimate"],
+                         "ci_low": table.loc[e, "ci_low"], "ci_high": table.loc[e, "ci_high"]})
+
     for rep in tqdm(range(reps), disable=not progress, desc=f"coverage {kind}"):
         d = scm.sample(n, seed=seed * 100_003 + rep)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PSEWarning)
-            t = PSEEstimator(d, **roles, folds=folds, seed=rep, learners=learners, normalize=normalize,
-                             clip=clip).fit().bootstrap(n_boot).summary()
-        for e in PSE_NAMES:
-            rows.append({"rep": rep, "method": "DML", "effect": e, "estimate": t.loc[e, "estimate"],
-                         "ci_low": t.loc[e, "ci_low"], "ci_high": t.loc[e, "ci_high"]})
+            est = PSEEstimator(d, **roles, folds=folds, seed=rep, learners=learners, normalize=normalize,
+                               clip=clip, n_rep=reps_list[-1], aggregate=aggs[0]).fit()
+            phi_reps = est.result_.phi_reps
+            for k in reps_list:
+                sub = phi_reps[:k]
+                draws = influence_bootstrap(sub, n_boot, seed=est.seed + 1)
+                for agg in aggs[:1] if k == 1 else aggs:
+                    res = PSEResult(aggregate_reps(sub.mean(axis=1), agg), sub, aggregate=agg, level=est.level,
+                                    boot_psi=aggregate_reps(draws, agg, axis=1), boot_kind="influence")
+                    add(rep, dml_method_name(k, agg), res.summary)
+            if bagged:
+                draws = effects_from_psi(est.refit_draws(bagged, seed=est.seed + 2))
+                lo, hi = np.quantile(draws, [0.025, 0.975], axis=0)
+                add(rep, f"refit-bagged ({bagged})", pd.DataFrame(
+                    {"estimate": draws.mean(axis=0), "ci_low": lo, "ci_high": hi}, index=list(PSE_NAMES)))
         if plugin:
             try:
                 pl = plugin_pse(d, **roles)["estimate"]
