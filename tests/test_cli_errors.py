@@ -156,3 +156,14 @@ def test_read_parquet_names_file_and_column(tmp_path):
     write_parquet(pd.DataFrame({"a": [1]}), tmp_path / "t.parquet")
     with pytest.raises(ValueError, match=r"t\.parquet has no column 'b'; its columns: \['a'\]"):
         read_parquet(tmp_path / "t.parquet", columns=["a", "b"])
+
+
+def test_estimator_all_missing_scores_says_so():
+    """The library too: all-NaN scores are named as such, not as a missing level of X."""
+    from popresume.causal import estimate_pse, make_scm
+
+    d = make_scm("basic").sample(200, seed=1)
+    d["y"] = np.nan
+    with pytest.raises(ValueError, match=r"every one of the 200 rows has a missing value \(missing values in \{'y': 200\}"):
+        estimate_pse(d, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y", folds=2, n_boot=0, tune=False,
+                     missing="drop")

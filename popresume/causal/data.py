@@ -60,6 +60,9 @@ def validate(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str,
                f"(first: column {first_col!r}, row {first_row!r})")
         if missing == "drop":
             keep = ~na.any(axis=1)
+            if not keep.any():
+                raise ValueError(f"every one of the {len(df)} rows has a missing value ({msg}): nothing to "
+                                 f"estimate (are all scores parse failures?)")
             warnings.warn(f"dropping {int((~keep).sum())} of {len(df)} rows with {msg}", PSEWarning, stacklevel=4)
             df = df[keep]
         else:
