@@ -46,11 +46,21 @@ def tiny_model(tmp_path_factory, smol_tokenizer):
     return out
 
 
+# an integer 0..100 score (the one-decimal SCORE_SCHEMA has 1001 replies; the mechanism is the same)
+INT_SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 100}},
+              "required": ["score"]}
+
+
+def one_decimal(x) -> bool:
+    """The paper's X.X: at most one decimal."""
+    return abs(round(float(x) * 10) - float(x) * 10) < 1e-9
+
+
 def test_constraint_allows_only_valid_continuations():
     import torch
 
     vocab = ["{", '"', "score", '":', " ", "1", "0", "00", "5", "x", '{"score": ', "}", "<eos>"]
-    c = FiniteJSONConstraint(schema_candidates(SCORE_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
+    c = FiniteJSONConstraint(schema_candidates(INT_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
     allowed = lambda text: {vocab[i] for i in c.allowed(text).tolist()}
     assert allowed("") == {"{", '{"score": '}
     assert allowed('{"score": ') == {"1", "0", "5"}
@@ -60,7 +70,7 @@ def test_constraint_allows_only_valid_continuations():
     assert allowed('{"score": 100}') == {"<eos>"}
     scores = torch.zeros(1, len(vocab))
     ids = torch.tensor([[vocab.index('{"score": ')]])
-    c2 = FiniteJSONConstraint(schema_candidates(SCORE_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
+    c2 = FiniteJSONConstraint(schema_candidates(INT_SCHEMA), vocab, eos_ids=[12], prompt_len=0)
     masked = c2(ids, scores)
     assert torch.isinf(masked[0, vocab.index("x")]) and masked[0, vocab.index("5")] == 0
 
@@ -75,7 +85,7 @@ def test_tiny_random_model_always_parses(tiny_model):
     assert out["parse_ok"].all()
     for raw, score in zip(out["raw"], out["score"]):
         p = parse_score(raw)
-        assert p.method == "strict" and p.score == score and float(score).is_integer() and 0 <= score <= 100
+        assert p.method == "strict" and p.score == score and one_decimal(score) and 0 <= score <= 100
     # greedy decoding is deterministic
     again = score_resumes(s, res, cache=False, job_descriptions=JD)
     assert again["score"].tolist() == out["score"].tolist()
@@ -103,7 +113,7 @@ def test_smollm2_gguf_scores():
     assert s.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
     t = time.perf_counter()
     r = s.score(JD["nurse"], "Registered nurse with a BSN and five years of ICU experience.")
-    assert r.parse_ok and 0 <= r.score <= 100 and float(r.score).is_integer(), r
+    assert r.parse_ok and 0 <= r.score <= 100 and one_decimal(r.score), r
     assert parse_score(r.raw).method == "strict"
     assert time.perf_counter() - t < 300
 
@@ -162,5 +172,52 @@ def test_tiny_vlm_scores_images(tiny_vlm, tmp_path):
                         "format": ["image", "image+photo", "image"]})
     out = score_resumes(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
     assert out["parse_ok"].tolist() == [True, True, False]
-    assert all(float(x).is_integer() and 0 <= x <= 100 for x in out["score"][:2])
+    assert all(one_decimal(x) and 0 <= x <= 100 for x in out["score"][:2])
     assert pd.isna(out.loc[2, "score"]) and "cannot read image" in out.loc[2, "raw"]
+
+
+def test_expected_scoring_is_the_probability_weighted_reply(tiny_model, tmp_path):
+    """scoring='expected': the tree of constrained replies, walked with a reused prompt
+    cache, gives probabilities that sum to 1 and agree with an independent full forward pass."""
+    import math
+
+    import torch
+
+    from popresume.screeners.prompt import build_messages
+
+    # a random model spreads mass over every tokenisation of the reply: prune at 1e-3
+    s = get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "expected", "min_prob": 1e-3})
+    msgs = build_messages(JD["nurse"], "RN, BSN, 3 years ICU.")
+    cands = ['{"score": 7}', '{"score": 70}', '{"score": 9}']
+    probs, pruned = s.reply_distribution(msgs, cands)
+    assert set(probs) <= set(cands) and 0 <= pruned < 0.5
+    assert math.isclose(sum(probs.values()) + pruned, 1.0, rel_tol=1e-4)
+    # independent check of one tokenisation: the greedy constrained reply, scored in one pass
+    greedy = get_screener({"kind": "hf", "model": str(tiny_model)})
+    greedy._load()
+    reply = greedy.generate(msgs, candidates=cands)
+    inputs = greedy._inputs(msgs, None)
+    plen = inputs["input_ids"].shape[1]
+    path = greedy._tok(reply, add_special_tokens=False)["input_ids"]
+    con = FiniteJSONConstraint(cands, greedy._token_text, greedy._eos_ids(), plen)
+    assert con.text_of(path) == reply  # the canonical tokenisation is one the constraint allows
+    ids = torch.cat([inputs["input_ids"], torch.tensor([path + [greedy._eos_ids()[0]]])], dim=1)
+    with torch.inference_mode():
+        logits = greedy._lm(input_ids=ids).logits[0]
+    lp = 0.0
+    for k, tid in enumerate(path + [greedy._eos_ids()[0]]):
+        allowed = con.allowed(con.text_of(path[:k]))
+        lsm = torch.log_softmax(logits[plen - 1 + k, allowed].float(), -1)
+        lp += float(lsm[allowed.tolist().index(tid)])
+    assert probs[reply] >= math.exp(lp) * (1 - 1e-4)
+    # through the batch driver: the random model spreads its mass over 101 replies × many
+    # tokenisations, so with min_prob=0.01 no reply survives: a recorded failure, never a number
+    res = pd.DataFrame({"resume_id": ["a"], "occupation": ["nurse"], "text": ["RN, BSN, 3 years ICU."]})
+    db = tmp_path / "c.sqlite"
+    e = score_resumes(get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "expected", "min_prob": 0.01}), res,
+                      cache=db, job_descriptions=JD)
+    g = score_resumes(greedy, res, cache=db, job_descriptions=JD)
+    assert not e["parse_ok"].any() and e["score"].isna().all() and '"mass": 0.0' in e["raw"].iloc[0]
+    assert g.attrs["summary"]["scored"] == 1 and g["parse_ok"].all()  # the scoring mode is in the key
+    with pytest.raises(ValueError, match="scoring must be one of"):
+        get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "mean"})

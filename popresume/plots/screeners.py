@@ -65,3 +65,44 @@ def plot_screener_comparison(scores: pd.DataFrame, x: str, y: str, ax=None, *, h
     ax.set_ylabel(y)
     ax.set_title(f"Same {len(both)} résumés; Spearman ρ = {rho:.2f}")
     return ax
+
+
+def plot_validity_cards(cards, ax=None, *, title: str | None = None):
+    """Forest plot of validity cards (:mod:`popresume.screeners.validity`): one row per
+    check, one marker + 95% CI per screener, the verdict in the legend. ``cards`` maps a
+    label (which screener) to its card. Numbers are ours (the source is in the title)."""
+    from popresume.screeners.validity import CONTRAST_LABELS, CONTRASTS
+
+    cards = dict(cards)
+    if not cards:
+        raise ValueError("no validity cards to plot")
+    k = len(cards)
+    ax = ax or plt.subplots(figsize=(7.5, 1.0 + 0.45 * len(CONTRASTS) * max(1, k) ** 0.5 + 0.3 * k))[1]
+    step = 0.7 / max(k, 1)
+    for j, (label, card) in enumerate(cards.items()):
+        y = np.arange(len(CONTRASTS)) + (j - (k - 1) / 2) * step
+        est = np.array([card[c]["estimate"] for c in CONTRASTS], dtype=float)
+        lo = np.array([card[c]["ci_low"] for c in CONTRASTS], dtype=float)
+        hi = np.array([card[c]["ci_high"] for c in CONTRASTS], dtype=float)
+        color = plt.get_cmap("tab10")(j)
+        ax.errorbar(est, y, xerr=[np.nan_to_num(est - lo), np.nan_to_num(hi - est)], fmt="o", ms=4, capsize=2,
+                    color=color, label=f"{label}: {card['verdict'].upper()}")
+    ax.axvline(0, color="0.4", lw=0.8)
+    ax.set_yticks(np.arange(len(CONTRASTS)), [CONTRAST_LABELS[c] for c in CONTRASTS])
+    ax.invert_yaxis()
+    ax.set_xlabel("paired score difference, points (mean, 95% CI)")
+    n = sorted({c["n_profiles"] for c in cards.values()})
+    ax.set_title(title or f"Validity gate, ours ({', '.join(map(str, n))} résumés)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="screener: verdict",
+              title_fontsize=7)
+    return ax
+
+
+def plot_validity_card(card, ax=None):
+    """One screener's validity card (see :func:`plot_validity_cards`)."""
+    from popresume.screeners.validity import card_label
+
+    s = card["screener"]
+    return plot_validity_cards({card_label(card): card}, ax=ax,
+                               title=f"Validity gate, ours: {s['screener_id']} / {s['model']}, "
+                                     f"{card['n_profiles']} résumés")

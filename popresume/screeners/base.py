@@ -143,6 +143,9 @@ class BaseScreener:
     needs_profile: bool = False
     prompt_hash: str = "none"
     batch_size: int = 32
+    #: for generative screeners, how a reply becomes a score: "greedy" (the reply's number)
+    #: or "expected" (probability-weighted over the valid replies); None for the others
+    scoring: str | None = None
 
     @property
     def supports_images(self) -> bool:

@@ -380,32 +380,11 @@ class HFScreener(BaseScreener):
                 for path, p_new in grown:
                     ids = torch.tensor([list(path)], dtype=torch.long, device=self.device)
                     o = self._lm(input_ids=ids, past_key_values=cache, use_cache=True)
-                    cache.crop(plen)  # back to the prompt alone for the next node
+                    # back to the prompt alone for the next node (a negative crop removes that
+                    # many tokens in transformers 4.x and 5.x alike)
+                    cache.crop(-(cache.get_seq_length() - plen))
                     frontier.append((path, p_new, o.logits[0, -1]))
         return probs, pruned
-
-    def expected_score(self, item: ScoreItem) -> ScoreResult:
-        """The probability-weighted score of ``item`` (see the module docstring)."""
-        use_image = item.image_path is not None and item.format != "text"
-        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
-        cands = schema_candidates(SCORE_SCHEMA)
-        if cands is None:  # pragma: no cover - the score schema is finite by construction
-            raise ValueError("the score schema has no finite set of replies")
-        try:
-            probs, pruned = self.reply_distribution(msgs, cands, images=[item.image_path] if use_image else None)
-        except ValueError as e:
-            if use_image and "cannot read image" in str(e):
-                return ScoreResult.failure(f"error: {e}", "unreadable image", cacheable=False)
-            raise
-        values = {c: parse_score(c) for c in probs}
-        mass = sum(p for c, p in probs.items() if values[c].ok)
-        if mass <= 0:
-            return ScoreResult.failure(json.dumps({"mass": 0.0, "pruned": pruned}), "no valid reply has probability")
-        expected = sum(p * values[c].score for c, p in probs.items() if values[c].ok) / mass
-        top = max(probs, key=probs.get)
-        raw = json.dumps({"expected": round(expected, 4), "mass": round(mass, 6), "pruned": round(pruned, 6),
-                          "mode": top, "p_mode": round(probs[top], 6)})
-        return ScoreResult(expected, True, raw)
 
     def complete_json(self, messages: list[dict], schema: dict | None = None,
                       images: Sequence[str | os.PathLike] | None = None) -> tuple[dict | None, str]:
@@ -417,12 +396,13 @@ class HFScreener(BaseScreener):
 
     # -- protocol ---------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
-        if self.scoring == "expected":
-            return self.expected_score(item)
         use_image = item.image_path is not None and item.format != "text"
         msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
+        images = [item.image_path] if use_image else None
         try:
-            _, raw = self.complete_json(msgs, SCORE_SCHEMA, images=[item.image_path] if use_image else None)
+            if self.scoring == "expected":
+                return self._expected(msgs, images)
+            _, raw = self.complete_json(msgs, SCORE_SCHEMA, images=images)
         except ValueError as e:
             if use_image and "cannot read image" in str(e):
                 return ScoreResult.failure(f"error: {e}", "unreadable image", cacheable=False)
@@ -432,3 +412,20 @@ class HFScreener(BaseScreener):
             return ScoreResult(p.score, True, raw)
         # greedy decoding is deterministic: re-asking cannot change the reply, so no retry
         return ScoreResult.failure(raw, p.error or "unparseable reply")
+
+    def _expected(self, msgs: list[dict], images) -> ScoreResult:
+        """The probability-weighted score (see the module docstring); ``raw`` keeps the
+        valid-reply mass, the pruned mass and the most likely reply."""
+        cands = schema_candidates(SCORE_SCHEMA)
+        if cands is None:  # pragma: no cover - the score schema is finite by construction
+            raise ValueError("the score schema has no finite set of replies")
+        probs, pruned = self.reply_distribution(msgs, cands, images=images)
+        values = {c: parse_score(c) for c in probs}
+        mass = sum(p for c, p in probs.items() if values[c].ok)
+        if mass <= 0:
+            return ScoreResult.failure(json.dumps({"mass": 0.0, "pruned": pruned}), "no valid reply has probability")
+        expected = sum(p * values[c].score for c, p in probs.items() if values[c].ok) / mass
+        top = max(probs, key=probs.get)
+        raw = json.dumps({"expected": round(expected, 4), "mass": round(mass, 6), "pruned": round(pruned, 6),
+                          "mode": top, "p_mode": round(probs[top], 6)})
+        return ScoreResult(expected, True, raw)

@@ -1,0 +1,436 @@
+"""The validity gate: does this screener read the résumé at all? (issue 12, item 5)
+
+Before anyone audits a screener for discrimination, :func:`validity_card` asks whether its
+scores respond to what a screener should respond to, and not to what it should ignore. Every
+check is a *paired* contrast on the same résumés (same ``resume_id``, same draws for
+everything the change does not touch), so the résumé-to-résumé spread cancels:
+
+* **posting** – ``matched_minus_mismatched``: the score against the résumé's own job posting
+  minus the score against another occupation's posting (the next occupation in
+  :data:`popresume.schema.OCCUPATION_KEYS`, cyclically).
+* **qualifications** – ``education_up``: the profile re-rendered with its education raised
+  by :data:`EDU_STEP` levels (capped at the top level; rows too young for the new degree
+  are left out), minus the original; ``experience_up``: the profile re-rendered with
+  :data:`EXP_STEP` more years of experience (capped at age − 18), minus the original.
+* **stability** – ``whitespace``: the same text with blank lines doubled and trailing spaces
+  added; ``section_order``: EDUCATION moved before WORK HISTORY. Both minus the original;
+  their mean absolute change is what matters.
+* **parse rate** over every request, and the **spread** of the own-posting scores.
+
+Each contrast reports the mean paired difference with a 95% t interval, its SD, the
+standardised effect ``d_z = mean / sd`` and the number of pairs.
+
+**The pass rule** (:data:`PASS_RULE`, stored in every card). A screener passes when all hold:
+
+1. posting: the 95% CI of ``matched_minus_mismatched`` lies above 0;
+2. qualifications: neither ``education_up`` nor ``experience_up`` has a CI wholly below 0,
+   and at least one has a CI wholly above 0;
+3. stability: for whitespace and for section order, the mean absolute change is at most half
+   of ``|matched_minus_mismatched|`` (a harmless edit moves scores less than the job's
+   relevance does) and at most 5 points;
+4. parse rate ≥ 0.95, and spread: the own-posting scores have SD ≥ 1 point and at least
+   3 distinct values.
+
+The card (:func:`validity_card`) is a JSON-serialisable dict; :func:`write_card` writes it
+and its figure atomically; :func:`card_for` caches it on disk, keyed on the screener's
+identity (id, model, prompt hash, ``cache_params()``) and the check's settings, so the
+audit and the book attach a card to every screener's effects without rescoring
+(:func:`attach_validity`). Scores go through the ordinary score cache.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
+from popresume.screeners.base import stable_json
+from popresume.screeners.cache import sha256
+
+CARD_VERSION = 1
+EDU_STEP = 2
+EXP_STEP = 5
+MIN_PARSE_RATE = 0.95
+MIN_SD = 1.0
+MIN_DISTINCT = 3
+MAX_INSTABILITY = 5.0
+PASS_RULE = (
+    "pass when all hold: (1) posting: 95% CI of own-minus-mismatched posting above 0; "
+    "(2) qualifications: no CI of education_up / experience_up wholly below 0, and at least one wholly above 0; "
+    "(3) stability: mean |change| under whitespace and under section order <= half of |own-minus-mismatched| "
+    f"and <= {MAX_INSTABILITY:g} points; (4) parse rate >= {MIN_PARSE_RATE:g}; own-posting scores with "
+    f"SD >= {MIN_SD:g} and >= {MIN_DISTINCT} distinct values"
+)
+CONTRASTS = ("matched_minus_mismatched", "education_up", "experience_up", "whitespace", "section_order")
+CONTRAST_LABELS = {
+    "matched_minus_mismatched": "own − mismatched posting",
+    "education_up": f"education +{EDU_STEP} levels − original",
+    "experience_up": f"experience +{EXP_STEP} years − original",
+    "whitespace": "extra whitespace − original",
+    "section_order": "education first − original",
+}
+
+
+# -- résumé variants -------------------------------------------------------------------------
+def mismatched_occupation(occupation: str) -> str:
+    """The next occupation in ``OCCUPATION_KEYS`` (cyclic): the posting a résumé is not for."""
+    if occupation not in OCCUPATION_KEYS:
+        raise ValueError(f"unknown occupation {occupation!r}; expected one of {OCCUPATION_KEYS}")
+    return OCCUPATION_KEYS[(OCCUPATION_KEYS.index(occupation) + 1) % len(OCCUPATION_KEYS)]
+
+
+def more_education(profiles: pd.DataFrame, step: int = EDU_STEP) -> pd.DataFrame:
+    """Rows whose ``edu_level`` can rise by ``step`` levels (capped at the top) while the
+    age still allows the new degree, with the raised level; everything else unchanged."""
+    from popresume.resumes.rules import EDU_PLAN, MIN_AGE
+
+    rank = profiles["edu_level"].map({v: i for i, v in enumerate(EDU_LEVELS)})
+    if rank.isna().any():
+        bad = profiles.loc[rank.isna(), "edu_level"].iloc[0]
+        raise ValueError(f"profiles column 'edu_level' has the unknown value {bad!r}")
+    new = rank.astype(int).add(step).clip(upper=len(EDU_LEVELS) - 1).map(lambda i: EDU_LEVELS[i])
+    old_enough = profiles["age"].to_numpy() >= new.map(lambda e: MIN_AGE[EDU_PLAN[e][-1]] + 1).to_numpy()
+    keep = (new != profiles["edu_level"]).to_numpy() & old_enough
+    out = profiles.loc[keep].copy()
+    out["edu_level"] = new[keep].to_numpy()
+    return out
+
+
+def more_experience(profiles: pd.DataFrame, step: int = EXP_STEP) -> pd.DataFrame:
+    """Rows with ``exp_year`` raised by ``step`` years, capped at age − 18 (rows already at
+    the cap are left out); everything else unchanged."""
+    cap = profiles["age"].astype(int) - 18
+    new = np.minimum(profiles["exp_year"].astype(int) + step, cap)
+    keep = (new > profiles["exp_year"].astype(int)).to_numpy()
+    out = profiles.loc[keep].copy()
+    out["exp_year"] = new[keep].to_numpy()
+    return out
+
+
+def add_whitespace(text: str) -> str:
+    """A harmless edit: every blank line doubled, two trailing spaces on every line."""
+    return "\n".join(line + "  " for line in text.replace("\n\n", "\n\n\n").split("\n"))
+
+
+_SECTION = re.compile(r"^(SKILLS|WORK HISTORY|EDUCATION)$", re.M)
+
+
+def education_first(text: str) -> str:
+    """The same résumé with the EDUCATION section moved before WORK HISTORY (the header and
+    any other sections keep their place). A text without both sections is returned as is."""
+    heads = list(_SECTION.finditer(text))
+    names = [m.group(1) for m in heads]
+    if "EDUCATION" not in names or "WORK HISTORY" not in names:
+        return text
+    blocks: dict[str, str] = {}
+    for k, m in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        blocks[m.group(1)] = text[m.start():end].rstrip("\n")
+    head = text[: heads[0].start()].rstrip("\n")
+    order = [n for n in names if n not in ("WORK HISTORY", "EDUCATION")] + ["EDUCATION", "WORK HISTORY"]
+    return head + "\n\n" + "\n\n".join(blocks[n] for n in order)
+
+
+# -- statistics ------------------------------------------------------------------------------
+def paired_contrast(a, b, *, level: float = 0.95) -> dict[str, float]:
+    """Mean of ``a − b`` over the pairs where both are numbers, with a t interval."""
+    from scipy import stats
+
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    d = d[np.isfinite(d)]
+    n = int(d.size)
+    out = {"estimate": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "sd": float("nan"),
+           "d_z": float("nan"), "mean_abs": float("nan"), "max_abs": float("nan"), "n": n}
+    if n == 0:
+        return out
+    m = float(d.mean())
+    out.update(estimate=m, mean_abs=float(np.abs(d).mean()), max_abs=float(np.abs(d).max()))
+    if n >= 2:
+        sd = float(d.std(ddof=1))
+        half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+        out.update(sd=sd, ci_low=m - half, ci_high=m + half, d_z=(m / sd) if sd > 0 else float("nan"))
+    return out
+
+
+def judge(card: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """Apply :data:`PASS_RULE` to a card's numbers: ``("pass" | "fail", reasons for a fail)``."""
+    reasons = []
+    mm = card["matched_minus_mismatched"]
+    if not (mm["ci_low"] > 0):
+        reasons.append(f"posting: own − mismatched = {mm['estimate']:.2f} "
+                       f"[{mm['ci_low']:.2f}, {mm['ci_high']:.2f}] does not exclude 0 from above")
+    ed, ex = card["education_up"], card["experience_up"]
+    for name, c in (("education", ed), ("experience", ex)):
+        if c["ci_high"] < 0:
+            reasons.append(f"qualifications: more {name} lowers the score, "
+                           f"{c['estimate']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]")
+    if not (ed["ci_low"] > 0 or ex["ci_low"] > 0):
+        reasons.append("qualifications: neither more education nor more experience raises the score significantly")
+    ref = abs(mm["estimate"]) if math.isfinite(mm["estimate"]) else 0.0
+    for name in ("whitespace", "section_order"):
+        c = card[name]
+        if not (c["mean_abs"] <= min(0.5 * ref, MAX_INSTABILITY)):
+            reasons.append(f"stability: {name} moves scores by {c['mean_abs']:.2f} points on average "
+                           f"(limit {min(0.5 * ref, MAX_INSTABILITY):.2f})")
+    if not (card["parse_rate"] >= MIN_PARSE_RATE):
+        reasons.append(f"parse rate {card['parse_rate']:.3f} < {MIN_PARSE_RATE:g}")
+    sp = card["spread"]
+    if not (sp["sd"] >= MIN_SD and sp["n_distinct"] >= MIN_DISTINCT):
+        reasons.append(f"spread: SD {sp['sd']:.2f} with {sp['n_distinct']} distinct values "
+                       f"(needs SD >= {MIN_SD:g} and >= {MIN_DISTINCT} values)")
+    return ("pass" if not reasons else "fail"), reasons
+
+
+# -- the card --------------------------------------------------------------------------------
+def default_profiles(n: int, *, seed: int = 0) -> pd.DataFrame:
+    """``n`` profiles spread over the five occupations, drawn from the population generator."""
+    from popresume.population import generate_population
+
+    if n < len(OCCUPATION_KEYS):
+        raise ValueError(f"n must be at least {len(OCCUPATION_KEYS)} (one résumé per occupation), got {n}")
+    per = {k: n // len(OCCUPATION_KEYS) + (1 if i < n % len(OCCUPATION_KEYS) else 0)
+           for i, k in enumerate(OCCUPATION_KEYS)}
+    return generate_population(sizes=per, seed=seed)
+
+
+def screener_identity(screener) -> dict[str, Any]:
+    """What identifies a screener's scores: id, model, prompt hash and ``cache_params()``."""
+    return {"screener_id": screener.screener_id, "model": screener.model, "prompt_hash": screener.prompt_hash,
+            "params": json.loads(stable_json(screener.cache_params()))}
+
+
+def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFrame | None = None,
+                  cache=None, progress: bool = False, spec: str | None = None,
+                  job_descriptions: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Run the gate on ``n`` résumés (or on ``profiles``) and return the card (a dict).
+
+    ``cache`` is the score cache (a path, a ScoreCache, ``None`` for the default, ``False``
+    for none). The card holds every contrast (``estimate, ci_low, ci_high, sd, d_z,
+    mean_abs, max_abs, n``), ``parse_rate``, ``spread``, ``verdict``, ``reasons`` and the rule.
+    """
+    from tqdm.auto import tqdm
+
+    from popresume.jobs import job_description
+    from popresume.resumes import render_texts
+    from popresume.screeners import get_screener, score_resumes
+
+    scr = get_screener(screener)
+    t0 = time.perf_counter()
+    if profiles is None:
+        profiles = default_profiles(n, seed=seed)
+    else:
+        profiles = profiles.head(n) if n else profiles
+    if len(profiles) < 2:
+        raise ValueError(f"the validity gate needs at least 2 profiles, got {len(profiles)}")
+    unknown = sorted(set(profiles["occupation"]) - set(OCCUPATION_KEYS))
+    if unknown:
+        raise ValueError(f"profiles column 'occupation' has the unknown value {unknown[0]!r}")
+    jd = dict(job_descriptions) if job_descriptions else {k: job_description(k) for k in OCCUPATION_KEYS}
+    mismatched_jd = {k: jd[mismatched_occupation(k)] for k in OCCUPATION_KEYS}
+    base = render_texts(profiles, seed=seed)
+    edu_p, exp_p = more_education(profiles), more_experience(profiles)
+    variants: list[tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, str]]] = [
+        ("own", base, profiles, jd),
+        ("mismatched", base, profiles, mismatched_jd),
+        ("education_up", render_texts(edu_p, seed=seed), edu_p, jd),
+        ("experience_up", render_texts(exp_p, seed=seed), exp_p, jd),
+        ("whitespace", base.assign(text=base["text"].map(add_whitespace)), profiles, jd),
+        ("section_order", base.assign(text=base["text"].map(education_first)), profiles, jd),
+    ]
+    scores: dict[str, pd.Series] = {}
+    n_req = n_ok = 0
+    bar = tqdm(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
+    for name, res, prof, jobs in bar:
+        if len(res) == 0:
+            scores[name] = pd.Series(dtype=float)
+            continue
+        df = score_resumes(scr, res, profiles=prof if scr.needs_profile else None, cache=cache,
+                           job_descriptions=jobs)
+        n_req += len(df)
+        n_ok += int(df["parse_ok"].sum())
+        scores[name] = df.set_index("resume_id")["score"]
+    own = scores["own"]
+
+    def vs_own(name: str) -> dict[str, float]:
+        s = scores[name]
+        return paired_contrast(s.to_numpy(), own.reindex(s.index).to_numpy())
+
+    parsed = own.dropna()
+    spread = {"sd": float(parsed.std(ddof=1)) if len(parsed) > 1 else float("nan"),
+              "iqr": float(parsed.quantile(0.75) - parsed.quantile(0.25)) if len(parsed) else float("nan"),
+              "min": float(parsed.min()) if len(parsed) else float("nan"),
+              "max": float(parsed.max()) if len(parsed) else float("nan"),
+              "mean": float(parsed.mean()) if len(parsed) else float("nan"),
+              "n_distinct": int(parsed.round(6).nunique())}
+    card: dict[str, Any] = {
+        "card_version": CARD_VERSION,
+        "source": "ours",
+        "spec": spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id),
+        "screener": screener_identity(scr),
+        "scoring": scr.scoring or "score",
+        "n_profiles": int(len(profiles)),
+        "seed": int(seed),
+        "occupations": sorted(set(profiles["occupation"])),
+        "matched_minus_mismatched": paired_contrast(own.to_numpy(), scores["mismatched"].reindex(own.index).to_numpy()),
+        "education_up": vs_own("education_up"),
+        "experience_up": vs_own("experience_up"),
+        "whitespace": vs_own("whitespace"),
+        "section_order": vs_own("section_order"),
+        "parse_rate": (n_ok / n_req) if n_req else float("nan"),
+        "n_requests": int(n_req),
+        "spread": spread,
+        "own_scores": [None if not math.isfinite(v) else float(v) for v in own.to_numpy()],
+        "rule": PASS_RULE,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    card["verdict"], card["reasons"] = judge(card)
+    return card
+
+
+def card_label(card: Mapping[str, Any]) -> str:
+    """``screener_id: model`` plus the scoring mode of generative screeners (greedy / expected)."""
+    s = card["screener"]
+    mode = card.get("scoring")
+    return f"{s['screener_id']}: {s['model']}" + (f" ({mode})" if mode in ("greedy", "expected") else "")
+
+
+def card_table(card: Mapping[str, Any]) -> pd.DataFrame:
+    """The card's contrasts as a tidy table (one row per check), labelled with the source
+    ("ours") and the screener, key columns first."""
+    rows = []
+    who = card_label(card)
+    for name in CONTRASTS:
+        c = card[name]
+        rows.append({"screener": who, "check": CONTRAST_LABELS[name], "estimate": c["estimate"],
+                     "ci_low": c["ci_low"], "ci_high": c["ci_high"], "mean_abs": c["mean_abs"], "d_z": c["d_z"],
+                     "n_pairs": c["n"], "source": card.get("source", "ours")})
+    return pd.DataFrame(rows)
+
+
+def card_summary(cards: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per card: label, verdict, own − mismatched with CI, parse rate, spread, time."""
+    rows = []
+    for label, c in cards.items():
+        mm = c["matched_minus_mismatched"]
+        rows.append({"screener": label, "verdict": c["verdict"], "own_minus_mismatched": mm["estimate"],
+                     "ci_low": mm["ci_low"], "ci_high": mm["ci_high"], "d_z": mm["d_z"],
+                     "education_up": c["education_up"]["estimate"], "experience_up": c["experience_up"]["estimate"],
+                     "whitespace_mean_abs": c["whitespace"]["mean_abs"],
+                     "section_order_mean_abs": c["section_order"]["mean_abs"], "parse_rate": c["parse_rate"],
+                     "score_sd": c["spread"]["sd"], "n_distinct": c["spread"]["n_distinct"],
+                     "n_profiles": c["n_profiles"], "seconds": c["seconds"], "source": c.get("source", "ours")})
+    return pd.DataFrame(rows)
+
+
+def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure: bool = True) -> Path:
+    """Write the card as JSON at ``path`` (atomically) and, with ``figure``, its figure next
+    to it (same name, ``.png``). Returns the JSON path."""
+    from popresume.io import atomic_path, write_text
+
+    path = Path(path)
+    if path.suffix.lower() != ".json":
+        raise ValueError(f"the card path must end in .json, got {path}")
+    if figure:  # the figure first: a card JSON never points at a figure that failed
+        import matplotlib.pyplot as plt
+
+        from popresume.plots.screeners import plot_validity_card
+
+        ax = plot_validity_card(card)
+        with atomic_path(path.with_suffix(".png"), ".png") as tmp:
+            ax.figure.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+    write_text(json.dumps(_finite(card), indent=2, ensure_ascii=False) + "\n", path)
+    return path
+
+
+def read_card(path: str | os.PathLike) -> dict[str, Any]:
+    """A card written by :func:`write_card` (``None`` values back to NaN)."""
+    path = Path(path)
+    try:
+        card = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read the validity card {path}: {e}") from e
+    for key in ("verdict", "matched_minus_mismatched"):
+        if key not in card:
+            raise ValueError(f"{path} is not a validity card: no {key!r}")
+    return _nan_back(card)
+
+
+def _finite(obj):
+    """NaN / inf → None, so the JSON is standard."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, Mapping):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _nan_back(card: dict) -> dict:
+    for name in CONTRASTS:
+        card[name] = {k: (float("nan") if v is None else v) for k, v in card[name].items()}
+    card["spread"] = {k: (float("nan") if v is None else v) for k, v in card["spread"].items()}
+    if card.get("parse_rate") is None:
+        card["parse_rate"] = float("nan")
+    return card
+
+
+def card_path_for(screener, *, n: int, seed: int, root: str | os.PathLike | None = None) -> Path:
+    """Where :func:`card_for` keeps the card of this screener identity and settings."""
+    from popresume.paths import cache_path
+
+    ident = screener_identity(screener)
+    key = sha256(stable_json([CARD_VERSION, ident, int(n), int(seed), PASS_RULE]))[:16]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{ident['screener_id']}-{Path(str(ident['model'])).name}")[:60]
+    base = Path(root) if root is not None else cache_path("validity")
+    return base / f"{name}-{key}.json"
+
+
+def card_for(spec, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None = None, cache=None,
+             progress: bool = False, refresh: bool = False, **options) -> dict[str, Any]:
+    """The validity card of ``spec``, computed once and kept on disk (see :func:`card_path_for`).
+
+    ``options`` go to :func:`popresume.screeners.get_screener` (e.g. ``scoring="expected"``).
+    The same screener identity with the same ``n`` and ``seed`` reads the stored card."""
+    from popresume.screeners import get_screener
+
+    scr = get_screener(spec, **options)
+    path = card_path_for(scr, n=n, seed=seed, root=root)
+    if path.exists() and not refresh:
+        return read_card(path)
+    card = validity_card(scr, n=n, seed=seed, cache=cache, progress=progress,
+                         spec=spec if isinstance(spec, str) else None)
+    write_card(card, path, figure=False)
+    return read_card(path)
+
+
+def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Callable[[str], Mapping]", *,
+                    screener_col: str = "screener") -> pd.DataFrame:
+    """``effects`` with ``validity_verdict`` (and the posting contrast) next to each screener's rows.
+
+    ``cards`` maps a value of ``screener_col`` to its card (or is a function doing so); a
+    screener with no card gets the verdict ``"unchecked"``. A failing screener's rows keep
+    their numbers but carry ``validity_verdict == "fail"`` so that every table shows it.
+    """
+    if screener_col not in effects.columns:
+        raise ValueError(f"effects has no column {screener_col!r} to attach validity cards by")
+    look = cards if callable(cards) else (lambda s: cards.get(s))
+    verdict, mm = {}, {}
+    for s in effects[screener_col].unique():
+        c = look(s)
+        verdict[s] = "unchecked" if c is None else c["verdict"]
+        mm[s] = float("nan") if c is None else c["matched_minus_mismatched"]["estimate"]
+    out = effects.copy()
+    pos = list(out.columns).index(screener_col) + 1
+    out.insert(pos, "validity_verdict", out[screener_col].map(verdict))
+    out.insert(pos + 1, "own_minus_mismatched", out[screener_col].map(mm))
+    return out

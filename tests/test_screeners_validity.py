@@ -1,0 +1,200 @@
+"""The validity gate: résumé variants, paired statistics, the pass rule, the card on disk,
+attaching verdicts to effect tables, and ``popresume validate``."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from popresume.cli import main
+from popresume.resumes import render_texts
+from popresume.resumes.examples import toy_profiles
+from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
+from popresume.screeners.base import BaseScreener, ScoreResult
+from popresume.screeners.validity import (
+    EDU_STEP, EXP_STEP, PASS_RULE, add_whitespace, attach_validity, card_for, card_summary, education_first,
+    judge, mismatched_occupation, more_education, more_experience, paired_contrast, read_card, validity_card,
+    write_card)
+
+JOBS = {k: f"posting for {k.replace('_', ' ')}: " + {
+    "nurse": "registered nurse patient care clinical unit",
+    "teacher": "teacher classroom students lessons curriculum",
+    "software_developer": "software developer code systems testing design",
+    "accountant": "accountant financial statements audit tax ledger",
+    "construction_laborer": "construction laborer site tools safety materials",
+}[k] for k in OCCUPATION_KEYS}
+
+
+def _words(text):
+    return re.findall(r"[a-z]+", text.lower())
+
+
+class Reader(BaseScreener):
+    """Reads the text: overlap with the posting, plus a little per word of content.
+    Whitespace and section order leave its bag of words unchanged."""
+
+    screener_id = "reader"
+    model = "word-overlap-v1"
+
+    def __init__(self):
+        self.calls = 0
+
+    def score_one(self, item):
+        self.calls += 1
+        words = _words(item.text)
+        post = set(_words(item.job_description))
+        s = 60.0 * len(post & set(words)) / len(post) + 0.1 * len(words)
+        return ScoreResult(min(s, 100.0), True, json.dumps({"score": s}))
+
+
+class Blind(BaseScreener):
+    """Ignores résumé and posting: a fixed pseudo-random score per résumé id."""
+
+    screener_id = "blind"
+    model = "blind-v1"
+
+    def score_one(self, item):
+        return ScoreResult(float(np.random.default_rng(abs(hash(item.resume_id)) % 2**32).uniform(20, 80)), True, "")
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    return toy_profiles(6, seed=3)
+
+
+def test_variants_change_only_what_they_say(profiles):
+    base = render_texts(profiles).set_index("resume_id")["text"]
+    t = base.iloc[0]
+    moved = education_first(t)
+    assert moved.index("EDUCATION") < moved.index("WORK HISTORY") and t.index("EDUCATION") > t.index("WORK HISTORY")
+    assert sorted(moved.split("\n")) == sorted(t.split("\n")) and moved.split("\n")[:2] == t.split("\n")[:2]
+    ws = add_whitespace(t)
+    assert ws != t and ws.split() == t.split()
+    assert education_first("NAME\nno sections") == "NAME\nno sections"
+    up = more_education(profiles)
+    rank = {v: i for i, v in enumerate(EDU_LEVELS)}
+    old = profiles.set_index("resume_id").loc[up["resume_id"]]
+    gain = up["edu_level"].map(rank).to_numpy() - old["edu_level"].map(rank).to_numpy()
+    assert len(up) > 0 and (gain > 0).all() and (gain <= EDU_STEP).all()
+    assert (up.drop(columns="edu_level").to_numpy() == old.reset_index().drop(columns="edu_level")[up.columns.drop("edu_level")].to_numpy()).all()
+    ex = more_experience(profiles)
+    d = ex["exp_year"].to_numpy() - profiles.set_index("resume_id").loc[ex["resume_id"], "exp_year"].to_numpy()
+    assert len(ex) > 0 and (d > 0).all() and (d <= EXP_STEP).all() and (ex["exp_year"] <= ex["age"] - 18).all()
+    assert mismatched_occupation("nurse") == "teacher"
+    assert mismatched_occupation(OCCUPATION_KEYS[-1]) == OCCUPATION_KEYS[0]
+    with pytest.raises(ValueError, match="unknown occupation 'pilot'"):
+        mismatched_occupation("pilot")
+    with pytest.raises(ValueError, match="'edu_level' has the unknown value 'PhD'"):
+        more_education(profiles.assign(edu_level="PhD"))
+
+
+def test_paired_contrast_matches_the_t_interval():
+    c = paired_contrast([3, 5, 7, np.nan], [2, 3, 4, 1])  # differences 1, 2, 3 (the NaN pair dropped)
+    half = 4.302652729911275 * 1.0 / math.sqrt(3)  # t(0.975, 2) · sd / √n
+    assert c["n"] == 3 and c["estimate"] == pytest.approx(2.0) and c["sd"] == pytest.approx(1.0)
+    assert c["ci_low"] == pytest.approx(2 - half) and c["ci_high"] == pytest.approx(2 + half)
+    assert c["d_z"] == pytest.approx(2.0) and c["mean_abs"] == pytest.approx(2.0) and c["max_abs"] == 3.0
+    assert paired_contrast([], [])["n"] == 0 and math.isnan(paired_contrast([1.0], [0.0])["ci_low"])
+
+
+def test_reader_passes_blind_and_synthetic_fail(profiles):
+    r = validity_card(Reader(), n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
+    assert r["verdict"] == "pass", r["reasons"]
+    mm = r["matched_minus_mismatched"]
+    assert mm["ci_low"] > 0 and mm["estimate"] > 10 and mm["n"] == 30
+    # more education adds entries (words); more experience adds roles only past a threshold
+    assert r["education_up"]["ci_low"] > 0 and r["experience_up"]["ci_high"] > 0
+    assert r["whitespace"]["max_abs"] == 0 and r["section_order"]["max_abs"] == 0
+    assert r["parse_rate"] == 1.0 and r["rule"] == PASS_RULE and r["source"] == "ours"
+
+    b = validity_card(Blind(), n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
+    assert b["verdict"] == "fail" and b["matched_minus_mismatched"]["estimate"] == 0
+    assert any(x.startswith("posting:") for x in b["reasons"])
+    assert any(x.startswith("qualifications:") for x in b["reasons"])
+
+    s = validity_card("synthetic", n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
+    # a known function of the profile: blind to the posting, exact on qualifications
+    assert s["verdict"] == "fail" and s["matched_minus_mismatched"]["ci_high"] == 0
+    assert s["education_up"]["ci_low"] > 0 and s["experience_up"]["estimate"] > 0
+    assert s["whitespace"]["max_abs"] == 0
+
+
+def test_judge_applies_each_part_of_the_rule(profiles):
+    card = validity_card(Reader(), n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
+    bad = json.loads(json.dumps(card))
+    bad["section_order"]["mean_abs"] = 0.6 * card["matched_minus_mismatched"]["estimate"]
+    assert judge(bad)[0] == "fail" and "stability: section_order" in judge(bad)[1][0]
+    bad = json.loads(json.dumps(card))
+    bad["experience_up"].update(estimate=-2.0, ci_low=-3.0, ci_high=-1.0)
+    assert any("more experience lowers the score" in x for x in judge(bad)[1])
+    bad = json.loads(json.dumps(card))
+    bad["parse_rate"] = 0.9
+    bad["spread"].update(sd=0.5, n_distinct=2)
+    reasons = judge(bad)[1]
+    assert any(x.startswith("parse rate 0.900") for x in reasons) and any(x.startswith("spread:") for x in reasons)
+
+
+def test_card_written_read_cached_and_attached(profiles, tmp_path):
+    scr = Reader()
+    card = validity_card(scr, n=10, profiles=profiles, cache=False, job_descriptions=JOBS)
+    path = write_card(card, tmp_path / "cards" / "reader.json")
+    assert path.exists() and path.with_suffix(".png").stat().st_size > 1000
+    assert sorted(p.name for p in path.parent.iterdir()) == ["reader.json", "reader.png"]  # no temp files
+    back = read_card(path)
+    assert back["verdict"] == card["verdict"]
+    assert math.isnan(back["whitespace"]["d_z"])  # NaN survives the JSON round trip (stored as null)
+    assert json.loads(path.read_text())["whitespace"]["d_z"] is None
+    with pytest.raises(ValueError, match="must end in .json"):
+        write_card(card, tmp_path / "card.txt")
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ValueError, match="x.json is not a validity card"):
+        read_card(tmp_path / "x.json")
+
+    # card_for: computed once per identity and settings, then read from disk
+    import popresume.screeners.validity as v
+
+    calls = []
+    real = v.validity_card
+    v_card = lambda *a, **k: calls.append(1) or real(*a, profiles=profiles, job_descriptions=JOBS, **k)  # noqa: E731
+    try:
+        v.validity_card = v_card
+        c1 = card_for(scr, n=10, root=tmp_path / "store", cache=False)
+        c2 = card_for(scr, n=10, root=tmp_path / "store", cache=False)
+        card_for(scr, n=12, root=tmp_path / "store", cache=False)
+    finally:
+        v.validity_card = real
+    assert len(calls) == 2 and c1["verdict"] == c2["verdict"]
+    assert c1["matched_minus_mismatched"] == c2["matched_minus_mismatched"]
+    assert len(list((tmp_path / "store").glob("reader-*.json"))) == 2
+
+    effects = pd.DataFrame({"screener": ["reader", "reader", "other"], "effect": ["NDE", "NIE", "NDE"],
+                            "estimate": [0.1, 0.2, 0.3]})
+    out = attach_validity(effects, {"reader": c1})
+    assert out.columns.tolist()[:3] == ["screener", "validity_verdict", "own_minus_mismatched"]
+    assert out["validity_verdict"].tolist() == [c1["verdict"]] * 2 + ["unchecked"]
+    assert out["estimate"].tolist() == [0.1, 0.2, 0.3]
+    with pytest.raises(ValueError, match="no column 'model'"):
+        attach_validity(effects, {}, screener_col="model")
+    summ = card_summary({"reader (ours)": c1})
+    assert summ.loc[0, "verdict"] == c1["verdict"] and summ.loc[0, "source"] == "ours"
+
+
+def test_validate_cli_writes_card(tmp_path, profiles):
+    profiles.to_parquet(tmp_path / "p.parquet")
+    out = tmp_path / "card.json"
+    r = CliRunner().invoke(main, ["validate", "--screener", "synthetic", "--n", "10", "--profiles",
+                                  str(tmp_path / "p.parquet"), "--no-cache", "--out", str(out), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "verdict: FAIL" in r.output and "own − mismatched posting" in r.output
+    card = json.loads(out.read_text())
+    assert card["verdict"] == "fail" and card["n_profiles"] == 10
+    assert set(card["matched_minus_mismatched"]) >= {"estimate", "ci_low", "ci_high"}
+    assert out.with_suffix(".png").exists()
+    r = CliRunner().invoke(main, ["validate", "--screener", "synthetic", "--out", str(tmp_path / "card.csv")])
+    assert r.exit_code != 0 and "must end in .json" in r.output
+    r = CliRunner().invoke(main, ["validate", "--screener", "nosuch", "--out", str(out)])
+    assert r.exit_code != 0 and "unknown screener kind 'nosuch'" in r.output
