@@ -39,7 +39,9 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
                f"({len(cfg.occupations)} occupations, formats {list(cfg.formats)}, "
                f"attributes {list(cfg.attributes)}, {sum(cfg.sizes.values()):,} profiles)")
     table = run_audit(cfg, scheduler=scheduler, n_jobs=n_jobs, progress=progress, cache_dir=cache_dir)
-    path = write_results(table, out)
     t = table.attrs
-    click.echo(f"wrote {len(table)} audits to {path} in {t.get('wall_s', float('nan')):.1f}s "
-               f"({t.get('estimates_from_cache', 0)} estimates from cache)")
+    click.echo(f"{len(table)} audits in {t.get('wall_s', float('nan')):.1f}s "
+               f"({t.get('estimates_from_cache', 0)} estimates from cache; every cell is cached, so a "
+               f"rerun after a failed write costs nothing)")
+    path = write_results(table, out)
+    click.echo(f"wrote {path}")
