@@ -55,6 +55,7 @@ from popresume.causal import default_roles
 from popresume.grouping import add_groups
 from popresume.paths import data_path
 from popresume.plots import audit as P
+from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.schema import OCCUPATION_LABELS
 
@@ -80,8 +81,9 @@ est_opts = {"tune": False}
 ref = generate_population([occupation], {occupation: n_ref}, seed=seed + 7919)
 shares = C.name_shares(ref)
 prof = C.add_name_shares(add_groups(generate_population([occupation], {occupation: n}, seed=seed)), shares)
-pd.concat({"gender": C.within_group_signal(prof, "gender"), "race": C.within_group_signal(prof, "race")},
-          names=["attribute", "row"]).round(3)
+signal = pd.concat({"gender": C.within_group_signal(prof, "gender"), "race": C.within_group_signal(prof, "race")},
+                   names=["attribute", "row"])
+labelled(signal, f"ours: {n} simulated {OCCUPATION_LABELS[occupation]}, typicalities from {n_ref} others")
 
 # %% [markdown]
 # ### A screener whose true NDE is 0
@@ -201,8 +203,9 @@ S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE
 # name's gender class nearly determines gender: among the coarsening sample's applicants,
 
 # %%
-pd.crosstab(prof["fn_gender"], prof["gender"], margins=True, margins_name="all").rename_axis(
-    index="first-name class (ours)", columns="gender")
+labelled(pd.crosstab(prof["fn_gender"], prof["gender"], margins=True, margins_name="all")
+         .rename_axis(index="first-name class", columns="gender"),
+         f"ours: the coarsening sample ({n} simulated {OCCUPATION_LABELS[occupation]})")
 
 # %% [markdown]
 # so $p(\text{male} \mid R, Z)$ is near 0 for almost every woman and near 1 for almost
@@ -218,13 +221,15 @@ pd.crosstab(prof["fn_gender"], prof["gender"], margins=True, margins_name="all")
 # - the **TE** needs only $p(x \mid Z)$, which overlaps well, and stays reliable.
 #
 # The same holds, by the same design, for the paper's gender estimates: it groups first
-# names with the same thresholds. Our audits' overlap, by attribute and format:
+# names with the same thresholds. Our audits' overlap, by attribute and occupation:
 
 # %%
-ov = pd.concat([grid[["attribute", "format"]], S.overlap_columns(grid)], axis=1)
-ov.groupby(["attribute", "format"]).agg(audits=("min_ess", "size"), median_min_ESS=("min_ess", "median"),
-                                         median_clipped_share=("clipped_share", "median")).round(3) \
-    .rename_axis(index={"attribute": "ours: attribute"})
+ov = pd.concat([grid[["attribute", "occupation"]], S.overlap_columns(grid)], axis=1)
+ov = ov.drop_duplicates(["attribute", "occupation"]).sort_values(["attribute", "occupation"])
+labelled(ov.set_index(["attribute", "occupation"]).rename(columns={"min_ess": "min ESS",
+                                                                   "clipped_share": "clipped share"}),
+         f"ours: Chapter 9's grid, {sizes} applicants per occupation (propensities, hence overlap, are the "
+         f"same for every screener and format)")
 
 # %% [markdown]
 # and at the paper's sizes, the shipped text run of Chapter 9 (embedding screener; blank

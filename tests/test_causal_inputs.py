@@ -141,6 +141,8 @@ def test_compare_partitions_moves_only_bie_and_rie():
     tab = compare_partitions(_partition_data(), "gender", {"paper": (paper["b"], paper["r"]), "moved": moved},
                              n_boot=0, learners=lin).set_index("partition")
     assert tab["same_w"].all() and tab.loc["moved", "b"].endswith("region")
+    assert ((tab["min_ess"] > 0) & (tab["min_ess"] <= len(_partition_data()))).all()  # overlap beside the effects
+    assert tab["clipped_share"].between(0, 1).all()
     # TE, NDE, NIE depend on W only: equal across partitions up to nuisance-refit noise
     for e in ("TE", "NDE", "NIE"):
         assert abs(tab.loc["paper", f"{e}_estimate"] - tab.loc["moved", f"{e}_estimate"]) < 0.25 * tab[f"{e}_se"].max()

@@ -108,7 +108,8 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
     the same ``seed`` (folds, bootstrap), ``estimator`` holding its other keyword arguments
     (``folds``, ``n_boot``, ``tune``, ...). Returns one row per partition in the layout of
     the results table — ``partition``, ``b``, ``r``, ``same_w`` (W = B ∪ R equals the first
-    partition's), ``{TE,NDE,NIE,BIE,RIE}_{estimate,se,ci_low,ci_high}`` — plus ``warnings``
+    partition's), ``{TE,NDE,NIE,BIE,RIE}_{estimate,se,ci_low,ci_high}``, ``min_ess`` and
+    ``clipped_share`` (smallest ESS of any weight, largest share of clipped propensities) — plus ``warnings``
     (estimation diagnostics, e.g. clipping, collected rather than printed).
     """
     from popresume.causal import estimate_pse
@@ -126,8 +127,11 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
         w = set(roles["b"]) | set(roles["r"])
         w0 = w if w0 is None else w0
         with capture_pse_warnings() as caught:
-            res = estimate_pse(data, **roles, y=y, **estimator)
+            res, est = estimate_pse(data, **roles, y=y, return_estimator=True, **estimator)
+        diag = est.diagnostics()  # overlap beside the effects: smallest ESS, largest clipped share
         row = {"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0,
-               **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")), "warnings": joined(caught)}
+               **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")),
+               "min_ess": float(diag["weights"]["ess"].min()),
+               "clipped_share": float(diag["propensity"]["n_clipped"].max() / diag["n"]), "warnings": joined(caught)}
         rows.append(row)
     return pd.DataFrame(rows)
