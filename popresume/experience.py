@@ -14,7 +14,12 @@ The paper's method, step by step:
 
 Gender, race and collar (as far as the data allow): the regressor's features are age,
 gender, years of schooling, potential experience (age - schooling - 6), Black (1/0) and
-white collar (1/0, missing where the source has no collar: PSID1976 women). The
+white collar (1/0). Race and collar are used only when every source row records them: a
+column missing for one survey would act as an indicator of that survey (PSID1976 has no
+collar, so the default PSID source leaves collar out). With the default PSID source race
+is left out of the mean too (:data:`popresume.sources.experience_data.PSID_MEAN_COVARIATES`):
+all PSID1976 women are white, so among women "Black" would stand for "a PSID7682 row", whose
+experience is gap-free by the age assumption. Race still enters the reweighting. The
 density-ratio classifier balances age, schooling, gender and, when both tables carry race,
 the share of Black workers; collar is not reweighted (the target's collar is the
 occupation's, :data:`OCCUPATION_COLLAR`, and enters the mean as a feature at sampling time).
@@ -24,13 +29,14 @@ One implementation choice, stated because the default source needs it: with
 ``target="share"`` (default) the regressor predicts the *share of potential years worked*,
 exp_year / (age - 18), and μ = (age - 18) · f(x), σ = (age - 18) · s(age, gender, J). The
 share extrapolates sensibly where the source is thin (PSID1976 women are all 30 or older):
-a 24-year-old who works like a 30-year-old has worked the same share of her possible years. ``target="years"`` fits exp_year directly, as the paper's notation reads.
+a 24-year-old who works like a 30-year-old has worked the same share of her possible years.
+``target="years"`` fits exp_year directly, as the paper's notation reads.
 
 σ hierarchy: residuals (on the share or years scale) give a weighted variance per level —
 all rows, then gender, then gender × 5-year age band — and each level is shrunk toward its
 parent with weight ``shrinkage`` pseudo-observations against its effective sample size
-(Σw)²/Σw². Cells absent from the source (ages under 28 in the default) take their parent's
-value. J enters through the occupation-specific density-ratio weights and its collar.
+(Σw)²/Σw². Cells absent from the source take their parent's value. J enters through the
+occupation-specific density-ratio weights (and its collar, when the mean uses collar).
 """
 
 from __future__ import annotations
@@ -203,12 +209,15 @@ class ExperienceModel:
     source: pd.DataFrame  # training rows with weight, fitted, residual, z
     reweighted: bool = True
     diagnostics: dict = field(default_factory=dict)
+    covariates: tuple = ()  # which of "race", "collar" the mean uses
 
     def _scale(self, age) -> np.ndarray:
         return np.maximum(np.asarray(age, float) - 18.0, 0.0) if self.target == "share" else np.ones(len(np.atleast_1d(age)))
 
     def mean(self, age, gender, educ_years, race=None, collar=None) -> np.ndarray:
         """μ(x) in years (before truncation); race / collar None: unknown (the trees' missing branch)."""
+        race = race if "race" in self.covariates else None
+        collar = collar if "collar" in self.covariates else None
         f = self.regressor.predict(_features(age, gender, educ_years, race, collar))
         if self.target == "share":
             return np.clip(f, 0.0, 1.0) * self._scale(age)
@@ -247,12 +256,14 @@ class ExperienceModel:
 def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupation: str = "all",
                          target_weight=None, reweight: bool = True, target_kind: str = "share",
                          seed: int = 0, xgb_params: dict | None = None, classifier=None,
-                         shrinkage: float = 20.0) -> ExperienceModel:
+                         shrinkage: float = 20.0, covariates=None) -> ExperienceModel:
     """Fit P2 for one occupation (density ratio → XGBoost mean → hierarchical σ).
 
     ``source``: age, gender, educ_years, exp_year (see :mod:`popresume.sources.experience_data`).
     ``target``: the occupation's workers, columns age, gender and educ_years or edu_level,
     with optional ``target_weight`` (survey weights / cell probabilities).
+    ``covariates``: which of "race", "collar" the mean may use (None: those recorded on
+    every source row).
     """
     from xgboost import XGBRegressor
 
@@ -261,7 +272,14 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     for c in ("age", "gender", "educ_years", "exp_year"):
         if c not in source.columns:
             raise ValueError(f"experience source is missing column {c!r}")
-    extra = [c for c in ("race", "collar") if c in source.columns]
+    # race / collar enter only when every source row has them: a column missing for one
+    # survey would act as an indicator of that survey (PSID1976 has no collar)
+    extra = [c for c in ("race", "collar") if c in source.columns and source[c].notna().all()]
+    if covariates is not None:
+        unknown = [c for c in covariates if c not in ("race", "collar")]
+        if unknown:
+            raise ValueError(f"covariates may be 'race' and 'collar', got {unknown}")
+        extra = [c for c in extra if c in covariates]
     target = target.copy()
     if "educ_years" not in target.columns:
         if "edu_level" not in target.columns:
@@ -293,7 +311,7 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     src["fitted_years"] = fitted * scale
     src["residual"] = resid
     model = ExperienceModel(occupation=occupation, target=target_kind, regressor=reg, sigma_table=sig,
-                            source=src, reweighted=reweight)
+                            source=src, reweighted=reweight, covariates=tuple(extra))
     unit_sigma = model.sigma(src["age"], src["gender"]) / scale
     src["z"] = resid / unit_sigma
     tw = np.ones(len(target)) if target_weight is None else np.asarray(target_weight, float)
@@ -307,16 +325,20 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
 
 
 def balance_table(source: pd.DataFrame, weight, target: pd.DataFrame, target_weight) -> pd.DataFrame:
-    """Means of age, share female and years of schooling: source raw, source reweighted, target."""
+    """Means of age, share female, years of schooling (and share Black when both tables have
+    race): source raw, source reweighted, target."""
+    race = "race" in source.columns and "race" in target.columns
+
     def means(df, w):
         w = np.asarray(w, float) / np.sum(w)
-        return [float((df["age"] * w).sum()), float(((df["gender"] == "F") * w).sum()),
-                float((df["educ_years"] * w).sum())]
+        out = [float((df["age"] * w).sum()), float(((df["gender"] == "F") * w).sum()),
+               float((df["educ_years"] * w).sum())]
+        return out + ([float(((df["race"] == "Black") * w).sum())] if race else [])
     return pd.DataFrame({
         "source": means(source, np.ones(len(source))),
         "source reweighted": means(source, weight),
         "target": means(target, target_weight),
-    }, index=["mean age", "share female", "mean years of schooling"])
+    }, index=["mean age", "share female", "mean years of schooling"] + (["share Black"] if race else []))
 
 
 def qq_data(model: ExperienceModel) -> pd.DataFrame:

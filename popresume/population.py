@@ -19,7 +19,8 @@ left, as named assumptions: race ⫫ (gender, age) | education, J; state ⫫ (ge
 education) | race, J. ``p1_method="margins"`` gives the earlier independent-margins table for
 comparison. P2 is fitted per occupation by :func:`popresume.experience.fit_experience_model`
 on PSID 1976-82 + PSID 1975 (:mod:`popresume.sources.experience_data`), reweighting the
-experience source to that occupation's P1; it uses gender, race and the occupation's collar. Everything is vectorised: each factor is one
+experience source to that occupation's P1 (gender, age, schooling and race balanced; the mean
+uses gender, age and schooling, plus race and collar for a user's extract that records them). Everything is vectorised: each factor is one
 inverse-CDF lookup (``searchsorted`` on a cumulative table) per group, so the 60,884
 Table 3 profiles take seconds.
 
@@ -143,9 +144,12 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: in
     user's table / path (:func:`popresume.sources.experience_data.load_experience_source`).
     """
     from popresume.experience import fit_experience_model
-    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, load_experience_source
+    from popresume.sources.experience_data import (
+        DEFAULT_EXPERIENCE_SOURCE, PSID_MEAN_COVARIATES, load_experience_source,
+    )
 
     source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
+    covariates = PSID_MEAN_COVARIATES if isinstance(source, str) and source == "psid" else None
     target = p1.groupby(["age", "gender", "race", "edu_level"], observed=True, sort=True)["p"].sum().reset_index()
     target = target[target["p"] > 0]
     h = hashlib.sha1(pd.util.hash_pandas_object(target, index=False).to_numpy().tobytes()).hexdigest()
@@ -155,7 +159,7 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: in
     if key not in _EXPERIENCE_CACHE:
         _EXPERIENCE_CACHE[key] = fit_experience_model(
             load_experience_source(source), target, occupation=occupation,
-            target_weight=target["p"].to_numpy(), seed=seed)
+            target_weight=target["p"].to_numpy(), seed=seed, covariates=covariates)
     return _EXPERIENCE_CACHE[key]
 
 

