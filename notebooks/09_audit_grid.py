@@ -168,7 +168,6 @@ for attribute in ("gender", "race"):
     fig = P.figure4(results, attribute=attribute)
     fig.suptitle(f"ours: path-specific effects, {attribute} (text: embedding screener; image formats: synthetic "
                  f"screener); filled: 95% CI excludes 0", fontsize=10)
-    fig.tight_layout()
     plt.show()
 
 # %% [markdown]
@@ -179,7 +178,6 @@ for attribute in ("gender", "race"):
 fig = P.figure4(published, attribute="gender", occupations=["Registered Nurses", "Software Developers"])
 fig.suptitle("published (PopResume Table 4): gender effects of the paper's LLMs and VLMs; filled: CI excludes 0",
              fontsize=10)
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]

@@ -44,11 +44,25 @@ def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence
     for i, occ in enumerate(occupations):
         for j, fmt in enumerate(formats):
             rows = t[(t["occupation"] == occ) & (t["format"] == fmt)]
-            plot_effects(rows, ax=axes[i, j], legend=(i == 0), title=f"{occ} — {FORMAT_LABELS.get(fmt, fmt)}")
+            plot_effects(rows, ax=axes[i, j], legend=False, title=f"{occ} — {FORMAT_LABELS.get(fmt, fmt)}")
             if j:
                 axes[i, j].set_ylabel("")
+    # one legend per column (a format's models, in the same order and colours in every row),
+    # below the bottom panel, so that no legend sits on a panel's data
     fig.suptitle(f"Path-specific effects, attribute = {attribute} (filled: 95% CI excludes 0)", fontsize=10)
-    fig.tight_layout()
+    rows_of_names = 1
+    for j in range(len(formats)):
+        handles: dict = {}
+        for ax in axes[:, j]:
+            for h, name in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(name, h)
+        if handles:
+            axes[-1, j].legend(list(handles.values()), list(handles), loc="upper center", fontsize=7, frameon=False,
+                               bbox_to_anchor=(0.5, -0.12), ncol=1 if len(handles) > 2 else len(handles))
+            rows_of_names = max(rows_of_names, len(handles) if len(handles) > 2 else 1)
+    extra = 0.25 + 0.13 * rows_of_names  # inches below the panels for the legends
+    fig.set_figheight(fig.get_figheight() + extra)
+    fig.tight_layout(rect=(0, extra / fig.get_figheight(), 1, 1))
     return fig
 
 
