@@ -219,7 +219,7 @@ def test_estimator_typo_fails_before_any_work(monkeypatch, tmp_path):
 def test_in_memory_configs_accept_numpy_numbers_and_tuples():
     import numpy as np
 
-    c = validate_config(cfg(occupations=("nurse",), formats=("text",), sizes={"nurse": np.int64(50)},
+    c = validate_config(cfg(occupations=("nurse",), formats=("text", "image+photo"), sizes={"nurse": np.int64(50)},
                             seed=np.int32(3), estimator={"clip": np.float64(0.02)}))
     assert c.sizes == {"nurse": 50} and type(c.seed) is int and c.estimator == {"clip": 0.02}
     with pytest.raises(ValueError, match="seed: must be a valid integer, got True"):
