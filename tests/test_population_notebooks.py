@@ -10,7 +10,7 @@ import pytest
 from popresume.paths import NOTEBOOKS_DIR
 
 CASES = [
-    ("01_population.py", {"size": 300, "seed": 1}),
+    ("01_population.py", {"size": 300, "seed": 1, "effects_size": 300}),
     ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300}),
     ("03_names_grouping.py", {"size": 300}),
 ]
