@@ -8,13 +8,16 @@ import pytest
 
 from popresume.leakage.corpus import GROUPS, build_corpus, job_description
 from popresume.leakage.embedding_backend import EmbeddingJudge, resume_lines
+from popresume.screeners.base import BaseScreener
 from popresume.leakage.tasks import CANNOT_DETERMINE, run_task, task_items, validate_reply, schema_for
 
 
-class BagOfWords:
+class BagOfWords(BaseScreener):
     """Deterministic embedder: hashed word counts, L2-normalised (so similarity = word overlap)."""
 
+    screener_id = "bow"
     model = "bow"
+    capabilities = frozenset({"embeddings"})
 
     def __init__(self, dim=512):
         self.dim = dim

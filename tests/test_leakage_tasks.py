@@ -6,9 +6,10 @@ import pytest
 
 from popresume.leakage.corpus import build_corpus, split_sections
 from popresume.leakage.tasks import (
-    CANNOT_DETERMINE, REGIMES, TASK1_SCHEMA, TASK3_SCHEMA, GenerativeJudge, ReplyCache, as_judge, run_task,
+    CANNOT_DETERMINE, REGIMES, TASK1_SCHEMA, TASK3_SCHEMA, GenerativeJudge, as_judge, get_judge, run_task,
     schema_for, task1_messages, task2_schema, task_items, validate_reply,
 )
+from popresume.screeners import ScoreCache, score_resumes
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +23,7 @@ class ScriptedBackend:
 
     screener_id = "scripted"
     model = "script-v1"
+    capabilities = frozenset({"text", "json"})
 
     def __init__(self, replies):
         self.replies = list(replies)
@@ -33,6 +35,9 @@ class ScriptedBackend:
         if isinstance(r, str):  # raw text that is not JSON
             return None, r
         return r, json.dumps(r)
+
+    def cache_params(self):
+        return {"temperature": 0}
 
 
 def test_validate_reply_accepts_and_rejects():
@@ -101,7 +106,7 @@ def test_forbidden_regime_schema_reaches_backend_without_tie(corpus):
 def test_reply_outside_schema_is_a_recorded_failure_not_a_default(corpus):
     v, _ = corpus
     be = ScriptedBackend([{"shortlist": 1, "score": 150}, "I think 70", {"shortlist": 0, "score": 40}])
-    r = run_task(3, task_items(3, v.head(3)), be, retries=0)
+    r = run_task(3, task_items(3, v.head(3)), be)
     assert r["parse_ok"].tolist() == [False, False, True]
     assert r["score"].isna().tolist() == [True, True, False]
     assert r["shortlist"].isna().tolist() == [True, True, False]
@@ -111,25 +116,35 @@ def test_reply_outside_schema_is_a_recorded_failure_not_a_default(corpus):
     assert r["raw"].iloc[1] == "I think 70"
 
 
-def test_retry_then_success(corpus):
+def test_runner_asks_once_retries_are_the_backends(corpus):
     v, _ = corpus
     be = ScriptedBackend(["garbage", {"perceived_group": "Anglo", "confidence": 70, "evidence": []}])
-    r = run_task(1, task_items(1, v.head(1)), be, retries=1)
-    assert r["parse_ok"].all() and r["perceived_group"].iloc[0] == "Anglo" and len(be.calls) == 2
+    r = run_task(1, task_items(1, v.head(1)), be)
+    assert not r["parse_ok"].any() and len(be.calls) == 1 and r["raw"].iloc[0] == "garbage"
 
 
 def test_repetitions_and_cache(corpus, tmp_path):
     v, _ = corpus
     items = task_items(1, v.head(4))
     be = ScriptedBackend([{"perceived_group": "Indian", "confidence": 55, "evidence": ["x"]}, "bad"])
-    cache = ReplyCache(tmp_path / "r.sqlite")
-    r = run_task(1, items, be, repetitions=3, cache=cache, retries=0)
+    cache = ScoreCache(tmp_path / "r.sqlite")
+    r = run_task(1, items, be, repetitions=3, cache=cache)
     assert len(r) == 12 and sorted(r["rep"].unique()) == [0, 1, 2] and len(be.calls) == 12
     assert r["parse_ok"].sum() == 6 and len(cache) == 6  # only valid replies are cached
     be2 = ScriptedBackend([{"perceived_group": "Indian", "confidence": 55, "evidence": ["x"]}])
     r2 = run_task(1, items, be2, repetitions=3, cache=tmp_path / "r.sqlite")
     assert len(be2.calls) == 6  # the six failures are asked again, the six valid ones come from the cache
     assert r2["parse_ok"].all()
+    # one cache for scores and replies: the same file also serves a screener's scores
+    import pandas as pd
+
+    res = pd.DataFrame({"resume_id": ["x"], "occupation": ["nurse"]})
+    score_resumes("synthetic", res, profiles=pd.DataFrame({
+        "resume_id": ["x"], "gender": ["F"], "race_binary": ["White"], "age": [30], "edu_group": ["high"],
+        "exp_year": [3], "fn_gender": ["female"], "surname_group": ["White"], "region": ["West"]}),
+        cache=tmp_path / "r.sqlite", job_descriptions={"nurse": "Nurse."})
+    rows = ScoreCache(tmp_path / "r.sqlite").rows()
+    assert set(rows["screener_id"]) == {"scripted", "synthetic"} and len(rows) == 13
 
 
 def test_backends_that_cannot_run_a_task(corpus):
@@ -137,11 +152,15 @@ def test_backends_that_cannot_run_a_task(corpus):
 
     class Synthetic:
         screener_id = "synthetic"
+        model = "s"
+        capabilities = frozenset({"text"})
 
-    with pytest.raises(ValueError, match="can run none of the leakage tasks"):
+    with pytest.raises(ValueError, match="can run none of the leakage tasks.*declares \\['text'\\]"):
         run_task(1, task_items(1, v.head(1)), Synthetic())
-    with pytest.raises(ValueError, match="complete_json"):
+    with pytest.raises(ValueError, match="does not declare the 'json' capability"):
         GenerativeJudge(Synthetic())
+    with pytest.raises(ValueError, match="unknown screener kind 'nosuch'"):
+        get_judge("nosuch")
     judge = GenerativeJudge(ScriptedBackend([{"preferred": "A"}]), tasks=(2,))
     with pytest.raises(ValueError, match="cannot run Task 1"):
         run_task(1, task_items(1, v.head(1)), judge)

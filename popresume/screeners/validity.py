@@ -40,6 +40,7 @@ audit and the book attach a card to every screener's effects without rescoring
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -191,7 +192,13 @@ def judge(card: Mapping[str, Any]) -> tuple[str, list[str]]:
 
 # -- the card --------------------------------------------------------------------------------
 def default_profiles(n: int, *, seed: int = 0) -> pd.DataFrame:
-    """``n`` profiles spread over the five occupations, drawn from the population generator."""
+    """``n`` profiles spread over the five occupations, drawn from the population generator
+    (drawn once per ``(n, seed)`` in a process: several cards share them)."""
+    return _default_profiles(int(n), int(seed)).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _default_profiles(n: int, seed: int) -> pd.DataFrame:
     from popresume.population import generate_population
 
     if n < len(OCCUPATION_KEYS):
@@ -396,17 +403,21 @@ def card_path_for(screener, *, n: int, seed: int, root: str | os.PathLike | None
 
 
 def card_for(spec, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None = None, cache=None,
-             progress: bool = False, refresh: bool = False, **options) -> dict[str, Any]:
+             progress: bool = False, refresh: bool = False, compute: bool = True, **options) -> dict[str, Any] | None:
     """The validity card of ``spec``, computed once and kept on disk (see :func:`card_path_for`).
 
     ``options`` go to :func:`popresume.screeners.get_screener` (e.g. ``scoring="expected"``).
-    The same screener identity with the same ``n`` and ``seed`` reads the stored card."""
+    The same screener identity with the same ``n`` and ``seed`` reads the stored card.
+    With ``compute=False`` a card that is not on disk yet is ``None`` (nothing is scored):
+    the audit uses this to show the cards that exist without running the gate itself."""
     from popresume.screeners import get_screener
 
     scr = get_screener(spec, **options)
     path = card_path_for(scr, n=n, seed=seed, root=root)
     if path.exists() and not refresh:
         return read_card(path)
+    if not compute:
+        return None
     card = validity_card(scr, n=n, seed=seed, cache=cache, progress=progress,
                          spec=spec if isinstance(spec, str) else None)
     write_card(card, path, figure=False)
