@@ -688,7 +688,7 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict]:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
         col = f", column {mark.column + 1}" if mark else ""
-        what = " ".join(x for x in (e.context, e.problem) if x)
+        what = ": ".join(x for x in (e.context, e.problem) if x)
         raise ConfigError([("", f"YAML syntax error{col}: {what}", line)], str(path)) from None
     except yaml.YAMLError as e:
         raise ConfigError([("", f"YAML error: {e}", None)], str(path)) from None
