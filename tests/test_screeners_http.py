@@ -503,3 +503,33 @@ def test_shared_prefix_comes_first():
     assert a.startswith(prefix) and b.startswith(prefix)
     assert jd in prefix and "Rules:" in prefix  # instructions and posting, then the résumé
     assert a[len(prefix):] == "Alice, RN, 10 years"
+
+
+# -- the server launcher (popresume serve) without a real binary -------------------------------
+def test_server_launcher_resolves_models_and_passes_the_amx_workaround(tmp_path, monkeypatch):
+    from popresume.screeners import server as srvmod
+
+    with pytest.raises(ValueError, match="unknown model 'gpt5'.*smollm2"):
+        srvmod.resolve_model("gpt5")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        srvmod.resolve_model(tmp_path / "none.gguf")
+    monkeypatch.delenv("POPRESUME_LLAMA_SERVER", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(srvmod.sys, "prefix", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="install-llm-server.sh"):
+        srvmod.find_llama_server()
+    # a stand-in binary: knows --no-repack, records its arguments, then fails to start
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    fake = tmp_path / "llama-server"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --help ]; then echo '-nr, --no-repack  disable repacking'; exit 0; fi\n"
+                    f"echo \"$@\" > {tmp_path}/args; echo 'error: failed to load model' >&2; exit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("POPRESUME_LLAMA_SERVER", str(fake))
+    srv = srvmod.LlamaServer(gguf, port=0, threads=2, log_path=tmp_path / "log.txt", startup_timeout=20)
+    assert srv.binary == fake and srv.port > 0 and srv.alias == "m"
+    assert srv.spec == f"openai:m@http://127.0.0.1:{srv.port}/v1"
+    with pytest.raises(RuntimeError, match="(?s)exited with code 3.*failed to load model"):
+        srv.start()
+    args = (tmp_path / "args").read_text().split()
+    assert "--no-repack" in args and args[args.index("-m") + 1] == str(gguf) and "127.0.0.1" in args

@@ -46,6 +46,11 @@ first number token (:func:`popresume.screeners.parsing.expected_score_from_logpr
 that returns no log-probabilities gives a clear failure, and one that refuses the parameters
 stops the run at negotiation. The scoring mode is in the cache key and in the output.
 
+``extra_body`` adds server-specific request fields (llama.cpp's ``cache_prompt``, vLLM's
+sampling extras); they are part of the cache key. ``max_prompt_chars`` bounds a prompt before it
+is sent: an oversized résumé is a recorded failure naming it (a server's own context-length
+refusal is recorded the same way).
+
 The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
 at construction; it is sent only as the ``Authorization`` header and never stored in the cache
 key, the cache, the raw replies or log messages (:func:`popresume.screeners.cache.register_secret`).
