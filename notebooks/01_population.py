@@ -141,8 +141,9 @@ labelled(seeds.seed_summary().set_index("occupation"),
 # time (gender, then race, then age, then education among workers 25 and over), until
 # every margin is the published one. Rescaling a whole margin multiplies all the cells of
 # a row by the same factor, so every **odds ratio** of the seed that the margins do not fix
-# survives unchanged: if the seed says that female nurses are 1.8 times as likely as male
-# nurses to hold a bachelor's rather than an associate degree, so does the raked table.
+# survives unchanged: if the seed gives female nurses 1.8 times the odds of male nurses of
+# holding a bachelor's degree or more rather than an associate degree (it does, for GSS
+# nurses aged 25-44), so does the raked table.
 # Among all tables with the published margins, IPF's is the one closest to the seed in
 # Kullback-Leibler divergence.
 #
@@ -286,8 +287,9 @@ plt.show()
 # Black developers hold a bachelor's degree less often than White developers, API
 # developers more often; in the independent-margins population all three groups are alike.
 # By gender among nurses, the raw GSS shares and the generated shares *differ in level*:
-# many GSS nurses interviewed in the 1970s-80s hold a hospital diploma, which the GSS
-# counts as "high school", while the published 2019-21 margin leaves only 5% of nurses
+# 28% of all GSS nurses aged 18-64, but 14% of those interviewed since 2000, have "high school" as
+# their highest degree (most likely nurses trained in hospital diploma programmes, which
+# award no college degree), while the published 2019-21 margin leaves only 5% of nurses
 # without a college degree. Raking removes most of that group and keeps the seed's
 # comparison among the rest. A share compares groups through the levels, which raking
 # changes by design; the **odds ratio** is what IPF keeps, so that is the fair comparison.

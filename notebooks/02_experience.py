@@ -101,7 +101,7 @@ labelled(wave76.groupby(["gender", "race", "collar"])[["educ_years", "exp_year"]
 # ## Step 1: density-ratio reweighting
 #
 # The applicants of occupation $J$ (the *target*) differ from the source: software
-# developers are younger and far more schooled than the source's rows, and a sixth of them
+# developers are younger and far more schooled than the source's rows, and a fifth of them
 # are women where the source is mostly men. A
 # classifier $c(x) = P(\text{target} \mid x)$ trained on the source rows and on the target
 # cells (weighted by their $P_1$ probabilities, both classes with total weight one) gives the
