@@ -272,31 +272,34 @@ syn_c1 = syn[syn["cases"].str.contains("C1")]
 S.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE_true=syn_c1["NDE_true"].round(2))
 
 # %% [markdown]
-# ### A C1 that is not a finding: the embedding screener on text
+# ### A C1 on text would not be a finding
 #
 # A C1 or C2 on the **text** format would say the embedding screener discriminates
 # directly. It cannot: the embedding model reads only the résumé text, and the text differs
 # between groups only through the name, the qualifications and the state (it carries no
 # gender or race field; Chapter 10a checks that flipping both leaves every résumé
-# unchanged). Against the *ungrouped* name its true NDE is 0. The table lists every text
-# audit whose NDE interval excludes 0 in this run, with its overlap diagnostics.
+# unchanged). Against the *ungrouped* name its true NDE is 0. The cell below lists every
+# text audit of this run in C1 or C2, with its overlap diagnostics.
 
 # %%
 emb = results[results["format"] == "text"]
 emb_c1 = emb[emb["cases"].str.contains("C1|C2")]
+print(f"ours: {len(emb_c1)} of {len(emb)} text audits (embedding screener) in C1 or C2")
 S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases")
 
 # %% [markdown]
-# In the book's default run this is one audit, software developers / text / race, with
-# NDE ≈ 6.5 [1.1, 14.7] (Case 1 and Case 2), while 80 of its 400 propensities were
-# clipped. It is an artefact of the estimator's inputs, not evidence of direct
+# An earlier build of this book, on an earlier version of the simulated population, found
+# one: software developers / text / race, NDE 6.47 [1.06, 14.74] with 80 of its 400
+# propensities clipped, counted as the book's only no-photo C1 and only C2. Whenever such a
+# row appears it is an artefact of the estimator's inputs, not evidence of direct
 # discrimination, for two reasons:
 #
 # 1. **Coarsened mediators.** The estimator sees the name only through its class (the
 #    surname's race class, the first name's gender and age classes). Whatever the embedding
 #    does with a name beyond its class (a token's embedding differs from name to name)
 #    tracks race *within* the class and lands on the direct path. Chapter 10a measures
-#    this artefact and re-estimates the same cell with refined name variables.
+#    this artefact and re-estimates the same cell with refined name variables and at a
+#    larger $n$.
 # 2. **Weak overlap.** With a fifth of the propensities clipped and a small ESS, the
 #    NDE is carried by the outcome models' extrapolation and its interval is unreliable.
 #

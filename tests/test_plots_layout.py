@@ -108,3 +108,22 @@ def test_a_legend_on_a_step_histogram_is_found():
     ax.legend(loc="upper left", ncols=3, fontsize=7)
     assert not any("legend covers" in p for p in figure_problems(fig))
     plt.close(fig)
+
+
+def test_ticks_beyond_the_limits_are_not_checked():
+    """Labels of tick locations just outside the view limits are never drawn, so they cannot collide."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from popresume.plots.layout import figure_problems
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(3, 2.2))
+    top.plot([0, 1], [-3.9, 3.9])
+    top.set_ylim(-3.9, 3.9)  # the locator also yields −6 and 6, just outside, with labels
+    bottom.plot([0, 1], [-3.9, 3.9])
+    bottom.set_ylim(-3.9, 3.9)
+    fig.subplots_adjust(hspace=0.05)
+    assert figure_problems(fig) == []
+    plt.close(fig)

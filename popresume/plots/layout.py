@@ -30,6 +30,20 @@ def _visible_texts(artists: Iterable) -> list:
     return [t for t in artists if t.get_visible() and t.get_text().strip()]
 
 
+def _drawn_ticklabels(axis) -> list:
+    """The tick labels Matplotlib draws: those of ticks inside the view limits.
+
+    ``Axis.get_ticklabels`` also returns labels of tick locations just beyond the limits,
+    which are never drawn but keep a position outside the axes (where they would collide
+    with a neighbouring panel's labels); ``_update_ticks`` is Matplotlib's own selection.
+    """
+    try:
+        ticks = axis._update_ticks()
+    except AttributeError:  # a Matplotlib without the private helper: keep every label
+        return list(axis.get_ticklabels(which="both"))
+    return [lab for t in ticks for lab in (t.label1, t.label2)]
+
+
 def _overlap(a, b, tol: float = OVERLAP_TOLERANCE_PX) -> bool:
     return (min(a.x1, b.x1) - max(a.x0, b.x0) > tol) and (min(a.y1, b.y1) - max(a.y0, b.y0) > tol)
 
@@ -61,7 +75,7 @@ def _labels_collide(a, b, tol: float = OVERLAP_TOLERANCE_PX) -> bool:
 
 def _tick_overlaps(ax, renderer, axis_name: str) -> list[str]:
     axis = ax.xaxis if axis_name == "x" else ax.yaxis
-    labels = _visible_texts(axis.get_ticklabels(which="both"))
+    labels = _visible_texts(_drawn_ticklabels(axis))
     boxes = [(t.get_text(), _text_box(t, renderer)) for t in labels]
     boxes.sort(key=lambda tb: tb[1][0] if axis_name == "x" else tb[1][1])
     clashes = [
@@ -150,7 +164,7 @@ def _legend_covers_data(ax, renderer) -> list[str]:
 def _axes_texts(ax) -> list:
     """Every visible text an axes draws outside its data area: title, axis labels, tick labels."""
     texts = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
-    texts += list(ax.xaxis.get_ticklabels(which="both")) + list(ax.yaxis.get_ticklabels(which="both"))
+    texts += _drawn_ticklabels(ax.xaxis) + _drawn_ticklabels(ax.yaxis)
     return _visible_texts(texts)
 
 
