@@ -49,3 +49,70 @@ def test_cli_unknown_screener_is_a_user_error(tmp_path):
                                     "--n-boot", "0"])
     assert res.exit_code != 0
     assert "unknown screener kind 'nosuch'" in (res.output + str(res.exception))
+
+
+class _FakeOpenAI:
+    """An OpenAI-compatible chat server on loopback: replies {"score": len(résumé) % 101},
+    except for résumés of one name, where the reply is not a score (a parse failure)."""
+
+    def __init__(self, fail_name: str):
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                content = req["messages"][-1]["content"]
+                text = content if isinstance(content, str) else content[0]["text"]
+                resume = text.split("RESUME: ", 1)[-1]
+                reply = "no idea" if fail_name.upper() in resume else json.dumps({"score": len(resume) % 101})
+                body = json.dumps({"id": "x", "object": "chat.completion", "model": req["model"],
+                                   "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                                                "finish_reason": "stop"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_cli_http_screener_failures_are_reported_and_excluded(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "bm"
+    with _FakeOpenAI("Tyrone") as server:
+        res = CliRunner().invoke(main, ["correspondence", "--out", str(out), "--screener", f"openai:fake@{server.url}",
+                                        "--screeners-only", "-n", "300", "--no-cache", "--quiet",
+                                        "-o", "backoff=0.01"])
+    assert res.exit_code == 0, res.output
+    scores = pd.read_parquet(next(out.glob("scores_openai*.parquet")))
+    from popresume.correspondence import load_bertrand_mullainathan
+
+    names = load_bertrand_mullainathan().set_index("resume_id")["first_name"]
+    tyrone = scores["resume_id"].map(names) == "Tyrone"
+    assert tyrone.any() and (~scores.loc[tyrone, "parse_ok"]).all() and scores.loc[~tyrone, "parse_ok"].all()
+    assert scores.loc[tyrone, "score"].isna().all()  # a failure is missing, never 0
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs["failed_excluded"].iloc[0] == int(tyrone.sum())
+    assert runs["used"].iloc[0] == len(scores) - int(tyrone.sum())
+    assert f"{int(tyrone.sum())} failed and excluded" in res.output
+    failures = pd.read_csv(next(out.glob("failures_*.csv")))
+    assert len(failures) == int(tyrone.sum())
