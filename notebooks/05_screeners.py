@@ -26,17 +26,23 @@
 #   yardstick for the estimator of the next chapters;
 # - how a real (tiny) generative model, SmolLM2-135M-Instruct, scores through the same
 #   path as the paper's LLMs, with its output constrained to `{"score": 0..100}`;
-# - how every score is cached on disk so that an interrupted run resumes where it stopped.
+# - how every score is cached on disk so that an interrupted run resumes where it stopped;
+# - how the *validity gate* asks, before any audit, whether a screener reads the résumé at
+#   all, and what its report card says for each screener of this book.
 #
 # The parameters cell below holds the random `seed`, the number of résumés per occupation
 # scored by the embedding and synthetic screeners (`n_per_occupation`), the number scored by
-# SmolLM2 (`n_llm`, 0 skips it), and `num_threads`, the CPU threads each model may use.
+# SmolLM2 (`n_llm`, 0 skips it), `num_threads`, the CPU threads each model may use, the
+# number of résumés of the validity cards computed here (`n_validity`), and the number for
+# SmolLM2's cards (`n_validity_llm`; 0 reads the cards shipped in `data/results/validity/`).
 
 # %% tags=["parameters"]
 seed = 0
 n_per_occupation = 40
 n_llm = 3
 num_threads = 1
+n_validity = 20
+n_validity_llm = 0
 
 # %%
 import importlib.util
@@ -45,12 +51,16 @@ import json
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.plots.screeners import compare_table, plot_score_distributions, plot_screener_comparison
+from popresume.paths import DATA_DIR
+from popresume.plots.screeners import (compare_table, plot_score_distributions, plot_screener_comparison,
+                                       plot_validity_cards)
+from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS
-from popresume.screeners import get_screener, parse_score, score_resumes, summarize_scores
+from popresume.screeners import format_summary, get_screener, parse_score, score_resumes, summarize_scores
 from popresume.screeners.prompt import render_prompt
+from popresume.screeners.validity import PASS_RULE, card_for, card_summary, read_card
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_colwidth", 60)
@@ -101,15 +111,16 @@ for reply in ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I
 # %%
 embedding = get_screener({"kind": "embedding", "num_threads": num_threads})
 emb_scores = score_resumes(embedding, resumes)
-print(emb_scores.attrs["summary"])
+print("embedding screener (ours):", format_summary(emb_scores.attrs["summary"]))
 info = pd.DataFrame([json.loads(r) for r in emb_scores["raw"]])
-print("chunks per résumé:", info["n_chunks"].value_counts().sort_index().to_dict(),
+chunks = info["n_chunks"].value_counts().sort_index()
+print("chunks per résumé:", ", ".join(f"{k} chunk(s): {v} résumés" for k, v in chunks.items()),
       "| median tokens:", int(info["n_tokens"].median()))
-emb_scores.head()
+labelled(emb_scores.head(), "ours: first scores of the embedding screener (all-MiniLM-L6-v2)", precision=2)
 
 # %%
 emb = emb_scores.merge(resumes[["resume_id", "occupation"]], on="resume_id")
-plot_score_distributions(emb, title="Embedding screener (all-MiniLM-L6-v2): score by occupation")
+plot_score_distributions(emb, title="Ours: embedding screener (all-MiniLM-L6-v2), score by occupation")
 plt.tight_layout()
 
 # %% [markdown]
@@ -131,7 +142,8 @@ synthetic = get_screener({"kind": "synthetic", "seed": seed})
 syn_scores = score_resumes(synthetic, resumes, profiles=profiles)
 truth = synthetic.true_effects(profiles, "gender")
 print("coefficients:", json.dumps(synthetic.cache_params()["direct"]), json.dumps(synthetic.cache_params()["coef"]))
-truth.round(3)
+labelled(truth, "ours: true effects of gender, known by construction, synthetic screener (synthetic-v1) "
+         "on this sample")
 
 # %% [markdown]
 # The natural direct effect equals the direct coefficient on gender (1 point for a male
@@ -142,9 +154,15 @@ truth.round(3)
 # ## A real generative model: SmolLM2-135M-Instruct
 #
 # The same prompt goes through the chat template of SmolLM2-135M-Instruct (a GGUF file
-# shipped in a PyPI wheel), decoded greedily with the output constrained to the 101 valid
-# replies `{"score": 0}` … `{"score": 100}`. It is far too small to grade résumés well;
-# it is here because it exercises the full generative path the paper's 7–8B models take.
+# shipped in a PyPI wheel), decoded greedily with the output constrained to the schema's
+# valid replies, the paper's `{"score": X.X}` from 0.0 to 100.0. It is far too small to
+# grade résumés well; it is here because it exercises the full generative path the paper's
+# 7–8B models take.
+#
+# A second scoring rule reads the model's token probabilities instead of its one greedy
+# reply: with `scoring="expected"` the score is $\sum_c p(c)\,\mathrm{score}(c)$ over the
+# valid replies $c$, where $p(c)$ is the probability that constrained sampling produces $c$.
+# It is continuous where greedy scores of a small model take a handful of values.
 
 # %%
 handful = resumes.groupby("occupation").head(1).head(n_llm) if n_llm else resumes.iloc[:0]
@@ -155,7 +173,7 @@ if len(handful) and not smollm2_installed:
 if len(handful):
     smol = get_screener({"kind": "hf", "num_threads": num_threads})
     llm_scores = score_resumes(smol, handful)
-    print(llm_scores.attrs["summary"])
+    print("SmolLM2 greedy (ours):", format_summary(llm_scores.attrs["summary"]))
     display_cols = ["resume_id", "score", "parse_ok", "raw"]
     print(llm_scores[display_cols].to_string(index=False))
 else:
@@ -171,9 +189,10 @@ else:
 
 # %%
 all_scores = pd.concat([s for s in (emb_scores, syn_scores, llm_scores) if len(s)], ignore_index=True)
-print(summarize_scores(all_scores).round(2).to_string(index=False))
+display(labelled(summarize_scores(all_scores), "ours: score summary, one row per screener/model", precision=2))
 wide = compare_table(all_scores)
-wide.loc[handful["resume_id"]].round(1) if len(handful) else wide.head().round(1)
+shown = wide.loc[handful["resume_id"]] if len(handful) else wide.head()
+labelled(shown, "ours: scores of the same résumés, one column per screener/model", precision=1)
 
 # %%
 occ = resumes.set_index("resume_id")["occupation"]
@@ -185,6 +204,75 @@ plt.tight_layout()
 # similarity to the posting, the synthetic one ignores the text and adds up coefficients
 # on the profile. Agreement between screeners is not what the audit measures; how each
 # one's score depends on gender or race, and through which path, is.
+#
+# ## The validity gate: does this screener read the résumé at all?
+#
+# An audit of a screener that ignores the résumé measures nothing but its noise. Neither
+# PopResume nor Beyond the Name checks this first, so we do: `popresume validate --screener
+# SPEC` scores a small sample several times, always on the *same* résumés, and compares
+# paired scores:
+#
+# - against the résumé's own posting and against another occupation's posting (a screener
+#   that reads both should prefer the résumé's own job);
+# - after re-rendering each profile with two more education levels, or five more years of
+#   experience, everything else held fixed (more qualifications should not lower a score);
+# - after harmless edits: extra blank lines and trailing spaces, and the EDUCATION section
+#   moved before WORK HISTORY (these should barely move a score);
+# - and it reports the parse rate and the spread of the scores.
+#
+# The pass rule is fixed in advance and stored in every card:
+
+# %%
+print(PASS_RULE)
+
+# %% [markdown]
+# The embedding and synthetic cards are computed here (and kept on disk, so a rebuild
+# reads them). SmolLM2's cards take many minutes on a CPU, so by default they are read
+# from the cards shipped with the book, made by
+# `popresume validate --screener hf --scoring greedy|expected -o num_threads=1 --n 10`;
+# set `n_validity_llm` to recompute them.
+
+# %%
+cards = {
+    "embedding (all-MiniLM-L6-v2)": card_for("embedding", n=n_validity, seed=seed, num_threads=num_threads),
+    "synthetic (synthetic-v1)": card_for("synthetic", n=n_validity, seed=seed),
+}
+for mode in ("greedy", "expected"):
+    if n_validity_llm and smollm2_installed:
+        card = card_for("hf", n=n_validity_llm, seed=seed, scoring=mode, num_threads=num_threads)
+    else:
+        shipped = DATA_DIR / "results" / "validity" / f"smollm2_{mode}.json"
+        card = read_card(shipped) if shipped.exists() else None
+    if card is None:
+        print(f"no SmolLM2 {mode} card: none shipped and n_validity_llm = 0")
+    else:
+        cards[f"SmolLM2-135M ({mode})"] = card
+labelled(card_summary(cards), "ours: validity cards, one column per screener (paired differences in "
+         "score points)", precision=2)
+
+# %%
+ax = plot_validity_cards(cards)
+plt.tight_layout()
+
+# %% [markdown]
+# How to read the cards:
+#
+# - The **embedding screener** prefers a résumé's own posting by a wide margin, and
+#   neither harmless edit moves its scores much; whether more education and experience
+#   raise its score depends on the sample, because extra lines change the text's
+#   similarity to the posting in both directions.
+# - The **synthetic screener** is a known function of the profile: it ignores the posting
+#   by construction (own − mismatched is exactly 0) and responds exactly to education and
+#   experience. It fails the gate, correctly: it is a yardstick for the estimator, not a
+#   screener of résumés, and every later table that shows its effects says so.
+# - **SmolLM2-135M** is the real test. The card says whether its scores depend on the
+#   posting at all; the issue that introduced this gate found the difference
+#   indistinguishable from 0 for its expected scores, and a model that fails here cannot
+#   be audited for discrimination, whatever its effects look like.
+#
+# The same cards are attached to audit tables: `popresume.screeners.validity.attach_validity`
+# adds a `validity_verdict` column next to each screener's effects, so a failing screener
+# is flagged wherever its numbers appear.
 #
 # ## Running the paper's models
 #
@@ -222,8 +310,8 @@ plt.tight_layout()
 #
 # The spread (the boxes' width) stays about the same: it is a property of the screener and
 # of how varied the résumés are, not of the sample size; only the whiskers reach further.
-# All SmolLM2 replies parse, because decoding is constrained to the 101 valid replies; the
-# parse rate printed in the summary is 100%.
+# All SmolLM2 replies parse, because decoding is constrained to the schema's valid replies;
+# the parse rate printed in the summary line is 100%.
 # :::
 #
 # :::{exercise}
@@ -252,7 +340,7 @@ plt.tight_layout()
 # :label: ex-05-cache
 #
 # Score the sample twice with the embedding screener and compare
-# `df.attrs["summary"]` of the two runs. Then change `cos_high` to 0.9 and score again.
+# `format_summary(df.attrs["summary"])` of the two runs. Then change `cos_high` to 0.9 and score again.
 # What does the cache do in each case?
 # :::
 #

@@ -28,7 +28,7 @@ def test_score_cli_synthetic_then_cached(tmp_path):
     assert "scored 12, cached 0" in r.output and "parse rate 100.0%" in r.output and "throughput" in r.output
     out = pd.read_parquet(tmp_path / "s.parquet")
     assert list(out.columns) == ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
-    assert (out["scoring"] == "greedy").all()
+    assert (out["scoring"] == "direct").all()  # not a generative screener
     assert out["resume_id"].tolist() == res["resume_id"].tolist() and out["parse_ok"].all()
     r2 = CliRunner().invoke(main, args)
     assert r2.exit_code == 0 and "scored 0, cached 12" in r2.output

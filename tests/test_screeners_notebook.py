@@ -12,7 +12,7 @@ def test_notebook_05_runs(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
-    out = run_notebook(NOTEBOOKS_DIR / "05_screeners.py", {"n_per_occupation": 3, "n_llm": 0},
+    out = run_notebook(NOTEBOOKS_DIR / "05_screeners.py", {"n_per_occupation": 3, "n_llm": 0, "n_validity": 10},
                        output=tmp_path / "05.ipynb", cwd=tmp_path)
     nb = json.loads(out.read_text())
     texts = []
@@ -24,4 +24,8 @@ def test_notebook_05_runs(tmp_path, monkeypatch):
     assert not stderr, stderr
     joined = "\n".join(t for _, t in texts)
     assert "Warning" not in joined
-    assert "'parse_rate': 1.0" in joined and "chunks per résumé" in joined
+    assert "parse rate 100.0%" in joined and "chunks per résumé" in joined
+    assert "'seconds':" not in joined and "{'n':" not in joined  # no raw summary dicts on the page
+    html = "\n".join("".join(o.get("data", {}).get("text/html", "")) for c in nb["cells"] for o in c.get("outputs", []))
+    assert "Source: ours: validity cards" in html and "embedding (all-MiniLM-L6-v2)" in html
+    assert "Source: ours: score summary" in html

@@ -180,8 +180,10 @@ def test_card_written_read_cached_and_attached(profiles, tmp_path):
     assert out["estimate"].tolist() == [0.1, 0.2, 0.3]
     with pytest.raises(ValueError, match="no column 'model'"):
         attach_validity(effects, {}, screener_col="model")
-    summ = card_summary({"reader (ours)": c1})
-    assert summ.loc[0, "verdict"] == c1["verdict"] and summ.loc[0, "source"] == "ours"
+    summ = card_summary({"reader": c1, "blind": card})
+    assert summ.columns.tolist() == ["reader", "blind"] and summ.index[0] == "verdict"
+    assert summ.loc["verdict", "reader"] == c1["verdict"].upper()
+    assert summ.loc["own − mismatched posting", "reader"] == c1["matched_minus_mismatched"]["estimate"]
 
 
 def test_validate_cli_writes_card(tmp_path, profiles):

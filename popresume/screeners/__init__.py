@@ -263,7 +263,9 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
         "score": np.array([r.score for r in results], dtype=float),
         "parse_ok": np.array([r.parse_ok for r in results], dtype=bool),
         "raw": [r.raw for r in results],
-        "scoring": str(params.get("scoring", "greedy")),
+        # generative screeners: "greedy" or "expected" (in their cache params); the others
+        # (embedding similarity, synthetic f) compute a score directly
+        "scoring": str(params.get("scoring") or "direct"),
     })
     df.attrs["screener_params"] = params
     n_scored = len(todo)

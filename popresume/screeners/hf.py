@@ -365,7 +365,7 @@ class HFScreener(BaseScreener):
                 for path, lp, logits in frontier:
                     text = con.text_of(path)
                     allowed = con.allowed(text)
-                    lsm = torch.log_softmax(logits[allowed].float(), dim=-1).tolist()
+                    lsm = [0.0] if logits is None else torch.log_softmax(logits[allowed].float(), dim=-1).tolist()
                     for tid, lt in zip(allowed.tolist(), lsm):
                         p_new = lp + lt
                         if tid in eos:
@@ -378,6 +378,11 @@ class HFScreener(BaseScreener):
                         grown.append((path + (tid,), p_new))
                 frontier = []
                 for path, p_new in grown:
+                    if len(con.allowed(con.text_of(path))) == 1:
+                        # a forced step (e.g. the closing brace): probability 1 under the
+                        # constraint whatever the logits, so no forward pass is needed
+                        frontier.append((path, p_new, None))
+                        continue
                     ids = torch.tensor([list(path)], dtype=torch.long, device=self.device)
                     o = self._lm(input_ids=ids, past_key_values=cache, use_cache=True)
                     # back to the prompt alone for the next node (a negative crop removes that

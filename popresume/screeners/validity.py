@@ -282,7 +282,7 @@ def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFram
         "source": "ours",
         "spec": spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id),
         "screener": screener_identity(scr),
-        "scoring": scr.scoring or "score",
+        "scoring": scr.cache_params().get("scoring") or "direct",
         "n_profiles": int(len(profiles)),
         "seed": int(seed),
         "occupations": sorted(set(profiles["occupation"])),
@@ -323,18 +323,26 @@ def card_table(card: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def card_summary(cards: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per card: label, verdict, own − mismatched with CI, parse rate, spread, time."""
-    rows = []
+    """The cards side by side: one row per check, one column per card (labelled by the keys
+    of ``cards``, i.e. which screener), the verdict first. Narrow enough for a page."""
+    rows: dict[str, dict[str, Any]] = {}
     for label, c in cards.items():
         mm = c["matched_minus_mismatched"]
-        rows.append({"screener": label, "verdict": c["verdict"], "own_minus_mismatched": mm["estimate"],
-                     "ci_low": mm["ci_low"], "ci_high": mm["ci_high"], "d_z": mm["d_z"],
-                     "education_up": c["education_up"]["estimate"], "experience_up": c["experience_up"]["estimate"],
-                     "whitespace_mean_abs": c["whitespace"]["mean_abs"],
-                     "section_order_mean_abs": c["section_order"]["mean_abs"], "parse_rate": c["parse_rate"],
-                     "score_sd": c["spread"]["sd"], "n_distinct": c["spread"]["n_distinct"],
-                     "n_profiles": c["n_profiles"], "seconds": c["seconds"], "source": c.get("source", "ours")})
-    return pd.DataFrame(rows)
+        rows[label] = {
+            "verdict": c["verdict"].upper(),
+            "own − mismatched posting": mm["estimate"], "  95% CI low": mm["ci_low"], "  95% CI high": mm["ci_high"],
+            CONTRAST_LABELS["education_up"]: c["education_up"]["estimate"],
+            "  95% CI low ": c["education_up"]["ci_low"],
+            CONTRAST_LABELS["experience_up"]: c["experience_up"]["estimate"],
+            "  95% CI low  ": c["experience_up"]["ci_low"],
+            "whitespace: mean |change|": c["whitespace"]["mean_abs"],
+            "section order: mean |change|": c["section_order"]["mean_abs"],
+            "parse rate": c["parse_rate"], "score SD": c["spread"]["sd"],
+            "distinct scores": c["spread"]["n_distinct"], "résumés": c["n_profiles"],
+        }
+    out = pd.DataFrame(rows)
+    out.index.name = "check"
+    return out
 
 
 def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure: bool = True) -> Path:
