@@ -256,7 +256,7 @@ def selection_rates(df: pd.DataFrame, group: str | Sequence[str], *, score: str 
 
     The four-fifths rule (EEOC Uniform Guidelines, 29 CFR 1607.4(D)): a group whose
     rate is below 4/5 of the highest group's rate shows adverse impact. Columns: n,
-    selected, selection_rate, impact_ratio (rate / highest rate), four_fifths_ok.
+    selected, selection_rate, impact_ratio (rate / highest rate), four_fifths_ok, threshold.
     """
     cols = [group] if isinstance(group, str) else list(group)
     _check_scores(df, cols, score)
@@ -270,7 +270,7 @@ def selection_rates(df: pd.DataFrame, group: str | Sequence[str], *, score: str 
     out["selection_rate"] = out["selected"] / out["n"]
     out["impact_ratio"] = out["selection_rate"] / out["selection_rate"].max()
     out["four_fifths_ok"] = out["impact_ratio"] >= 0.8
-    out.attrs["threshold"] = threshold
+    out["threshold"] = threshold  # the score a résumé needed to be selected (a column, not attrs)
     return out.reset_index()
 
 

@@ -3,7 +3,7 @@
 The estimator needs three propensities P(X = x1 | Z), P(X = x1 | R,Z), P(X = x1 | B,R,Z)
 and three nested regressions μ3, μ2, μ1 (DESIGN §3). Any scikit-learn style estimator
 (``fit``/``predict_proba`` for propensities, ``fit``/``predict`` for regressions) can be
-plugged in; the default is XGBoost with ``nthread=2`` and the ``hist`` tree method.
+plugged in; the default is XGBoost with the ``hist`` tree method and one thread per fit (``Learners(threads=...)``).
 
 Hyperparameters (Appendix C.5): n_estimators ∈ {5, 10, 20, 50, 100}, max_depth ∈ {1..5},
 reg_lambda ∈ {0.5, 1, 2, 5}, selected by the Brier score for propensities and the MSE for

@@ -26,6 +26,7 @@ from scipy.stats import norm
 
 from popresume.schema import PSE_NAMES
 
+from .effects import significant
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
 
 AGGREGATIONS: tuple[str, ...] = ("median", "mean")
@@ -178,7 +179,6 @@ class PSEResult:
         out = pd.DataFrame({"estimate": est, "se": se, "ci_low": ci["ci_low"].to_numpy(),
                             "ci_high": ci["ci_high"].to_numpy(), "boot_se": bse},
                            index=pd.Index(list(PSE_NAMES), name="effect"))
-        from .effects import significant
         out["significant"] = significant(out["ci_low"], out["ci_high"])
         out["ci_method"] = self.ci_method
         out["n"] = self.n
