@@ -149,6 +149,13 @@ def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 3, labels_col
     return fig
 
 
+def _dodged(table: pd.DataFrame) -> tuple[list, list, float]:
+    """Methods (in order of appearance), the effects present, and the width of one dodged bar/box."""
+    methods = list(dict.fromkeys(table["method"]))
+    effects = [e for e in PSE_NAMES if e in set(table["effect"])]
+    return methods, effects, 0.8 / max(1, len(methods))
+
+
 def plot_coverage(coverage: pd.DataFrame, ax=None, *, nominal: float = 0.95, n_reps: int | None = None):
     """Coverage of the CIs per effect and method, with the nominal level and a binomial band.
 
@@ -156,9 +163,7 @@ def plot_coverage(coverage: pd.DataFrame, ax=None, *, nominal: float = 0.95, n_r
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 3))
-    methods = list(dict.fromkeys(coverage["method"]))
-    effects = [e for e in PSE_NAMES if e in set(coverage["effect"])]
-    w = 0.8 / max(1, len(methods))
+    methods, effects, w = _dodged(coverage)
     for i, m in enumerate(methods):
         sub = coverage[coverage["method"] == m].set_index("effect").reindex(effects)
         ax.bar(np.arange(len(effects)) + (i - (len(methods) - 1) / 2) * w, sub["coverage"], width=w, label=m)
@@ -184,9 +189,7 @@ def plot_estimates_vs_truth(estimates: pd.DataFrame, truth: pd.Series, ax=None):
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))
-    methods = list(dict.fromkeys(estimates["method"]))
-    effects = [e for e in PSE_NAMES if e in set(estimates["effect"])]
-    w = 0.8 / max(1, len(methods))
+    methods, effects, w = _dodged(estimates)
     for i, m in enumerate(methods):
         data = [estimates[(estimates["method"] == m) & (estimates["effect"] == e)]["estimate"].to_numpy()
                 for e in effects]
