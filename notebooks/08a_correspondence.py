@@ -68,6 +68,8 @@ from popresume.correspondence import plots as P
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 
+pd.set_option("display.max_colwidth", None)  # never cut a label short
+pd.set_option("display.width", 200)
 t_start = time.perf_counter()
 bm = cr.load_bertrand_mullainathan()
 print(f"{len(bm):,} résumés, {bm['ad_id'].nunique():,} ads, {bm['first_name'].nunique()} first names, "
@@ -118,7 +120,7 @@ print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced
 t1.round(2).rename(columns=lambda c: f"{c} (ours)")
 
 # %%
-fig, ax = plt.subplots(figsize=(8.5, 3.8))
+fig, ax = plt.subplots(figsize=(10.5, 3.8))
 P.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
 plt.show()

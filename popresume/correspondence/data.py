@@ -179,7 +179,8 @@ def recode(raw: pd.DataFrame) -> pd.DataFrame:
         out[c] = raw[c].astype(float).to_numpy()
     for c in ("race", "sex", "city", "job_type", "quality"):
         out[c] = out[c].astype(str)
-    assert list(out.columns) == list(COLUMNS) or set(out.columns) == set(COLUMNS)
+    if set(out.columns) != set(COLUMNS):  # the documentation and the table must not drift apart
+        raise RuntimeError(f"recode() and COLUMNS disagree: {sorted(set(out.columns) ^ set(COLUMNS))}")
     return out[list(COLUMNS)]
 
 
