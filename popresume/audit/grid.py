@@ -362,6 +362,11 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     table["cases"] = cases_from_significance(sig, table).to_numpy()
     table["cases_paper_rule"] = cases_from_significance(sig, table, rule="paper").to_numpy()
     table = table[list(RESULT_COLUMNS)]
+    # issue 12: each screener's validity-gate verdict, read from its card on disk
+    # (popresume validate / validity.card_for); "unchecked" when none was made. Nothing is scored here.
+    from popresume.screeners.validity import stored_verdicts
+
+    table["validity_verdict"] = table["screener"].map(stored_verdicts(cfg.screeners)).to_numpy()
     table.attrs["timings"] = dict(log.timings)
     table.attrs["estimates_from_cache"] = n_cached
     table.attrs["estimated"] = len(jobs)

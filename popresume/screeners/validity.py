@@ -453,3 +453,17 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
     out.insert(pos, "validity_verdict", out[screener_col].map(verdict))
     out.insert(pos + 1, "own_minus_mismatched", out[screener_col].map(mm))
     return out
+
+
+def stored_verdicts(entries, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None = None) -> dict[str, str]:
+    """``{name: verdict}`` for ``(name, spec)`` pairs (or objects with ``.name`` and ``.spec``,
+    such as an audit config's screeners), from the cards already on disk (:func:`card_for`
+    with ``compute=False``; nothing is scored): "pass", "fail", or "unchecked" when no card
+    of that screener identity, ``n`` and ``seed`` exists yet (``popresume validate`` or
+    :func:`card_for` makes one)."""
+    out = {}
+    for e in entries:
+        name, spec = e if isinstance(e, tuple) else (e.name, e.spec)
+        card = card_for(spec, n=n, seed=seed, root=root, compute=False)
+        out[name] = "unchecked" if card is None else card["verdict"]
+    return out
