@@ -327,7 +327,7 @@ tests = association_tests(profiles).set_index(["occupation", "pair"])[["p_value"
     columns={"p_value": "generated (seeded IPF)"})
 if flat is not None:
     tests["independent margins"] = association_tests(flat).set_index(["occupation", "pair"])["p_value"]
-labelled(tests, "ours: chi-square p-values, independence of the pair within each occupation", precision=4)
+labelled(tests, "ours: chi-square p-values, independence of the pair within each occupation").format("{:.1e}")
 
 # %% [markdown]
 # ## What changes for the audit: BIE and RIE
@@ -350,7 +350,7 @@ if flat is not None:
     shift = truth[truth["effect"].isin(["BIE", "RIE"])].pivot_table(
         index=["attribute", "effect", "occupation"], columns="population", values="true")
     display(labelled(shift, "ours: true effects of the synthetic screener (default coefficients), points"))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     for ax, attr in zip(axes, ("gender", "race")):
         t = shift.loc[attr, "BIE"]
         x = np.arange(len(t))
