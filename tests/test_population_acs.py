@@ -258,6 +258,16 @@ def pums_server(tmp_path):
         z.writestr("psam_p06.csv", csv_text)
         z.writestr("ACS2023_PUMS_README.pdf", "readme")
     (folder / "csv_pca.zip").write_bytes(buf.getvalue())
+    # before 2017 the same zip holds ss16pca.csv (numeric SERIALNO starting with the year)
+    old = root / "2016" / "1-Year"
+    old.mkdir(parents=True)
+    ss16 = pd.read_csv(tmp_path / "psam_p06.csv", dtype=str)
+    ss16["SERIALNO"] = [f"2016{i:09d}" for i in range(len(ss16))]
+    buf16 = io.BytesIO()
+    with zipfile.ZipFile(buf16, "w") as z:
+        z.writestr("ss16pca.csv", ss16.to_csv(index=False))
+        z.writestr("PUMS_Data_Dictionary_2016.pdf", "dictionary")
+    (old / "csv_pca.zip").write_bytes(buf16.getvalue())
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -446,3 +456,29 @@ def test_non_numeric_code_names_column_file_and_line(tmp_path):
     csv = write_pums_csv(tmp_path / "psam_p04.csv", rows=rows)
     with pytest.raises(ValueError, match=r"psam_p04\.csv, line 7: column SEX has value '3'"):
         acs.load_acs(csv)
+
+
+def test_blank_codes_are_missing_not_errors(tmp_path):
+    # the real PUMS leaves OCCP, ESR and SCHL blank for children; IPUMS CSV has no blanks but
+    # a user's own table may: blanks are "not in the universe", not bad values
+    rows = list(PUMS_ROWS) + [(1, 8, 1, 1, 6, "", "", "", 15), (2, 30, 1, 1, 6, 21, "", "3255", 4)]
+    csv = write_pums_csv(tmp_path / "psam_p06.csv", rows=rows)
+    tidy = acs.read_pums_csv(csv, occupations=None)
+    assert len(tidy) == 10 and pd.isna(tidy["occupation"].iloc[8]) and pd.isna(tidy["edu_level"].iloc[8])
+    assert tidy["employed"].tolist()[8:] == [False, False]
+    assert acs.read_pums_csv(csv)["occupation"].notna().all()
+    # a blank in a code every person has (SEX, AGEP, PWGTP) is an error with its line
+    rows[-1] = (2, "", 1, 1, 6, 21, 1, "3255", 4)
+    csv = write_pums_csv(tmp_path / "psam_p06.csv", rows=rows)
+    with pytest.raises(ValueError, match=r"psam_p06\.csv, line 11: column AGEP is empty"):
+        acs.load_acs(csv)
+
+
+def test_download_pre_2017_pums(tmp_path, pums_server):
+    base, _ = pums_server
+    files = acs.download_pums(2016, tmp_path / "o", state="CA", base_url=base)
+    assert [f.name for f in files] == ["ss16pca.csv"]
+    tidy = acs.load_acs(files)
+    assert set(tidy["year"]) == {2016}
+    # the fixture's software developer has the 2018 code 1021, which 2016 (2010 codes: 1020) does not use
+    assert len(tidy) == 6 and "software_developer" not in set(tidy["occupation"])

@@ -151,11 +151,11 @@ def _number(raw: pd.DataFrame, col: str, where: str, lines, *, required: bool = 
     """Column ``col`` as floats; a non-numeric code (or, if ``required``, an empty one) is an
     error naming the column, the file and the file's own line."""
     s = raw[col]
-    st = s.astype("string").str.strip() if s.dtype == object or str(s.dtype).startswith("string") else s
-    num = pd.to_numeric(st, errors="coerce").astype(float)
-    if st is s and not (s.dtype == object or str(s.dtype).startswith("string")):
-        filled = s.notna()
-    else:
+    if pd.api.types.is_numeric_dtype(s):
+        st, num, filled = s, s.astype(float), s.notna()
+    else:  # text as read from the file (pandas' "str"/"string"/object dtypes alike)
+        st = s.astype("string").str.strip()
+        num = pd.to_numeric(st, errors="coerce").astype(float)
         filled = st.notna() & (st != "")
     bad = num.isna() & filled
     if bad.any():
@@ -587,7 +587,8 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
     """Download and unzip the Census PUMS person CSV(s) for ``year`` into ``out_dir``.
 
     The zip is streamed to a temporary file and moved into place only when complete; the
-    extracted ``psam_p*.csv`` files are written the same way. Returns their paths.
+    extracted person files (``psam_p*.csv``, or ``ssYYp*.csv`` before 2017) are written the same
+    way. Returns their paths.
     """
     import requests
 
@@ -622,9 +623,11 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
         raise ValueError(f"downloaded file from {url} is not a zip archive") from e
     out = []
     with zf:
-        members = [m for m in zf.namelist() if re.match(r"(.*/)?psam_p.*\.csv$", m, re.I)]
+        # psam_p*.csv from 2017 on, ssYYp*.csv before
+        members = [m for m in zf.namelist() if re.match(r"(.*/)?(psam_p|ss\d\dp).*\.csv$", m, re.I)]
         if not members:
-            raise ValueError(f"{zip_path} holds no psam_p*.csv person file (found {zf.namelist()[:5]})")
+            raise ValueError(f"{zip_path} holds no PUMS person file psam_p*.csv / ssYYp*.csv "
+                             f"(found {zf.namelist()[:5]})")
         for m in members:
             dest = out_dir / Path(m).name
             with atomic_path(dest, ".csv") as tmp, zf.open(m) as src, open(tmp, "wb") as dst:
