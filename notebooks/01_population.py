@@ -327,7 +327,7 @@ tests = association_tests(profiles).set_index(["occupation", "pair"])[["p_value"
     columns={"p_value": "generated (seeded IPF)"})
 if flat is not None:
     tests["independent margins"] = association_tests(flat).set_index(["occupation", "pair"])["p_value"]
-labelled(tests, "ours: chi-square p-values, independence of the pair within each occupation").format("{:.1e}")
+labelled(tests.map(lambda v: f"{v:.1e}"), "ours: chi-square p-values, independence of the pair within each occupation")
 
 # %% [markdown]
 # ## What changes for the audit: BIE and RIE
