@@ -192,6 +192,12 @@ def test_expected_scoring_is_the_probability_weighted_reply(tiny_model, tmp_path
     probs, pruned = s.reply_distribution(msgs, cands)
     assert set(probs) <= set(cands) and 0 <= pruned < 0.5
     assert math.isclose(sum(probs.values()) + pruned, 1.0, rel_tol=1e-4)
+    # tree attention (all nodes of a level in one pass) = one node per pass
+    one = get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "expected", "min_prob": 1e-3,
+                        "node_batch": 1})
+    probs1, pruned1 = one.reply_distribution(msgs, cands)
+    assert probs1.keys() == probs.keys() and pruned1 == pytest.approx(pruned, abs=1e-6)
+    assert all(probs1[c] == pytest.approx(probs[c], rel=1e-4) for c in probs)
     # independent check of one tokenisation: the greedy constrained reply, scored in one pass
     greedy = get_screener({"kind": "hf", "model": str(tiny_model)})
     greedy._load()

@@ -24,7 +24,8 @@
   (the product, along each tokenisation of ``c``, of the model's next-token probabilities
   renormalised over the tokens the constraint allows). :meth:`HFScreener.reply_distribution`
   walks that tree of partial replies from the token log-probabilities with one forward pass
-  of the prompt and a short pass per tree node (the prompt's key/value cache is reused);
+  of the prompt and one pass per tree level (all nodes of a level side by side after the
+  cached prompt, with a tree-attention mask; forced steps need no pass);
   branches whose probability falls below ``min_prob`` are not expanded, and the mass they
   carry is reported in ``raw`` (``mass``). The expected score is continuous where the greedy
   score takes only the few integers a small model likes to copy.
@@ -178,7 +179,7 @@ class HFScreener(BaseScreener):
     def __init__(self, model: str | os.PathLike | None = None, *, gguf_file: str | None = None, device: str = "cpu",
                  dtype: str | None = None, template: str = PAPER_PROMPT, max_new_tokens: int = 64,
                  constrained: bool = True, num_threads: int | None = None, scoring: str = "greedy",
-                 min_prob: float = 1e-4):
+                 min_prob: float = 1e-4, node_batch: int = 64):
         if scoring not in SCORING_MODES:
             raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
         if scoring == "expected" and not constrained:
@@ -207,6 +208,7 @@ class HFScreener(BaseScreener):
         self.num_threads = num_threads
         self.scoring = scoring
         self.min_prob = float(min_prob)
+        self.node_batch = max(1, int(node_batch))  # tree nodes per forward pass (memory, not results)
         self._tok = self._lm = self._proc = None
         self._token_text: list[str] | None = None
         self._supports_images: bool | None = None
@@ -343,7 +345,8 @@ class HFScreener(BaseScreener):
         as token ids) is expanded over the tokens the constraint allows, with the model's
         log-probabilities renormalised over them; a complete reply collects the probability
         of ending there. Nodes below ``min_prob`` are dropped and their mass summed in
-        ``pruned_mass``. The prompt runs once; its cache is cropped back after each node.
+        ``pruned_mass``. The prompt runs once; each level of the tree is one more pass
+        (:meth:`_path_logits`, ``node_batch`` nodes at a time).
         """
         import math
 
@@ -376,20 +379,46 @@ class HFScreener(BaseScreener):
                             pruned += math.exp(p_new)
                             continue
                         grown.append((path + (tid,), p_new))
-                frontier = []
-                for path, p_new in grown:
-                    if len(con.allowed(con.text_of(path))) == 1:
-                        # a forced step (e.g. the closing brace): probability 1 under the
-                        # constraint whatever the logits, so no forward pass is needed
-                        frontier.append((path, p_new, None))
-                        continue
-                    ids = torch.tensor([list(path)], dtype=torch.long, device=self.device)
-                    o = self._lm(input_ids=ids, past_key_values=cache, use_cache=True)
-                    # back to the prompt alone for the next node (a negative crop removes that
-                    # many tokens in transformers 4.x and 5.x alike)
-                    cache.crop(-(cache.get_seq_length() - plen))
-                    frontier.append((path, p_new, o.logits[0, -1]))
+                # a forced step (one allowed token, e.g. the closing brace) has probability 1
+                # under the constraint whatever the logits: no forward pass for it
+                forced = [len(con.allowed(con.text_of(path))) == 1 for path, _ in grown]
+                need = [path for (path, _), f in zip(grown, forced) if not f]
+                logits_of: dict[tuple[int, ...], Any] = {}
+                for k in range(0, len(need), self.node_batch):
+                    part = need[k:k + self.node_batch]
+                    logits_of.update(zip(part, self._path_logits(cache, plen, part)))
+                frontier = [(path, p_new, None if f else logits_of[path]) for (path, p_new), f in zip(grown, forced)]
         return probs, pruned
+
+    def _path_logits(self, cache, plen: int, paths: Sequence[tuple[int, ...]]) -> list:
+        """Next-token logits after each token path, all paths in one forward pass.
+
+        The paths are laid side by side after the cached prompt; a 4D additive attention
+        mask lets each token see the prompt and the earlier tokens of its own path only
+        (tree attention), with positions counted from the end of the prompt. The cache is
+        cropped back to the prompt afterwards."""
+        import torch
+
+        toks: list[int] = []
+        pos: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for p in paths:
+            spans.append((len(toks), len(p)))
+            toks += list(p)
+            pos += range(plen, plen + len(p))
+        t = len(toks)
+        dtype = next(self._lm.parameters()).dtype
+        mask = torch.full((1, 1, t, plen + t), torch.finfo(dtype).min, dtype=dtype, device=self.device)
+        mask[..., :plen] = 0
+        for start, n in spans:
+            for i in range(n):
+                mask[0, 0, start + i, plen + start: plen + start + i + 1] = 0
+        o = self._lm(input_ids=torch.tensor([toks], device=self.device),
+                     position_ids=torch.tensor([pos], device=self.device), attention_mask=mask,
+                     past_key_values=cache, use_cache=True)
+        # back to the prompt alone (a negative crop removes that many tokens in transformers 4.x and 5.x)
+        cache.crop(-(cache.get_seq_length() - plen))
+        return [o.logits[0, start + n - 1] for start, n in spans]
 
     def complete_json(self, messages: list[dict], schema: dict | None = None,
                       images: Sequence[str | os.PathLike] | None = None) -> tuple[dict | None, str]:
