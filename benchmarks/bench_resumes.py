@@ -22,7 +22,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from popresume.resumes import build_resumes, render_images, render_texts
-    from popresume.resumes.stats import bullet_variety, resume_stats
+    from popresume.resumes.stats import bullet_variety, career_summary, career_table, resume_stats
 
     t0 = time.perf_counter()
     try:
@@ -46,6 +46,8 @@ def main() -> None:
     v = bullet_variety(resumes)
     print("bullet variety (identical full bullet sets within an occupation):")
     print(v.to_string(float_format=lambda x: f"{x:.2e}"))
+    print("careers (Appendix B.1 forward rule), per occupation:")
+    print(career_summary(career_table(resumes, profiles)).T.to_string(float_format=lambda x: f"{x:.3f}"))
     st = resume_stats(resumes, profiles)
     print(f"tokens per résumé: median {st['n_tokens'].median():.0f}, "
           f"5-95%: {st['n_tokens'].quantile(.05):.0f}-{st['n_tokens'].quantile(.95):.0f}")
