@@ -131,7 +131,7 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
         for w in caught:
             click.echo(f"warning: {w.message}", err=True)
         gaps_all.append(gaps.assign(screener_spec=spec, within=within, callback_rate=rate))
-        score_gaps_all.append(cr.screening.score_gaps(merged, label).assign(screener_spec=spec))
+        score_gaps_all.append(cr.score_gaps(merged, label).assign(screener_spec=spec))
         runs.append({"screener": label, "spec": spec, "resumes": len(scores), "scored_now": summ.get("scored"),
                      "from_cache": summ.get("cached"), "failed_excluded": merged.attrs["excluded"],
                      "used": merged.attrs["n_scored"], "seconds": summ.get("seconds")})
