@@ -119,7 +119,7 @@ rows += [C.coarsening_artefact(prof_e, a, n_boot=n_boot, seed=seed, estimator=es
 coarse = pd.concat(rows, ignore_index=True)
 view = coarse[["screener", "attribute", "mediators", "n", "n_clipped"]].copy()
 view.insert(0, "source", "ours")
-pd.concat([view, S.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"], overlap=False)], axis=1)
+pd.concat([view, S.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"])], axis=1)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -139,13 +139,15 @@ art.insert(0, "source", "ours")
 art.round(3)
 
 # %% [markdown]
-# For the synthetic screener, whose true NDE is 0, the refined NDEs sit near 0 while the
-# grouped ones are pulled in the direction of the name effect: a sizeable share of the
-# name path (`gap / RIE fine`) is reported as a *direct* effect. It is a bias, not noise —
-# it does not shrink with $n$ while the intervals do — so at the paper's sizes (5,910–17,632
-# per occupation) an artefact of this size would be called "direct discrimination" (C1)
-# for a screener that never reads gender or race. Some of the paper's C1 findings may be
-# this artefact rather than a model "inferring protected attributes".
+# For the synthetic screener, whose true NDE is 0, the grouped gender NDE is pulled in
+# the direction of the name effect, and refining the name variables removes part of it
+# (`gap / RIE fine`). What is left comes from the screener's idiosyncratic per-name
+# effect, which no typicality captures: only the name itself would. For race, the
+# surname classes of this population lose little and the gap is small. The artefact is a
+# bias, not noise — it does not shrink with $n$ while the intervals do — so at the paper's
+# sizes (5,910–17,632 per occupation) an artefact of this size would be called "direct
+# discrimination" (C1) for a screener that never reads gender or race. Some of the paper's
+# C1 findings may be this artefact rather than a model "inferring protected attributes".
 #
 # For the embedding screener the picture is less clean: at `n_embed` applicants its
 # intervals are several points wide, its name effects are idiosyncratic (a token's
@@ -155,15 +157,15 @@ art.round(3)
 # or race at all — so a grouped NDE is not evidence that a text model uses X.
 
 # %% [markdown]
-# ## Chapter 9's "direct effect" of the embedding screener
+# ## Chapter 9's software developers / text / race audit
 #
-# In Chapter 9's grid, one text audit of the embedding screener came out as Case 1 and
-# Case 2: software developers, race, NDE ≈ 6.5 [1.1, 14.7] in the book's default run,
-# with 80 of its 400 propensities clipped. Below, the same audit cell (the grid's own
+# An earlier build of Chapter 9 found one text audit of the embedding screener in Case 1
+# and Case 2: software developers, race, NDE 6.47 [1.06, 14.74] with 80 of its 400
+# propensities clipped. Below, the same audit cell of this build (the grid's own
 # applicants and cached scores) is estimated with the grouped and with the refined name
-# variables, next to the coarsening sample's `n_embed` applicants and the paper-size run
-# of Chapter 9 (13,370 software developers, grouped R). Every row is ours and produced by
-# the embedding screener.
+# variables, next to the coarsening sample's `n_embed` applicants and the paper-size run of
+# Chapter 9 (13,370 software developers, grouped R). Every row is ours and produced by the
+# embedding screener.
 
 # %%
 cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
@@ -176,24 +178,26 @@ if occupation in cfg.occupations:
                                   & (data["model"] == emb_label)].reset_index(drop=True), shares)
     variants[f"Chapter 9 grid cell (n = {len(cell)}), grouped R"] = (cell, default_roles("race"), "all applicants")
     variants[f"Chapter 9 grid cell (n = {len(cell)}), refined R"] = (cell, C.fine_roles("race"), "all applicants")
-variants[f"coarsening sample (n = {len(prof_e)}), grouped R"] = (prof_e, default_roles("race"), "all applicants")
-variants[f"coarsening sample (n = {len(prof_e)}), refined R"] = (prof_e, C.fine_roles("race"), "all applicants")
-sw = S.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts)
+sw = S.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts) if variants else None
+# the coarsening sample's two estimates were made above (same scores, roles and seed)
+sample = coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embedding)") & (coarse["attribute"] == "race")]
+sample = sample.assign(variant=[f"coarsening sample (n = {len(prof_e)}), {'grouped' if m == 'coarse' else 'refined'} R"
+                                for m in sample["mediators"]])
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 paper_size = full[(full["occupation"] == OCCUPATION_LABELS[occupation]) & (full["attribute"] == "race")]
 paper_size = paper_size.assign(variant=[f"paper-size run (n = {int(paper_size['n'].iloc[0]):,}), grouped R"])
-both = pd.concat([sw, paper_size], ignore_index=True)
+both = pd.concat([sw, sample, paper_size], ignore_index=True)
 S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]
-# Read the rows from the top. Refining the name variables moves the grid cell's NDE towards
-# 0 (what the grouping had put on the direct path returns to the name path), and with ten
-# times as many applicants the grouped NDE shrinks towards 0 as well; at 13,370 applicants
-# its interval covers 0. The small grid cell also has the weakest overlap of the rows
-# (`min ESS`, `clipped share`), so its interval rests partly on the outcome models'
-# extrapolation. The NDE of Chapter 9 is therefore the coarsened-mediator artefact plus
-# weak overlap at a small $n$, and **not** evidence that the embedding screener
-# discriminates directly; it cannot, since it reads no gender or race.
+# Read the rows in pairs. In each sample, refining the name variables moves the NDE
+# towards 0 (what the grouping had put on the direct path returns to the name path). The
+# grouped NDE of the small samples is several points wide, changes sign from one sample of
+# the same population to the next, and rests on weak overlap (`min ESS`, `clipped share`);
+# at 13,370 applicants its interval is about two points wide and covers 0. A
+# "significant" NDE of this screener on a few hundred applicants is therefore the
+# coarsened-mediator artefact plus weak overlap and noise, **not** evidence that the
+# embedding screener discriminates directly; it cannot, since it reads no gender or race.
 
 # %% [markdown]
 # ## Weak overlap: what it does to NDE and NIE
@@ -267,11 +271,15 @@ S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effec
 # %%
 paper_roles = default_roles("gender")
 coarser = {**paper_roles, "r": [c for c in paper_roles["r"] if c != "fn_gender"]}
-restore = S.estimate_variants({
-    "paper's R (first-name gender class in R)": (prof, paper_roles, "all applicants"),
+coarser_fit = S.estimate_variants({
     "coarser R (first-name gender class left out)": (prof, coarser,
                                                      "all applicants; the name's gender signal counts as direct"),
 }, folds=5, n_boot=n_boot, seed=seed, **est_opts)
+# the paper's R on the same scores was estimated in the first section (same roles and seed)
+paper_fit = coarse[(coarse["screener"] == "name-level (synthetic)") & (coarse["attribute"] == "gender")
+                   & (coarse["mediators"] == "coarse")]
+paper_fit = paper_fit.assign(variant="paper's R (first-name gender class in R)", estimand="all applicants")
+restore = pd.concat([paper_fit, coarser_fit], ignore_index=True)
 view = S.effects_view(restore, keys=["variant", "estimand"], source="ours", effects=["TE", "NDE", "NIE", "RIE"])
 view.insert(2, "screener", "name-level (synthetic, true NDE = 0)")
 view

@@ -119,18 +119,20 @@ pd.DataFrame({"ours: max − min across partitions": est.max() - est.min(),
 # TE, NDE and NIE agree across the rows up to the noise of refitting the nuisance models
 # with different inputs (a small fraction of their standard errors), as they must. What
 # moves is the split of NIE. In the default run (software developers, text, race) the
-# paper's partition attributes most of the (negative) indirect effect to redlining,
+# paper's partition attributes the (negative) indirect effect to redlining,
 # through the name and region; when everything on the résumé counts as business
-# necessity, the same indirect effect becomes a BIE — and RIE is 0, as nothing is left in
-# R. The audit's *legal* reading — Case 4 (discrimination through proxies: the redlining
+# necessity, the same indirect effect becomes a BIE — and RIE is close to 0, as nothing is
+# left in R (what remains is the noise of fitting the propensities given Z twice). The audit's *legal* reading — Case 4 (discrimination through proxies: the redlining
 # path) against Case 3 (a qualifications gap, which an employer may defend as business
 # necessity) — therefore depends on the partition, while its "is there a disparity, and is
 # any of it direct?" answer does not.
 #
 # Two cautions about this particular cell. Its NDE is not evidence of direct
-# discrimination: the embedding screener reads no race, and Chapter 10a shows that this
-# NDE is the coarsened-mediator artefact plus weak overlap (it moves towards 0 with refined
-# name variables and with more applicants). And the last two columns of the table above
+# discrimination, even in a build where its interval excludes 0 (an earlier build of the
+# book found NDE 6.47 [1.06, 14.74] here): the embedding screener reads no race, and
+# Chapter 10a shows that this NDE is the coarsened-mediator artefact plus weak overlap (it
+# moves towards 0 with refined name variables, and its interval covers 0 at the paper's
+# sample size). And the last two columns of the table above
 # give each partition's overlap: the smallest effective sample size of any weight and the
 # largest share of clipped propensities. Every partition uses the same $W$, so the overlap
 # of $p(x \mid B, R, Z)$ is the same; what changes is which propensities enter which weight.
@@ -163,8 +165,8 @@ pd.DataFrame({"ours: max − min across partitions": est.max() - est.min(),
 # opposite amounts, since BIE + RIE = NIE in both partitions: the part of the indirect
 # effect that runs through region (and through what region changes downstream) is now
 # counted as business necessity. For software developers (text, race) BIE moves from about
-# −1.2 to −2.4 and RIE from about −4.1 to −2.9 points: RIE shrinks towards 0, though at the
-# book's sample size its interval still (just) excludes 0. An employer who argues that
+# 0.7 to −1.2 and RIE from about −3.4 to −1.5 points: RIE shrinks towards 0 and, at the
+# book's sample size, its interval no longer excludes 0. An employer who argues that
 # location is job-relevant turns that share of a proxy (Case 4) finding into a
 # qualifications (Case 3) disparity it can defend; whether the argument holds is a legal and
 # normative question the estimator cannot answer, which is why the partition must be

@@ -67,6 +67,8 @@ def test_coarsening_artefact_runs_both_mediator_sets(pop):
     out = C.coarsening_artefact(p, "race", folds=3, n_boot=20, estimator={"tune": False}, label="s", true_nde=0)
     assert list(out["mediators"]) == ["coarse", "fine"]
     assert out["true_NDE"].eq(0).all() and np.isfinite(out["NDE_estimate"]).all()
+    # overlap travels with each row: smallest ESS and the worst clipped share
+    assert ((out["min_ess"] > 0) & (out["min_ess"] <= len(p))).all() and out["clipped_share"].between(0, 1).all()
     # TE does not depend on how R is described
     assert out["TE_estimate"].iloc[0] == pytest.approx(out["TE_estimate"].iloc[1], abs=0.5)
     s = C.artefact_summary(out)

@@ -157,7 +157,8 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
     ``data``: profiles with ``add_groups`` columns, the name typicalities
     (:func:`add_name_shares`) and the score column ``y``. Returns two rows
     (mediators = "coarse", "fine") with ``{E}_{estimate,ci_low,ci_high}`` for the five
-    effects, plus ``screener`` (= ``label``) and ``true_NDE`` when known.
+    effects, the overlap (``n_clipped`` over the three propensity models, ``min_ess``,
+    ``clipped_share``), plus ``screener`` (= ``label``) and ``true_NDE`` when known.
     """
     from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, joined, significant, wide_row
 
@@ -171,8 +172,12 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
                                     return_estimator=True, **dict(estimator or {}))
         # finer R means less overlap (a name's typicality nearly determines X): the clipped
         # propensities are reported with the row rather than printed
+        from popresume.audit.summaries import overlap_numbers
+
+        ess, clipped = overlap_numbers(est.diagnostics())
         row = {"screener": label, "attribute": attribute, "mediators": med, "n": len(data),
-               "n_clipped": int(est.diagnostics()["n_clipped"]), "warnings": joined(caught), **wide_row(res)}
+               "n_clipped": int(est.diagnostics()["n_clipped"]), "min_ess": ess, "clipped_share": clipped,
+               "warnings": joined(caught), **wide_row(res)}
         if true_nde is not None:
             row["true_NDE"] = float(true_nde)
         rows.append(row)
