@@ -96,10 +96,9 @@ a = render_text(example.to_dict(), seed=seed).splitlines()
 b = render_text(twin, seed=seed).splitlines()
 diff = pd.DataFrame([(i + 1, x, y) for i, (x, y) in enumerate(zip(a, b)) if x != y],
                     columns=["line", "original", "gender and first name changed"])
-# a Styler shows every cell in full (a plain DataFrame would cut strings past 50 characters,
-# which is exactly where the e-mail sits on the contact line)
-labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that differ").set_properties(
-    **{"white-space": "pre-wrap", "text-align": "left"})
+# the labelled table shows every cell in full (a plain DataFrame cuts strings past 50
+# characters, which is exactly where the e-mail sits on the contact line)
+labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that differ")
 
 # %% [markdown]
 # Only the name and the e-mail differ. The content pools (in `data/content/*.yaml`) are
