@@ -482,3 +482,18 @@ def test_download_pre_2017_pums(tmp_path, pums_server):
     assert set(tidy["year"]) == {2016}
     # the fixture's software developer has the 2018 code 1021, which 2016 (2010 codes: 1020) does not use
     assert len(tidy) == 6 and "software_developer" not in set(tidy["occupation"])
+
+
+def test_hierarchical_or_yearless_extract_is_named(tmp_path):
+    xml = write_ipums_extract(tmp_path / "h")
+    text = xml.read_text().replace(
+        '<fileStrc type="rectangular"/>',
+        '<fileStrc type="hierarchical"><recGrp rectype="H" recidvar="RECTYPE" keyvar="SERIAL"/>'
+        '<recGrp rectype="P" recidvar="RECTYPE" keyvar="SERIAL"/></fileStrc>')
+    xml.write_text(text)
+    with pytest.raises(ValueError, match=r"usa_00001\.xml describes a hierarchical extract; request a rectangular"):
+        acs.load_acs(xml)
+    layout = [v for v in IPUMS_LAYOUT if v[0] not in ("YEAR", "SAMPLE")]
+    xml = write_ipums_extract(tmp_path / "y", layout=layout)
+    with pytest.raises(ValueError, match=r"usa_00001\.xml is missing variable\(s\) \['YEAR'\]"):
+        acs.load_acs(xml)
