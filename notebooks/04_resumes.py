@@ -211,10 +211,9 @@ for occ in examples.index:
 # %%
 for i, occ in enumerate(examples.index):
     fig, axes = plt.subplots(1, 2, figsize=(10, 6.6))
-    plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image")
+    plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})")
     plot_resume_image(photo["image_path"].iloc[i], ax=axes[1],
-                      title=f"{OCCUPATION_LABELS[occ]}: image + photo\n(grey placeholder, not a face)")
-    fig.suptitle(f"{SOURCE}: the two image formats", fontsize=10)
+                      title=f"{OCCUPATION_LABELS[occ]}: image + photo (grey placeholder, not a face)\n({SOURCE})")
     fig.tight_layout()
     plt.show()
 
