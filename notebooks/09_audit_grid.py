@@ -123,12 +123,13 @@ S.effects_view(results, source="ours", cases="cases").head(12)
 # puts our row(s) above the published ones for each configuration, every effect printed as
 # the paper prints it, "estimate [95% CI]", with a `*` when the CI excludes 0; the `source`
 # column says whose numbers each row holds and `model` which screener produced them. Our
-# models are not the paper's, so the comparison is of *patterns* (signs, which paths
-# matter, how wide the intervals are), not of values.
+# rows also carry their overlap diagnostics (the paper reports none). Our models are not
+# the paper's, so the comparison is of *patterns* (signs, which paths matter, how wide the
+# intervals are), not of values.
 
 # %%
 published = M.published_table()
-sbs = M.side_by_side(results, published, digits=2)
+sbs = S.add_overlap(M.side_by_side(results, published, digits=2), results)  # overlap: ours only
 occ0 = results["occupation"].iloc[0]
 sbs[(sbs["attribute"] == "gender") & (sbs["occupation"] == occ0)].drop(columns=["attribute", "occupation"])
 

@@ -168,3 +168,15 @@ def test_estimate_variants_reports_rows_and_overlap():
     assert (t["NIE_estimate"] - (t["BIE_estimate"] + t["RIE_estimate"])).abs().max() < 1e-9
     with pytest.raises(ValueError, match="must be \\(data, roles, estimand\\)"):
         S.estimate_variants({"bad": (d, roles)}, y="y")
+
+
+def test_add_overlap_fills_our_rows_only(published):
+    from popresume.audit.metrics import side_by_side
+
+    ours = published[published["occupation"] == "Registered Nurses"].head(2).copy()
+    ours["model"] = ["ours-a", "ours-b"]
+    ours["min_ess"], ours["clipped_share"] = [40.0, 12.0], [0.1, 0.85]
+    sbs = S.add_overlap(side_by_side(ours, published), ours)
+    mine = sbs[sbs["source"] == "ours"]
+    assert mine["min ESS"].tolist() == [40.0, 12.0] and mine["clipped share"].tolist() == [0.1, 0.85]
+    assert sbs.loc[sbs["source"] == "published", "min ESS"].isna().all()

@@ -348,3 +348,21 @@ def estimate_variants(variants, *, y: str = "score", **estimator) -> pd.DataFram
         rows.append({"variant": name, "estimand": estimand, "n": len(data), "min_ess": ess, "clipped_share": clipped,
                      **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")), "warnings": joined(caught)})
     return pd.DataFrame(rows)
+
+
+def add_overlap(view: pd.DataFrame, results: pd.DataFrame, keys: Sequence[str] = KEYS) -> pd.DataFrame:
+    """``view`` (e.g. ``metrics.side_by_side``) with ``min ESS`` and ``clipped share`` of our audits in ``results``.
+
+    Rows of ``view`` that are not in ``results`` (published rows) get NaN: the paper does
+    not report overlap.
+    """
+    keys = list(keys)
+    _need(view, keys, "view")
+    _need(results, keys, "results table")
+    ov = pd.concat([results[keys].reset_index(drop=True), overlap_columns(results).reset_index(drop=True)], axis=1)
+    ov = ov.rename(columns={"min_ess": "min ESS", "clipped_share": "clipped share"})
+    ov["min ESS"], ov["clipped share"] = ov["min ESS"].round(0), ov["clipped share"].round(3)
+    if "source" in view.columns:
+        ov["source"] = "ours"
+        keys = keys + ["source"]
+    return view.merge(ov, on=keys, how="left", validate="many_to_one").set_axis(view.index)
