@@ -310,6 +310,9 @@ def test_cli_data_acs(tmp_path, pums_server):
     assert res.exit_code == 0, res.output
     tidy = pd.read_parquet(tmp_path / "d" / "acs_tidy.parquet")
     assert set(tidy["occupation"].dropna()) == {"nurse", "construction_laborer", "software_developer", "accountant", "teacher"}
+    assert "7 person records of ACS [2023]" in res.output and "nurse 2" in res.output
+    # the tidy Parquet is a valid --acs source
+    pd.testing.assert_frame_equal(acs.load_acs(tmp_path / "d" / "acs_tidy.parquet"), tidy)
 
 
 # ---------------------------------------------------------------- real extracts: what failed there

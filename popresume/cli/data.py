@@ -29,7 +29,11 @@ def acs(year, state, out_dir, period, base_url):
                           progress=True)
     for f in files:
         click.echo(f"downloaded {f}")
-    tidy = load_acs(list(files))
+    try:  # filtered to the five occupations chunk by chunk; each row's codes read by its year's scheme
+        tidy = load_acs(list(files))
+    except ValueError as e:
+        raise click.ClickException(str(e)) from e
     path = save_tidy(tidy, Path(out_dir) / "acs_tidy.parquet")
-    n = tidy["occupation"].notna().sum()
-    click.echo(f"wrote {path}: {len(tidy):,} person records in the five occupations ({n:,} with an occupation key)")
+    years = sorted(int(y) for y in tidy["year"].dropna().unique())
+    counts = ", ".join(f"{k} {v:,}" for k, v in tidy["occupation"].value_counts().items())
+    click.echo(f"wrote {path}: {len(tidy):,} person records of ACS {years} in the five occupations ({counts})")
