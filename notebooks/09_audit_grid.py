@@ -286,7 +286,7 @@ S.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE
 emb = results[results["format"] == "text"]
 emb_c1 = emb[emb["cases"].str.contains("C1|C2")]
 print(f"ours: {len(emb_c1)} of {len(emb)} text audits (embedding screener) in C1 or C2")
-S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases")
+S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases") if len(emb_c1) else None
 
 # %% [markdown]
 # An earlier build of this book, on an earlier version of the simulated population, found
