@@ -327,6 +327,8 @@ def test_ipums_csv_extract_loads_from_its_ddi(tmp_path):
         got = acs.read_ipums(xml, occupations=None)
         pd.testing.assert_frame_equal(got, ref)  # decimals written out in the CSV, implied in the .dat
         assert acs.ipums_data_file(xml).name == ("usa_00001.csv.gz" if compress else "usa_00001.csv")
+        # the folder IPUMS unpacks into (one DDI) works as well
+        pd.testing.assert_frame_equal(acs.load_acs(folder, occupations=None), ref)
     # and from the CLI, as a user would give it
     from click.testing import CliRunner
 
