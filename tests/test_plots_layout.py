@@ -127,3 +127,15 @@ def test_ticks_beyond_the_limits_are_not_checked():
     fig.subplots_adjust(hspace=0.05)
     assert figure_problems(fig) == []
     plt.close(fig)
+
+
+def test_a_figure_title_over_panel_titles_is_found():
+    fig, axes = plt.subplots(1, 2, figsize=(6, 2.5))
+    for ax in axes:
+        ax.set_title("panel title (ours)")
+    fig.suptitle("a figure-wide title", y=0.93)
+    assert any("the figure title" in p for p in figure_problems(fig))
+    fig.suptitle("a figure-wide title")
+    fig.tight_layout()
+    assert not any("the figure title" in p for p in figure_problems(fig))
+    plt.close(fig)

@@ -27,7 +27,7 @@ LEGEND_BAR_SHARE = 0.05
 
 
 def _visible_texts(artists: Iterable) -> list:
-    return [t for t in artists if t.get_visible() and t.get_text().strip()]
+    return [t for t in artists if t is not None and t.get_visible() and t.get_text().strip()]
 
 
 def _drawn_ticklabels(axis) -> list:
@@ -171,15 +171,17 @@ def _axes_texts(ax) -> list:
 def _text_clashes_between_axes(fig, renderer) -> list[str]:
     """Text of one axes drawn over text of another (a title under its neighbour's tick labels)."""
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
-    boxes = [[(t.get_text(), t.get_window_extent(renderer)) for t in _axes_texts(ax)] for ax in axes]
+    groups = [(_axes_name(ax), _axes_texts(ax)) for ax in axes]
+    # the figure's own texts (suptitle, fig.text) clash with any axes' texts too
+    groups.append(("the figure title", _visible_texts([fig._suptitle, fig._supxlabel, fig._supylabel, *fig.texts])))
+    boxes = [(name, [(t.get_text(), t.get_window_extent(renderer)) for t in texts]) for name, texts in groups]
     problems = []
-    for i in range(len(axes)):
-        for j in range(i + 1, len(axes)):
-            for si, bi in boxes[i]:
-                clash = next((sj for sj, bj in boxes[j] if _overlap(bi, bj)), None)
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            for si, bi in boxes[i][1]:
+                clash = next((sj for sj, bj in boxes[j][1] if _overlap(bi, bj)), None)
                 if clash is not None:
-                    problems.append(f"{_axes_name(axes[i])} and {_axes_name(axes[j])}: text {si[:40]!r} "
-                                    f"overlaps {clash[:40]!r}")
+                    problems.append(f"{boxes[i][0]} and {boxes[j][0]}: text {si[:40]!r} overlaps {clash[:40]!r}")
                     break
     return problems
 
