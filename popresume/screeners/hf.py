@@ -115,6 +115,19 @@ class _Num:
         self.text = str(d)
 
 
+def _common_prefix(paths: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """The longest token tuple that every path starts with."""
+    first = paths[0]
+    n = len(first)
+    for p in paths[1:]:
+        n = min(n, len(p))
+        for i in range(n):
+            if p[i] != first[i]:
+                n = i
+                break
+    return tuple(first[:n])
+
+
 class FiniteJSONConstraint:
     """Logits processor: only tokens that keep the decoded reply a prefix of a candidate survive.
 
@@ -362,6 +375,8 @@ class HFScreener(BaseScreener):
         with torch.inference_mode(), quiet_hf(), torch_threads(self.num_threads):
             out = self._lm(**inputs, use_cache=True)
             cache = out.past_key_values
+            committed: tuple[int, ...] = ()  # reply tokens already in the cache after the prompt
+            base = plen  # cache length: prompt + committed tokens
             frontier = [((), 0.0, out.logits[0, -1])]
             while frontier:
                 grown: list[tuple[tuple[int, ...], float]] = []
@@ -384,9 +399,19 @@ class HFScreener(BaseScreener):
                 forced = [len(con.allowed(con.text_of(path))) == 1 for path, _ in grown]
                 need = [path for (path, _), f in zip(grown, forced) if not f]
                 logits_of: dict[tuple[int, ...], Any] = {}
-                for k in range(0, len(need), self.node_batch):
-                    part = need[k:k + self.node_batch]
-                    logits_of.update(zip(part, self._path_logits(cache, plen, part)))
+                # tokens every remaining path starts with (e.g. '{"score": ') go into the
+                # cache once, so that each level feeds only the paths' differing tails
+                common = _common_prefix([p for p, _ in grown]) if grown else ()
+                if len(common) > len(committed):
+                    o = self._lm(input_ids=torch.tensor([list(common[len(committed):])], device=self.device),
+                                 past_key_values=cache, use_cache=True)
+                    committed, base = common, base + len(common) - len(committed)
+                    logits_of[committed] = o.logits[0, -1]
+                tails = [p for p in need if p not in logits_of]
+                for k in range(0, len(tails), self.node_batch):
+                    part = tails[k:k + self.node_batch]
+                    got = self._path_logits(cache, base, [p[len(committed):] for p in part])
+                    logits_of.update(zip(part, got))
                 frontier = [(path, p_new, None if f else logits_of[path]) for (path, p_new), f in zip(grown, forced)]
         return probs, pruned
 
