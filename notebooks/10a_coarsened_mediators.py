@@ -332,8 +332,8 @@ view
 # :::{solution} ex-10a-trim
 # :class: dropdown
 #
-# About 3% of nurses have a gender-neutral first name and only a few percent of those are
-# men, so a few dozen men remain: the estimator warns about the small group, the ESS of the
+# About 2–3% of nurses have a gender-neutral first name and about one in ten of those is a
+# man, so some fifty men remain: the estimator warns about the small group, the ESS of the
 # weights is in the tens, and the intervals are several points wide. Overlap inside the
 # trimmed group is good (the clipped share is near 0), but the estimand — the effects among
 # nurses with gender-neutral first names — describes a small and unusual group, not the
