@@ -206,19 +206,19 @@ def test_learners_carry_threads_and_tuned_params_do_not_leak():
 
     with pytest.raises(TypeError):
         XGB_FIXED["n_jobs"] = 4  # read-only: no module state to mutate
-    spec = Learners(grid={"n_estimators": [5, 20], "max_depth": [1, 2], "reg_lambda": [1]}, tune_rows=300,
-                    threads=2)
-    a = PSEEstimator(make_scm("basic").sample(600, seed=1), **ROLES, folds=2, learners=spec).fit()
-    b = PSEEstimator(make_scm("no_direct", seed=3).sample(600, seed=2), **ROLES, folds=2, learners=spec).fit()
+    spec = Learners(grid={"n_estimators": [5, 10], "max_depth": [1, 2], "reg_lambda": [1]}, tune_rows=200)
+    a = PSEEstimator(make_scm("basic").sample(400, seed=1), **ROLES, folds=2, learners=spec).fit()
+    b = PSEEstimator(make_scm("no_direct", seed=3).sample(400, seed=2), **ROLES, folds=2, learners=spec).fit()
     assert spec.params == {}  # the specification is never filled by fitting
     pa, pb = a.diagnostics()["params"], b.diagnostics()["params"]
     assert set(pa.index) == set(pb.index) == {"propensity", "mu3", "nested"}
     assert not pa["cv_score"].equals(pb["cv_score"])  # each estimator tuned on its own data
-    model = a._learners.get("mu3", "outcome", None, None)
-    assert model.get_params()["n_jobs"] == 2
     # refitting tunes again on a fresh copy: the same numbers, nothing carried over
     first = a.effects_.copy()
     assert np.allclose(a.fit().effects_, first)
+    # the thread count is the learners' own, fixed params skip tuning
+    two = Learners(threads=2, params={"mu3": {"n_estimators": 5, "max_depth": 1, "reg_lambda": 1.0}}).spawn()
+    assert two.get("mu3", "outcome", None, None).get_params()["n_jobs"] == 2
 
 
 def test_psedata_validates_once_and_is_reused():
