@@ -227,10 +227,14 @@ print(PASS_RULE)
 
 # %% [markdown]
 # The embedding and synthetic cards are computed here (and kept on disk, so a rebuild
-# reads them). SmolLM2's cards take many minutes on a CPU, so by default they are read
-# from the cards shipped with the book, made by
-# `popresume validate --screener hf --scoring greedy|expected -o num_threads=1 --n 10`;
-# set `n_validity_llm` to recompute them.
+# reads them). SmolLM2's cards take long on a CPU, so by default they are read from the
+# cards shipped with the book, made by
+# `popresume validate --screener hf --scoring greedy -o num_threads=1 --n 10` (about 15
+# minutes on a busy 2-core machine) and the same with `--scoring expected --n 5` (the
+# expected score walks the tree of valid replies, several forward passes per résumé, about
+# a minute each there); set `n_validity_llm` to recompute both at that n. The row
+# "résumés" of the table says how many each card used: a card at n = 5 or 10 detects only
+# large failures.
 
 # %%
 cards = {
@@ -265,10 +269,14 @@ plt.tight_layout()
 #   by construction (own − mismatched is exactly 0) and responds exactly to education and
 #   experience. It fails the gate, correctly: it is a yardstick for the estimator, not a
 #   screener of résumés, and every later table that shows its effects says so.
-# - **SmolLM2-135M** is the real test. The card says whether its scores depend on the
-#   posting at all; the issue that introduced this gate found the difference
-#   indistinguishable from 0 for its expected scores, and a model that fails here cannot
-#   be audited for discrimination, whatever its effects look like.
+# - **SmolLM2-135M** is the real test, and it fails under both scoring rules. Its greedy
+#   replies take only a few distinct values (it copies numbers it likes rather than
+#   grading), so one résumé's score can jump by tens of points when blank lines are added,
+#   and more education or experience does not raise its score. Its expected scores are
+#   continuous, but whether they prefer the résumé's own posting is not distinguishable
+#   from chance on these résumés. A model that fails here cannot be audited for
+#   discrimination, whatever its effects look like: the differences the estimator would
+#   decompose are noise.
 #
 # The same cards are attached to audit tables: `popresume.screeners.validity.attach_validity`
 # adds a `validity_verdict` column next to each screener's effects, so a failing screener
@@ -281,6 +289,8 @@ plt.tight_layout()
 #
 # ```bash
 # vllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000 &
+# popresume validate --screener openai:meta-llama/Llama-3.1-8B-Instruct@http://localhost:8000/v1 --n 100 \
+#     --out card_llama.json    # does it read the résumé at all?
 # popresume score --resumes resumes.parquet --screener openai:meta-llama/Llama-3.1-8B-Instruct@http://localhost:8000/v1 \
 #     --concurrency 32 --out scores_llama.parquet
 # ```
@@ -350,4 +360,29 @@ plt.tight_layout()
 # The second run reports every résumé as `cached` and takes no model time. Changing
 # `cos_high` changes the screener's parameters, which are part of every cache key, so all
 # résumés are scored afresh (and cached under the new key).
+# :::
+#
+# :::{exercise}
+# :label: ex-05-validity
+#
+# Run the validity gate on the embedding screener with twice as many résumés,
+#
+# ```bash
+# popresume validate --screener embedding --n 40 --out card_embedding.json
+# ```
+#
+# and compare its card with the one above. Which checks change verdict, and why is the
+# own − mismatched difference so much more stable than the qualification contrasts?
+# :::
+#
+# :::{solution} ex-05-validity
+# :class: dropdown
+#
+# The posting contrast is large relative to its spread (a résumé is far more similar to
+# its own occupation's posting than to another's), so its interval stays far above 0 at
+# any n. The qualification contrasts are small and of either sign résumé by résumé (an
+# extra degree or role adds lines that can move the text towards or away from the
+# posting), so their intervals shrink with n but may keep straddling 0. The pass rule
+# needs at least one of them above 0 and neither below: a larger sample is what settles
+# it, and the card records the n it was made with.
 # :::
