@@ -262,9 +262,11 @@ plt.tight_layout()
 # How to read the cards:
 #
 # - The **embedding screener** prefers a résumé's own posting by a wide margin, and
-#   neither harmless edit moves its scores much; whether more education and experience
-#   raise its score depends on the sample, because extra lines change the text's
-#   similarity to the posting in both directions.
+#   neither harmless edit moves its scores much. It can still fail the gate, on the
+#   qualification check alone: an extra degree or role adds lines that move the text's
+#   similarity to the posting in either direction, so more education or experience does
+#   not reliably raise its score. It reads the résumé, but not as a recruiter weighs
+#   qualifications; its audits in later chapters carry that verdict.
 # - The **synthetic screener** is a known function of the profile: it ignores the posting
 #   by construction (own − mismatched is exactly 0) and responds exactly to education and
 #   experience. It fails the gate, correctly: it is a yardstick for the estimator, not a
