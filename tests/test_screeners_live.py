@@ -1,6 +1,6 @@
 """A real inference server in the tests (issue 12): llama.cpp's llama-server with SmolLM2-135M,
 scored through ``openai:MODEL@URL`` as a user would. Skipped, with the install command, when the
-server binary is absent. Few résumés and short replies keep it to about a minute on 2 cores."""
+server binary is absent. Few résumés and short replies keep it to a few minutes on 2 busy cores."""
 
 import json
 import os
@@ -48,23 +48,25 @@ def llama():
 def test_scores_through_the_live_server_then_from_cache(llama, tmp_path):
     db = tmp_path / "scores.sqlite"
     s = get_screener(llama.spec, max_tokens=12, concurrency=1)
-    out = score_resumes(s, _resumes(3), cache=db, job_descriptions=JD)
+    out = score_resumes(s, _resumes(2), cache=db, job_descriptions=JD)
     # current llama.cpp takes json_schema and compiles it to a grammar: every reply parses
     assert s.dialect == "json_schema" and s.negotiation == [{"dialect": "json_schema", "accepted": True}]
     assert out.attrs["summary"]["parse_rate"] == 1.0
     assert out["score"].between(0, 100).all()
-    assert len(ScoreCache(db)) == 3
+    assert len(ScoreCache(db)) == 2
     assert s.stats["server_prompt_tokens"] > 0  # llama.cpp reports its own timings
     s2 = get_screener(llama.spec, max_tokens=12, concurrency=1)
-    again = score_resumes(s2, _resumes(3), cache=db, job_descriptions=JD)
-    assert again.attrs["summary"]["cached"] == 3 and again.attrs["summary"]["scored"] == 0
+    again = score_resumes(s2, _resumes(2), cache=db, job_descriptions=JD)
+    assert again.attrs["summary"]["cached"] == 2 and again.attrs["summary"]["scored"] == 0
     assert s2.stats["requests"] == 1  # only the dialect probe reached the server
     np.testing.assert_array_equal(again["score"].to_numpy(), out["score"].to_numpy())
 
 
 def test_expected_scoring_uses_the_servers_logprobs(llama, tmp_path):
-    s = get_screener(llama.spec, max_tokens=12, concurrency=1, scoring="expected", top_logprobs=10)
-    out = score_resumes(s, _resumes(2), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    # one résumé: with top_logprobs the server checks the grammar against the whole vocabulary at
+    # every step, which is slow on 2 cores
+    s = get_screener(llama.spec, max_tokens=12, concurrency=1, scoring="expected", top_logprobs=5)
+    out = score_resumes(s, _resumes(1), cache=tmp_path / "c.sqlite", job_descriptions=JD)
     assert out["parse_ok"].all() and (out["scoring"] == "expected").all()
     for raw in out["raw"]:
         info = json.loads(raw)
@@ -84,7 +86,8 @@ def test_resume_over_the_context_is_a_recorded_failure_and_the_run_goes_on(llama
 
 def test_sigkill_mid_run_then_resume(llama, tmp_path):
     res_path = tmp_path / "resumes.parquet"
-    _resumes().to_parquet(res_path)
+    n = 4
+    _resumes(n).to_parquet(res_path)
     jobs = tmp_path / "jobs.json"
     jobs.write_text(json.dumps(JD))
     db = tmp_path / "scores.sqlite"
@@ -101,7 +104,7 @@ def test_sigkill_mid_run_then_resume(llama, tmp_path):
                     n_before = con.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
                 except sqlite3.OperationalError:
                     n_before = 0
-            if n_before >= 2:
+            if n_before >= 1:
                 break
         time.sleep(0.2)
     assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read().decode()[-500:]}"
@@ -109,10 +112,10 @@ def test_sigkill_mid_run_then_resume(llama, tmp_path):
     proc.wait(timeout=30)
     assert not (tmp_path / "scores.parquet").exists()  # nothing half-written at the output path
     n_killed = len(ScoreCache(db))
-    assert 2 <= n_killed < len(TEXTS)
+    assert 1 <= n_killed < n
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-800:]
-    assert f"cached {n_killed}" in done.stdout and f"scored {len(TEXTS) - n_killed}" in done.stdout
+    assert f"cached {n_killed}" in done.stdout and f"scored {n - n_killed}" in done.stdout
     assert "dialect json_schema" in done.stdout
     out = pd.read_parquet(tmp_path / "scores.parquet")
-    assert len(out) == len(TEXTS) and out["parse_ok"].all()
+    assert len(out) == n and out["parse_ok"].all()
