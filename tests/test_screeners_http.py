@@ -105,6 +105,8 @@ class Server(_Loopback):
                     return self._send(200, "<html>oops</html>", "text/html")
                 elif model == "malformed" or (model == "fixonretry" and k == 1):
                     reply = "I think this candidate is quite good!"
+                elif model == "cutoff":
+                    reply = '{\n  "score": 10' if "BAD" in resume else reply
                 elif model == "badsome" and "BAD" in resume:
                     return self._send(400, json.dumps({"object": "error", "type": "BadRequestError", "code": 400,
                                                        "message": "This model's maximum context length is 2048 "
@@ -113,12 +115,12 @@ class Server(_Loopback):
                     return self._send(400, json.dumps({"error": {"message": "max_tokens must be at most 8",
                                                                  "type": "invalid_request_error"}}))
                 elif model not in ("ok", "slow", "flaky429", "flaky500", "drop", "notjson", "fixonretry", "badsome",
-                                   "maxtok"):
+                                   "maxtok", "cutoff"):
                     return self._send(404, json.dumps({"error": {"message": f"The model `{model}` does not exist",
                                                                  "code": "model_not_found"}}))
                 body = {"id": "x", "object": "chat.completion", "model": model,
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                                     "finish_reason": "stop"}]}
+                                     "finish_reason": "length" if reply.count("{") > reply.count("}") else "stop"}]}
                 self._send(200, json.dumps(body))
 
         _Loopback.__init__(self, H)
@@ -533,3 +535,12 @@ def test_server_launcher_resolves_models_and_passes_the_amx_workaround(tmp_path,
         srv.start()
     args = (tmp_path / "args").read_text().split()
     assert "--no-repack" in args and args[args.index("-m") + 1] == str(gguf) and "127.0.0.1" in args
+
+
+def test_reply_cut_at_max_tokens_is_not_a_score(server):
+    # '{"score": 10' cut off could be the start of 100 (seen with Gemma-3-270M's whitespace)
+    res = _resumes(2)
+    res.loc[1, "text"] = "BAD " + res.loc[1, "text"]
+    out = score_resumes(_screener("cutoff", server.url, parse_retries=0), res, cache=False, job_descriptions=JD)
+    assert out["parse_ok"].tolist() == [True, False] and np.isnan(out.loc[1, "score"])
+    assert "r01" in out.loc[1, "raw"] and "cut off at max_tokens=24" in out.loc[1, "raw"]

@@ -40,7 +40,9 @@ defect this module fixes), wraps each reply in pydantic models (client overhead 
 and hides the raw body that we record. We use ``httpx`` (which ``openai`` itself uses) with the
 classification above.
 
-**Scoring.** ``scoring="greedy"`` parses the number in the reply. ``scoring="expected"``
+**Scoring.** ``scoring="greedy"`` parses the number in the reply; a reply cut off at
+``max_tokens`` (``finish_reason="length"``) that parses only by the lenient fallbacks
+(``{"score": 10`` may be the start of 100) is a failure, not a score. ``scoring="expected"``
 requests ``logprobs``/``top_logprobs`` and takes the probability-weighted score at the reply's
 first number token (:func:`popresume.screeners.parsing.expected_score_from_logprobs`); a server
 that returns no log-probabilities gives a clear failure, and one that refuses the parameters
@@ -161,7 +163,7 @@ class OpenAIScreener(BaseScreener):
     needs_profile = False
 
     def __init__(self, model: str, base_url: str = "https://api.openai.com/v1", *,
-                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 16,
+                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 24,
                  seed: int | None = 0, concurrency: int = 8, timeout: float = 60.0, max_retries: int = 5,
                  backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 1,
                  response_format: str | None = "auto", scoring: str = "greedy", top_logprobs: int = 20,
@@ -430,6 +432,13 @@ class OpenAIScreener(BaseScreener):
         return c if isinstance(c, str) else json.dumps(c)
 
     @staticmethod
+    def _cut_off(body: dict) -> bool:
+        try:
+            return body["choices"][0].get("finish_reason") == "length"
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return False
+
+    @staticmethod
     def _logprobs(body: dict) -> list | None:
         try:
             lp = body["choices"][0].get("logprobs")
@@ -488,6 +497,10 @@ class OpenAIScreener(BaseScreener):
                     return ScoreResult(ev["expected"], True, json.dumps({"reply": raw, **ev}), attempts=attempt)
                 continue
             parsed = parse_score(raw)
+            if parsed.ok and parsed.method in ("key_value", "bare_number") and self._cut_off(body):
+                # '{"score": 10' cut at max_tokens may be the start of 100: not a score
+                return ScoreResult.failure(f"error: résumé {rid!r}: reply cut off at max_tokens={self.max_tokens} "
+                                           f"before it was complete: {raw[:200]!r}", "cut off", attempts=attempt)
             if parsed.ok:
                 return ScoreResult(parsed.score, True, raw, attempts=attempt)
         return ScoreResult.failure(raw, "unparseable reply", attempts=self.parse_retries + 1)
