@@ -77,7 +77,7 @@ def plot_validity_cards(cards, ax=None, *, title: str | None = None):
     if not cards:
         raise ValueError("no validity cards to plot")
     k = len(cards)
-    ax = ax or plt.subplots(figsize=(7.5, 1.0 + 0.45 * len(CONTRASTS) * max(1, k) ** 0.5 + 0.3 * k))[1]
+    ax = ax or plt.subplots(figsize=(8.5, 1.6 + 0.45 * len(CONTRASTS) * max(1, k) ** 0.5 + 0.25 * k))[1]
     step = 0.7 / max(k, 1)
     for j, (label, card) in enumerate(cards.items()):
         y = np.arange(len(CONTRASTS)) + (j - (k - 1) / 2) * step
@@ -93,8 +93,9 @@ def plot_validity_cards(cards, ax=None, *, title: str | None = None):
     ax.set_xlabel("paired score difference, points (mean, 95% CI)")
     n = sorted({c["n_profiles"] for c in cards.values()})
     ax.set_title(title or f"Validity gate, ours ({', '.join(map(str, n))} résumés)")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="screener: verdict",
-              title_fontsize=7)
+    # below the axes, so that it never covers a point and never squeezes the panel
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.02 * k), ncol=2, frameon=False,
+              title="screener: verdict", title_fontsize=8)
     return ax
 
 
