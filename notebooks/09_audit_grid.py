@@ -21,6 +21,8 @@
 #   and a case label {cite}`yu2026popresume`;
 # - how to run such a grid from a YAML file with one function (`popresume.audit.run_audit`)
 #   or one command (`popresume audit`), resumably and in parallel;
+# - why each screener's validity card comes before its effects, and what a failed gate
+#   means for the numbers;
 # - how our numbers compare with the published Tables 4–5, and which screener produced
 #   which of our numbers (a real embedding model for text, a *synthetic* screener with a
 #   photo channel for the image formats);
@@ -28,7 +30,8 @@
 #
 # The parameters cell names the grid's config file (`configs/default_audit.yaml`), the
 # number of applicants per occupation `sizes`, the bootstrap draws `n_boot`, the joblib
-# workers `n_jobs` and the `occupations` to keep (`"all"` or a list of keys). The book
+# workers `n_jobs`, the `occupations` to keep (`"all"` or a list of keys) and the number of
+# résumés of each screener's validity card, `n_validity`. The book
 # runs the default grid: 5 occupations × 3 formats × 2 attributes with 400 applicants per
 # occupation — about a thirtieth of the paper's 60,884.
 
@@ -39,6 +42,7 @@ n_boot = 500
 n_jobs = 2
 occupations = "all"
 seed = 0
+n_validity = 40  # résumés per validity card (the audit reads cards of this size)
 
 # %%
 import time
@@ -52,6 +56,8 @@ from popresume.audit.grid import read_results, run_audit
 from popresume.causal import case_counts
 from popresume.paths import data_path
 from popresume.plots import audit as P
+from popresume.plots.tables import labelled
+from popresume.screeners.validity import attach_validity, card_for, card_summary
 
 pd.set_option("display.width", 200)
 pd.set_option("display.max_colwidth", None)  # never cut a label short
@@ -87,6 +93,30 @@ screeners
 #   `model` column, and its true effects are known, so we can check the estimates.
 
 # %% [markdown]
+# ## Does each screener read the résumé? The validity cards
+#
+# Before its numbers are read as discrimination, a screener must show that it reads the
+# résumé at all (Chapter 5's validity gate): it should score a résumé higher against its
+# own posting than against another occupation's, rise with qualifications, and not move
+# under harmless edits. The cards below are computed for this grid's screeners (and kept
+# on disk, so a rebuild reads them); `run_audit` then writes each screener's verdict into
+# every row of the results, and every effects table of this chapter shows it in the
+# column "validity gate".
+
+# %%
+cards = {s.label: card_for(s.spec, n=n_validity, seed=seed) for s in cfg.screeners}
+labelled(card_summary(cards), "ours: validity cards of this grid's screeners (paired differences in score points)")
+
+# %% [markdown]
+# Neither screener passes. The embedding screener clearly tells its own posting from a
+# mismatched one, but at this many résumés it does not rise reliably with education or
+# experience, so the gate's qualification check fails; the synthetic screener ignores the
+# posting by construction. Their effects below are therefore *about these screeners*: the
+# embedding screener's gaps are gaps in text similarity, not in judged suitability, and
+# the synthetic screener's are the coefficients we gave it. The book uses them to show the
+# method, never as findings about a real hiring tool.
+
+# %% [markdown]
 # ## Running the grid
 #
 # `run_audit` generates the applicants (or reads them from the cache), renders the
@@ -99,6 +129,8 @@ screeners
 # %%
 t0 = time.perf_counter()
 results = run_audit(cfg, n_jobs=n_jobs, progress=False)
+# every row carries its screener's verdict from the cards above (whatever their size)
+results = attach_validity(results.drop(columns="validity_verdict"), {s.name: cards[s.label] for s in cfg.screeners})
 print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages are read, not recomputed)")
 
 # %% [markdown]

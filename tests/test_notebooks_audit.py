@@ -51,7 +51,7 @@ def test_audit_chapters_run(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
-    out9 = run_notebook(NB / "09_audit_grid.py", {**GRID, "n_boot": 20}, output=tmp_path / "09.ipynb")
+    out9 = run_notebook(NB / "09_audit_grid.py", {**GRID, "n_boot": 20, "n_validity": 10}, output=tmp_path / "09.ipynb")
     _check_clean(out9)
     estimates = tmp_path / "cache" / "audit" / "estimates"
     n_cells = len(list(estimates.glob("*.parquet")))

@@ -388,7 +388,9 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
     Columns: attribute, occupation, format, source ("ours" / "published"), model, cases and
     the five effects printed as "est [lo, hi]" ("*" = CI excludes 0). Only the
     configurations present in ``ours`` are kept. Our rows say which screener produced them
-    (``model`` carries "(synthetic)" for the synthetic screener).
+    (``model`` carries "(synthetic)" for the synthetic screener); when ``ours`` has a
+    ``validity_verdict`` column, a "validity gate" column follows ``model`` (the paper
+    reports no such check: its rows say "not reported").
     """
     keys = ["attribute", "occupation", "format"]
     pub = published.rename(columns={"paper_cases": "cases"})
@@ -396,6 +398,8 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
     for src, t in (("ours", ours), ("published", pub)):
         d = t[keys + ["model"]].copy()
         d.insert(3, "source", src)
+        if "validity_verdict" in ours.columns:
+            d["validity gate"] = t["validity_verdict"].to_numpy() if src == "ours" else "not reported"
         d["cases"] = t["cases"].to_numpy() if "cases" in t.columns else ""
         d = pd.concat([d.reset_index(drop=True), format_effects(t, digits=digits).reset_index(drop=True)], axis=1)
         parts.append(d)

@@ -241,8 +241,11 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
     """A compact, page-wide view of audits: keys first, then each effect as "est [lo, hi]", then ESS and clipped share.
 
     ``source`` ("ours" / "published") is written into every row, so the table says in
-    itself where its numbers come from; ``model`` names the screener. ``overlap=False``
-    leaves out the ESS and clipped-share columns (the published tables do not report them).
+    itself where its numbers come from; ``model`` names the screener. When the table has a
+    ``validity_verdict`` column (``run_audit`` adds it from each screener's validity card),
+    it follows ``model`` as "validity gate", so a screener that failed the gate is flagged
+    next to its numbers. ``overlap=False`` leaves out the ESS and clipped-share columns
+    (the published tables do not report them).
     """
     from popresume.audit.metrics import format_effects
 
@@ -251,6 +254,8 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
     out = table[keys].copy()
     if source is not None:
         out.insert(0, "source", source)
+    if "validity_verdict" in table.columns:
+        out["validity gate"] = table["validity_verdict"].to_numpy()
     if cases is not None:
         out["cases"] = table[cases].to_numpy()
     eff = format_effects(table, digits=digits, effects=list(effects))
