@@ -353,14 +353,19 @@ S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases
 # It took 1,376 s on two CPU cores (embedding scoring 1,337 s, the ten tuned estimates
 # with 500-draw intervals 23 s). Its results table ships with the book as
 # `data/results/audit_paper_text_embedding.csv` (`data/README.md` records the run); the
-# cell below reads it, it does not recompute it. That run predates the overlap columns,
+# cell below reads it, it does not recompute it. **It was made before this book's current
+# population (the seeded P1 and PSID-based P2 of Chapters 1–2) and before résumés built
+# careers forward (Chapter 4)**: its rows describe the earlier, independent-margins
+# population, not the one generated today, and no validity card travelled with it. Rerun
+# the command above to audit today's population (about 25 minutes on an idle 2-core
+# machine; the scores are cached, so an interrupted run resumes). That run predates the overlap columns,
 # so `min ESS` and `clipped share` are read from its estimation warnings, which the
 # estimator writes only when more than 5% of a propensity model's values were clipped
 # (blank: under 5% clipped).
 
 # %%
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
-S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "BIE", "RIE"],
+S.effects_view(full, source="ours (earlier population)", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "BIE", "RIE"],
                cases="cases_paper_rule")
 
 # %%
