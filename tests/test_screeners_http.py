@@ -5,12 +5,14 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+
+from _loopback import Loopback  # tests/_loopback.py
 
 from popresume.screeners import ScoreCache, get_screener, score_resumes
 from popresume.screeners.openai_http import DIALECTS, FatalHTTPError
@@ -19,25 +21,7 @@ from popresume.screeners.prompt import SCORE_SCHEMA
 JD = {"nurse": "Registered nurse wanted."}
 
 
-class _Loopback:
-    """A threaded HTTP server on 127.0.0.1 (a free port) serving handler class ``H``."""
-
-    def __init__(self, H):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-class Server(_Loopback):
+class Server(Loopback):
     """Behaviour chosen by the request's model name:
     ok → {"score": len(resume text) % 101}; slow → same after 0.2 s;
     flaky429 / flaky500 → first two requests per résumé fail with that status;
@@ -123,7 +107,7 @@ class Server(_Loopback):
                                      "finish_reason": "length" if reply.count("{") > reply.count("}") else "stop"}]}
                 self._send(200, json.dumps(body))
 
-        _Loopback.__init__(self, H)
+        Loopback.__init__(self, H)
 
 
 def _resumes(n):
@@ -308,7 +292,7 @@ FLAVOURS = {
 }
 
 
-class DialectServer(_Loopback):
+class DialectServer(Loopback):
     """One loopback server speaking ``flavour``; serves the model "m". Constrained replies are
     ``{"score": S}`` with S = (len(résumé) % 100) + 0.5; a prompt-only reply is chatter around it."""
 
@@ -365,7 +349,7 @@ class DialectServer(_Loopback):
                 self._send(200, {"id": "x", "object": "chat.completion", "model": req["model"], "choices": [choice],
                                  "usage": {"prompt_tokens": 50, "completion_tokens": 5}})
 
-        _Loopback.__init__(self, H)
+        Loopback.__init__(self, H)
 
 
 _EXPECTED_DIALECT = {"vllm": "json_schema", "openai": "json_schema", "llama.cpp": "json_object",

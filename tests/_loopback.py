@@ -1,0 +1,28 @@
+"""A threaded HTTP server on 127.0.0.1 for tests that talk to an OpenAI-compatible API.
+
+Tests subclass ``BaseHTTPRequestHandler`` with the behaviour they need and serve it with
+``Loopback(Handler)`` as a context manager; ``.url`` is the ``/v1`` base URL on a free port.
+"""
+
+from __future__ import annotations
+
+import threading
+from http.server import ThreadingHTTPServer
+
+
+class Loopback:
+    """Serve handler class ``H`` on a free loopback port while the ``with`` block runs."""
+
+    def __init__(self, H):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
