@@ -89,3 +89,22 @@ def test_within_group_signal_columns(pop):
     assert set(r["class_column"]) == {"surname_group"}
     assert set(r["name_class"]) == set(p["surname_group"].astype(str))
     assert r["n"].sum() == len(p)
+
+
+def test_refine_cells_reproduces_the_grid_row_and_refines_it(tmp_path):
+    """On a grid's own cached scores, the coarse row is the grid's row; the fine row differs."""
+    from popresume.audit import grid as G
+
+    cfg = {"name": "refine", "occupations": ["teacher"], "formats": ["text"], "attributes": ["gender"],
+           "sizes": 300, "seed": 2, "folds": 3, "n_boot": 20, "estimator": {"tune": False, "threads": 1},
+           "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
+                          "label": "synthetic"}]}
+    grid = G.run_audit(cfg, cache_dir=tmp_path, n_jobs=1, progress=False)
+    out = C.refine_cells(cfg, [("teacher", "gender")], n_ref=2000, cache_dir=tmp_path)
+    assert list(out["mediators"]) == ["coarse", "fine"]
+    assert set(out[["occupation", "format", "attribute"]].itertuples(index=False, name=None)) == {
+        ("teacher", "text", "gender")}
+    assert out.loc[0, "NDE_estimate"] == pytest.approx(grid.loc[0, "NDE_estimate"], abs=1e-9)
+    assert out.loc[1, "NDE_estimate"] != pytest.approx(out.loc[0, "NDE_estimate"], abs=1e-6)
+    with pytest.raises(ValueError, match="occupation 'nurse' is not in config 'refine'"):
+        C.refine_cells(cfg, [("nurse", "gender")], cache_dir=tmp_path)

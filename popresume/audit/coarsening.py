@@ -248,3 +248,45 @@ def artefact_summary(table: pd.DataFrame) -> pd.DataFrame:
                      "gap / RIE fine": gap / f["RIE_estimate"] if f["RIE_estimate"] != 0 else np.nan,
                      "true NDE": c.get("true_NDE", np.nan)})
     return pd.DataFrame(rows)
+
+
+def refine_cells(config, cells, *, fmt: str = "text", screener: str | None = None, n_ref: int = 20_000,
+                 ref_seed: int = 7919, cache_dir=None, progress: bool = False) -> pd.DataFrame:
+    """:func:`coarsening_artefact` on chosen cells of an audit grid, with the grid's own scores.
+
+    ``config``: an audit config (path, dict or object, as :func:`popresume.audit.grid.run_audit`
+    takes it); ``cells``: ``(occupation key, attribute)`` pairs. The scores come from the
+    grid's caches (:func:`popresume.audit.grid.audit_data`), so after
+    ``popresume audit --config`` nothing is scored again. Folds, draws, seed and estimator
+    options are the grid's, so each cell's "coarse" row reproduces the grid's own row; the
+    "fine" row refines the name classes by typicalities learned from a separate reference
+    population of ``n_ref`` applicants of the same occupation (seed ``ref_seed``).
+    One row per (cell, mediator set), with ``occupation`` and ``format`` added.
+    """
+    from popresume.audit.config import load_config
+    from popresume.audit.grid import audit_data
+    from popresume.population import generate_population
+
+    cfg = load_config(config)
+    names = [e.name for e in cfg.screeners if fmt in e.formats]
+    if not names:
+        raise ValueError(f"no screener of config {cfg.name!r} scores the format {fmt!r}")
+    screener = screener or names[0]
+    if screener not in names:
+        raise ValueError(f"screener {screener!r} does not score {fmt!r} in config {cfg.name!r} (it has {names})")
+    for occ, attr in cells:
+        if occ not in cfg.occupations:
+            raise ValueError(f"occupation {occ!r} is not in config {cfg.name!r} (it has {list(cfg.occupations)})")
+        if attr not in cfg.attributes:
+            raise ValueError(f"attribute {attr!r} is not in config {cfg.name!r} (it has {list(cfg.attributes)})")
+    data = audit_data(cfg, cache_dir=cache_dir, progress=progress)
+    data = data[(data["format"] == fmt) & (data["screener"] == screener)]
+    label = {e.name: e.label for e in cfg.screeners}[screener]
+    rows = []
+    for occ, attr in cells:
+        ref = generate_population([occ], {occ: n_ref}, seed=ref_seed)
+        cell = add_name_shares(data[data["occupation"] == occ].reset_index(drop=True), name_shares(ref))
+        est = coarsening_artefact(cell, attr, folds=cfg.folds, n_boot=cfg.n_boot, seed=cfg.seed,
+                                  estimator={"threads": 1, **dict(cfg.estimator)}, label=label)
+        rows.append(est.assign(occupation=occ, format=fmt))
+    return pd.concat(rows, ignore_index=True)
