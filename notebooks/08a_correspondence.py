@@ -67,6 +67,9 @@ from popresume import correspondence as cr
 from popresume.correspondence import plots as P
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
+from popresume.paths import data_path
+from popresume.plots.tables import labelled
+from popresume.screeners.validity import card_for, read_card
 
 pd.set_option("display.max_colwidth", None)  # never cut a label short
 pd.set_option("display.width", 200)
@@ -368,6 +371,66 @@ cr.score_gaps(merged, label).round(3)
 # - **Sex is not randomised within ad.** B&M used mostly female names for administrative
 #   jobs, so the sex gap of the recruiters mixes sex with job type. The race gap is the clean
 #   comparison.
+
+# %% [markdown]
+# ## The whole study, from the command line
+#
+# The chapter scores `n` résumés so that the book builds in minutes. The command line
+# scores as many as you like and writes the same tables and figure:
+#
+# ```bash
+# popresume correspondence --screener embedding --screeners-only --out bm_embedding
+# popresume serve --model smollm2 --port 8091 &     # a local llama.cpp server (Chapter 5)
+# popresume correspondence --screener openai:smollm2@http://127.0.0.1:8091/v1 -n 1000 \
+#     --screeners-only --out bm_smollm2
+# ```
+#
+# Two such runs ship with the book in `data/results/correspondence/` (`data/README.md`
+# records them): the embedding screener on all 4,870 résumés, and SmolLM2-135M-Instruct,
+# served by llama.cpp over its OpenAI-compatible HTTP API, on about 1,000 résumés sampled
+# by whole ads (about 1.4 s a résumé on 2 cores, so all 4,870 would take about 1.9 hours).
+# Both screeners fail the validity gate of Chapter 5 (column `validity gate`), so the rows
+# below describe how these two models behave, not how a screener that reads résumés
+# would. The cells read the runs; they do not recompute them.
+
+# %%
+card_embedding = card_for("embedding", n=40, seed=seed)  # the card Chapter 9 shows (kept on disk)
+card_smollm2 = read_card(data_path("results", "validity", "smollm2_greedy.json"))  # same GGUF weights
+shipped_runs = {"embedding": ("gaps_embedding.csv", card_embedding), "SmolLM2 over HTTP": ("gaps_smollm2.csv", card_smollm2)}
+shipped = pd.concat([pd.read_csv(data_path("results", "correspondence", f)).assign(run=name, verdict=card["verdict"])
+                     for name, (f, card) in shipped_runs.items()], ignore_index=True)
+# the gate is about the screener: the recruiters' rows have none
+shipped["validity gate"] = shipped["verdict"].where(~shipped["source"].str.startswith("recruiters"), "n/a (recruiters)")
+labelled(shipped.set_index(["run", "attribute", "source"])[["validity gate", "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
+         .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
+
+# %%
+fig, axes = plt.subplots(2, 1, figsize=(9, 7.4))
+for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
+    P.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Read each panel against its own recruiters' row: each run compares the screener with
+# B&M's callbacks on the same résumés.
+#
+# - **The embedding screener** (all 4,870) calls back White and Black names at the same
+#   rate: its race gap is −0.41 pp [−1.97, 1.15] against the recruiters' +3.20 pp
+#   [1.99, 4.42], so it does not reproduce the 2001 employers' race gap (difference
+#   −3.61 pp [−5.58, −1.65]). It reads the name only as one token among many.
+# - **SmolLM2-135M** (1,000 résumés) does not reproduce the recruiters' race gap either
+#   (difference −7.00 pp [−11.75, −2.25]), and it calls back female names more often
+#   than male ones within the same ad (−4.74 pp [−8.01, −1.47], p = 0.004 before any
+#   correction; Holm over the two attributes still excludes 0). Its replies copy the
+#   prompt's format (median score 6.0 of 100, three quarters below 10) and it fails every
+#   check of the validity gate, so this is a reaction to name tokens by a model that does
+#   not read the qualifications, not a hiring judgement; it is exactly the kind of number
+#   the gate exists to keep out of an audit report.
+#
+# Neither model is a résumé screener anyone should use; the point of the runs is that the
+# path a real audit takes (a served model, the cache, the comparison with recruiters on
+# the same résumés, intervals clustered by ad) works end to end on these machines.
 
 # %%
 print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
