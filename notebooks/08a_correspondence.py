@@ -389,7 +389,7 @@ cr.score_gaps(merged, label).round(3)
 # records them): the embedding screener on all 4,870 résumés, and SmolLM2-135M-Instruct,
 # served by llama.cpp over its OpenAI-compatible HTTP API, on about 1,000 résumés sampled
 # by whole ads (about 1.4 s a résumé on 2 cores, so all 4,870 would take about 1.9 hours).
-# Both screeners fail the validity gate of Chapter 5 (column `validity gate`), so the rows
+# Both screeners fail the validity gate of Chapter 5 (column "validity gate"), so the rows
 # below describe how these two models behave, not how a screener that reads résumés
 # would. The cells read the runs; they do not recompute them.
 
