@@ -333,7 +333,6 @@ def _read_chunks(reader, tidy_fn, where: str, first_line: int, occupations):
         if "YEAR" in {c.upper() for c in chunk.columns}:
             ycol = [c for c in chunk.columns if c.upper() == "YEAR"][0]
             years_seen.update(pd.to_numeric(chunk[ycol], errors="coerce").dropna().unique().tolist())
-        years_seen.update(t["year"].dropna().unique().tolist())
         n += len(chunk)
         parts.append(t)
     tidy = pd.concat(parts, ignore_index=True) if parts else _empty_tidy()

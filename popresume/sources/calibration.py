@@ -158,8 +158,7 @@ def education_given_age(occupation: str, ages) -> pd.DataFrame:
     """P(edu_level | age, J): rows = ages, columns = EDU_LEVELS (assumption 3)."""
     base = education_shares(occupation).to_numpy()
     ages = np.asarray(list(ages), dtype=int)
-    min_age = np.array([MIN_AGE_FOR_DEGREE[e] for e in EDU_LEVELS])
-    feasible = ages[:, None] >= min_age[None, :]
+    feasible = feasible_mask(ages)
     p = base[None, :] * feasible
     s = p.sum(axis=1, keepdims=True)
     if (s <= 0).any():
@@ -304,7 +303,9 @@ def seed_table(occupation: str, ages, races=RACES, *, gss=None, acs12=None) -> n
     gsum = pub.groupby(groups).sum()
     split = np.array([pub[e] / gsum[g] if gsum[g] > 0 else 0.0 for e, g in zip(EDU_LEVELS, groups)])
     gi = np.array([seeds.EDU_GROUPS.index(g) for g in groups])
-    band = np.array([next(i for i, (lo, hi) in enumerate(seeds.SEED_AGE_BANDS) if lo <= a <= hi) for a in ages])
+    band = seeds._age_band_index(ages)
+    if (band < 0).any():
+        raise ValueError(f"age {int(ages[band < 0][0])} is outside the seed's age bands {seeds.SEED_AGE_BANDS}")
     s_gae = gae[:, band, :][:, :, gi] * split[None, None, :]  # gender × age × edu
     re = seeds.acs_race_education(acs12)
     re = re.loc[list(races)]
