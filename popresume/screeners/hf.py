@@ -44,7 +44,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult, quiet_hf, torch_threads
+from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult, iter_chunks, quiet_hf, torch_threads
 from popresume.screeners.parsing import parse_json_reply, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
 
@@ -408,8 +408,7 @@ class HFScreener(BaseScreener):
                     committed, base = common, base + len(common) - len(committed)
                     logits_of[committed] = o.logits[0, -1]
                 tails = [p for p in need if p not in logits_of]
-                for k in range(0, len(tails), self.node_batch):
-                    part = tails[k:k + self.node_batch]
+                for part in iter_chunks(tails, self.node_batch):
                     got = self._path_logits(cache, base, [p[len(committed):] for p in part])
                     logits_of.update(zip(part, got))
                 frontier = [(path, p_new, None if f else logits_of[path]) for (path, p_new), f in zip(grown, forced)]

