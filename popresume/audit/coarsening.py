@@ -160,6 +160,7 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
     effects, the overlap (``n_clipped`` over the three propensity models, ``min_ess``,
     ``clipped_share``), plus ``screener`` (= ``label``) and ``true_NDE`` when known.
     """
+    from popresume.audit.summaries import overlap_numbers
     from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, joined, significant, wide_row
 
     missing = [c for c in NAME_SHARE_COLUMNS if c not in data.columns]
@@ -172,11 +173,10 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
                                     return_estimator=True, **dict(estimator or {}))
         # finer R means less overlap (a name's typicality nearly determines X): the clipped
         # propensities are reported with the row rather than printed
-        from popresume.audit.summaries import overlap_numbers
-
-        ess, clipped = overlap_numbers(est.diagnostics())
+        diag = est.diagnostics()
+        ess, clipped = overlap_numbers(diag)
         row = {"screener": label, "attribute": attribute, "mediators": med, "n": len(data),
-               "n_clipped": int(est.diagnostics()["n_clipped"]), "min_ess": ess, "clipped_share": clipped,
+               "n_clipped": int(diag["n_clipped"]), "min_ess": ess, "clipped_share": clipped,
                "warnings": joined(caught), **wide_row(res)}
         if true_nde is not None:
             row["true_NDE"] = float(true_nde)

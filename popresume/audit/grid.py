@@ -35,6 +35,7 @@ import pandas as pd
 
 from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
 from popresume.audit.metrics import cases_from_significance
+from popresume.audit.summaries import OVERLAP_COLUMNS, overlap_numbers
 from popresume.causal.effects import significance
 from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR
@@ -55,8 +56,6 @@ METADATA_COLUMNS = (
 SE_COLUMNS = tuple(f"{e}_se" for e in PSE_NAMES)
 # the synthetic screener's true effects (NaN for real screeners): SyntheticScreener.true_effects
 TRUE_COLUMNS = tuple(f"{e}_true" for e in PSE_NAMES)
-# overlap diagnostics of each cell (popresume.audit.summaries.overlap_numbers)
-OVERLAP_COLUMNS = ("min_ess", "clipped_share")
 RESULT_COLUMNS = (RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + OVERLAP_COLUMNS + TRUE_COLUMNS + METADATA_COLUMNS
                   + ("estimation_warnings",))
 
@@ -174,8 +173,6 @@ def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, s
                                 return_estimator=True, **opts)
     res["warnings"] = joined(caught)
     # overlap beside the effects: the smallest ESS of any weight, the largest clipped share
-    from popresume.audit.summaries import overlap_numbers
-
     res["min_ess"], res["clipped_share"] = overlap_numbers(est.diagnostics())
     return res
 

@@ -198,7 +198,7 @@ def disagreement_counts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- overlap
-OVERLAP_COLUMNS = ("min_ess", "clipped_share")
+OVERLAP_COLUMNS = ("min_ess", "clipped_share")  # beside the effects of every audit (also audit.grid's)
 _WARN = re.compile(r"(\d+) of (\d+) propensities of (\S+) were clipped.*?min effective sample size (\d+)")
 
 
@@ -322,8 +322,6 @@ def overlap_numbers(diagnostics: dict) -> tuple[float, float]:
     numbers an audit table shows beside its effects.
     """
     prop, w, n = diagnostics["propensity"], diagnostics["weights"], diagnostics["n"]
-    if isinstance(prop, list):  # plain records
-        prop, w = pd.DataFrame(prop), pd.DataFrame(w)
     return float(pd.Series(w["ess"]).min()), float(pd.Series(prop["n_clipped"]).max() / n)
 
 
