@@ -42,10 +42,7 @@ def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = No
     score table (``resume_id, screener, model, score, parse_ok, raw``), with the run summary
     in ``attrs["summary"]``.
     """
-    try:
-        from popresume.screeners import score_resumes
-    except ImportError as e:  # pragma: no cover - screeners' own dependencies
-        raise ImportError(f"scoring needs the screeners' dependencies ({e.name}); pip install 'popresume[screeners]'") from e
+    from popresume.screeners import score_resumes  # a missing extra is named when a screener loads
     resumes, postings = render_all(df, n=n, seed=seed)
     return score_resumes(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
 
