@@ -49,8 +49,8 @@ def one_line(exc: BaseException) -> str:
 def debug_enabled(ctx: click.Context | None = None) -> bool:
     ctx = ctx or click.get_current_context(silent=True)
     root = ctx.find_root() if ctx is not None else None
-    if root is not None and root.meta.get(DEBUG_KEY):
-        return True
+    if root is not None and DEBUG_KEY in root.meta:  # --debug, or POPRESUME_DEBUG as click parsed it
+        return bool(root.meta[DEBUG_KEY])
     return os.environ.get("POPRESUME_DEBUG", "") not in ("", "0")
 
 
