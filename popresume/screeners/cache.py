@@ -104,20 +104,26 @@ class ScoreCache:
                     out[k] = (float("nan") if s is None else float(s), bool(ok), raw or "", int(att or 1))
         return out
 
-    def put(self, key: str, *, screener_id: str, model: str, prompt_hash: str, resume_hash: str,
-            params: dict, resume_id: str, result: ScoreResult) -> None:
-        """Commit one score (its own transaction). Refuses text that holds a registered secret."""
-        raw = result.raw or ""
+    def _insert(self, key: str, screener_id: str, model: str, prompt_hash: str, item_hash: str, params: dict,
+                item_id: str, score: float | None, parse_ok: bool, raw: str, attempts: int) -> None:
+        """Commit one row (its own transaction). Refuses text that holds a registered secret."""
+        params_json = stable_json(params)
         for s in _SECRETS:
-            if s in raw or s in stable_json(params):
+            if s in raw or s in params_json:
                 raise ValueError("refusing to cache a row that contains an API key")
-        score = None if not result.parse_ok else float(result.score)
         with self._lock:
             self._con.execute(
                 "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, screener_id, model, prompt_hash, resume_hash, stable_json(params), resume_id,
-                 score, int(result.parse_ok), raw, int(result.attempts), time.time()),
+                (key, screener_id, model, prompt_hash, item_hash, params_json, item_id,
+                 score, int(parse_ok), raw, int(attempts), time.time()),
             )
+
+    def put(self, key: str, *, screener_id: str, model: str, prompt_hash: str, resume_hash: str,
+            params: dict, resume_id: str, result: ScoreResult) -> None:
+        """Commit one score (its own transaction). Refuses text that holds a registered secret."""
+        score = None if not result.parse_ok else float(result.score)
+        self._insert(key, screener_id, model, prompt_hash, resume_hash, params, resume_id, score,
+                     result.parse_ok, result.raw or "", result.attempts)
 
     def put_reply(self, key: str, *, screener_id: str, model: str, prompt_hash: str, item_hash: str,
                   params: dict, item_id: str, reply: dict, raw: str) -> None:
@@ -125,17 +131,10 @@ class ScoreCache:
         table: ``raw`` holds ``{"reply": ..., "raw": ...}``; ``score`` the reply's numeric
         ``score`` field when it has one. Only valid replies are meant to be stored."""
         sc = reply.get("score") if isinstance(reply, dict) else None
-        sc = float(sc) if isinstance(sc, (int, float)) and not isinstance(sc, bool) else float("nan")
-        payload = stable_json({"reply": reply, "raw": raw})
-        for s in _SECRETS:
-            if s in payload or s in stable_json(params):
-                raise ValueError("refusing to cache a row that contains an API key")
-        with self._lock:
-            self._con.execute(
-                "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, screener_id, model, prompt_hash, item_hash, stable_json(params), item_id,
-                 None if sc != sc else sc, 1, payload, 1, time.time()),
-            )
+        sc = float(sc) if isinstance(sc, (int, float)) and not isinstance(sc, bool) else None
+        sc = None if sc != sc else sc  # NaN stored as NULL
+        self._insert(key, screener_id, model, prompt_hash, item_hash, params, item_id, sc, True,
+                     stable_json({"reply": reply, "raw": raw}), 1)
 
     def get_replies(self, keys: Iterable[str]) -> dict[str, tuple[dict, str]]:
         """``{key: (reply, raw)}`` for the keys stored with :meth:`put_reply`."""
