@@ -94,6 +94,16 @@ def write_text(text: str, path: str | os.PathLike) -> Path:
     return Path(path)
 
 
+def write_figure(fig, path: str | os.PathLike, *, dpi: int = 120) -> Path:
+    """Save a matplotlib figure as PNG atomically (tight bounding box), close it, return the path."""
+    import matplotlib.pyplot as plt
+
+    with atomic_path(path, ".png") as tmp:
+        fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return Path(path)
+
+
 def write_table(df: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write a table as CSV, JSON or Parquet by the path's suffix, atomically."""
     path = check_suffix(path, TABLE_SUFFIXES, "table output")

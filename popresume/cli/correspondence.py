@@ -24,13 +24,9 @@ def _slug(label: str) -> str:
 
 
 def _save_fig(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
+    from popresume.io import write_figure
 
-    from popresume.io import atomic_path
-
-    with atomic_path(path, ".png") as tmp:
-        fig.savefig(tmp, dpi=130, bbox_inches="tight", format="png")
-    plt.close(fig)
+    write_figure(fig, path, dpi=130)
 
 
 def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:

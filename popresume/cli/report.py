@@ -28,7 +28,7 @@ def write_report(results, out, *, published=None) -> list[Path]:
 
     from popresume.audit import metrics as M
     from popresume.audit.grid import read_results
-    from popresume.io import atomic_path, write_table, write_text
+    from popresume.io import write_figure, write_table, write_text
     from popresume.plots import audit as P
 
     out = Path(out)
@@ -38,11 +38,7 @@ def write_report(results, out, *, published=None) -> list[Path]:
     written: list[Path] = []
 
     def save_fig(fig, name):
-        p = out / name
-        with atomic_path(p, ".png") as tmp:
-            fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-        plt.close(fig)
-        written.append(p)
+        written.append(write_figure(fig, out / name, dpi=110))
 
     def save_csv(df, name):
         written.append(write_table(df, out / name))

@@ -348,20 +348,15 @@ def card_summary(cards: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
 def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure: bool = True) -> Path:
     """Write the card as JSON at ``path`` (atomically) and, with ``figure``, its figure next
     to it (same name, ``.png``). Returns the JSON path."""
-    from popresume.io import atomic_path, write_text
+    from popresume.io import write_figure, write_text
 
     path = Path(path)
     if path.suffix.lower() != ".json":
         raise ValueError(f"the card path must end in .json, got {path}")
     if figure:  # the figure first: a card JSON never points at a figure that failed
-        import matplotlib.pyplot as plt
-
         from popresume.plots.screeners import plot_validity_card
 
-        ax = plot_validity_card(card)
-        with atomic_path(path.with_suffix(".png"), ".png") as tmp:
-            ax.figure.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
-        plt.close(ax.figure)
+        write_figure(plot_validity_card(card).figure, path.with_suffix(".png"), dpi=120)
     write_text(json.dumps(_finite(card), indent=2, ensure_ascii=False) + "\n", path)
     return path
 
