@@ -167,3 +167,19 @@ def test_estimator_all_missing_scores_says_so():
     with pytest.raises(ValueError, match=r"every one of the 200 rows has a missing value \(missing values in \{'y': 200\}"):
         estimate_pse(d, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y", folds=2, n_boot=0, tune=False,
                      missing="drop")
+
+
+def test_a_server_that_refuses_every_request_is_one_line_in_every_verb(cli, monkeypatch, tmp_path):
+    """A FatalHTTPError (the same refusal on every request) stops `validate` as it stops
+    `score`: one line, exit 1, no traceback, through the CLI's shared error group."""
+    from popresume.screeners import validity
+    from popresume.screeners.openai_http import FatalHTTPError
+
+    def refuse(*args, **kwargs):
+        raise FatalHTTPError("HTTP 404 on every request: model 'nosuch' does not exist")
+
+    monkeypatch.setattr(validity, "validity_card", refuse)
+    r = cli("validate", "--screener", "synthetic", "--n", 5, "--out", tmp_path / "card.json", "--quiet")
+    assert r.exit_code == 1
+    assert "model 'nosuch' does not exist" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "card.json").exists()

@@ -27,11 +27,12 @@ from typing import Iterable
 
 import click
 
+from popresume.errors import StoppedRun
 from popresume.extras import EXTRAS, MissingExtraError, install_hint
 
 DEBUG_KEY = "popresume.debug"
 #: Exceptions that are a user's input problem, not a bug: reported in one line.
-USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, MissingExtraError)
+USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, MissingExtraError, StoppedRun)
 
 
 class UserError(click.ClickException):

@@ -86,12 +86,6 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
                            job_descriptions=jobs, retry_failed=retry_failed)
     except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
         raise click.ClickException(str(e)) from e
-    except RuntimeError as e:  # FatalHTTPError: the same refusal on every request
-        from popresume.screeners.openai_http import FatalHTTPError
-
-        if isinstance(e, FatalHTTPError):
-            raise click.ClickException(str(e)) from e
-        raise
     s = df.attrs["summary"]
     write_parquet(df, out_path)
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"

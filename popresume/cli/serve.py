@@ -21,13 +21,12 @@ def command(model, port, threads, ctx_size, parallel, no_cache_prompt, binary):
 
     from popresume.screeners.server import LlamaServer
 
-    try:
-        srv = LlamaServer(model, port=port, threads=threads, ctx_size=ctx_size, parallel=parallel,
-                          cache_prompt=not no_cache_prompt, binary=binary)
-        click.echo(f"starting {srv.binary.name} with {srv.model_path} (log: {srv.log_path}) …", err=True)
-        srv.start()
-    except (ValueError, FileNotFoundError, RuntimeError, TimeoutError) as e:
-        raise click.ClickException(str(e)) from e
+    # a bad model or binary, or a server that exits or times out while starting, is one line
+    # (popresume.cli._errors.USER_ERRORS)
+    srv = LlamaServer(model, port=port, threads=threads, ctx_size=ctx_size, parallel=parallel,
+                      cache_prompt=not no_cache_prompt, binary=binary)
+    click.echo(f"starting {srv.binary.name} with {srv.model_path} (log: {srv.log_path}) …", err=True)
+    srv.start()
     click.echo(f"serving {srv.alias} at {srv.base_url}\nscreener spec: {srv.spec}")
     try:
         while srv.proc is not None and srv.proc.poll() is None:

