@@ -90,7 +90,7 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     write_parquet(df, out_path)
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"
     sp = df.attrs.get("screener_params", {})
-    mode = f"scoring {sp.get('scoring', 'greedy')}" + (f", dialect {sp['dialect']}" if "dialect" in sp else "")
+    mode = f"scoring {sp.get('scoring') or 'direct'}" + (f", dialect {sp['dialect']}" if "dialect" in sp else "")
     click.echo(f"{screener.screener_id} ({screener.model}; {mode}): {s['n']} résumés; scored {s['scored']}, "
                f"cached {s['cached']}, failed {s['failed']}; parse rate {s['parse_rate']:.1%}; "
                f"throughput {thr}; wrote {out_path}")
