@@ -184,15 +184,23 @@ def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "hol
     return pd.DataFrame(out)
 
 
-def recount_table(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
-    """Per audit: the case labels under the paper's rule, Holm and BH (plus the printed labels if any)."""
+def recount_table(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05,
+                  rule: str = "stated") -> pd.DataFrame:
+    """Per audit: the case labels with no correction, Holm and BH (plus the printed labels if any).
+
+    ``rule``: the case rule of :func:`cases_from_significance`; with ``"paper"`` the
+    uncorrected significance also reads printed bounds of ±0.000 by their sign.
+    Columns: the audit keys, ``paper_cases`` / ``cases`` when present, ``cases_none``,
+    ``cases_holm``, ``cases_bh``.
+    """
     keys = [c for c in KEY_COLUMNS if c in table.columns]
     out = table[keys].copy()
     for c in ("paper_cases", "cases"):
         if c in table.columns:
-            out[c] = table[c]
+            out[c] = table[c].to_numpy()
     for m in ("none", "holm", "bh"):
-        out[f"cases_{m}"] = cases_from_significance(significance(table, m, family=family, alpha=alpha), table)
+        sig = significance(table, m, family=family, alpha=alpha, signed_zero=(rule == "paper" and m == "none"))
+        out[f"cases_{m}"] = cases_from_significance(sig, table, rule=rule).to_numpy()
     return out
 
 

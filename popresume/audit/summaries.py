@@ -107,21 +107,13 @@ def recount_labels(table: pd.DataFrame, *, rule: str = "paper", family: str = "a
                    alpha: float = 0.05) -> pd.DataFrame:
     """Per audit: the case labels under no correction, Holm and BH, by one rule (``stated`` or ``paper``).
 
-    With ``rule="paper"`` the uncorrected significance reads printed bounds of ±0.000 by
-    their sign (the reading that reproduces all 120 published labels, chapter 8).
-    Columns: the audit keys, the printed labels (``paper_cases`` / ``cases``) when present,
-    ``cases_none``, ``cases_holm``, ``cases_bh``.
+    :func:`popresume.audit.metrics.recount_table` with the paper's rule by default: with
+    ``rule="paper"`` the uncorrected significance reads printed bounds of ±0.000 by their
+    sign (the reading that reproduces all 120 published labels, chapter 8).
     """
-    from popresume.audit.metrics import cases_from_significance, significance
+    from popresume.audit.metrics import recount_table
 
-    out = table[_keys(table)].copy()
-    for c in ("paper_cases", "cases"):
-        if c in table.columns:
-            out[c] = table[c].to_numpy()
-    for m in METHODS:
-        sig = significance(table, m, family=family, alpha=alpha, signed_zero=(rule == "paper" and m == "none"))
-        out[f"cases_{m}"] = cases_from_significance(sig, table, rule=rule).to_numpy()
-    return out
+    return recount_table(table, family=family, alpha=alpha, rule=rule)
 
 
 def recount_summary(table: pd.DataFrame, *, rule: str = "paper", family: str = "all", alpha: float = 0.05,
