@@ -31,6 +31,15 @@ def default_roles(attribute: str) -> dict:
     raise ValueError(f"unknown attribute {attribute!r}; expected one of {list(ATTRIBUTES)}")
 
 
+def screener_rows(scores: pd.DataFrame, screener: str | None) -> pd.DataFrame:
+    """The rows of ``scores`` whose ``screener`` or ``model`` column (as text) is ``screener``
+    (all rows when ``screener`` is None; none when neither column exists)."""
+    if screener is None:
+        return scores
+    cols = [c for c in ("screener", "model") if c in scores.columns]
+    return scores[scores[cols].astype(str).eq(screener).any(axis=1)] if cols else scores.iloc[:0]
+
+
 def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | None = None,
             score_col: str = "score") -> pd.DataFrame:
     """Join profiles and one screener's scores on ``resume_id`` and add the Appendix C.4 groups.
@@ -47,13 +56,9 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
         raise ValueError(f"scores table has no {score_col!r} column; columns: {list(scores.columns)}")
     s = scores
     if screener is not None:
-        cols = [c for c in ("screener", "model") if c in s.columns]
-        mask = pd.Series(False, index=s.index)
-        for c in cols:
-            mask |= s[c].astype(str) == screener
-        if not mask.any():
+        s = screener_rows(scores, screener)
+        if s.empty:
             raise ValueError(f"no score rows for screener {screener!r}")
-        s = s[mask]
     elif "screener" in s.columns and s["screener"].nunique() > 1:
         raise ValueError(f"scores hold several screeners {sorted(s['screener'].unique())}; pass screener=")
     if s["resume_id"].duplicated().any():

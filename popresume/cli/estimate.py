@@ -96,14 +96,6 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     click.echo(f"wrote {out_path}")
 
 
-def _screener_rows(scores, screener: str | None):
-    """The rows of ``screener`` (matched on the screener or model column), as prepare() selects them."""
-    if screener is None:
-        return scores
-    cols = [c for c in ("screener", "model") if c in scores.columns]
-    return scores[scores[cols].astype(str).eq(screener).any(axis=1)] if cols else scores.iloc[:0]
-
-
 def match_ids(profiles, scores, screener: str | None = None, *, max_unmatched: float = MAX_UNMATCHED,
               files: tuple[str, str] = ("profiles", "scores")) -> str:
     """Count profiles without a score and scores without a profile; a one-line report.
@@ -112,7 +104,9 @@ def match_ids(profiles, scores, screener: str | None = None, *, max_unmatched: f
     would otherwise estimate silently on the part that matches).
     """
     p_ids = set(profiles["resume_id"].astype(str))
-    s_ids = set(_screener_rows(scores, screener)["resume_id"].astype(str))
+    from popresume.causal.roles import screener_rows
+
+    s_ids = set(screener_rows(scores, screener)["resume_id"].astype(str))
     no_score, no_profile = len(p_ids - s_ids), len(s_ids - p_ids)
     matched = len(p_ids & s_ids)
     line = (f"matched {matched:,} résumés: {no_score:,} of {len(p_ids):,} profiles have no score, "
