@@ -48,12 +48,9 @@ def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, e
 
     occ = [o.strip() for o in occupations.split(",")] if occupations else None
     t0 = time.perf_counter()
-    try:
-        df = generate_population(occ, _parse_sizes(size, sizes), seed=seed, age_range=(age_min, age_max),
-                                 races=[r.strip() for r in races.split(",")], acs=acs, progress=True,
-                                 experience_source=experience)
-    except (ValueError, FileNotFoundError) as e:
-        raise click.ClickException(str(e)) from e
+    df = generate_population(occ, _parse_sizes(size, sizes), seed=seed, age_range=(age_min, age_max),
+                             races=[r.strip() for r in races.split(",")], acs=acs, progress=True,
+                             experience_source=experience)
     write_parquet(df, out)
     click.echo(f"wrote {len(df):,} profiles to {out} in {time.perf_counter() - t0:.1f} s "
                f"(P1: {'ACS ' + str(acs) if acs else 'embedded default: IPF from GSS/ACS 2012 seeds to published margins'})")
