@@ -339,6 +339,12 @@ def ba_plus_shares(profiles: pd.DataFrame, by: str, *, min_age: int = 25) -> pd.
     return pd.DataFrame({"share_ba_plus": g.mean(), "n": g.size()}).reset_index()
 
 
+def _lor_from_counts(n_ah: float, n_al: float, n_bh: float, n_bl: float) -> tuple[float, float]:
+    """(log OR, Woolf standard error) of a 2 × 2 table of counts (each already given its 0.5)."""
+    lor = np.log(n_ah / n_al) - np.log(n_bh / n_bl)
+    return float(lor), float(np.sqrt(1.0 / n_ah + 1.0 / n_al + 1.0 / n_bh + 1.0 / n_bl))
+
+
 def log_odds_ratio(profiles: pd.DataFrame, occupation: str, by: str, a: str, b: str, high, low, *,
                    min_age: int = 25) -> tuple[float, float]:
     """log OR of education level(s) ``high`` vs ``low`` between groups a and b (ages min_age+).
@@ -352,8 +358,7 @@ def log_odds_ratio(profiles: pd.DataFrame, occupation: str, by: str, a: str, b: 
     for grp in (a, b):
         for lvl, levels in (("h", high), ("l", low)):
             n[grp, lvl] = float(((d[by] == grp) & d["edu_level"].isin(levels)).sum()) + 0.5
-    lor = np.log(n[a, "h"] / n[a, "l"]) - np.log(n[b, "h"] / n[b, "l"])
-    return float(lor), float(np.sqrt(sum(1.0 / v for v in n.values())))
+    return _lor_from_counts(n[a, "h"], n[a, "l"], n[b, "h"], n[b, "l"])
 
 
 # The comparisons the book and the tests make: (occupation, by, group a, group b, high levels, low levels).
@@ -390,9 +395,7 @@ def seed_log_odds_ratio(occupation: str, by: str, a: str, b: str, high: str, low
         cnt = lambda g, lv: float(t.loc[g, grp[lv]].sum()) + 0.5
     else:
         raise ValueError(f"no seed association for {by!r}; expected 'gender' or 'race'")
-    n = {(g, lv): cnt(g, lv) for g in (a, b) for lv in (high, low)}
-    lor = np.log(n[a, high] / n[a, low]) - np.log(n[b, high] / n[b, low])
-    return float(lor), float(np.sqrt(sum(1.0 / v for v in n.values())))
+    return _lor_from_counts(cnt(a, high), cnt(a, low), cnt(b, high), cnt(b, low))
 
 
 def association_comparison(populations: Mapping[str, pd.DataFrame], checks=ASSOCIATION_CHECKS) -> pd.DataFrame:
