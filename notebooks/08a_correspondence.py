@@ -101,7 +101,7 @@ pd.Series(cr.COLUMNS).loc[["race", "sex", "call", "ad_id", "quality", "years_exp
 per_ad = bm.groupby("ad_id")["race"].agg(lambda s: (s == "Black").mean())
 print(f"share of Black names within each ad: {per_ad.min():.2f} to {per_ad.max():.2f}")
 balance = cr.balance_table(bm)
-balance.round(3).assign(numbers="ours, from the B&M data")
+labelled(balance, "ours: from the B&M data", precision=3)
 
 # %% [markdown]
 # Ten of the eleven features are balanced. Computer skills differ by about two points
@@ -144,8 +144,8 @@ plt.show()
 
 # %%
 rates_race = cr.callback_rates(bm, "race")
-rates_race[["rate", "n", "ci_low", "ci_high", "difference", "difference_ci_low", "difference_ci_high", "ratio",
-            "ratio_ci_low", "ratio_ci_high"]].round(4).assign(numbers="ours, from the B&M data")
+labelled(rates_race[["rate", "n", "ci_low", "ci_high", "difference", "difference_ci_low", "difference_ci_high",
+                     "ratio", "ratio_ci_low", "ratio_ci_high"]], "ours: from the B&M data", precision=4)
 
 # %%
 naive = cr.callback_rates(bm, "race", cluster=None).loc["Black"]
@@ -217,9 +217,9 @@ print(first_name_as_r_error(bm))
 # %%
 print(BM_ROLES)
 bm_effects = cr.estimate_bm_effects(bm, n_boot=n_boot, seed=seed)
-bm_effects[["estimate", "ci_low", "ci_high", "significant"]].rename(
-    index={"NDE": "NDE (here: the name path)", "RIE": "RIE (R empty: 0 by construction)"}).round(4).assign(
-    numbers="ours, estimate_pse on B&M's callbacks")
+labelled(bm_effects[["estimate", "ci_low", "ci_high", "significant"]].rename(
+    index={"NDE": "NDE (here: the name path)", "RIE": "RIE (R empty: 0 by construction)"}),
+    "ours: estimate_pse on B&M's callbacks", precision=4)
 
 # %% [markdown]
 # TE matches Table 1's 3.2 points. The qualification path BIE is zero within its interval,
@@ -267,11 +267,11 @@ cr.DESIGNS.T
 
 # %%
 names = cr.name_check(bm)
-cr.name_check_summary(names).assign(numbers="ours, C.4 on SSA counts")
+labelled(cr.name_check_summary(names), "ours: C.4 on SSA counts")
 
 # %%
-names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_paper", "fn_age_bm_era", "peak_year",
-       "peak_per_1000", "callback_rate"]].round(3).assign(numbers="ours (SSA counts; callbacks from B&M data)")
+labelled(names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_paper", "fn_age_bm_era", "peak_year",
+                 "peak_per_1000", "callback_rate"]], "ours: SSA counts; callbacks from the B&M data", precision=3)
 
 # %% [markdown]
 # C.4's gender group agrees with B&M's sex label for every name, and no name is
