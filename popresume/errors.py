@@ -10,3 +10,19 @@ from __future__ import annotations
 
 class StoppedRun(RuntimeError):
     """A run stopped by its environment (a server's refusal or exit), not by a bug."""
+
+
+def require_columns(df, columns, what: str) -> None:
+    """Raise ``ValueError`` naming ``what`` and the first of ``columns`` that ``df`` lacks.
+
+    The package's one column check: every stage that reads a user's table calls it, so a
+    missing column always reads ``<what> has no column 'x'; its columns: [...]``.
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{what} must be a DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        more = f" (and {len(missing) - 1} more: {missing[1:4]})" if len(missing) > 1 else ""
+        raise ValueError(f"{what} has no column {missing[0]!r}{more}; its columns: {list(df.columns)}")
