@@ -239,3 +239,32 @@ def test_every_chapter_is_a_lesson():
         if f"popresume book run notebooks/{path.name}" not in tail:
             problems.append(f"{path.name}: no exercise re-executes the chapter (popresume book run notebooks/{path.name})")
     assert not problems, "\n".join(problems)
+
+
+def test_parameters_of_never_runs_code_from_the_notebook(tmp_path):
+    """A parameters cell that escapes an empty-builtins eval must be refused, not run."""
+    marker = tmp_path / "pwned.txt"
+    escape = ("(lambda g: g['open'](" + repr(str(marker)) + ", g['O_CREAT'] | g['O_WRONLY']))("
+              "[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]"
+              ".__init__.__globals__)")
+    path = tmp_path / "crafted.py"
+    path.write_text(f'# %% tags=["parameters"]\nn = 10\nx = {escape}\n')
+    with pytest.raises(ValueError, match="'x' is not a plain literal"):
+        parameters_of(path)
+    assert not marker.exists()
+    # plain arithmetic on numbers is still read
+    ok = tmp_path / "ok.py"
+    ok.write_text('# %% tags=["parameters"]\nn = 2 * 1000\nm = -3 + 0.5\n')
+    assert parameters_of(ok) == {"n": 2000, "m": -2.5}
+
+
+def test_run_notebook_refuses_a_file_without_parameters_cell(tmp_path):
+    path = tmp_path / "untagged.py"
+    path.write_text("# %%\nopen('ran.txt', 'w').write('x')\n")
+    with pytest.raises(ValueError, match="tagged 'parameters'"):
+        run_notebook(path, output=tmp_path / "o.ipynb", cwd=tmp_path)
+    assert not (tmp_path / "ran.txt").exists()
+    result = CliRunner().invoke(main, ["book", "run", str(path), "--out", str(tmp_path / "o.ipynb"),
+                                       "--cwd", str(tmp_path), "--no-progress"])
+    assert result.exit_code != 0 and "tagged 'parameters'" in result.output
+    assert not (tmp_path / "ran.txt").exists()
