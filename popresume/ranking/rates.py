@@ -1,0 +1,151 @@
+"""Top-1 selection rates, impact ratios with intervals, mean ranks and top-k rates.
+
+In a forced choice among ``k`` résumés, one per group, a group's *selection rate* is the
+share of runs whose top pick belongs to it (chance: 1/k), and its *impact ratio* the rate
+over the highest group's rate, the figure the four-fifths rule compares with 0.8.
+
+Intervals: a rate gets Wilson's interval. The ratio is a ratio to a maximum chosen from the
+same data, so its interval comes from resampling runs: the groups' top counts of the
+resampled runs are one multinomial draw with the observed shares, and each draw recomputes
+every group's rate over the highest rate *of that draw* (percentile interval). The best
+group's ratio is 1 in the data but below 1 in many draws, which is the point: which group is
+"best" is itself uncertain. ``p_chance`` tests each rate against 1/k (exact binomial).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from popresume.correspondence.rates import wilson_interval
+from popresume.errors import require_columns
+
+from .parse import top_picks
+
+KEYS = ("model", "job")
+
+
+
+def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: float = 0.95,
+                    n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """One row per ``by`` × group: ``top`` (runs the group was ranked first), ``top_og`` (runs
+    it was shown first), ``n_runs`` (runs with a top pick), ``selection_rate`` with Wilson CI,
+    ``disparate_impact_ratio`` (rate over the highest rate) with its resampled CI, and
+    ``p_chance`` (exact binomial test of the rate against 1/k, k = groups per run)."""
+    from scipy.stats import binomtest
+
+    by = list(by)
+    group = "demo"
+    require_columns(long, by + ["run", "position", group, "rank"], "ranking table")
+    tops = top_picks(long)
+    keys = ["model", "job", "run"]
+    shown_first = long.loc[long["position"] == 1, keys + [group]].rename(columns={group: "first"})
+    tops = tops.merge(shown_first, on=keys, how="left")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for key, sub in long.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        t = tops.merge(sub[keys].drop_duplicates(), on=keys)
+        levels = sorted(sub[group].unique())
+        k = sub.groupby(keys).size().max()
+        n = int(t["has_top"].sum())
+        top = t.loc[t["has_top"], "demo"].value_counts().reindex(levels, fill_value=0).to_numpy()
+        og = t["first"].value_counts().reindex(levels, fill_value=0).to_numpy()
+        rate = top / n if n else np.full(len(levels), np.nan)
+        dir_ = rate / rate.max() if n else rate
+        lo, hi = wilson_interval(top, np.full(len(levels), n), level)
+        if n and n_boot:
+            draws = rng.multinomial(n, top / n, size=n_boot).astype(float)
+            ratios = draws / draws.max(axis=1, keepdims=True)
+            a = (1 - level) / 2
+            dlo, dhi = np.quantile(ratios, [a, 1 - a], axis=0)
+        else:
+            dlo = dhi = np.full(len(levels), np.nan)
+        for i, g in enumerate(levels):
+            p = binomtest(int(top[i]), n, 1 / k).pvalue if n else np.nan
+            rows.append({**dict(zip(by, key)), group: g, "top": int(top[i]), "top_og": int(og[i]), "n_runs": n,
+                         "selection_rate": rate[i], "rate_ci_low": lo[i], "rate_ci_high": hi[i],
+                         "disparate_impact_ratio": dir_[i], "ratio_ci_low": dlo[i], "ratio_ci_high": dhi[i],
+                         "chance_rate": 1 / k, "p_chance": p})
+    return pd.DataFrame(rows)
+
+
+def published_layout(rates: pd.DataFrame) -> pd.DataFrame:
+    """``rates`` in the published table's layout and order: within model × job, groups by top
+    count (descending, as ``Counter.most_common`` does)."""
+    cols = ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
+    require_columns(rates, cols, "selection-rate table")
+    return (rates.sort_values(["model", "job", "top"], ascending=[True, True, False], kind="stable")
+            [cols].reset_index(drop=True))
+
+
+def compare_published(rates: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Every published cell (top, selection_rate, disparate_impact_ratio per model × job × group)
+    next to ours, with ``match`` (counts equal, rates equal to 1e-12)."""
+    cols = ["top", "selection_rate", "disparate_impact_ratio"]
+    keys = ["model", "job", "demo"]
+    require_columns(published, keys + cols, "published table")
+    m = published[keys + cols].merge(rates[keys + cols], on=keys, how="left", suffixes=("_published", "_ours"))
+    m["match"] = ((m["top_published"] == m["top_ours"])
+                  & np.isclose(m["selection_rate_published"], m["selection_rate_ours"], rtol=0, atol=1e-12)
+                  & np.isclose(m["disparate_impact_ratio_published"], m["disparate_impact_ratio_ours"], rtol=0,
+                               atol=1e-12))
+    return m
+
+
+def min_max_ratios(rates: pd.DataFrame, *, by: Sequence[str] = KEYS) -> pd.DataFrame:
+    """Per ``by``: the lowest group's rate over the highest's, and which groups those are."""
+    require_columns(rates, list(by) + ["demo", "selection_rate"], "selection-rate table")
+    def one(s):
+        lo, hi = s.loc[s["selection_rate"].idxmin()], s.loc[s["selection_rate"].idxmax()]
+        return pd.Series({"min_max_ratio": lo["selection_rate"] / hi["selection_rate"], "lowest": lo["demo"],
+                          "highest": hi["demo"], "below_four_fifths": lo["selection_rate"] < 0.8 * hi["selection_rate"]})
+    return rates.groupby(list(by), sort=False)[["demo", "selection_rate"]].apply(one).reset_index()
+
+
+def adjust_pvalues(table: pd.DataFrame, p: str = "p_chance", *, family: Sequence[str] = ()) -> pd.DataFrame:
+    """``table`` with ``{p}_holm`` and ``{p}_bh`` (Holm, Benjamini–Hochberg) over the family:
+    all rows, or each ``family`` group separately."""
+    from popresume.multiplicity import benjamini_hochberg, holm
+
+    require_columns(table, [p] + list(family), "p-value table")
+    out = table.copy()
+    groups = out.groupby(list(family), sort=False).groups.values() if family else [out.index]
+    out[f"{p}_holm"] = np.nan
+    out[f"{p}_bh"] = np.nan
+    for idx in groups:
+        out.loc[idx, f"{p}_holm"] = holm(out.loc[idx, p].to_numpy())
+        out.loc[idx, f"{p}_bh"] = benjamini_hochberg(out.loc[idx, p].to_numpy())
+    return out
+
+
+def rank_summary(long: pd.DataFrame, *, by: Sequence[str] = KEYS, ks: Sequence[int] = (1, 2, 3, 4),
+                 level: float = 0.95) -> pd.DataFrame:
+    """Per ``by`` × group: mean rank (1 = top) with a normal CI over runs, and the top-k rates
+    (share of the group's shown résumés ranked k or better). Unranked names (NaN) are left
+    out of the mean and count as not in the top k."""
+    from scipy.stats import norm
+
+    by = list(by)
+    require_columns(long, by + ["demo", "rank"], "ranking table")
+    g = long.groupby(by + ["demo"], sort=True)["rank"]
+    out = pd.DataFrame({"n": g.size(), "n_ranked": g.count(), "mean_rank": g.mean(), "sd": g.std()})
+    z = norm.ppf(0.5 + level / 2)
+    half = z * out["sd"] / np.sqrt(out["n_ranked"])
+    out["mean_rank_ci_low"], out["mean_rank_ci_high"] = out["mean_rank"] - half, out["mean_rank"] + half
+    for k in ks:
+        out[f"top{k}_rate"] = long.assign(_in=(long["rank"] <= k).astype(float)).groupby(by + ["demo"])["_in"].mean()
+    return out.drop(columns="sd").reset_index()
+
+
+def rates_by_rule(long: pd.DataFrame, rules: Sequence[str] = ("last", "unranked", "drop"), **kw) -> pd.DataFrame:
+    """:func:`selection_rates` under each parse rule (:func:`popresume.ranking.parse.apply_rule`), stacked."""
+    from .parse import apply_rule
+
+    return pd.concat([selection_rates(apply_rule(long, r), **kw).assign(rule=r) for r in rules], ignore_index=True)
+
+
+__all__ = ["selection_rates", "published_layout", "compare_published", "min_max_ratios", "adjust_pvalues",
+           "rank_summary", "rates_by_rule"]
