@@ -19,7 +19,7 @@ from typing import Any
 
 from .paths import CACHE_DIR, REPO_ROOT
 
-__all__ = ["run_notebook", "parameters_of", "read_notebook", "parse_value", "default_output", "build_book"]
+__all__ = ["run_notebook", "parameters_of", "read_notebook", "parse_value", "default_output", "build_book", "student_config"]
 
 PARAMETERS_TAG = "parameters"
 
@@ -205,20 +205,65 @@ def run_notebook(
     return output
 
 
-def build_book(path: str | os.PathLike = REPO_ROOT, *, strict: bool = True, all_pages: bool = False) -> int:
+def student_config(config: Mapping[str, Any]) -> dict:
+    """The book's configuration (``_config.yml`` as a dict) for the student edition: the
+    same, with sphinx-exercise's ``hide_solutions`` on. The ``student_edition`` extension
+    that ``_config.yml`` loads then also strips the solutions from the sources the edition
+    ships (``_sources/``, the download button's target)."""
+    import copy
+
+    out = copy.deepcopy(dict(config))
+    sphinx = out.setdefault("sphinx", {}) or {}
+    out["sphinx"] = sphinx
+    extensions = sphinx.get("local_extensions") or {}
+    if "student_edition" not in extensions:
+        raise ValueError(
+            "_config.yml: sphinx.local_extensions has no 'student_edition' (book/_ext/student_edition.py); "
+            "without it the student edition would ship its solutions in _sources/"
+        )
+    sphinx.setdefault("config", {})
+    sphinx["config"] = {**(sphinx["config"] or {}), "hide_solutions": True}
+    return out
+
+
+def build_book(
+    path: str | os.PathLike = REPO_ROOT,
+    *,
+    strict: bool = True,
+    all_pages: bool = False,
+    students: str | os.PathLike | None = None,
+) -> int:
     """Run ``jupyter-book build`` on ``path`` (the repository root); return its exit code.
 
     ``strict`` adds ``-W -n --keep-going`` (warnings, including broken references, fail
-    the build), as ``make book`` and CI do.
+    the build), as ``make book`` and CI do. ``students``: build the student edition
+    (:func:`student_config`) into ``students/_build/html`` instead of the book.
     """
     import shutil
     import subprocess
     import sys
 
+    import yaml
+
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
+    path = Path(path).resolve()
     cmd = [exe, "build", str(path)]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
     if all_pages:
         cmd.append("--all")
-    return subprocess.call(cmd)
+    # cwd: the configuration's relative paths (the execution cache) are the book's
+    if students is None:
+        return subprocess.call(cmd, cwd=path)
+    source = Path(path) / "_config.yml"
+    if not source.is_file():
+        raise ValueError(f"{source}: no _config.yml to derive the student edition from")
+    config = student_config(yaml.safe_load(source.read_text(encoding="utf-8")) or {})
+    # jupyter-book reads local extensions' folders relative to the configuration file
+    local = config["sphinx"]["local_extensions"]
+    config["sphinx"]["local_extensions"] = {name: str(path / folder) for name, folder in local.items()}
+    with tempfile.TemporaryDirectory(prefix="popresume-students-") as tmp:
+        student_yml = Path(tmp) / "_config_students.yml"
+        student_yml.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        cmd += ["--config", str(student_yml), "--path-output", str(Path(students).resolve())]
+        return subprocess.call(cmd, cwd=path)

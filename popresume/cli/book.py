@@ -83,13 +83,20 @@ def params(notebook):
 @click.option("--strict/--no-strict", default=True, show_default=True,
               help="-W -n --keep-going: any warning or broken reference fails the build.")
 @click.option("--all", "all_pages", is_flag=True, help="Rebuild every page, not only changed ones.")
-def build(path, strict, all_pages):
+@click.option("--students", type=click.Path(file_okay=False), default=None,
+              help="Build the student edition (no solution on any page or in any shipped source) "
+              "into STUDENTS/_build/html instead of the book.")
+def build(path, strict, all_pages, students):
     """Build the book into _build/html (executes changed chapters; see _config.yml)."""
     from popresume.book import build_book
     from popresume.paths import REPO_ROOT
 
-    rc = build_book(path or REPO_ROOT, strict=strict, all_pages=all_pages)
+    try:
+        rc = build_book(path or REPO_ROOT, strict=strict, all_pages=all_pages, students=students)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
+    where = f"{students}/_build/html" if students else "_build/html"
     if rc:
         raise click.ClickException(
-            f"jupyter-book build failed (exit {rc}); execution reports are in _build/html/reports"
+            f"jupyter-book build failed (exit {rc}); execution reports are in {where}/reports"
         )
