@@ -51,8 +51,9 @@ from popresume.plots.population import SHORT_LABELS, plot_figure7, plot_margin_c
 from popresume.plots.tables import labelled
 from popresume.population import (
     association_comparison, association_tests, ba_plus_comparison, compare_with_published, generate_population,
-    p1_table, summarize, true_effects_by_population,
+    p1_table, summarize,
 )
+from popresume.screeners.synthetic import true_effects_by_population
 from popresume.schema import DEFAULT_SIZES, OCCUPATION_LABELS
 from popresume.sources import calibration, seeds
 

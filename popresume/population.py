@@ -416,31 +416,6 @@ def association_comparison(populations: Mapping[str, pd.DataFrame], checks=ASSOC
     return pd.DataFrame(rows)
 
 
-def true_effects_by_population(populations: Mapping[str, pd.DataFrame], *, screener=None,
-                               attributes=("gender", "race")) -> pd.DataFrame:
-    """The synthetic screener's *true* TE, NDE, NIE, BIE, RIE on each population (ours).
-
-    The synthetic screener's score is a known function of the profile
-    (:class:`popresume.screeners.synthetic.SyntheticScreener`, default coefficients unless
-    ``screener`` is given), so its effects on a population are exact, not estimated: what
-    changes between two populations is caused by the populations alone. Columns
-    ``population, occupation, attribute, effect, true``.
-    """
-    from popresume.grouping import add_groups
-    from popresume.screeners.synthetic import SyntheticScreener
-
-    screener = SyntheticScreener() if screener is None else screener
-    rows = []
-    for label, prof in populations.items():
-        prof = add_groups(prof)
-        for occ, d in prof.groupby("occupation", sort=False):
-            for attr in attributes:
-                t = screener.true_effects(d.reset_index(drop=True), attr)
-                for eff, v in t["true"].items():
-                    rows.append((label, occ, attr, eff, float(v)))
-    return pd.DataFrame(rows, columns=["population", "occupation", "attribute", "effect", "true"])
-
-
 def ba_plus_comparison(populations: Mapping[str, pd.DataFrame], by: str, occupations) -> pd.DataFrame:
     """Share with a bachelor's or more by ``by`` ("gender" or "race"): seed vs populations.
 

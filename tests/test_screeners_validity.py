@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from popresume.cli import main
+from popresume.plots.screeners import plot_validity_card
 from popresume.resumes import render_texts
 from popresume.resumes.examples import toy_profiles
 from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
@@ -141,7 +142,7 @@ def test_judge_applies_each_part_of_the_rule(profiles):
 def test_card_written_read_cached_and_attached(profiles, tmp_path):
     scr = Reader()
     card = validity_card(scr, n=10, profiles=profiles, cache=False, job_descriptions=JOBS)
-    path = write_card(card, tmp_path / "cards" / "reader.json")
+    path = write_card(card, tmp_path / "cards" / "reader.json", figure=plot_validity_card(card).figure)
     assert path.exists() and path.with_suffix(".png").stat().st_size > 1000
     assert sorted(p.name for p in path.parent.iterdir()) == ["reader.json", "reader.png"]  # no temp files
     back = read_card(path)

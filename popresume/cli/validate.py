@@ -34,6 +34,7 @@ def command(spec, n, seed, profiles_path, scoring, options, cache_path, no_cache
     """Run the validity gate of a screener and write its card; prints the verdict and the numbers."""
     from popresume.cli.score import _parse_options, _spec_dict
     from popresume.io import read_parquet
+    from popresume.plots.screeners import plot_validity_card
     from popresume.screeners import get_screener
     from popresume.screeners.validity import card_label, card_table, validity_card, write_card
 
@@ -54,5 +55,5 @@ def command(spec, n, seed, profiles_path, scoring, options, cache_path, no_cache
     click.echo(f"verdict: {card['verdict'].upper()}")
     for r in card["reasons"]:
         click.echo(f"  - {r}")
-    path = write_card(card, out_path)
+    path = write_card(card, out_path, figure=plot_validity_card(card).figure)
     click.echo(f"wrote {path} and {path.with_suffix('.png')}")

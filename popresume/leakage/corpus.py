@@ -36,6 +36,10 @@ TIERS: tuple[str, ...] = ("T1", "T2", "T3")
 TIER_LABELS = {"T1": "T1 explicit", "T2": "T2 community", "T3": "T3 subtle"}
 BLOCKS_PER_CELL = 2
 VARIANTS_PER_BASE = 1 + len(GROUPS) * len(TIERS) * BLOCKS_PER_CELL  # 31
+# The three tasks of the paper (Sec. 3) and Task 1's abstention answer: shared by the task
+# protocols (tasks.py) and the embedding judge that answers them (embedding_backend.py).
+TASKS: tuple[int, ...] = (1, 2, 3)
+CANNOT_DETERMINE = "Cannot determine"
 LANGUAGE_LINE = "Languages: English (Professional proficiency)"
 SECTION_HEADER = "ADDITIONAL INFORMATION"
 _SECTION_MARK = f"\n\n{SECTION_HEADER}\n"

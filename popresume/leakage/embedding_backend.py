@@ -37,8 +37,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from popresume.leakage.corpus import GROUPS
-from popresume.leakage.tasks import CANNOT_DETERMINE, TASKS
+from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS
 from popresume.screeners.base import require_capability
 
 GROUP_DESCRIPTIONS: dict[str, list[str]] = {

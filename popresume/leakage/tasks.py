@@ -28,13 +28,12 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from popresume.leakage.corpus import GROUPS, job_description
+from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS, job_description
+from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.screeners.base import has_capability, require_capability
 from popresume.screeners.cache import ScoreCache
 
-TASKS = (1, 2, 3)
 REGIMES: tuple[str, ...] = ("Forbidden", "Neutral", "Encouraged")
-CANNOT_DETERMINE = "Cannot determine"
 ORDERS = ("marked_first", "baseline_first")
 
 # ---------------------------------------------------------------------------- schemas
@@ -319,8 +318,6 @@ def as_judge(backend: Any) -> Judge:
     if has_capability(backend, "json"):
         return GenerativeJudge(backend)
     if has_capability(backend, "embeddings"):
-        from popresume.leakage.embedding_backend import EmbeddingJudge
-
         return EmbeddingJudge(embedder=backend)
     caps = sorted(getattr(backend, "capabilities", ()) or ())
     raise ValueError(f"backend {_backend_name(backend)} can run none of the leakage tasks: it needs the 'json' "
@@ -338,8 +335,6 @@ def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
     from popresume.screeners import get_screener
 
     if spec == "embedding" or spec.startswith("embedding:"):
-        from popresume.leakage.embedding_backend import EmbeddingJudge
-
         return EmbeddingJudge(embedder=get_screener(spec), **kwargs)
     return as_judge(get_screener(spec, **kwargs))
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.schema import OCCUPATION_KEYS, OCCUPATION_LABELS
+from popresume.screeners.validity import CONTRAST_LABELS, CONTRASTS, card_label
 
 
 def plot_score_distributions(scores: pd.DataFrame, ax=None, *, by: str = "occupation", title: str | None = None):
@@ -71,8 +72,6 @@ def plot_validity_cards(cards, ax=None, *, title: str | None = None):
     """Forest plot of validity cards (:mod:`popresume.screeners.validity`): one row per
     check, one marker + 95% CI per screener, the verdict in the legend. ``cards`` maps a
     label (which screener) to its card. Numbers are ours (the source is in the title)."""
-    from popresume.screeners.validity import CONTRAST_LABELS, CONTRASTS
-
     cards = dict(cards)
     if not cards:
         raise ValueError("no validity cards to plot")
@@ -101,8 +100,6 @@ def plot_validity_cards(cards, ax=None, *, title: str | None = None):
 
 def plot_validity_card(card, ax=None):
     """One screener's validity card (see :func:`plot_validity_cards`)."""
-    from popresume.screeners.validity import card_label
-
     s = card["screener"]
     return plot_validity_cards({card_label(card): card}, ax=ax,
                                title=f"Validity gate, ours: {s['screener_id']} / {s['model']}, "

@@ -33,6 +33,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from popresume.grouping import add_groups
 from popresume.schema import PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
 
@@ -113,8 +114,6 @@ class SyntheticScreener(BaseScreener):
         """Profiles with every column f reads; grouping columns are added when missing."""
         need = [c for c in self.columns if c not in profiles.columns]
         if need:
-            from popresume.grouping import add_groups
-
             profiles = add_groups(profiles)
             still = [c for c in self.columns if c not in profiles.columns]
             if still:
@@ -278,3 +277,25 @@ class SyntheticScreener(BaseScreener):
         out = pd.DataFrame({"true": true}, index=pd.Index(PSE_NAMES, name="effect"))
         out.attrs.update(psi=ps, dropped_z_rows=dropped, fallback_cells=fallback, attribute=attribute, format=fmt)
         return out
+
+
+def true_effects_by_population(populations: Mapping[str, pd.DataFrame], *, screener=None,
+                               attributes=("gender", "race")) -> pd.DataFrame:
+    """The synthetic screener's *true* TE, NDE, NIE, BIE, RIE on each population (ours).
+
+    The synthetic screener's score is a known function of the profile
+    (:class:`SyntheticScreener`, default coefficients unless
+    ``screener`` is given), so its effects on a population are exact, not estimated: what
+    changes between two populations is caused by the populations alone. Columns
+    ``population, occupation, attribute, effect, true``.
+    """
+    screener = SyntheticScreener() if screener is None else screener
+    rows = []
+    for label, prof in populations.items():
+        prof = add_groups(prof)
+        for occ, d in prof.groupby("occupation", sort=False):
+            for attr in attributes:
+                t = screener.true_effects(d.reset_index(drop=True), attr)
+                for eff, v in t["true"].items():
+                    rows.append((label, occ, attr, eff, float(v)))
+    return pd.DataFrame(rows, columns=["population", "occupation", "attribute", "effect", "true"])

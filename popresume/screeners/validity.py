@@ -32,7 +32,7 @@ standardised effect ``d_z = mean / sd`` and the number of pairs.
    3 distinct values.
 
 The card (:func:`validity_card`) is a JSON-serialisable dict; :func:`write_card` writes it
-and its figure atomically; :func:`card_for` caches it on disk, keyed on the screener's
+(and the figure it is given) atomically; :func:`card_for` caches it on disk, keyed on the screener's
 identity (id, model, prompt hash, ``cache_params()``) and the check's settings, so the
 audit and the book attach a card to every screener's effects without rescoring
 (:func:`attach_validity`). Scores go through the ordinary score cache.
@@ -345,18 +345,17 @@ def card_summary(cards: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     return out
 
 
-def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure: bool = True) -> Path:
-    """Write the card as JSON at ``path`` (atomically) and, with ``figure``, its figure next
-    to it (same name, ``.png``). Returns the JSON path."""
+def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure=None) -> Path:
+    """Write the card as JSON at ``path`` (atomically) and, when ``figure`` (a matplotlib
+    Figure, e.g. ``plot_validity_card(card).figure`` from :mod:`popresume.plots.screeners`)
+    is given, that figure next to it (same name, ``.png``). Returns the JSON path."""
     from popresume.io import write_figure, write_text
 
     path = Path(path)
     if path.suffix.lower() != ".json":
         raise ValueError(f"the card path must end in .json, got {path}")
-    if figure:  # the figure first: a card JSON never points at a figure that failed
-        from popresume.plots.screeners import plot_validity_card
-
-        write_figure(plot_validity_card(card).figure, path.with_suffix(".png"), dpi=120)
+    if figure is not None:  # the figure first: a card JSON never points at a figure that failed
+        write_figure(figure, path.with_suffix(".png"), dpi=120)
     write_text(json.dumps(_finite(card), indent=2, ensure_ascii=False) + "\n", path)
     return path
 
@@ -423,7 +422,7 @@ def card_for(spec, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None
         return None
     card = validity_card(scr, n=n, seed=seed, cache=cache, progress=progress,
                          spec=spec if isinstance(spec, str) else None)
-    write_card(card, path, figure=False)
+    write_card(card, path)
     return read_card(path)
 
 
