@@ -1,10 +1,18 @@
-"""``popresume audit``: run an audit grid from a YAML config and write the results table.
+"""``popresume audit``: a whole audit of one screener (a report), or an audit grid from a YAML config.
 
+    popresume audit --screener embedding --occupation nurse --n 2000 --report report/
+    popresume audit --screener openai:MODEL@http://127.0.0.1:8080/v1 --occupation teacher --n 500 \\
+                    --report report/ --dry-run
     popresume audit --config configs/default_audit.yaml --out results.csv
     popresume audit --config configs/paper_full.yaml --jobs 2 --out results_full.csv
     popresume audit --config big.yaml --scheduler tcp://scheduler:8786 --out results.parquet
 
-The config is validated before any work starts; every stage is cached, so rerunning
+``--screener`` probes the screener and prints the expected time, runs its validity gate
+(a fail stops the audit unless ``--force``), scores the population through the score cache
+(resumable), and writes ``REPORT/report.html`` (self-contained) and ``REPORT/report.json``
+(:mod:`popresume.audit.report_run`). Nothing is written into REPORT unless the whole run succeeds.
+
+``--config`` is validated before any work starts; every stage is cached, so rerunning
 an interrupted command resumes where it stopped.
 """
 
@@ -12,23 +20,103 @@ from __future__ import annotations
 
 import click
 
-from popresume.cli._errors import OutPath
+from popresume.cli._errors import OutDir, OutPath, UserError
 
+# options of one mode only, refused in the other (by their parameter names)
+_GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
+_REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
+                "card_n", "n_boot", "tune", "target", "leakage", "cache_path")
+
+
+def _given(ctx: click.Context, names) -> list[str]:
+    """The option flags among ``names`` that the user set (not left at their default)."""
+    from click.core import ParameterSource
+
+    flags = {p.name: p.opts[0] for p in ctx.command.params}
+    return [flags[k] for k in names if ctx.get_parameter_source(k) not in (None, ParameterSource.DEFAULT)]
 
 @click.command(name="audit", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--config", "config", required=True, type=click.Path(dir_okay=False),
-              help="YAML grid: occupations × formats × attributes × screeners (see configs/).")
-@click.option("--out", "out", required=True, type=OutPath((".csv", ".parquet"), what="results table"),
-              help="Results table (.csv or .parquet), layout of popresume_published_pse.csv + metadata.")
+@click.option("--config", "config", default=None, type=click.Path(dir_okay=False),
+              help="Grid mode: YAML grid of occupations × formats × attributes × screeners (see configs/).")
+@click.option("--out", "out", default=None, type=OutPath((".csv", ".parquet"), what="results table"),
+              help="Grid mode: results table (.csv or .parquet), layout of popresume_published_pse.csv + metadata.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler (tcp://host:8786): estimation runs on that cluster via joblib.")
+              help="Grid mode: Dask scheduler (tcp://host:8786): estimation runs on that cluster via joblib.")
 @click.option("--jobs", "n_jobs", default=2, show_default=True, type=int, help="joblib workers on this machine.")
 @click.option("--cache-dir", default=None, type=click.Path(file_okay=False),
-              help="Cache folder (default _cache/audit).")
-@click.option("--sizes", default=None, type=int, help="Override the config's size per occupation.")
+              help="Grid mode: cache folder (default _cache/audit).")
+@click.option("--sizes", default=None, type=int, help="Grid mode: override the config's size per occupation.")
+@click.option("--screener", "spec", default=None,
+              help="Report mode: embedding | hf | openai:MODEL@BASE_URL | synthetic | a JSON dict.")
+@click.option("--occupation", default=None, help="Report mode: occupation key (nurse, teacher, ...).")
+@click.option("--n", "n", type=int, default=None, help="Report mode: number of résumés (profiles) to audit.")
+@click.option("--report", "report", default=None, type=OutDir(),
+              help="Report mode: folder for report.html and report.json.")
+@click.option("--format", "fmt", default="text", show_default=True, help="Report mode: text | image | image+photo.")
+@click.option("--attributes", default="gender,race", show_default=True, help="Report mode: gender, race or both.")
+@click.option("--profiles", "profiles_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Report mode: own profiles Parquet (e.g. IPUMS-based) instead of a fresh synthetic sample.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Report mode: seed of profiles, résumés, CIs.")
+@click.option("--force", is_flag=True, help="Report mode: audit a screener that fails the validity gate.")
+@click.option("--dry-run", is_flag=True, help="Report mode: probe and print the expected time, then stop.")
+@click.option("--card-n", type=click.IntRange(min=5), default=40, show_default=True,
+              help="Report mode: résumés of the validity card.")
+@click.option("--n-boot", type=click.IntRange(min=0), default=500, show_default=True,
+              help="Report mode: bootstrap draws of the CIs.")
+@click.option("--tune/--no-tune", default=True, show_default=True, help="Report mode: CV-tune the nuisance models.")
+@click.option("--target", type=click.FloatRange(min=0, min_open=True), default=0.5, show_default=True,
+              help="Report mode: target CI half-width (points) for the n-needed column.")
+@click.option("--leakage", is_flag=True, help="Report mode: add Beyond the Name's Tasks 1-3 (not available yet).")
+@click.option("--cache", "cache_path", default=None, type=click.Path(dir_okay=False),
+              help="Report mode: SQLite score cache (default: _cache/scores/scores.sqlite).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
-def command(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
-    """Run every audit of CONFIG and write one tidy results table to OUT."""
+def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, n, report, fmt, attributes,
+            profiles_path, seed, force, dry_run, card_n, n_boot, tune, target, leakage, cache_path, progress):
+    """Audit one screener into a report (--screener), or run every audit of a grid (--config)."""
+    ctx = click.get_current_context()
+    if (config is None) == (spec is None):
+        raise click.UsageError("give --screener (one screener, a report) or --config (a grid), not both or neither")
+    if spec is not None:
+        other = _given(ctx, _GRID_ONLY)
+        if other:
+            raise click.UsageError(f"{other[0]} applies to --config only")
+        return _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n,
+                       n_boot, tune, target, leakage, cache_path, progress)
+    other = _given(ctx, _REPORT_ONLY)
+    if other:
+        raise click.UsageError(f"{other[0]} applies to --screener only")
+    if out is None:
+        raise click.UsageError("--config needs --out")
+    _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress)
+
+
+def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, tune,
+            target, leakage, cache_path, progress):
+    from popresume.audit.report_run import run_report, write_report
+    from popresume.cli.score import _spec_dict
+
+    for name, val in (("--occupation", occupation), ("--n", n)):
+        if val is None:
+            raise click.UsageError(f"--screener needs {name}")
+    if report is None and not dry_run:
+        raise click.UsageError("--screener needs --report DIR (or --dry-run)")
+    if leakage:
+        raise UserError("--leakage is not available in this version of audit --screener; run "
+                        "`popresume leakage run --task N --backend SPEC` for Beyond the Name's Tasks 1-3")
+    attrs = [a.strip() for a in attributes.split(",") if a.strip()]
+    rep = run_report(_spec_dict(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
+                     profiles=profiles_path, seed=seed, force=force, dry_run=dry_run, card_n=card_n, n_boot=n_boot,
+                     tune=tune, target=target, cache=cache_path, progress=progress, echo=click.echo)
+    if rep is None:
+        click.echo("dry run: nothing scored beyond the probe, nothing written")
+        return
+    html, js = write_report(rep, report)
+    c = rep["run"]["counts"]
+    click.echo(f"{c['scored']:,} of {c['n']:,} résumés scored ({c['cached']:,} from the cache, {c['failed']:,} "
+               f"failed); validity {rep['validity']['verdict']}; wrote {html} and {js}")
+
+
+def _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
     from popresume.audit.config import load_config
     from popresume.audit.grid import run_audit, write_results
 
@@ -38,10 +126,10 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
     click.echo(f"audit grid {cfg.name!r}: {len(cfg.cells())} audits "
                f"({len(cfg.occupations)} occupations, formats {list(cfg.formats)}, "
                f"attributes {list(cfg.attributes)}, {sum(cfg.sizes.values()):,} profiles)")
-    table = run_audit(cfg, scheduler=scheduler, n_jobs=n_jobs, progress=progress, cache_dir=cache_dir)
-    t = table.attrs
-    click.echo(f"{len(table)} audits in {t.get('wall_s', float('nan')):.1f}s "
-               f"({t.get('estimates_from_cache', 0)} estimates from cache; every cell is cached, so a "
+    run = run_audit(cfg, scheduler=scheduler, n_jobs=n_jobs, progress=progress, cache_dir=cache_dir)
+    table = run.table
+    click.echo(f"{len(table)} audits in {run.wall_s:.1f}s "
+               f"({run.estimates_from_cache} estimates from cache; every cell is cached, so a "
                f"rerun after a failed write costs nothing)")
     path = write_results(table, out)
     click.echo(f"wrote {path}")
