@@ -84,13 +84,13 @@ labelled(pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy(
 # and thousands of distinct names would make them unstable. Appendix C.4 groups them:
 #
 # - **gender typicality**: $P(\text{female} \mid \text{name})$ from SSA counts over the
-#   applicants' birth years; at least 0.75 is *female*, at most 0.25 *male*, otherwise
+#   applicants' birth years; above 0.75 is *female*, below 0.25 *male*, otherwise
 #   *neutral*;
 # - **age typicality**: the age range is cut into three equal cohorts (18-26 *young*,
-#   27-35 *mid*, 36-44 *old*); a name whose births fall at least half in one cohort gets
+#   27-35 *mid*, 36-44 *old*); a name with more than half its births in one cohort gets
 #   that cohort, otherwise *neutral*;
-# - **surname group**: *Asian*, *Black* or *White* when at least half the surname's bearers
-#   are of that race, otherwise *neutral*;
+# - **surname group**: *Asian*, *Black* or *White* when more than half the surname's
+#   bearers are of that race, otherwise *neutral*;
 # - **region**: the four Census regions of the state; **education**: *low* (high school,
 #   some college), *medium* (associate's, bachelor's), *high* (master's and above).
 #
@@ -113,6 +113,34 @@ profiles = generate_population(sizes=size, seed=seed)
 groups = grouping.add_groups(profiles)
 labelled(groups[["first_name", "surname", "gender", "race", "age", "fn_gender", "fn_age", "surname_group",
         "region", "edu_group", "race_binary"]].head(8), "ours: generated population")
+
+# %% [markdown]
+# ### On the threshold: "exceeds", not "at least"
+#
+# The appendix says a share must *exceed* its threshold, and the package follows it: a
+# name whose share is exactly 0.75 (gender), 0.5 (age cohort) or 0.5 (surname race) is
+# *neutral*. Reading the rule as "at least" would move the names below out of *neutral*.
+# In the name tables themselves (every SSA name of the applicants' birth years, every
+# Census surname), and in this chapter's generated profiles:
+
+# %%
+ties = grouping.threshold_ties(stats.index.to_numpy(), names.surname_race_probabilities().index.to_numpy())
+name_column = {"fn_gender": "first_name", "fn_age": "first_name", "surname_group": "surname"}
+in_profiles = pd.concat([
+    groups[name_column[k]].map(t.set_index("name")["inclusive"]).dropna().value_counts().rename_axis("inclusive")
+    .to_frame("generated profiles").assign(grouping=k).reset_index()
+    for k, t in ties.groupby("grouping")
+], ignore_index=True)
+tie_table = (ties.groupby(["grouping", "inclusive"]).size().rename("names in the tables").reset_index()
+             .merge(in_profiles, on=["grouping", "inclusive"], how="left").fillna({"generated profiles": 0})
+             .astype({"generated profiles": int})
+             .rename(columns={"inclusive": "group under ≥ (neutral under >)"}).set_index(["grouping", "group under ≥ (neutral under >)"]))
+labelled(tie_table, "ours: SSA and Census name tables, generated population")
+
+# %% [markdown]
+# Names on a threshold are mostly rare ones (a share of exactly one half or three quarters
+# needs few bearers), so in a sample only a few profiles in thousands change group: the
+# choice of reading barely moves any estimate, but the package follows the paper's words.
 
 # %% [markdown]
 # ## How well do the proxies track the attributes?

@@ -1,13 +1,17 @@
 """Appendix C.4: grouping of high-cardinality attributes for stable PSE estimation.
 
-* first_name → gender typicality: P(female | name) from SSA counts; ≥ 0.75 "female",
-  ≤ 0.25 (i.e. P(male | name) ≥ 0.75) "male", otherwise "neutral".
+Each threshold is strict, as the appendix words it ("exceeds"): a name whose share sits
+exactly on a threshold is "neutral" (``inclusive=True`` gives the ≥ reading instead;
+:func:`threshold_ties` lists the names the two readings put in different groups).
+
+* first_name → gender typicality: P(female | name) from SSA counts; > 0.75 "female",
+  < 0.25 (i.e. P(male | name) > 0.75) "male", otherwise "neutral".
 * first_name → age typicality: the profile ages are cut into three equal cohorts (18-26
   "young", 27-35 "mid", 36-44 "old" for the paper's 18-44, via birth years relative to
   2023); P(cohort | name) from SSA counts of the name in those birth years; the cohort with
-  probability ≥ 0.5 names the group, otherwise "neutral".
+  probability > 0.5 names the group, otherwise "neutral".
 * surname → "Asian" / "Black" / "White" when the Census 2010 share of that race among
-  bearers of the surname is ≥ 0.5, otherwise "neutral" (also for surnames not in the table).
+  bearers of the surname is > 0.5, otherwise "neutral" (also for surnames not in the table).
 * state → the four Census regions; edu_level (7 ACS levels) → low / medium / high.
 * race → ``race_binary`` "White" / "Non-White", the paper's race contrast (Appendix E).
 
@@ -79,25 +83,38 @@ def first_name_stats(age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
     return out
 
 
-def gender_typicality(first_names, *, threshold: float = GENDER_THRESHOLD, age_range=DEFAULT_AGE_RANGE) -> np.ndarray:
-    """"female" / "male" / "neutral" for each first name (Appendix C.4, threshold 0.75)."""
+def _above(p, threshold: float, inclusive: bool):
+    return p >= threshold if inclusive else p > threshold
+
+
+def gender_typicality(first_names, *, threshold: float = GENDER_THRESHOLD, age_range=DEFAULT_AGE_RANGE,
+                      inclusive: bool = False) -> np.ndarray:
+    """"female" / "male" / "neutral" for each first name (Appendix C.4: the share of one sex
+    exceeds 0.75)."""
     p = pd.Series(np.asarray(first_names, dtype=object)).map(first_name_stats(tuple(age_range))["p_female"])
-    out = np.where(p >= threshold, "female", np.where(p <= 1 - threshold, "male", "neutral"))
+    p = p.to_numpy(float)
+    female = _above(p, threshold, inclusive)
+    male = _above(1 - p, threshold, inclusive) & ~female
+    out = np.where(female, "female", np.where(male, "male", "neutral"))
     return np.asarray(out, dtype=object)
 
 
-def age_typicality(first_names, *, threshold: float = AGE_THRESHOLD, age_range=DEFAULT_AGE_RANGE) -> np.ndarray:
-    """"young" / "mid" / "old" / "neutral" for each first name (Appendix C.4, threshold 0.5)."""
+def age_typicality(first_names, *, threshold: float = AGE_THRESHOLD, age_range=DEFAULT_AGE_RANGE,
+                   inclusive: bool = False) -> np.ndarray:
+    """"young" / "mid" / "old" / "neutral" for each first name (Appendix C.4: the share of
+    one cohort exceeds 0.5)."""
     stats = first_name_stats(tuple(age_range))
     names = pd.Series(np.asarray(first_names, dtype=object))
     probs = np.column_stack([names.map(stats[f"p_{g}"]).to_numpy(float) for g in AGE_GROUPS])
     probs = np.nan_to_num(probs, nan=0.0)
     best = probs.argmax(axis=1)
-    return np.where(probs.max(axis=1) >= threshold, np.asarray(AGE_GROUPS, dtype=object)[best], "neutral").astype(object)
+    typical = _above(probs.max(axis=1), threshold, inclusive)
+    return np.where(typical, np.asarray(AGE_GROUPS, dtype=object)[best], "neutral").astype(object)
 
 
-def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD) -> np.ndarray:
-    """"Asian" / "Black" / "White" / "neutral" for each surname (Appendix C.4, threshold 0.5)."""
+def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD, inclusive: bool = False) -> np.ndarray:
+    """"Asian" / "Black" / "White" / "neutral" for each surname (Appendix C.4: the share of
+    one race exceeds 0.5)."""
     from popresume.sources.names import surname_race_probabilities, title_case
 
     probs = surname_race_probabilities()
@@ -105,8 +122,30 @@ def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD) -> np.ndarr
     out = np.full(len(names), "neutral", dtype=object)
     for race, label in SURNAME_GROUP_OF_RACE.items():
         p = names.map(probs[race]).to_numpy(float)
-        out[np.nan_to_num(p, nan=0.0) >= threshold] = label
+        out[_above(np.nan_to_num(p, nan=0.0), threshold, inclusive)] = label
     return out
+
+
+def threshold_ties(first_names, surnames, *, age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
+    """The distinct names that the ≥ and the > reading of the C.4 thresholds group differently.
+
+    One row per (grouping, name): ``grouping`` (fn_gender / fn_age / surname_group),
+    ``name``, ``strict`` (the group with >, the paper's "exceeds", used by the package) and
+    ``inclusive`` (the group with ≥). Empty when no name sits exactly on a threshold.
+    """
+    rows = []
+    first = pd.unique(pd.Series(np.asarray(first_names, dtype=object)).dropna())
+    last = pd.unique(pd.Series(np.asarray(surnames, dtype=object)).dropna())
+    for grouping, names, fn in (
+        ("fn_gender", first, lambda v, inc: gender_typicality(v, age_range=age_range, inclusive=inc)),
+        ("fn_age", first, lambda v, inc: age_typicality(v, age_range=age_range, inclusive=inc)),
+        ("surname_group", last, lambda v, inc: surname_group(v, inclusive=inc)),
+    ):
+        strict, inclusive = fn(names, False), fn(names, True)
+        moved = strict != inclusive
+        rows.append(pd.DataFrame({"grouping": grouping, "name": names[moved],
+                                  "strict": strict[moved], "inclusive": inclusive[moved]}))
+    return pd.concat(rows, ignore_index=True)
 
 
 def _map_or_raise(values, mapping: dict, what: str, expected: str) -> np.ndarray:

@@ -14,7 +14,7 @@ def test_gender_typicality_follows_threshold():
     stats = grouping.first_name_stats()
     sample = stats[stats["n"] > 5000].sample(300, random_state=0)
     got = grouping.gender_typicality(sample.index)
-    want = np.where(sample["p_female"] >= 0.75, "female", np.where(sample["p_female"] <= 0.25, "male", "neutral"))
+    want = np.where(sample["p_female"] > 0.75, "female", np.where(sample["p_female"] < 0.25, "male", "neutral"))
     assert (got == want).all()
     assert list(grouping.gender_typicality(["Mary", "John", "Zzyzxqy"])) == ["female", "male", "neutral"]
     # a name near the threshold moves when the threshold moves
@@ -40,6 +40,29 @@ def test_surname_group():
     assert list(got) == ["Asian", "Black", "White", "neutral", "neutral", "White"]
     probs = names.surname_race_probabilities()
     assert probs.loc["Garcia", "White"] < 0.5
+
+
+def test_a_share_exactly_on_a_threshold_is_neutral_as_exceeds_says():
+    stats = grouping.first_name_stats()
+    probs = names.surname_race_probabilities()
+    on_gender = stats.index[stats["p_female"] == 0.75][:3].tolist()
+    on_male = stats.index[stats["p_female"] == 0.25][:3].tolist()
+    on_age = stats.index[stats[["p_young", "p_mid", "p_old"]].max(axis=1) == 0.5][:3].tolist()
+    on_surname = probs.index[probs["White"] == 0.5][:3].tolist()
+    assert on_gender and on_male and on_age and on_surname
+    assert set(grouping.gender_typicality(on_gender + on_male)) == {"neutral"}
+    assert list(grouping.gender_typicality(on_gender + on_male, inclusive=True)) == (
+        ["female"] * len(on_gender) + ["male"] * len(on_male))
+    assert set(grouping.age_typicality(on_age)) == {"neutral"}
+    assert "neutral" not in set(grouping.age_typicality(on_age, inclusive=True))
+    assert set(grouping.surname_group(on_surname)) == {"neutral"}
+    assert set(grouping.surname_group(on_surname, inclusive=True)) == {"White"}
+
+    ties = grouping.threshold_ties(on_gender + ["Mary"], on_surname + ["Nguyen"])
+    assert set(ties.loc[ties["grouping"] == "fn_gender", "name"]) == set(on_gender)
+    assert set(ties.loc[ties["grouping"] == "surname_group", "name"]) == set(on_surname)
+    assert (ties["strict"] == "neutral").all() and (ties["inclusive"] != "neutral").all()
+    assert "Mary" not in set(ties["name"]) and "Nguyen" not in set(ties["name"])
 
 
 def test_edu_region_race_binary_and_add_groups():
