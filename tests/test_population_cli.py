@@ -31,3 +31,14 @@ def test_generate_bad_input_leaves_nothing(tmp_path):
         assert msg in res.output, res.output
         assert not out.exists()
         assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_refuses_a_size_the_machine_cannot_hold(tmp_path, monkeypatch):
+    import popresume.population as pop
+
+    monkeypatch.setattr(pop, "available_memory", lambda: 8 * 2**30)
+    out = tmp_path / "profiles.parquet"
+    res = CliRunner().invoke(main, ["generate", "--out", str(out), "--size", "100000000"])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert "500,000,000 profiles" in res.output and "at most 4,194,304" in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 1 and not out.exists()

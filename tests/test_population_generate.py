@@ -137,3 +137,28 @@ def test_age_range_parameter():
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         generate_population(**kwargs)
+
+
+def test_sizes_beyond_memory_are_refused_up_front(monkeypatch):
+    import popresume.population as pop
+
+    drawn = []
+    monkeypatch.setattr(pop, "sample_occupation", lambda *a, **k: drawn.append(a) or None)
+    monkeypatch.setattr(pop, "available_memory", lambda: 64 * 2**20)  # 64 MiB: 32,768 profiles at 1 KiB, half of it
+    assert pop.max_profiles() == 32_768
+    with pytest.raises(ValueError, match=r"sizes ask for 40,000 profiles .* at most 32,768 .* one occupation per run"):
+        pop.generate_population(["nurse", "teacher"], 20_000)
+    with pytest.raises(ValueError, match=r"'nurse' alone asks for 100,000,000: runs of a smaller --size"):
+        pop.generate_population(["nurse"], 100_000_000)
+    assert drawn == []  # refused before anything was drawn
+    monkeypatch.setattr(pop, "available_memory", lambda: None)  # unknown: no bound
+    pop.check_memory({"nurse": 10**9})
+    pop.check_memory({"nurse": 16_000, "teacher": 16_000}, available=64 * 2**20)  # within the limit
+
+
+def test_bytes_per_profile_covers_what_generation_takes():
+    """The bound's per-profile figure is not below what a table of profiles takes once made."""
+    from popresume.population import BYTES_PER_PROFILE
+
+    df = generate_population(["nurse", "teacher"], 2_000, seed=3)
+    assert df.memory_usage(deep=True).sum() / len(df) < BYTES_PER_PROFILE / 2
