@@ -8,6 +8,7 @@ Table 2, Table 3, Appendix C.4).
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import pandas as pd
@@ -58,6 +59,12 @@ _CATEGORICAL = {
 }
 
 
+# Profile columns that hold numbers; the others are text that is rendered into the résumé.
+NUMERIC_PROFILE_COLUMNS: tuple[str, ...] = ("age", "birth_year", "exp_year")
+# C0/C1 controls, DEL, and the Unicode line and paragraph separators: none belongs in a name
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def check_occupations(occupations: Iterable[str]) -> list[str]:
     """Return the occupations as a list, raising on an unknown key (naming it)."""
     occupations = list(occupations)
@@ -80,6 +87,23 @@ def validate_profiles(df: pd.DataFrame) -> pd.DataFrame:
         if na.any():
             row = df.index[na.argmax()]
             raise ValueError(f"profile column {col!r} has a missing value (row {row!r})")
+    for col in NUMERIC_PROFILE_COLUMNS:
+        if not pd.api.types.is_numeric_dtype(df[col]) or pd.api.types.is_bool_dtype(df[col]):
+            raise ValueError(f"profile column {col!r} has dtype {df[col].dtype} (e.g. {df[col].iloc[0]!r} in row "
+                             f"{df.index[0]!r}); it must hold numbers: convert it, e.g. with pandas.to_numeric")
+    for col in PROFILE_COLUMNS:
+        if col in NUMERIC_PROFILE_COLUMNS:
+            continue
+        text = df[col].astype(str)
+        bad = text.str.contains(_CONTROL, regex=True)
+        if bad.any():
+            i = int(bad.to_numpy().argmax())
+            ch = _CONTROL.search(text.iloc[i]).group()
+            raise ValueError(
+                f"profile column {col!r} has a control character ({ch!r}) in row {df.index[i]!r} (resume_id "
+                f"{df['resume_id'].iloc[i]!r}): {text.iloc[i]!r}; profile fields reach the screener's prompt "
+                f"as written, so line breaks, NUL and other control characters are refused"
+            )
     for col, levels in _CATEGORICAL.items():
         bad = ~df[col].isin(levels)
         if bad.any():

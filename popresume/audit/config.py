@@ -48,38 +48,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Union
 
-import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from popresume.schema import (ATTRIBUTES, DEFAULT_SIZES, EDU_LEVELS, FORMATS, GENDERS, OCCUPATION_KEYS,
-                              OCCUPATIONS, PROFILE_COLUMNS, RACES, REGIONS)
+from popresume.schema import ATTRIBUTES, DEFAULT_SIZES, FORMATS, OCCUPATION_KEYS, OCCUPATIONS
+# The screener specs' models live with the screeners (one check for a config entry and for
+# `popresume score -o`); the names stay importable from here.
+from popresume.screeners.specs import Block as _Block
+from popresume.screeners.specs import EmbeddingSpec, HFSpec, OpenAISpec, SyntheticSpec  # noqa: F401
+from popresume.screeners.specs import PROFILE_LEVELS, SPEC_MODELS  # noqa: F401
+from popresume.screeners.specs import SCREENER_KINDS, field_problems, spec_problems
+from popresume.screeners.specs import Place as _Place
 
 IMAGE_FORMATS = ("image", "image+photo")
-# Screener kinds the contract defines (popresume.screeners.get_screener).
-SCREENER_KINDS = ("embedding", "hf", "openai", "synthetic")
 # Kinds whose image ability is known without instantiating anything: the embedding
 # backend and the local SmolLM2 model read text only; the synthetic screener reads
 # the profile (and, when asked, a photo channel), so it accepts every format.
 _TEXT_ONLY_KINDS = ("embedding", "hf")
-
-# Columns of a generated profile table after popresume.grouping.add_groups (Appendix C.4),
-# which is what the synthetic screener reads; levels of the categorical ones. A level not
-# listed here would silently add 0 points, so a typo ("Male") is refused instead.
-PROFILE_LEVELS: dict[str, tuple[str, ...] | None] = {
-    **{c: None for c in PROFILE_COLUMNS},
-    "occupation": OCCUPATION_KEYS,
-    "gender": GENDERS,
-    "race": RACES,
-    "edu_level": EDU_LEVELS,
-    "region": REGIONS,
-    "race_binary": ("White", "Non-White"),
-    "edu_group": ("low", "medium", "high"),
-    "fn_gender": ("female", "male", "neutral"),
-    "fn_age": ("young", "mid", "old", "neutral"),
-    "surname_group": ("Asian", "Black", "White", "neutral"),
-}
-_NUMERIC_COLUMNS = ("age", "birth_year", "exp_year")
 
 
 class ConfigError(ValueError):
@@ -107,28 +92,6 @@ class ConfigError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------
-# The blocks. strict=True: a string where a number belongs, or a bool where an int
-# belongs, is an error rather than a silent conversion.
-class _Block(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _plain_values(cls, data):
-        # in-memory configs: numpy numbers and tuples are as good as ints, floats and lists
-        return _plain(data)
-
-
-def _plain(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, Mapping):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
-
-
 class EstimatorModel(_Block):
     """Keyword arguments of :func:`popresume.causal.estimate_pse`.
 
@@ -158,121 +121,6 @@ class RenderModel(_Block):
     width: int = Field(1024, ge=200)
     n_jobs: int = Field(2, ge=1)
     face_source: Any = None  # an object with .face/.check (in-memory configs only)
-
-
-class EmbeddingSpec(_Block):
-    """``popresume.screeners.embedding.EmbeddingScreener`` settings."""
-
-    kind: Literal["embedding"]
-    model: str | None = None
-    precision: Literal["auto", "fp32", "bf16"] = "auto"
-    device: str = "cpu"
-    batch_size: int = Field(32, ge=1)
-    cos_low: float = 0.1
-    cos_high: float = 0.8
-    overlap: int = Field(0, ge=0)
-    num_threads: int | None = Field(None, ge=1)
-
-
-class HFSpec(_Block):
-    """``popresume.screeners.hf.HFScreener`` settings."""
-
-    kind: Literal["hf"]
-    model: str | None = None
-    gguf_file: str | None = None
-    device: str = "cpu"
-    dtype: str | None = None
-    template: str | None = None
-    max_new_tokens: int = Field(64, ge=1)
-    constrained: bool = True
-    num_threads: int | None = Field(None, ge=1)
-    scoring: Literal["greedy", "expected"] = "greedy"
-    min_prob: float = Field(1e-4, gt=0.0, lt=1.0)
-    node_batch: int = Field(64, ge=1)
-
-
-class OpenAISpec(_Block):
-    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server)."""
-
-    kind: Literal["openai"]
-    model: str = Field(min_length=1)
-    base_url: str = Field("https://api.openai.com/v1", pattern=r"^https?://")
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = Field(0.0, ge=0.0)
-    max_tokens: int = Field(16, ge=1)
-    seed: int | None = 0
-    concurrency: int = Field(8, ge=1)
-    timeout: float = Field(60.0, gt=0.0)
-    max_retries: int = Field(5, ge=0)
-    backoff: float = Field(0.5, ge=0.0)
-    max_backoff: float = Field(30.0, ge=0.0)
-    parse_retries: int = Field(1, ge=0)
-    response_format: str | None = "auto"
-    scoring: Literal["greedy", "expected"] = "greedy"
-    top_logprobs: int = Field(20, ge=1, le=20)
-    fail_fast: int = Field(3, ge=1)
-    max_prompt_chars: int = Field(60_000, ge=1)
-    supports_images: bool = True
-    extra_body: dict[str, Any] | None = None
-    template: str | None = None
-
-    @field_validator("response_format")
-    @classmethod
-    def _known_dialect(cls, v):
-        from popresume.screeners.openai_http import DIALECTS  # the backend's list, not a copy
-
-        if v is not None and v not in ("auto",) + tuple(DIALECTS):
-            raise ValueError(f"must be 'auto' or one of {list(DIALECTS)}, got {v!r}")
-        return v
-
-
-_Coef = Union[float, dict[str, float]]
-
-
-class SyntheticSpec(_Block):
-    """``popresume.screeners.synthetic.SyntheticScreener``: Y = f(X, Z, B, R) + ε.
-
-    ``direct`` / ``photo``: {column: {level: points}}; ``coef``: {column: number (numeric
-    column) or {level: points}}. Columns and levels are those of a generated profile
-    table with the Appendix C.4 groups (:data:`PROFILE_LEVELS`).
-    """
-
-    kind: Literal["synthetic"]
-    intercept: float = 50.0
-    direct: dict[str, dict[str, float]] | None = None
-    photo: dict[str, dict[str, float]] | None = None
-    coef: dict[str, _Coef] | None = None
-    noise_sd: float = Field(5.0, ge=0.0)
-    seed: int = 0
-    format: Literal["text", "image", "image+photo", None] = None
-    clip: bool = False
-    model: str = "synthetic-v1"
-
-    @field_validator("direct", "photo", "coef")
-    @classmethod
-    def _known_columns_and_levels(cls, table, info):
-        what = info.field_name
-        for col, term in (table or {}).items():
-            if col not in PROFILE_LEVELS:
-                raise _Place(f"{what}.{col}", f"unknown profile column {col!r}; known: {sorted(PROFILE_LEVELS)}")
-            if isinstance(term, Mapping):
-                levels = PROFILE_LEVELS[col]
-                if col in _NUMERIC_COLUMNS:
-                    raise _Place(f"{what}.{col}", f"{col!r} is numeric: give one number (points per unit), "
-                                                  f"not a table of levels")
-                bad = [lv for lv in term if levels is not None and lv not in levels]
-                if bad:
-                    raise _Place(f"{what}.{col}.{bad[0]}", f"unknown level {bad[0]!r} of {col!r}; "
-                                                           f"known: {list(levels)}")
-            elif col not in _NUMERIC_COLUMNS:
-                raise _Place(f"{what}.{col}", f"{col!r} is categorical: give a table {{level: points}}, "
-                                              f"not one number")
-        return table
-
-
-SPEC_MODELS: dict[str, type[_Block]] = {
-    "embedding": EmbeddingSpec, "hf": HFSpec, "openai": OpenAISpec, "synthetic": SyntheticSpec,
-}
 
 
 class ScreenerModel(_Block):
@@ -351,14 +199,6 @@ class GridModel(_Block):
             if missing:
                 raise _Place("sizes", f"has no entry for occupation {missing[0]!r}")
         return self
-
-
-class _Place(ValueError):
-    """A cross-field problem found after the fields validated; ``place`` is a dotted path."""
-
-    def __init__(self, place: str, msg: str):
-        self.place = place
-        super().__init__(msg)
 
 
 # ---------------------------------------------------------------------------------------
@@ -480,10 +320,6 @@ def _place(loc: tuple) -> str:
     return out
 
 
-def _known_keys(model: type[BaseModel]) -> list[str]:
-    return sorted(model.model_fields)
-
-
 def _model_at(loc: tuple) -> type[BaseModel] | None:
     """The block model that owns the key at ``loc`` (for listing the known keys)."""
     if not loc:
@@ -496,47 +332,6 @@ def _model_at(loc: tuple) -> type[BaseModel] | None:
     if head == "screeners" and len(loc) == 2:
         return ScreenerModel
     return None
-
-
-def _problems(err: ValidationError, prefix: tuple = (), model_at=_model_at) -> list[tuple[tuple, str]]:
-    out = []
-    for e in err.errors():
-        loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
-        typ = e["type"]
-        if typ == "extra_forbidden":
-            owner = model_at(loc[len(prefix):-1])
-            known = f"; known keys: {', '.join(_known_keys(owner))}" if owner else ""
-            msg = f"unknown key {loc[-1]!r}{known}"
-        elif typ == "missing":
-            msg = f"required key {loc[-1]!r} is missing"
-        elif typ == "value_error":
-            exc = (e.get("ctx") or {}).get("error")
-            if isinstance(exc, _Place):
-                loc = prefix + tuple(int(p) if p.isdigit() else p for p in
-                                     exc.place.replace("[", ".").replace("]", "").split("."))
-            msg = str(exc) if exc is not None else e["msg"].removeprefix("Value error, ")
-        else:
-            msg = f"{e['msg']}, got {e['input']!r}" if "input" in e and not isinstance(e["input"], (dict, list)) \
-                else e["msg"]
-        out.append((loc, msg.replace("Input should", "must").replace("List should", "must")))
-    # a union (e.g. sizes: "paper" | int | {occ: int}) reports one error per member: merge them
-    merged: dict[tuple, list[str]] = {}
-    for loc, msg in out:
-        merged.setdefault(loc, []).append(msg)
-    return [(loc, msgs[0] if len(msgs) == 1 else _union_msg(msgs)) for loc, msgs in merged.items()]
-
-
-def _union_msg(msgs: list[str]) -> str:
-    got = msgs[0].rsplit(", got ", 1)[1] if ", got " in msgs[0] else None
-    wants = [m.rsplit(", got ", 1)[0].removeprefix("must be ") for m in msgs]
-    return ("expected " + " or ".join(dict.fromkeys(wants))) + (f", got {got}" if got else "")
-
-
-def _is_union_tag(part) -> bool:
-    # pydantic inserts the union member's name into the location ("int", "dict[str,int]",
-    # "literal['paper']", "function-after[...]"): not a key of the user's file
-    return isinstance(part, str) and (part in ("int", "str", "float", "bool") or "[" in part or "-" in part
-                                      and part.startswith("function"))
 
 
 def _raw_specs(raw: Mapping) -> list:
@@ -559,15 +354,7 @@ def _spec_problems(spec, i: int) -> list[tuple[tuple, str]]:
         if kind == "openai" and "@" not in spec:
             return [(base, f"screener screeners[{i}] = {spec!r}: expected 'openai:MODEL@BASE_URL'")]
         return []
-    kind = spec.get("kind")
-    if kind not in SCREENER_KINDS:
-        return [(base + ("kind",), f"unknown screener kind {kind!r}; known: {list(SCREENER_KINDS)}")]
-    model = SPEC_MODELS[kind]
-    try:
-        model.model_validate(spec)
-    except ValidationError as err:
-        return _problems(err, base, model_at=lambda loc: model if not loc else None)
-    return []
+    return spec_problems(spec, base)
 
 
 def _fail(problems: list[tuple[tuple, str]], source: str | None, lines: Mapping | None):
@@ -600,7 +387,7 @@ def validate_config(raw: Mapping, *, source: str | None = None, _lines: Mapping 
     try:
         grid = GridModel.model_validate(dict(raw))
     except ValidationError as err:
-        problems += _problems(err)
+        problems += field_problems(err, model_at=_model_at)
     specs = _raw_specs(raw)
     for i, spec in enumerate(specs):
         problems += _spec_problems(spec, i)

@@ -26,7 +26,14 @@ def _spec_dict(spec: str) -> dict:
     """A spec string as the dict form, so that options can be added to it."""
     s = spec.strip()
     if s.startswith("{"):
-        return json.loads(s)
+        try:
+            d = json.loads(s)
+        except json.JSONDecodeError as e:
+            raise click.BadParameter(f"not valid JSON ({e}): {spec!r}", param_hint="--screener") from None
+        if not isinstance(d, dict):
+            raise click.BadParameter(f"a JSON spec must be an object with 'kind', got {spec!r}",
+                                     param_hint="--screener")
+        return d
     kind, _, rest = s.partition(":")
     d: dict = {"kind": kind.strip().lower()}
     if d["kind"] == "openai":
@@ -36,6 +43,38 @@ def _spec_dict(spec: str) -> dict:
     elif rest:
         d["model"] = rest
     return d
+
+
+def screener_params(spec: str, options: tuple[str, ...], **settings) -> dict:
+    """The screener spec of ``--screener``, ``-o KEY=VALUE`` and the named ``settings``
+    (``--scoring``, …; ``None`` skipped) as one dict, checked as an audit config's screener
+    entry is (:func:`popresume.screeners.check_spec`); a problem names the option it came from."""
+    from popresume.screeners import check_spec
+
+    params = _spec_dict(spec)
+    steps = [("--screener", {}), ("-o/--option", _parse_options(options))]
+    steps += [(f"--{k.replace('_', '-')}", {k: v}) for k, v in settings.items() if v is not None]
+    for hint, extra in steps:
+        params.update(extra)
+        try:
+            check_spec(params)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint=hint) from None
+    return params
+
+
+def read_jobs(path: str | None) -> dict | None:
+    """The ``--jobs`` file: a JSON object {occupation: job description}; errors name the file."""
+    if path is None:
+        return None
+    try:
+        jobs = json.loads(open(path, encoding="utf-8").read())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise click.BadParameter(f"{path} is not valid JSON: {e}", param_hint="--jobs") from None
+    if not isinstance(jobs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in jobs.items()):
+        raise click.BadParameter(f"{path} must be a JSON object {{occupation: job description text}}",
+                                 param_hint="--jobs")
+    return jobs
 
 
 @click.command("score")
@@ -68,19 +107,14 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     from popresume.io import write_parquet
     from popresume.screeners import get_screener, score_resumes
 
-    params = _spec_dict(spec)
-    params.update(_parse_options(options))
-    if concurrency is not None:
-        if params["kind"] != "openai":
-            raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
-        params["concurrency"] = concurrency
-    if scoring is not None:
-        params["scoring"] = scoring
+    if concurrency is not None and _spec_dict(spec).get("kind") != "openai":
+        raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
+    params = screener_params(spec, options, concurrency=concurrency, scoring=scoring)
+    jobs = read_jobs(jobs_path)
     try:
         screener = get_screener(params)
         resumes = pd.read_parquet(resumes_path)
         profiles = pd.read_parquet(profiles_path) if profiles_path else None
-        jobs = json.loads(open(jobs_path, encoding="utf-8").read()) if jobs_path else None
         cache = False if no_cache else cache_path
         df = score_resumes(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
                            job_descriptions=jobs, retry_failed=retry_failed)

@@ -32,17 +32,13 @@ from popresume.cli._errors import OutPath
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(spec, n, seed, profiles_path, scoring, options, cache_path, no_cache, out_path, quiet):
     """Run the validity gate of a screener and write its card; prints the verdict and the numbers."""
-    from popresume.cli.score import _parse_options, _spec_dict
+    from popresume.cli.score import screener_params
     from popresume.io import read_parquet
     from popresume.plots.screeners import plot_validity_card
     from popresume.screeners import get_screener
     from popresume.screeners.validity import card_label, card_table, validity_card, write_card
 
-    params = _spec_dict(spec)
-    params.update(_parse_options(options))
-    if scoring is not None:
-        params["scoring"] = scoring
-    screener = get_screener(params)
+    screener = get_screener(screener_params(spec, options, scoring=scoring))
     profiles = read_parquet(profiles_path, what="profiles") if profiles_path else None
     card = validity_card(screener, n=n, seed=seed, profiles=profiles, cache=False if no_cache else cache_path,
                          progress=not quiet, spec=spec)

@@ -31,6 +31,7 @@ from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, Scor
 from popresume.screeners.cache import ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
+from popresume.screeners.specs import check_spec
 
 with warnings.catch_warnings():
     # tqdm.auto warns "IProgress not found" inside Jupyter without ipywidgets; transformers and
@@ -42,7 +43,7 @@ __all__ = [
     "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
     "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
     "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
-    "require_capability", "format_summary",
+    "require_capability", "format_summary", "check_spec",
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
@@ -87,6 +88,7 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
     if kind not in _KINDS:
         raise ValueError(f"unknown screener kind {kind!r} in spec {spec!r}; expected one of {_KINDS}")
     params.update({k: v for k, v in options.items() if v is not None})
+    check_spec({"kind": kind, **params})
     if kind == "embedding":
         from popresume.screeners.embedding import EmbeddingScreener
 
