@@ -24,10 +24,16 @@ Rules (Appendix B.1, with the choices the paper leaves open made explicit):
   10. The career lasts ``12·exp_year`` plus 0–11 months (``exp_year`` counts
   completed years; ``exp_year = 0`` is 3–11 months), so ``months // 12 == exp_year``.
   It starts 1–25 months after graduation (Figure 8: a 2017 Bachelor's, first role
-  2018.10) and runs in contiguous roles (a 6-month minimum each, the rest split at
-  random); it ends where it ends — at the latest at the reference date ``2023.12``
-  (ACS 2023), often earlier, so not everyone is employed "now". Seniority by order,
-  oldest first: junior, mid, senior, senior.
+  2018.10), in roles of a 6-month minimum each (the rest split at random), and ends at
+  the reference date ``2023.12``: every profile is an ACS 2023 worker employed in the
+  occupation, so every résumé shows a current role. The months between the first role
+  and 2023.12 that ``exp_year`` does not cover are breaks between roles, split equally
+  (with a single role, a later start). The alternative, ``career_end="forward"``,
+  runs the roles contiguously and lets the career end where it ends, which puts all the
+  time not worked after the last role: with the default PSID source, whose men have no
+  time out by construction (their age is derived from schooling and experience), that
+  makes "no current job" a property of women's résumés only. Seniority by order, oldest
+  first: junior, mid, senior, senior.
 * **Titles** as in Figure 8: a role in the occupation is titled with the
   occupation's name as the paper prints it ("Accountants Auditors"); the content's
   seniority titles ("Charge Nurse", ...) are the ``job_titles="seniority"`` option.
@@ -109,6 +115,11 @@ MIN_ROLE_MONTHS = 6
 GRADUATION_MONTH = 6  # June
 MAX_START_GAP_MONTHS = 25  # first role 1..25 months after graduation
 JOB_TITLES = ("paper", "seniority")
+# Where a career ends. "reference" (default): at 2023.12 for everyone, since every profile
+# is an ACS 2023 worker *employed* in the occupation; the months not worked between the
+# first role and 2023.12 become breaks between roles. "forward": contiguous roles from the
+# first one, ending where they end (the months not worked all fall after the last role).
+CAREER_ENDS = ("reference", "forward")
 
 # Typical entry-level education of each occupation (BLS Employment Projections,
 # education and training assignments by detailed occupation); None = no formal
@@ -136,6 +147,17 @@ US_STATES: dict[str, str] = {
 }
 USPS_CODES = frozenset(US_STATES.values())
 _STATE_BY_LOWER = {k.lower(): v for k, v in US_STATES.items()}
+
+
+def month_index(ym: tuple[int, int]) -> int:
+    """``(year, month)`` as a count of months (January of year 0 is 0), so that dates in a
+    résumé subtract and compare as integers."""
+    return ym[0] * 12 + ym[1] - 1
+
+
+def month_of_index(i: int) -> tuple[int, int]:
+    """The ``(year, month)`` of a :func:`month_index`."""
+    return i // 12, i % 12 + 1
 
 
 @dataclass(frozen=True)
@@ -168,7 +190,7 @@ class Role:
 
     @property
     def months(self) -> int:
-        return (self.end[0] * 12 + self.end[1]) - (self.start[0] * 12 + self.start[1])
+        return month_index(self.end) - month_index(self.start)
 
 
 @dataclass(frozen=True)
@@ -309,7 +331,7 @@ def qualifying_degree(occupation: str, plan: tuple[str, ...]) -> str | None:
 
 
 def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None,
-                 job_titles: str = "paper") -> Resume:
+                 job_titles: str = "paper", career_end: str = "reference") -> Resume:
     """Instantiate one résumé from one (already schema-validated) profile row.
 
     ``profile`` needs the PROFILE_COLUMNS fields; raises ``ValueError`` naming the
@@ -318,6 +340,8 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     """
     if job_titles not in JOB_TITLES:
         raise ValueError(f"job_titles {job_titles!r}: expected one of {list(JOB_TITLES)}")
+    if career_end not in CAREER_ENDS:
+        raise ValueError(f"career_end {career_end!r}: expected one of {list(CAREER_ENDS)}")
     content = content or load_content()
     rid = str(profile["resume_id"])
     where = f"resume_id {rid!r}"
@@ -353,9 +377,9 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     u_extra = draws.uniform()
     total = 12 * exp_year + (3 + int(u_extra * 9) if exp_year == 0 else int(u_extra * 12))
     n = n_roles(exp_year)
-    ref_idx = REFERENCE_YEAR * 12 + (REFERENCE_MONTH - 1)
+    ref_idx = month_index((REFERENCE_YEAR, REFERENCE_MONTH))
     # roles never start before the (implicit) high-school graduation at the minimum age
-    hs_idx = (birth_year + MIN_AGE["high_school"]) * 12 + GRADUATION_MONTH - 1
+    hs_idx = month_index((birth_year + MIN_AGE["high_school"], GRADUATION_MONTH))
     total = min(total, ref_idx - hs_idx - 1)
     weights = _role_weights(draws, n)
     u_gap = draws.uniform()
@@ -393,14 +417,20 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     graduation.update({e.degree: (e.year, GRADUATION_MONTH) for e in entries})
 
     # 4. the career, forward from the end of education (Appendix B.1)
-    edu_end = max(y * 12 + m - 1 for y, m in graduation.values())
+    edu_end = max(month_index(ym) for ym in graduation.values())
     slack = ref_idx - edu_end - total  # months between graduation and 2023.12 not spent working
+    breaks = 0  # months not worked between the first role and 2023.12 (career_end="reference")
     if slack >= 1:
         start_idx = edu_end + 1 + min(int(u_gap * MAX_START_GAP_MONTHS), slack - 1)
+        if career_end == "reference":
+            breaks = ref_idx - start_idx - total
+            if n == 1:  # no role to put a break between: the one role starts later
+                start_idx, breaks = ref_idx - total, 0
     else:  # more PSID experience than fits after education: the career ends at the reference date
         start_idx = ref_idx - total
+    gaps = [0] + [breaks // (n - 1) + (i < breaks % (n - 1)) for i in range(n - 1)] if n > 1 else [0]
     needs = qualifying_degree(occ, plan)
-    needs_idx = None if needs is None else graduation[needs][0] * 12 + graduation[needs][1] - 1
+    needs_idx = None if needs is None else month_index(graduation[needs])
     before = 0 if needs_idx is None else needs_idx + 1 - start_idx  # months worked before the needed degree
     if before > 0 and n > 1:
         # preparatory roles fill the time until graduation and the occupation's roles start the
@@ -423,7 +453,8 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     roles = []
     cursor = start_idx
     for i, (s, m) in enumerate(zip(seniorities, months)):
-        a, b = cursor, cursor + m
+        a = cursor + gaps[i]
+        b = a + m
         cursor = b
         if needs_idx is not None and a <= needs_idx:
             if prep is None:  # pragma: no cover - guarded by the content schema and ENTRY_DEGREE
@@ -435,7 +466,7 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
             need, is_prep = needs, False
             bl = bullets_by_s[s][:BULLETS_PER_ROLE]
             bullets_by_s[s] = bullets_by_s[s][BULLETS_PER_ROLE:]
-        roles.append(Role(title, employers[i], (a // 12, a % 12 + 1), (b // 12, b % 12 + 1), s, tuple(bl),
+        roles.append(Role(title, employers[i], month_of_index(a), month_of_index(b), s, tuple(bl),
                           need, is_prep))
 
     # 6. skills last, so toggling the section changes nothing else

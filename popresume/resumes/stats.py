@@ -8,7 +8,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from popresume.resumes.rules import Resume
+from popresume.resumes.rules import Resume, month_index
 from popresume.resumes.text import format_text
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -62,10 +62,6 @@ def bullet_variety(resumes: Iterable[Resume]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("occupation")
 
 
-def _month_index(ym: tuple[int, int]) -> int:
-    return ym[0] * 12 + ym[1] - 1
-
-
 def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFrame:
     """One row per résumé: how its career sits after its education (Appendix B.1's forward rule).
 
@@ -78,7 +74,7 @@ def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFr
     """
     from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR
 
-    ref = _month_index((REFERENCE_YEAR, REFERENCE_MONTH))
+    ref = month_index((REFERENCE_YEAR, REFERENCE_MONTH))
     p = profiles.set_index("resume_id")
     rows = []
     for r in resumes:
@@ -92,11 +88,11 @@ def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFr
             "first_start": f"{chron[0].start[0]}.{chron[0].start[1]:02d}",
             "last_end": f"{chron[-1].end[0]}.{chron[-1].end[1]:02d}",
             "career_months": r.career_months,
-            "gap_months": _month_index(chron[0].start) - _month_index(last_grad),
-            "months_since_end": ref - _month_index(chron[-1].end),
-            "ends_at_reference": _month_index(chron[-1].end) == ref,
+            "gap_months": month_index(chron[0].start) - month_index(last_grad),
+            "months_since_end": ref - month_index(chron[-1].end),
+            "ends_at_reference": month_index(chron[-1].end) == ref,
             "n_preparatory": sum(x.preparatory for x in chron),
-            "needs_ok": all(x.needs is None or _month_index(x.start) > _month_index(r.graduation[x.needs])
+            "needs_ok": all(x.needs is None or month_index(x.start) > month_index(r.graduation[x.needs])
                             for x in chron),
         })
     return pd.DataFrame(rows)
