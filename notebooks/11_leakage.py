@@ -219,25 +219,29 @@ if smol_pairs > 0:
 #
 # Each variant is scored against its job description: shortlist 0/1 and a score 0–100.
 # Score differences against Anglo are paired within base résumés (the cluster bootstrap
-# resamples bases, keeping their variants together). The Top-Score Rate asks how often a
-# condition attains the maximum score among the base's 31 variants. Counted per base, as
-# "the share of bases on which any of the condition's variants is on top", it gives each
-# group six chances per base (3 tiers × 2 blocks) and the control one, which pushes the
-# control's rate down by construction. We count it like with like: the share of a
-# condition's *variants* that attain their base's top score (`unit="variant"`), and show the
-# per-base count beside it only to make that bias visible.
+# resamples bases, keeping their variants together). The Top-Score Rate is, as the paper
+# defines it, "the proportion of base profiles on which a condition attains the maximum
+# score among peer variants" (its 31 variants): our reproduction counts it that way,
+# per base (`M.top_score_rate`, `unit="base"`). That count gives each group six chances per
+# base (3 tiers × 2 blocks) and the control one, so it favours the groups over the
+# control by construction. Beside it we report ours, like with like: the share of a
+# condition's *variants* that attain their base's top score (`unit="variant"`), which
+# judges every condition one variant at a time. Where the two disagree, the number of
+# variants per base (last column) is the reason.
 
 # %%
 r3 = run_task(3, task_items(3, variants), judge)
 t3 = M.task3_metrics(r3, n_boot=n_boot, seed=seed)
 diffs = M.score_differences(r3, n_boot=n_boot, seed=seed)
 shortlist = M.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
-tsr = M.top_score_rate(r3, n_boot=n_boot, seed=seed)
-tsr_per_base = M.top_score_rate(r3, unit="condition", n_boot=n_boot, seed=seed)
+tsr = M.top_score_rate(r3, n_boot=n_boot, seed=seed)  # the paper's per-base rate, plotted below
+tsr_both = M.top_score_rates_both(r3, n_boot=n_boot, seed=seed).set_index("condition")
 (t3.pivot_table(index="condition", columns="metric", values="estimate")
- .join(tsr.set_index("condition")["estimate"].rename("top-score rate per variant"))
- .join(tsr_per_base.set_index("condition")["estimate"].rename("per base, any variant (biased)"))
- .round(3).rename_axis(columns="ours: embedding judge"))
+ .join(tsr_both[["paper_per_base", "ours_per_variant", "variants_per_base"]]
+       .rename(columns={"paper_per_base": "top-score rate, per base (paper's definition)",
+                        "ours_per_variant": "top-score rate, per variant (ours)",
+                        "variants_per_base": "variants per base"}))
+ .round(3).rename_axis(columns="embedding judge"))
 
 # %%
 pd.concat({"score difference (points)": diffs.set_index("condition")[["difference", "ci_low", "ci_high", "p_holm"]],

@@ -57,3 +57,5 @@ def test_chapter_runs_with_small_parameters(tmp_path):
     text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
                    for c in nb.cells for o in c.get("outputs", []))
     assert "620 variants" in text and "overall recovery rate" in text
+    # Task 3's Top-Score Rate: the paper's per-base definition beside ours per variant
+    assert "per base (paper's definition)" in text and "per variant (ours)" in text

@@ -20,7 +20,7 @@ def test_holm_and_bh_hand_examples():
     np.testing.assert_allclose(M.benjamini_hochberg([0.5, 0.2, 0.9]), [0.75, 0.6, 0.9])
     assert M.holm([]).size == 0
     with pytest.raises(ValueError, match="NaN"):
-        M.holm([0.1, np.nan])
+        M.holm([0.1, np.nan], nan="raise")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         M.benjamini_hochberg([0.1, 1.5])
 
@@ -216,9 +216,9 @@ def test_position_bias_separates_untied_pairs_from_tie_breaking():
         M.position_bias(r[r["regime"] == "Forbidden"], n_boot=10)
 
 
-def test_top_score_rate_compares_variants_like_with_like():
+def test_top_score_rate_per_base_as_the_paper_and_per_variant_as_ours():
     """Indian has two variants per base, one always on top and one never; the control has
-    one variant, always on top (tied). Per condition, Indian gets two chances per base."""
+    one variant, always on top (tied). Per base (the paper), Indian gets two chances."""
     rows = []
     for b in BASES:
         for vid, g, score in (("i1", "Indian", 70.0), ("i2", "Indian", 50.0), ("c", "Control", 70.0),
@@ -226,10 +226,15 @@ def test_top_score_rate_compares_variants_like_with_like():
             rows.append(dict(judge="j", base_id=b, variant_id=f"{b}/{vid}", condition=g, tier="T1", rep=0,
                              score=score, shortlist=1, parse_ok=True))
     r = pd.DataFrame(rows)
-    per_variant = M.top_score_rate(r, n_boot=100).set_index("condition")["estimate"]
-    per_condition = M.top_score_rate(r, unit="condition", n_boot=100).set_index("condition")["estimate"]
-    assert per_variant["Indian"] == pytest.approx(0.5) and per_condition["Indian"] == pytest.approx(1.0)
-    assert per_variant["Control"] == per_condition["Control"] == pytest.approx(1.0)
-    assert per_variant["Anglo"] == per_condition["Anglo"] == 0
+    per_variant = M.top_score_rate(r, unit="variant", n_boot=100).set_index("condition")["estimate"]
+    per_base = M.top_score_rate(r, n_boot=100).set_index("condition")["estimate"]  # default: the paper's
+    assert per_variant["Indian"] == pytest.approx(0.5) and per_base["Indian"] == pytest.approx(1.0)
+    assert per_variant["Control"] == per_base["Control"] == pytest.approx(1.0)
+    assert per_variant["Anglo"] == per_base["Anglo"] == 0
     with pytest.raises(ValueError, match="unit"):
-        M.top_score_rate(r, unit="base")
+        M.top_score_rate(r, unit="condition")
+    both = M.top_score_rates_both(r, n_boot=100).set_index("condition")
+    assert both.loc["Indian", "paper_per_base"] == pytest.approx(1.0)
+    assert both.loc["Indian", "ours_per_variant"] == pytest.approx(0.5)
+    assert both.loc["Indian", "variants_per_base"] == 2 and both.loc["Control", "variants_per_base"] == 1
+    assert (both["paper_ci_low"] <= both["paper_per_base"]).all() and (both["ours_per_variant"] <= both["ours_ci_high"]).all()

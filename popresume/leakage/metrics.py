@@ -405,20 +405,25 @@ def shortlist_ratios(replies: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0
     return add_corrections(out, family=["judge"])
 
 
-def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",), unit: str = "variant",
+TOP_SCORE_UNITS = ("base", "variant")
+
+
+def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",), unit: str = "base",
                    atol: float = 1e-9, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
     """Top-Score Rate per judge and condition, with cluster-bootstrap CIs over bases.
 
-    ``unit="variant"`` (default, like with like): the share of a condition's *variants*
-    that attain their base's maximum score among all its variants. Every condition is then
-    judged one variant at a time, whatever its number of variants. ``unit="condition"``:
-    the share of bases on which *any* of the condition's variants attains the maximum, the
-    paper's wording; it compares six chances per base for each group (3 tiers x 2 blocks)
-    with one for the control, so it biases the control's rate down, and is kept only to
-    show that bias. Ties at the maximum count for every variant that attains it.
+    ``unit="base"`` (default, the paper's definition): the proportion of base profiles on
+    which the condition attains the maximum score among the base's peer variants, i.e. on
+    which *any* of its variants is on top. ``unit="variant"`` (ours, like with like): the
+    share of the condition's *variants* that attain their base's maximum. The two differ
+    when conditions have different numbers of variants per base: per base, a group with
+    six variants (3 tiers x 2 blocks) has six chances to be on top and the control one,
+    so the per-base rate favours the groups over the control by construction; per
+    variant, every condition is judged one variant at a time. Ties at the maximum count
+    for every variant that attains it.
     """
-    if unit not in ("variant", "condition"):
-        raise ValueError(f"unit must be 'variant' or 'condition', got {unit!r}")
+    if unit not in TOP_SCORE_UNITS:
+        raise ValueError(f"unit must be one of {', '.join(TOP_SCORE_UNITS)}, got {unit!r}")
     d = task3_outcomes(replies)
     by = list(by)
     _require(d, by, "Task 3")
@@ -428,6 +433,28 @@ def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",),
     cell = d if unit == "variant" else d.groupby([*peers, *by], sort=True)["_top"].max().reset_index()
     out = cluster_bootstrap(cell, "_top", ["judge", *by], n_boot=n_boot, seed=seed, level=level)
     return out.assign(metric="top_score_rate", unit=unit)
+
+
+def top_score_rates_both(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",), **boot) -> pd.DataFrame:
+    """The paper's per-base Top-Score Rate (the reproduction) beside ours per variant.
+
+    One row per judge and ``by`` cell; columns ``paper_per_base``, its ``paper_ci_low`` /
+    ``paper_ci_high``, ``ours_per_variant``, ``ours_ci_low`` / ``ours_ci_high`` and
+    ``variants_per_base`` (the condition's mean number of variants per base and
+    repetition: where it differs between conditions, the two rates disagree).
+    """
+    by = list(by)
+    keys = ["judge", *by]
+    paper = top_score_rate(replies, by=by, unit="base", **boot).set_index(keys)
+    ours = top_score_rate(replies, by=by, unit="variant", **boot).set_index(keys)
+    d = task3_outcomes(replies)
+    peers = ["judge", "base_id", "rep"] if "rep" in d.columns else ["judge", "base_id"]
+    per_base = d.groupby([*peers, *by]).size().groupby(keys).mean().rename("variants_per_base")
+    out = pd.DataFrame({
+        "paper_per_base": paper["estimate"], "paper_ci_low": paper["ci_low"], "paper_ci_high": paper["ci_high"],
+        "ours_per_variant": ours["estimate"], "ours_ci_low": ours["ci_low"], "ours_ci_high": ours["ci_high"],
+    }).join(per_base)
+    return out.reset_index()
 
 
 # ---------------------------------------------------------------------------- headline
