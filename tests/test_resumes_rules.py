@@ -11,7 +11,7 @@ from popresume.resumes import (
     REFERENCE_MONTH, REFERENCE_YEAR, build_resumes, n_roles, render_text, render_texts,
     toy_profiles,
 )
-from popresume.resumes.rules import EDU_PLAN, MIN_AGE
+from popresume.resumes.rules import EDU_PLAN, MIN_AGE, build_resume
 from popresume.resumes.stats import bullet_variety, count_tokens
 from popresume.schema import EDU_LEVELS, PROFILE_COLUMNS
 
@@ -70,7 +70,7 @@ def test_roles_follow_exp_year(profiles, resumes):
         assert len(r.roles) == n_roles(p.exp_year)
         chron = list(reversed(r.roles))
         for a, b in zip(chron, chron[1:]):
-            assert a.end == b.start  # contiguous, oldest first
+            assert _idx(a.end) <= _idx(b.start)  # oldest first, breaks (if any) between roles
         # the months worked are exp_year completed years (3-11 months for exp_year 0)
         assert r.career_months // 12 == p.exp_year, (p.resume_id, r.career_months, p.exp_year)
         assert r.career_months >= 3
@@ -83,9 +83,34 @@ def test_roles_follow_exp_year(profiles, resumes):
         assert all(len(x.bullets) == 2 for x in chron)  # Figure 8
 
 
-def test_not_everyone_ends_at_the_reference_date(resumes):
-    ends = pd.Series([_idx(r.roles[0].end) == _idx((REFERENCE_YEAR, REFERENCE_MONTH)) for r in resumes])
+def test_every_career_reaches_the_reference_date_with_breaks_between_roles(profiles, resumes):
+    """Every profile is an ACS worker employed in 2023: the last role ends at 2023.12, and
+    the months exp_year does not cover are equal breaks between roles."""
+    ref = _idx((REFERENCE_YEAR, REFERENCE_MONTH))
+    assert all(_idx(r.roles[0].end) == ref for r in resumes)
+    n_breaks = 0
+    for r in resumes:
+        chron = list(reversed(r.roles))
+        gaps = [_idx(b.start) - _idx(a.end) for a, b in zip(chron, chron[1:])]
+        assert all(g >= 0 for g in gaps) and (not gaps or max(gaps) - min(gaps) <= 1), (r.resume_id, gaps)
+        n_breaks += any(g > 0 for g in gaps)
+    assert n_breaks > 0.1 * len(resumes)
+    # the same profiles with career_end="forward": contiguous roles that often end before 2023.12
+    forward = [build_resume(p, career_end="forward") for p in profiles.to_dict("records")]
+    ends = pd.Series([_idx(r.roles[0].end) == ref for r in forward])
     assert 0.2 < ends.mean() < 0.9, ends.mean()
+    for r, f in zip(resumes, forward):  # same months worked, same first start (with more than one role)
+        assert r.career_months == f.career_months
+        assert len(r.roles) == 1 or r.roles[-1].start == f.roles[-1].start
+    with pytest.raises(ValueError, match="career_end"):
+        build_resume(profiles.iloc[0].to_dict(), career_end="backward")
+
+
+def test_breaks_do_not_depend_on_gender():
+    a = build_resume(profile(gender="F", first_name="Keisha", exp_year=3, age=40, birth_year=1983))
+    b = build_resume(profile(gender="M", first_name="Darnell", exp_year=3, age=40, birth_year=1983))
+    assert [(x.start, x.end) for x in a.roles] == [(x.start, x.end) for x in b.roles]
+    assert _idx(a.roles[-2].start) - _idx(a.roles[-1].end) > 12  # a long break between the two roles
 
 
 def test_career_starts_after_education_when_it_fits(profiles, resumes):
@@ -101,8 +126,10 @@ def test_career_starts_after_education_when_it_fits(profiles, resumes):
             n_fit += 1
             assert first_start > _idx(r.graduation[top.degree]), (p.resume_id, top.year, r.roles[-1].start)
             assert not any(x.preparatory for x in r.roles)
-            # the first role follows graduation within 25 months (Figure 8: 2017 -> 2018.10)
-            assert first_start - _idx(r.graduation[top.degree]) <= 25
+            # the first role follows graduation within 25 months (Figure 8: 2017 -> 2018.10),
+            # unless a single role must start later to reach 2023.12
+            if len(r.roles) > 1:
+                assert first_start - _idx(r.graduation[top.degree]) <= 25
         else:  # more experience than fits after education: the career runs to the reference date
             assert _idx(r.roles[0].end) == ref, p.resume_id
     assert 0.4 < n_fit / len(resumes) < 0.95
