@@ -6,7 +6,7 @@ import json
 
 import click
 
-from popresume.cli._errors import OutPath
+from popresume.cli._errors import OutPath, UserError
 
 
 def _parse_options(options: tuple[str, ...]) -> dict:
@@ -121,10 +121,16 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
         raise click.ClickException(str(e)) from e
     s = df.attrs["summary"]
-    write_parquet(df, out_path)
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"
     sp = df.attrs.get("screener_params", {})
     mode = f"scoring {sp.get('scoring') or 'direct'}" + (f", dialect {sp['dialect']}" if "dialect" in sp else "")
+    share = f" ({s['failed'] / s['n']:.1%})" if s["n"] else ""
     click.echo(f"{screener.screener_id} ({screener.model}; {mode}): {s['n']} résumés; scored {s['scored']}, "
-               f"cached {s['cached']}, failed {s['failed']}; parse rate {s['parse_rate']:.1%}; "
-               f"throughput {thr}; wrote {out_path}")
+               f"cached {s['cached']}, failed {s['failed']}{share}; parse rate {s['parse_rate']:.1%}; "
+               f"throughput {thr}")
+    write_parquet(df, out_path)
+    click.echo(f"wrote {out_path}")
+    if s["n"] and not df["parse_ok"].any():
+        first = " ".join(str(df["raw"].iloc[0]).split())[:200]
+        raise UserError(f"nothing was scored: all {s['n']} résumés failed (the first: {first}); "
+                        f"the failures are in {out_path}")

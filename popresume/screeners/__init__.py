@@ -291,5 +291,6 @@ def format_summary(summary: Mapping[str, Any]) -> str:
     s = summary
     rate = "n/a" if s["parse_rate"] != s["parse_rate"] else f"{s['parse_rate']:.1%}"
     thr = "" if s["throughput"] != s["throughput"] else f", {s['throughput']:.1f} résumés/s"
-    return (f"{s['n']} résumés: scored {s['scored']}, from cache {s['cached']}, failed {s['failed']}; "
+    share = f" ({s['failed'] / s['n']:.1%})" if s["n"] else ""
+    return (f"{s['n']} résumés: scored {s['scored']}, from cache {s['cached']}, failed {s['failed']}{share}; "
             f"parse rate {rate}; scoring time {s['seconds']:.1f} s{thr}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -52,10 +53,15 @@ def register_secret(value: str | None) -> None:
         _SECRETS.add(value)
 
 
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
 def scrub(text: str | None) -> str | None:
-    """Replace every registered secret in ``text`` with ``***``."""
+    """Replace every registered secret in ``text`` with ``***``, and the ``user:password@``
+    of any URL in it with ``***@``."""
     if text is None:
         return None
+    text = _URL_USERINFO.sub(r"\1***@", text)
     for s in _SECRETS:
         if s in text:
             text = text.replace(s, "***")

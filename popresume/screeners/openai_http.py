@@ -32,7 +32,9 @@ the run goes on; a rerun retries recorded failures only when asked
 ``fail_fast`` requests of a run are all refused with the same error (a wrong model name, an
 unsupported parameter) the run stops with that message and none of those refusals is cached.
 401/403 raise :class:`PermissionError` naming the key's environment variable; an unreachable
-server raises :class:`ConnectionError`. Every request has a timeout, so a run is never stuck.
+server raises :class:`ConnectionError`. ``timeout`` bounds every request as a whole (connecting,
+each read, and the whole reply, so a server that drips its reply byte by byte is cut too), so a
+run is never stuck.
 
 The official ``openai`` client was considered for transport and retries and not used: it
 retries every 5xx (the llama-cpp-python 500 above would be retried to exhaustion, which is the
@@ -53,6 +55,8 @@ sampling extras); they are part of the cache key. ``max_prompt_chars`` bounds a 
 is sent: an oversized résumé is a recorded failure naming it (a server's own context-length
 refusal is recorded the same way).
 
+A ``user:password@`` inside the base URL is taken out of it (:func:`split_credentials`) and
+sent as HTTP basic auth; the URL that is stored (cache parameters, outputs) or printed has none.
 The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
 at construction; it is sent only as the ``Authorization`` header and never stored in the cache
 key, the cache, the raw replies or log messages (:func:`popresume.screeners.cache.register_secret`).
@@ -72,7 +76,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from popresume.errors import StoppedRun
 from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult
@@ -140,6 +144,20 @@ def is_validation_500(text: str) -> bool:
     return bool(_VALIDATION_500.search(text or ""))
 
 
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``(url without user:password@, (user, password) or None)``. The credentials are sent
+    as HTTP basic auth and registered as secrets; the URL that is stored or printed has none."""
+    u = urlparse(url)
+    if "@" not in u.netloc:
+        return url, None
+    userinfo, host = u.netloc.rsplit("@", 1)
+    user, _, password = userinfo.partition(":")
+    user, password = unquote(user), unquote(password)
+    for secret in (password, userinfo, u.password):
+        register_secret(secret)
+    return u._replace(netloc=host).geturl(), (user, password)
+
+
 def image_data_url(path: str | os.PathLike) -> str:
     """``data:image/...;base64,...`` of an image file; ValueError if it is not a readable image."""
     p = Path(path)
@@ -183,6 +201,7 @@ class OpenAIScreener(BaseScreener):
         if scoring == "expected" and float(temperature) != 0.0:
             raise ValueError("scoring='expected' reads the greedy reply's log-probabilities: use temperature=0")
         self.model = str(model)
+        base_url, self._auth = split_credentials(base_url)
         self.base_url = base_url.rstrip("/")
         self.api_key_env = api_key_env
         self._key = os.environ.get(api_key_env) or None
@@ -284,6 +303,22 @@ class OpenAIScreener(BaseScreener):
                 self.stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
                 self.stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
 
+    def _send(self, url: str, payload: dict, *, deadline: float):
+        """POST and read the whole reply by ``deadline`` (``time.perf_counter()`` seconds):
+        ``(response, scrubbed body text)``. Each read also has the ``timeout``, so a server that
+        sends nothing is cut by it; one that drips its body a byte at a time is cut at the
+        deadline (httpx's timeouts apply to each read, not to the whole request)."""
+        import httpx
+
+        with self.client.stream("POST", url, json=payload, headers=self._headers(), auth=self._auth) as r:
+            parts = []
+            for chunk in r.iter_bytes():
+                parts.append(chunk)
+                if time.perf_counter() > deadline:
+                    raise httpx.ReadTimeout(f"the reply was not complete within {self.timeout:g} s", request=r.request)
+            data = b"".join(parts)
+        return r, scrub(data.decode(r.encoding or "utf-8", errors="replace")) or ""
+
     def post(self, payload: dict) -> dict:
         """POST ``payload`` to ``/chat/completions``; the decoded JSON body, or raises
         :class:`RequestRefused` (not retried), :class:`TransientFailure` (retries exhausted),
@@ -300,17 +335,16 @@ class OpenAIScreener(BaseScreener):
             retry_after = None
             t0 = time.perf_counter()
             try:
-                r = self.client.post(url, json=payload, headers=self._headers())
+                r, text = self._send(url, payload, deadline=t0 + self.timeout)
             except httpx.ConnectError as e:
                 connect_failures += 1
                 last = f"cannot connect: {e}"
             except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
                 last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
             else:
-                text = scrub(r.text) or ""
                 if r.status_code == 200:
                     try:
-                        body = r.json()
+                        body = json.loads(text)
                     except (json.JSONDecodeError, ValueError):
                         last = f"HTTP 200 with a non-JSON body: {text[:200]!r}"
                     else:
