@@ -16,8 +16,8 @@
 #
 # **What you will learn**
 #
-# - how PopResume models years of work experience, $P_2 = P(\text{exp\_year} \mid X, Z,
-#   \text{state}, \text{edu\_level}, J)$, from panel-survey data that describes a
+# - how PopResume models years of work experience, $P_2 = P(\text{exp_year} \mid X, Z,
+#   \text{state}, \text{edu_level}, J)$, from panel-survey data that describes a
 #   different population from the applicants {cite}`yu2026popresume`;
 # - how *density-ratio reweighting* with a source-versus-target classifier corrects that
 #   difference {cite}`sugiyama2012density`, and what it changed here;
@@ -129,7 +129,7 @@ print(f"source rows: {model.diagnostics['n_source']}, effective sample size afte
 #
 # An XGBoost regressor is fitted on the weighted source rows, with age, gender, schooling
 # and potential experience (age − schooling − 6) as features. The package regresses the
-# *share of potential years worked*, $\text{exp\_year} / (\text{age} - 18)$, and sets the
+# *share of potential years worked*, $\text{exp_year} / (\text{age} - 18)$, and sets the
 # mean to $\mu(x) = (\text{age} - 18) \cdot f(x)$, which extrapolates sensibly where the
 # source is thin (the 1975 women are all 30 or older). (`target_kind="years"` fits years
 # directly.) Reweighting changes the fitted curve too. Below, the mean experience of a
@@ -167,7 +167,7 @@ plt.show()
 # %% [markdown]
 # ## Step 3: the truncated normal and its $\sigma$ (Assumption 2)
 #
-# A draw is $\text{exp\_year} \sim \text{TruncNormal}(\mu(x), \sigma, [0, \text{age} - 18])$,
+# A draw is $\text{exp_year} \sim \text{TruncNormal}(\mu(x), \sigma, [0, \text{age} - 18])$,
 # rounded to whole years. The residuals of the weighted fit estimate $\sigma$
 # hierarchically: a weighted variance for all rows, then by gender, then by gender and
 # five-year age band; each level is shrunk toward its parent in proportion to its

@@ -16,7 +16,7 @@
 #
 # **What you will learn**
 #
-# - where first names and surnames come from: $P_3 = P(\text{first\_name} \mid
+# - where first names and surnames come from: $P_3 = P(\text{first_name} \mid
 #   \text{gender}, \text{age})$ from the Social Security Administration's name counts
 #   {cite}`ssa2025babynames` and $P_4 = P(\text{surname} \mid \text{race})$ from the 2010
 #   Census surname table {cite}`census2016surnames`;

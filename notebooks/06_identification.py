@@ -109,9 +109,13 @@ labelled(check, "ours: exact sums on the toy SCMs", precision=4)
 # propensities $p(a\mid\cdot) = P(X=a\mid\cdot)$ only,
 #
 # $$
-# \pi_1 = \frac{1[X=a_r]}{p(a_r\mid Z)},\quad
-# \pi_2 = \frac{1[X=a_b]\, p(a_r\mid R,Z)}{p(a_b\mid R,Z)\, p(a_r\mid Z)},\quad
-# \pi_3 = \frac{1[X=a_y]\, p(a_b\mid B,R,Z)\, p(a_r\mid R,Z)}{p(a_y\mid B,R,Z)\, p(a_b\mid R,Z)\, p(a_r\mid Z)},
+# \begin{aligned}
+# \pi_1 &= \frac{1[X=a_r]}{p(a_r\mid Z)}, \qquad
+# \pi_2 = \frac{1[X=a_b]\, p(a_r\mid R,Z)}{p(a_b\mid R,Z)\, p(a_r\mid Z)},\\[4pt]
+# \pi_3 &= \frac{1[X=a_y]}{p(a_y\mid B,R,Z)}
+#   \cdot \frac{p(a_b\mid B,R,Z)}{p(a_b\mid R,Z)}
+#   \cdot \frac{p(a_r\mid R,Z)}{p(a_r\mid Z)},
+# \end{aligned}
 # $$
 #
 # $$
@@ -201,8 +205,8 @@ labelled(dr, "ours: exact sums on the toy SCMs", precision=4)
 # - (i) hold $R$ at $R_{x_0}$, change $B$: $\psi(1,1,0) - \psi(1,0,0)$;
 # - (ii) first let $R$ move to $R_{x_1}$, then change $B$: $\psi(1,1,1) - \psi(1,0,1)$.
 #
-# RIE likewise has two orders, and (i) for BIE pairs with (ii) for RIE: each pair adds up
-# to NIE. The paper does not choose; it averages the two orders (the ½), the same
+# RIE likewise has two orders, and each BIE order pairs with the RIE order of the same
+# number: (i) with (i) and (ii) with (ii) each add up to NIE (check it on the table below). The paper does not choose; it averages the two orders (the ½), the same
 # symmetric (Shapley-style) split of an interaction that no single order can attribute.
 
 # %%
