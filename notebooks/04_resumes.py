@@ -30,7 +30,9 @@
 # The parameters cell sets the `seed` of the résumé draws (and of the population), the
 # fraction `corpus_fraction` of the paper's 60,884 profiles used for the corpus statistics,
 # the image `width` in pixels, the number of parallel image workers `n_jobs`, and `skills`,
-# whether the optional SKILLS section is shown (off in the paper's main setup).
+# whether the optional SKILLS section is shown (off by default: Appendix B.1's text lists a
+# skills section, but the example résumés of the paper's Figure 8 show none, and the authors'
+# estimation script defaults to résumés without one).
 #
 # Every number, table and figure below is **ours**: computed when the book was built, by
 # `popresume.population.generate_population` (the profiles) and `popresume.resumes` (the
@@ -124,11 +126,9 @@ labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that dif
 # ### Careers built forward from the end of education
 #
 # Appendix B.1 builds the work history forward: from the end of education, role after role,
-# for `exp_year` years. An earlier version of this book anchored every career at 2023.12 and
-# ran it backwards, so that everyone was employed at the reference date, a 44-year-old with
-# two years of experience had a twenty-year gap before the first job, and the accountant
-# above could hold a Master's from 2017 after a first role in 2016.12. Built forward, the
-# career starts soon after the last degree and ends where `exp_year` takes it.
+# for `exp_year` years. The career starts soon after the last degree and ends where
+# `exp_year` takes it, so nobody is assumed to be employed at the reference date and no
+# role precedes the degree it needs.
 #
 # One case needs a rule the paper does not state. `exp_year` comes from PSID (chapter 02),
 # where it counts every year of full-time work since age 18, including work before or during
@@ -265,7 +265,11 @@ labelled(bullet_variety(resumes).rename(index=OCCUPATION_LABELS), f"{SOURCE}, bu
 # :::{exercise}
 # :label: ex-04-skills
 #
-# The paper's main setup removes the SKILLS section. Re-execute this chapter with it:
+# Appendix B.1's text lists a SKILLS section, while the example résumés of the paper's
+# Figure 8 show none, and the authors' estimation script
+# ([`3_causal_estimation/causal_effect.py`](https://github.com/sumin-yu/PopResume/blob/ca7a66eeeca4282d80963e96dc541fce6c64ac95/3_causal_estimation/causal_effect.py)
+# at commit `ca7a66e`, option `--with_skill`, default 0) estimates on résumés without it.
+# This book follows the figure and the script. Re-execute this chapter with the section:
 #
 # ```bash
 # popresume book run notebooks/04_resumes.py -p skills True
