@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 
 import pandas as pd
 import pytest
 
-from _loopback import Loopback  # tests/_loopback.py
+from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 
 from popresume.screeners import get_screener, score_resumes
 
@@ -33,16 +31,7 @@ class FaultServer(Loopback):
         self.lock = threading.Lock()
         outer = self
 
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self):
-                super().setup()
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, *a):
-                pass
-
+        class H(QuietHandler):
             def _head(self, code, length, extra=()):
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")

@@ -5,14 +5,13 @@ import json
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
 
-from _loopback import Loopback  # tests/_loopback.py
+from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 
 from popresume.screeners import ScoreCache, get_screener, score_resumes
 from popresume.screeners.openai_http import DIALECTS, FatalHTTPError
@@ -40,15 +39,7 @@ class Server(Loopback):
         self.require_key = require_key
         outer = self
 
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self):  # no Nagle: headers and body are separate writes (avoids 40 ms delayed-ACK stalls)
-                super().setup()
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, *a):
-                pass
+        class H(QuietHandler):
 
             def _send(self, code, body, ctype="application/json"):
                 data = body.encode() if isinstance(body, str) else body
@@ -301,15 +292,7 @@ class DialectServer(Loopback):
         self.requests = []
         outer = self
 
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self):
-                super().setup()
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, *a):
-                pass
+        class H(QuietHandler):
 
             def _send(self, code, body):
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()
