@@ -89,8 +89,8 @@ def identity(screener) -> dict[str, Any]:
 
 
 def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N) -> dict[str, Any]:
-    """Score ``k`` résumés without the cache; seconds per résumé and tokens per request (when the
-    server reports usage)."""
+    """Score ``k`` résumés without the cache; seconds per résumé and prompt tokens per request
+    (when the server reports usage)."""
     from popresume.screeners import score_resumes
 
     sub = resumes.head(k)
@@ -100,11 +100,10 @@ def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: 
     wall = time.perf_counter() - t0
     stats = dict(getattr(screener, "stats", {}) or {})
     req = stats.get("requests", 0) - stats0.get("requests", 0)
-    tok = (stats.get("prompt_tokens", 0) - stats0.get("prompt_tokens", 0)
-           + stats.get("completion_tokens", 0) - stats0.get("completion_tokens", 0))
+    tok = stats.get("prompt_tokens", 0) - stats0.get("prompt_tokens", 0)
     secs = df.attrs["summary"]["seconds"]
     return {"n": len(sub), "seconds_per_resume": (secs if secs > 0 else wall) / max(len(sub), 1),
-            "wall_s": wall, "requests": int(req), "tokens_per_request": (tok / req) if req and tok else None,
+            "wall_s": wall, "requests": int(req), "prompt_tokens_per_request": (tok / req) if req and tok else None,
             "failed": int((~df["parse_ok"]).sum())}
 
 
@@ -138,8 +137,9 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     pr = probe(scr, resumes, prof)
     timings["probe_s"] = time.perf_counter() - t
     pl = R.plan(pr["seconds_per_resume"], n=len(resumes), card_n=card_n)
-    tok = "n/a (no usage reported)" if pr["tokens_per_request"] is None else f"{pr['tokens_per_request']:.0f}"
-    echo(f"probe: {pr['n']} résumés, {pr['seconds_per_resume']:.3f} s per résumé, tokens per request {tok}; "
+    tpr = pr["prompt_tokens_per_request"]
+    tok = "n/a (no usage reported)" if tpr is None else f"{tpr:.0f}"
+    echo(f"probe: {pr['n']} résumés, {pr['seconds_per_resume']:.3f} s per résumé, prompt tokens per request {tok}; "
          f"expected: validity card {pl['validity_s']:.0f} s, whole run {pl['total_s']:.0f} s "
          f"(plus estimation), before the score cache")
     if dry_run:

@@ -1,0 +1,352 @@
+"""``popresume audit --screener``: the one-screener audit report (numbers, files, errors, browser).
+
+The end-to-end runs use the synthetic screener (known effects) and a loopback
+OpenAI-compatible server that refuses some résumés; a SIGKILL during scoring is followed by a
+rerun that rescores nothing cached. The page is opened in headless Chromium with the network
+refused. Sizes are small: the whole module takes about a minute on two idle cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from _loopback import Loopback  # tests/_loopback.py
+from popresume.audit import report as R
+
+FAST = ["--n-boot", "200", "--no-tune", "--card-n", "10", "--no-progress"]
+
+
+# --------------------------------------------------------------------------- the numbers
+def _scores(n, *, gap=0.0, seed=0, unknown=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"gender": rng.choice(["F", "M"], n),
+                       "race": rng.choice(["White", "Black", "API"], n, p=[0.6, 0.3, 0.1])})
+    df["score"] = rng.normal(50, 10, n) + gap * (df["gender"] == "M")
+    if unknown:
+        df.loc[: unknown - 1, "race"] = None
+    return df
+
+
+def test_precision_n_needed_follows_the_influence_variance():
+    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
+    from popresume.population import generate_population
+    from popresume.screeners import get_screener, score_resumes
+
+    scr = get_screener("synthetic")
+    halves = {}
+    for n in (500, 2000):
+        p = generate_population(["accountant"], {"accountant": n}, seed=3)
+        s = score_resumes(scr, p[["resume_id", "occupation"]], profiles=p, cache=False)
+        d = prepare(p, s)
+        with capture_pse_warnings():  # weak overlap at n = 500 is not what this test is about
+            _, est = estimate_pse(d, **default_roles("race"), n_boot=0, tune=False, return_estimator=True)
+        prec = R.precision_table(est.result_, target=0.5)
+        # the normal CI (n_boot=0) is ± z·sd(φ)/√n, so asking for the achieved half-width gives back n
+        back = R.precision_table(est.result_, target=float(prec.loc["TE", "half_width"]))
+        assert abs(back.loc["TE", "n_needed"] - n) <= 2
+        assert np.allclose(prec["half_width"], prec["half_width_normal"])
+        assert (prec["n_needed"] == np.ceil((1.959964 * prec["sd_phi"] / 0.5) ** 2)).all()
+        halves[n] = prec["half_width"]
+    # four times the résumés: about half the width, as the n-needed column promises
+    ratio = halves[2000]["TE"] / halves[500]["TE"]
+    assert 0.38 < ratio < 0.65, ratio
+
+
+def test_ll144_table_rates_ratios_cis_small_and_unknown_categories():
+    from popresume.audit.metrics import ll144_impact_ratios
+
+    df = _scores(3000, gap=6.0, unknown=40)
+    df.loc[40:70, "race"] = "AIAN"  # 31 of 3000: under 2%
+    t = R.ll144_table(df, n_boot=300)
+    known = df[df["race"].notna()]
+    ref = ll144_impact_ratios(known)
+    sex = t[(t["breakdown"] == "sex") & (t["category"] != "unknown")].set_index("category")
+    assert np.allclose(sex["impact_ratio"], ref[ref["breakdown"] == "sex"].set_index("category")["impact_ratio"])
+    assert sex.loc["F", "impact_ratio"] < 0.8 and (sex["ci_low"] <= sex["impact_ratio"]).all() \
+        and (sex["impact_ratio"] <= sex["ci_high"]).all()
+    assert sex.loc["F", "ci_high"] < 1  # 6 points at n = 3000 is resolved
+    race = t[t["breakdown"] == "race"].set_index("category")
+    assert race.loc["AIAN", "excluded"] and not race.loc["Black", "excluded"]
+    assert race.loc["unknown", "n"] == 40 and pd.isna(race.loc["unknown", "impact_ratio"])
+    assert "unknown" in set(t.loc[t["breakdown"] == "sex × race", "category"])
+    assert "unknown" not in set(t.loc[t["breakdown"] == "sex", "category"])  # sex is known everywhere
+
+
+def test_chance_baseline_flags_an_attribute_blind_screener_often_at_small_n_only():
+    small = R.chance_baseline(_scores(60), n_sim=400)
+    large = R.chance_baseline(_scores(6000), n_sim=400)
+    s, l = small.set_index("breakdown"), large.set_index("breakdown")
+    assert s.loc["sex × race", "flag_rate"] > 0.5  # tiny intersections swing below 0.8 by chance
+    assert l.loc["sex", "flag_rate"] == 0.0 and l.loc["sex × race", "flag_rate"] < s.loc["sex × race", "flag_rate"]
+    # the observed lowest ratio is the LL144 table's
+    t = R.ll144_table(_scores(6000), n_boot=10)
+    assert np.isclose(l.loc["race", "observed_lowest_ratio"], R.lowest_ratio(t, "race"))
+    # a screener that does read gender: its lowest ratio is far outside the permutations
+    biased = R.chance_baseline(_scores(2000, gap=8.0), n_sim=400).set_index("breakdown")
+    assert biased.loc["sex", "p_perm"] < 0.01 and l.loc["sex", "p_perm"] > 0.01
+
+
+def test_plan_and_limitations_follow_the_facts():
+    p = R.plan(0.5, n=200, card_n=10)
+    assert p["validity_s"] == 30 and p["total_s"] == 130
+    with pytest.raises(ValueError, match="seconds per résumé"):
+        R.plan(float("nan"), n=1, card_n=1)
+    ident = {"screener_id": "openai", "model": "m", "prompt_hash": "abc"}
+    lim = R.limitations(verdict="pass", reasons=[], forced=False, warnings={"gender": ["weak overlap: x"]},
+                        synthetic_population=False, synthetic_screener=False, identity=ident, n_failed=3, n=100,
+                        occupation="nurse", fmt="text")
+    text = " ".join(lim)
+    assert "validity gate" not in text and "weak overlap: x" in text and "3 of 100" in text and "--profiles" in text
+    assert "abc" in text
+    lim = R.limitations(verdict="fail", reasons=["posting: flat"], forced=True, warnings={},
+                        synthetic_population=True, synthetic_screener=True, identity=ident, n_failed=0, n=100,
+                        occupation="nurse", fmt="text")
+    text = " ".join(lim)
+    assert "posting: flat" in text and "--force" in text and "synthetic population" in text and "of 100" not in text
+
+
+# --------------------------------------------------------------------------- end to end
+@pytest.fixture(scope="module")
+def synthetic_report(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from popresume.cli import main
+
+    d = tmp_path_factory.mktemp("rep")
+    args = ["audit", "--screener", "synthetic", "--occupation", "accountant", "--n", "800", "--report",
+            str(d / "out"), "--force", "--cache", str(d / "c.sqlite"), *FAST]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    return d / "out", res.output
+
+
+def test_synthetic_report_covers_the_true_effects(synthetic_report):
+    out, log = synthetic_report
+    assert "probe: 3 résumés" in log and "expected: validity card" in log
+    rep = json.loads((out / "report.json").read_text())
+    for key in ("validity", "effects", "ll144", "precision", "run"):
+        assert key in rep
+    assert rep["validity"]["verdict"] == "fail" and rep["run"]["forced"]  # f ignores the posting
+    eff = pd.DataFrame(rep["effects"])
+    assert set(eff["attribute"]) == {"gender", "race"} and len(eff) == 10
+    assert eff["truth"].notna().all()
+    assert {"attribute", "effect", "estimate", "ci_low", "ci_high", "p_holm", "truth"} <= set(eff.columns)
+    covered = (eff["ci_low"] <= eff["truth"]) & (eff["truth"] <= eff["ci_high"])
+    assert covered.all(), eff[~covered]
+    assert (eff["p_holm"] >= eff["p"] - 1e-12).all()
+    ll = pd.DataFrame(rep["ll144"])
+    assert set(ll["breakdown"]) == {"sex", "race", "sex × race"}
+    assert {"breakdown", "category", "n", "scoring_rate", "impact_ratio", "ci_low", "ci_high", "excluded"} <= \
+        set(ll.columns)
+    prec = pd.DataFrame(rep["precision"])
+    assert len(prec) == 10 and (prec["n_needed"] > 0).all()
+    run = rep["run"]
+    assert run["counts"]["n"] == 800 and run["counts"]["failed"] == 0 and run["failures"] == []
+    assert {"scoring_s", "estimation_s", "rendering_s", "validity_s", "probe_s"} <= set(run["timings"])
+    assert any("synthetic" in s for s in rep["limitations"])
+    page = (out / "report.html").read_text()
+    assert "true effect" in page and "synthetic-v1" in page and "Limitations" in page
+
+
+def test_report_html_is_self_contained(synthetic_report):
+    page = (synthetic_report[0] / "report.html").read_text()
+    assert not re.search(r"(?i)(https?:)?//[a-z0-9]", re.sub(r'src="data:[^"]*"', "", page))
+    assert not re.search(r"(?i)<script|<link|@import|url\(", page)
+    imgs = re.findall(r'<img src="([^"]+)"', page)
+    assert len(imgs) == 2 and all(s.startswith("data:image/png;base64,") for s in imgs)
+
+
+def test_report_opens_offline_in_chromium_images_load_nothing_cut(synthetic_report, tmp_path):
+    from test_book_render import chromium  # tests/test_book_render.py
+
+    exe = chromium()
+    page = (synthetic_report[0] / "report.html").read_text()
+    probe = ("<script>window.addEventListener('load', () => { const imgs = [...document.images];"
+             "const cut = [...document.querySelectorAll('td,th,p,li,caption,figcaption,h1,h2,h3')]"
+             ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40));"
+             "const res = performance.getEntriesByType('resource').map(e => e.name);"
+             "document.body.setAttribute('data-check', JSON.stringify({n: imgs.length,"
+             "ok: imgs.filter(i => i.complete && i.naturalWidth > 0).length, cut: cut, requests: res,"
+             "wide: document.documentElement.scrollWidth > window.innerWidth})); });</script>")
+    f = tmp_path / "page.html"
+    f.write_text(page.replace("</body>", probe + "</body>"))
+    base = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}", "--proxy-server=127.0.0.1:9",
+            "--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1280,1000", "--virtual-time-budget=5000"]
+    dom = subprocess.run(base + ["--dump-dom", f.as_uri()], capture_output=True, text=True, timeout=180).stdout
+    m = re.search(r"data-check=\"([^\"]+)\"", dom)
+    assert m, dom[-2000:]
+    check = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert check["n"] == 2 and check["ok"] == 2
+    assert check["cut"] == [] and not check["wide"]
+    assert check["requests"] == []
+    pdf = tmp_path / "report.pdf"
+    subprocess.run(base + [f"--print-to-pdf={pdf}", "--no-pdf-header-footer",
+                           (synthetic_report[0] / "report.html").as_uri()], capture_output=True, timeout=180)
+    assert pdf.read_bytes()[:4] == b"%PDF" and pdf.stat().st_size > 20_000
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("args, message", [
+    (["--screener", "synthetic", "--occupation", "pilot", "--n", "300"], "--occupation 'pilot' is unknown"),
+    (["--screener", "synthetic", "--occupation", "nurse", "--n", "20"], "--n 20 is too small"),
+    (["--screener", "synthetic", "--occupation", "nurse", "--n", "300", "--card-n", "10"],
+     "fails the validity gate: posting"),
+])
+def test_bad_requests_are_one_line_and_write_nothing(cli, tmp_path, args, message):
+    out = tmp_path / "rep"
+    res = cli("audit", *args, "--report", out, "--cache", tmp_path / "c.sqlite", "--no-progress")
+    assert res.exit_code != 0
+    err = [line for line in res.output.splitlines() if line.startswith("Error:")]
+    assert len(err) == 1 and message in err[0], res.output
+    assert not out.exists()
+
+
+def test_unreachable_server_is_one_line_and_writes_nothing(cli, tmp_path):
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    spec = json.dumps({"kind": "openai", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "max_retries": 0})
+    res = cli("audit", "--screener", spec, "--occupation", "nurse", "--n", "100", "--report", tmp_path / "rep",
+              "--no-progress")
+    assert res.exit_code != 0 and "unreachable" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "rep").exists()
+
+
+def test_modes_do_not_mix(cli, tmp_path):
+    res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "100", "--report", tmp_path,
+              "--out", tmp_path / "x.csv")
+    assert res.exit_code != 0 and "--out applies to --config only" in res.output
+    res = cli("audit", "--config", "configs/default_audit.yaml", "--out", tmp_path / "x.csv", "--n", "100")
+    assert res.exit_code != 0 and "--n applies to --screener only" in res.output
+    res = cli("audit", "--n", "100")
+    assert res.exit_code != 0 and "give --screener" in res.output
+
+
+# --------------------------------------------------------------------------- a real HTTP screener
+class Server(Loopback):
+    """An OpenAI-compatible server that scores by the résumé's years of experience and refuses
+    (HTTP 400, context length) every résumé whose text contains one of ``refuse``."""
+
+    def __init__(self, refuse=(), delay=0.0):
+        self.texts: dict[str, int] = {}
+        self.lock = threading.Lock()
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def _send(self, code, body):
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                text = req["messages"][-1]["content"]
+                text = text if isinstance(text, str) else text[0]["text"]
+                resume = text.split("RESUME: ", 1)[-1] if "RESUME: " in text else None
+                if resume is not None:
+                    with outer.lock:
+                        outer.texts[resume] = outer.texts.get(resume, 0) + 1
+                    time.sleep(delay)
+                    if any(r in resume for r in refuse):
+                        return self._send(400, {"error": {"message": "maximum context length is 2048 tokens",
+                                                          "type": "invalid_request_error"}})
+                years = len(re.findall(r"\b(19|20)\d\d\b", resume or ""))
+                reply = json.dumps({"score": min(100, 30 + 4 * years + len(resume or "") % 7)})
+                self._send(200, {"id": "x", "object": "chat.completion", "model": req["model"],
+                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                                              "finish_reason": "stop"}],
+                                 "usage": {"prompt_tokens": 100, "completion_tokens": 5}})
+
+        Loopback.__init__(self, H)
+
+
+def _spec(url, **kw):
+    return json.dumps({"kind": "openai", "model": "loop", "base_url": url, "max_retries": 0, "backoff": 0.01,
+                       **kw})
+
+
+def _audit_texts(n, occupation="nurse"):
+    from popresume.audit.report_run import load_population, render
+
+    p, _ = load_population(occupation, n, seed=0)
+    return render(p, "text", seed=0)
+
+
+def test_refused_resumes_are_counted_listed_and_never_scored(cli, tmp_path):
+    texts = _audit_texts(300, "accountant")
+    refuse = [texts["text"].iloc[i].split("\n", 1)[0] for i in (10, 20, 30)]  # three names (first lines)
+    with Server(refuse=refuse) as srv:
+        res = cli("audit", "--screener", _spec(srv.url), "--occupation", "accountant", "--n", "300",
+                  "--attributes", "gender", "--report", tmp_path / "rep", "--force", "--cache", tmp_path / "c.sqlite", *FAST)
+    assert res.exit_code == 0, res.output
+    assert "prompt tokens per request 100" in res.output  # the server reports usage
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    run = rep["run"]
+    refused = set(texts["resume_id"].iloc[[10, 20, 30]])
+    assert run["counts"]["failed"] == 3 and {f["resume_id"] for f in run["failures"]} == refused
+    assert all("refused" in f["raw"] or "400" in f["raw"] for f in run["failures"])
+    assert run["counts"]["scored"] == 297 and rep["decomposition"]["gender"]["n"] == 297
+    assert rep["screener"]["dialect"] and rep["screener"]["model"] == "loop"
+    assert "3 of 300 résumés got no score" in " ".join(rep["limitations"])
+    assert "Failures" in (tmp_path / "rep" / "report.html").read_text()
+
+
+def test_sigkill_during_scoring_then_rerun_rescores_nothing_cached(tmp_path):
+    n = 300
+    texts = _audit_texts(n, "accountant")
+    audit = {t.strip() for t in texts["text"]}
+    with Server(delay=0.01) as srv:
+        spec = _spec(srv.url, concurrency=1)
+        cmd = [sys.executable, "-m", "popresume", "audit", "--screener", spec, "--occupation", "accountant", "--n", str(n),
+               "--attributes", "gender", "--report", str(tmp_path / "rep"), "--force", "--cache",
+               str(tmp_path / "c.sqlite"), *FAST]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 240
+        probe = 3
+        while time.monotonic() < deadline and proc.poll() is None:
+            with srv.lock:
+                seen = sum(v for k, v in srv.texts.items() if k in audit)
+            if seen >= probe + 2 + 30:  # the probe, then 30 of the audit's résumés
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read().decode()[-800:]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert not (tmp_path / "rep").exists()
+        with srv.lock:
+            before = {k: v for k, v in srv.texts.items() if k in audit}
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-800:]
+        after = dict(srv.texts)
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    c = rep["run"]["counts"]
+    assert c["n"] == n and c["cached"] + c["newly_scored"] == n and c["cached"] >= 29
+    # the probe's résumés are asked again by design (uncached timing); of the others, at most the
+    # one in flight at the kill is asked twice
+    probe_texts = {t.strip() for t in texts["text"].head(probe)}
+    repeats = sum(after[k] - 1 for k in after if k in audit and k not in probe_texts)
+    assert repeats <= 1, repeats
+    assert sum(1 for k in before if k not in probe_texts) >= 29
