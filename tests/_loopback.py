@@ -24,6 +24,17 @@ class QuietHandler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def send_json(self, code: int, body) -> None:
+        """Reply with HTTP ``code`` and ``body`` (a str as is, anything else as JSON)."""
+        import json
+
+        data = (body if isinstance(body, str) else json.dumps(body)).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
 
 class Loopback:
     """Serve handler class ``H`` on a free loopback port while the ``with`` block runs."""

@@ -16,13 +16,12 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from _loopback import Loopback  # tests/_loopback.py
+from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 from popresume.audit import report as R
 
 FAST = ["--n-boot", "200", "--no-tune", "--card-n", "10", "--no-progress"]
@@ -249,18 +248,7 @@ class Server(Loopback):
         self.lock = threading.Lock()
         outer = self
 
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def _send(self, code, body):
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class H(QuietHandler):
             def do_POST(self):
                 req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 text = req["messages"][-1]["content"]
@@ -271,11 +259,11 @@ class Server(Loopback):
                         outer.texts[resume] = outer.texts.get(resume, 0) + 1
                     time.sleep(delay)
                     if any(r in resume for r in refuse):
-                        return self._send(400, {"error": {"message": "maximum context length is 2048 tokens",
+                        return self.send_json(400, {"error": {"message": "maximum context length is 2048 tokens",
                                                           "type": "invalid_request_error"}})
                 years = len(re.findall(r"\b(19|20)\d\d\b", resume or ""))
                 reply = json.dumps({"score": min(100, 30 + 4 * years + len(resume or "") % 7)})
-                self._send(200, {"id": "x", "object": "chat.completion", "model": req["model"],
+                self.send_json(200, {"id": "x", "object": "chat.completion", "model": req["model"],
                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
                                               "finish_reason": "stop"}],
                                  "usage": {"prompt_tokens": 100, "completion_tokens": 5}})

@@ -295,12 +295,7 @@ class DialectServer(Loopback):
         class H(QuietHandler):
 
             def _send(self, code, body):
-                data = (body if isinstance(body, str) else json.dumps(body)).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(code, body)
 
             def do_POST(self):
                 req = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
