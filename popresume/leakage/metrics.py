@@ -30,22 +30,12 @@ from scipy.stats import norm
 
 from popresume.leakage.corpus import COMPARATOR, CONTROL, GROUPS, TIERS
 from popresume.leakage.tasks import CANNOT_DETERMINE, REGIMES
-from popresume.multiplicity import benjamini_hochberg as _bh, holm as _holm
+from popresume.multiplicity import benjamini_hochberg, holm
 
 FOUR_FIFTHS = 0.8
 
 
 # ---------------------------------------------------------------------------- corrections
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm-adjusted p-values; a NaN is an error here (see :func:`popresume.multiplicity.holm`)."""
-    return _holm(pvalues, nan="raise")
-
-
-def benjamini_hochberg(pvalues: Sequence[float]) -> np.ndarray:
-    """BH-adjusted p-values; a NaN is an error here (see :func:`popresume.multiplicity.benjamini_hochberg`)."""
-    return _bh(pvalues, nan="raise")
-
-
 def _z_pvalue(estimate: float, se: float) -> float:
     """Two-sided normal p-value of estimate / se (se from the bootstrap)."""
     if not np.isfinite(estimate) or not np.isfinite(se):
@@ -66,8 +56,8 @@ def add_corrections(table: pd.DataFrame, *, p: str = "p_value", family: Sequence
         ok = g[p].notna()
         if ok.any():
             idx = g.index[ok]
-            out.loc[idx, "p_holm"] = holm(g.loc[ok, p].to_numpy(float))
-            out.loc[idx, "p_bh"] = benjamini_hochberg(g.loc[ok, p].to_numpy(float))
+            out.loc[idx, "p_holm"] = holm(g.loc[ok, p].to_numpy(float), nan="raise")
+            out.loc[idx, "p_bh"] = benjamini_hochberg(g.loc[ok, p].to_numpy(float), nan="raise")
     return out
 
 
