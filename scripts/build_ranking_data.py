@@ -85,7 +85,9 @@ def build(repo: Path, commit: str, out_dir: Path) -> tuple[pd.DataFrame, pd.Data
     for job, texts in shown_texts.items():
         matches = [bb.match_template(t, templates[job]["resumes"]) for t in texts]
         header, system = prompts[job]
-        shown_json[job] = {"header": header, "system": system, "resumes": list(texts),
+        if templates[job]["jd"] not in system:
+            raise ValueError(f"job {job!r}: the system message does not contain the job description")
+        shown_json[job] = {"header": header, "system": system, "jd": templates[job]["jd"], "resumes": list(texts),
                            "template": [i for i, _ in matches], "identical_to_template": [e for _, e in matches]}
     runs = pd.DataFrame(rows)
     runs["run_order"] = runs["run"].str.extract(r"(\d+)$")[0].astype(int)

@@ -30,6 +30,7 @@ VERBS: dict[str, str] = {
     "audit": "audit",
     "report": "report",
     "correspondence": "correspondence",
+    "ranking": "ranking",
     "leakage": "leakage",
     "book": "book",
 }
@@ -57,7 +58,7 @@ class LazyGroup(UserErrorGroup):
               help="Show the full traceback of an error (default: one line saying what is wrong).")
 @click.pass_context
 def main(ctx, debug):
-    """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | leakage | book."""
+    """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | ranking | leakage | book."""
     ctx.meta[DEBUG_KEY] = debug
     if not debug:
         quiet_warnings(ctx)

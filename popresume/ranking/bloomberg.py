@@ -82,6 +82,38 @@ def parse_run_file(obj: Any, source: str) -> dict[str, Any]:
             "finish_reason": choice.get("finish_reason"), "system": ctx.get("systems_message")}
 
 
+def read_run_dir(root, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """Run files laid out as Bloomberg's: ``root/MODEL/JOB/.../*.json`` (``oversampled``
+    folders skipped, as in their analysis), as one row per run (``model, job, run, reply,
+    names, demos``). The model folder must be one of :data:`MODELS`; each file is checked by
+    :func:`parse_run_file`."""
+    from pathlib import Path
+
+    root = Path(root)
+    if not root.is_dir():
+        raise ValueError(f"run folder {root} does not exist or is not a folder")
+    wanted = None if models is None else {check_model(m) for m in models}
+    rows = []
+    for path in sorted(root.rglob("*.json")):
+        rel = path.relative_to(root)
+        if "oversampled" in rel.parts[:-1]:
+            continue
+        if len(rel.parts) < 3:
+            raise ValueError(f"{path}: run files must sit under MODEL/JOB/ in {root}")
+        model = check_model(rel.parts[0])
+        if wanted is not None and model not in wanted:
+            continue
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not valid JSON ({e})") from None
+        rec = parse_run_file(obj, str(path))
+        rows.append({"model": model, "run": path.stem, **rec})
+    if not rows:
+        raise ValueError(f"no run files (*.json) under {root}")
+    return pd.DataFrame(rows)
+
+
 def resume_templates(resumes_json: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``{job: {"jd": text, "resumes": [8 templates with '{name}']}}`` from ``resumes_to_rank.json``."""
     out = {}
@@ -170,6 +202,15 @@ def load_resume_templates() -> dict[str, dict[str, Any]]:
         return resume_templates(json.load(f))
 
 
+def load_resumes_shown() -> dict[str, dict[str, Any]]:
+    """Per job: the prompt ``header``, the ``system`` message, the job description ``jd`` and
+    the résumé texts as shown (``resumes``, with ``{name}``), indexed by the long table's ``shown_text``."""
+    from popresume.paths import data_path
+
+    with open(data_path("ranking", "resumes_shown.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def label_demo(demo) -> pd.Series:
     """``"B_W"`` → ``"Black woman"`` (a Series for a Series or list)."""
     s = pd.Series(demo)
@@ -178,5 +219,5 @@ def label_demo(demo) -> pd.Series:
 
 
 __all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "MODELS", "JOBS", "RACES", "GENDERS", "DEMOS", "PUBLISHED", "OURS",
-           "check_model", "parse_run_file", "resume_templates", "split_prompt", "match_template", "load_bloomberg_ranks",
-           "load_bloomberg_runs", "load_published", "load_resume_templates", "label_demo"]
+           "check_model", "parse_run_file", "read_run_dir", "resume_templates", "split_prompt", "match_template", "load_bloomberg_ranks",
+           "load_bloomberg_runs", "load_published", "load_resume_templates", "load_resumes_shown", "label_demo"]

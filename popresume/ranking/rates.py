@@ -9,7 +9,11 @@ same data, so its interval comes from resampling runs: the groups' top counts of
 resampled runs are one multinomial draw with the observed shares, and each draw recomputes
 every group's rate over the highest rate *of that draw* (percentile interval). The best
 group's ratio is 1 in the data but below 1 in many draws, which is the point: which group is
-"best" is itself uncertain. ``p_chance`` tests each rate against 1/k (exact binomial).
+"best" is itself uncertain. ``p_chance`` tests each rate against 1/k (exact binomial); ``p_vs_best`` tests the ratio to the
+best group against 1 on the log scale, with the multinomial covariance of the two shares
+(``var = (1-p_g)/(n p_g) + (1-p_b)/(n p_b) + 2/n``). The best group is picked from the same
+data, so ``p_vs_best`` is too small; the chance table of :mod:`popresume.ranking.chance`
+does not have that problem.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
     it was shown first), ``n_runs`` (runs with a top pick), ``selection_rate`` with Wilson CI,
     ``disparate_impact_ratio`` (rate over the highest rate) with its resampled CI, and
     ``p_chance`` (exact binomial test of the rate against 1/k, k = groups per run)."""
-    from scipy.stats import binomtest
+    from scipy.stats import binomtest, norm
 
     by = list(by)
     group = "demo"
@@ -63,12 +67,17 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
             dlo, dhi = np.quantile(ratios, [a, 1 - a], axis=0)
         else:
             dlo = dhi = np.full(len(levels), np.nan)
+        b = int(np.argmax(top))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            se = np.sqrt((1 - rate) / (n * rate) + (1 - rate[b]) / (n * rate[b]) + 2 / n)
+            p_best = 2 * norm.sf(np.abs(np.log(rate / rate[b])) / se)
+        p_best[b] = np.nan
         for i, g in enumerate(levels):
             p = binomtest(int(top[i]), n, 1 / k).pvalue if n else np.nan
             rows.append({**dict(zip(by, key)), group: g, "top": int(top[i]), "top_og": int(og[i]), "n_runs": n,
                          "selection_rate": rate[i], "rate_ci_low": lo[i], "rate_ci_high": hi[i],
                          "disparate_impact_ratio": dir_[i], "ratio_ci_low": dlo[i], "ratio_ci_high": dhi[i],
-                         "chance_rate": 1 / k, "p_chance": p})
+                         "chance_rate": 1 / k, "p_chance": p, "p_vs_best": p_best[i]})
     return pd.DataFrame(rows)
 
 

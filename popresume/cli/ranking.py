@@ -1,0 +1,114 @@
+"""``popresume ranking``: Bloomberg's recorded GPT-3.5/GPT-4 rankings, reproduced and re-audited.
+
+Writes into ``--out`` the tables and figures of the ranking chapter: the published table
+recomputed from the replies (``published_reproduced.csv``, checked cell by cell in
+``published_check.csv``), selection rates and impact ratios with CIs and Holm/BH-adjusted
+p-values, the fair-ranker chance table (``chance.csv``), position rates (``position.csv``),
+the conditional logit, the parse-rule sensitivity, per-name rates with the C.4 check, mean
+ranks and top-k rates; our screeners' runs sit in the same tables beside GPT's, each with
+its validity verdict (``screeners.csv``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from popresume.cli._errors import OutDir
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")[:80] or "screener"
+
+
+@click.command("ranking")
+@click.option("--out", "out_dir", required=True, type=OutDir(), help="Output folder (created).")
+@click.option("--runs-dir", type=click.Path(file_okay=False), default=None,
+              help="Read run files laid out as Bloomberg's (MODEL/JOB/.../*.json) instead of the shipped table.")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable): gpt-3.5-turbo, gpt-4.")
+@click.option("--screener", "specs", multiple=True,
+              help="Rank the same 8-résumé sets live with this screener (repeatable): embedding | openai:MODEL@URL | ...")
+@click.option("--n-runs", type=int, default=25, show_default=True,
+              help="With --screener: runs per job (gpt-3.5-turbo's sets, sampled with --seed).")
+@click.option("--no-screeners", is_flag=True, help="Leave out our screeners' recorded runs.")
+@click.option("--n-boot", type=int, default=2000, show_default=True, help="Resampled run sets for the ratio CIs.")
+@click.option("--n-sim", type=int, default=10_000, show_default=True, help="Fair rankers simulated for chance.csv.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-clogit", is_flag=True, help="Skip the conditional logit.")
+@click.option("--no-figures", is_flag=True, help="Tables only.")
+def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_sim, seed, no_clogit, no_figures):
+    """Reproduce Bloomberg's ranking table and audit what it does not show."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from popresume.io import write_figure, write_table
+    from popresume.ranking import bloomberg as bb
+    from popresume.ranking import chance, plots, report
+    from popresume.ranking import screening as recorded
+    from popresume.ranking.parse import rank_runs
+
+    for m in models:
+        bb.check_model(m)
+    if n_runs < 1:
+        raise click.BadParameter(f"must be at least 1, got {n_runs}", param_hint="--n-runs")
+    if n_boot < 0 or n_sim < 1:
+        raise click.BadParameter(f"--n-boot must be >= 0 and --n-sim >= 1, got {n_boot} and {n_sim}",
+                                 param_hint="--n-boot/--n-sim")
+    screeners = []
+    if specs:
+        from popresume.cli.score import _spec_dict
+        from popresume.screeners import get_screener
+
+        screeners = [(s, get_screener(_spec_dict(s))) for s in specs]  # a bad spec fails before any work
+    if runs_dir is not None:
+        long = rank_runs(bb.read_run_dir(runs_dir, models or None))
+        published = None
+    else:
+        long = bb.load_bloomberg_ranks(models or None)
+        published = bb.load_published()
+        if models:
+            published = published[published["model"].isin(models)]
+    gpt = long
+    parts, cards = [gpt], []
+    if not no_screeners and not specs:
+        shipped = recorded.load_screener_runs()
+        parts.append(shipped)
+        cards.append(recorded.screener_summary(shipped))
+    for spec, scr in screeners:
+        run = recorded.rank_live(bb.load_bloomberg_ranks(), scr, spec, n_per_job=n_runs, seed=seed)
+        parts.append(run)
+        cards.append(recorded.screener_summary(run))
+    long_all = pd.concat(parts, ignore_index=True)
+    sources = {m: f"ours, screener {m}" for m in long_all["model"].unique() if m not in bb.MODELS}
+    tables = report.ranking_tables(long_all, published=published, sources=sources, n_boot=n_boot, n_sim=n_sim,
+                                   seed=seed, clogit_fit=not no_clogit)
+    if cards:
+        tables["screeners"] = pd.concat(cards, ignore_index=True)
+    if "published_check" in tables:
+        chk = tables["published_check"]
+        click.echo(f"published table: {int(chk['match'].sum())}/{len(chk)} cells reproduced from the replies")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        click.echo(tables["chance"].round(3).to_string(index=False))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, df in tables.items():
+        df = df.reset_index(drop=True)
+        write_table(df.set_index(df.columns[0]), out / f"{name}.csv")  # no unnamed index column
+    if not no_figures:
+        sel = tables["selection_rates"]
+        write_figure(plots.plot_impact_ratios(sel[sel["model"].isin(bb.MODELS)], title=bb.OURS), out / "impact_ratios.png")
+        k = int(long["position"].max())
+        null = {f"fair ranker, {n} runs": chance.null_min_max(n, k, n_sim=n_sim, seed=seed)
+                for n in sorted(sel.loc[sel["model"].isin(bb.MODELS), "n_runs"].unique())}
+        write_figure(plots.plot_chance(null, tables["chance"][tables["chance"]["model"].isin(bb.MODELS)],
+                                       title=f"{bb.OURS} vs simulated fair rankers"), out / "chance.png")
+        pos = tables["position"]
+        write_figure(plots.plot_position(pos[pos["model"].isin(bb.MODELS)], title=bb.OURS), out / "position.png")
+        if "clogit" in tables:
+            cl = tables["clogit"]
+            write_figure(plots.plot_clogit(cl[cl["model"].isin(bb.MODELS)], title=bb.OURS), out / "clogit.png")
+    click.echo(f"wrote {out}")

@@ -1,0 +1,69 @@
+"""Every table of the ranking audit from one long table, labelled with its source.
+
+:func:`ranking_tables` is what ``popresume ranking`` writes and what the chapter shows. Each
+table carries a ``source`` column: "ours, from Bloomberg's recorded replies" for the GPT
+runs re-read by the parse rule, "ours, screener X" for our screeners' runs.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import pandas as pd
+
+from . import chance, clogit, names, parse, position, rates
+
+#: the columns of the three tables other tools read (issue contract)
+PUBLISHED_COLUMNS = ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
+POSITION_COLUMNS = ["model", "job", "position", "n_runs", "top_rate"]
+CHANCE_COLUMNS = ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_null"]
+
+
+def source_of(model: str, sources: Mapping[str, str]) -> str:
+    return sources.get(model, "ours, from Bloomberg's recorded replies")
+
+
+def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None, sources: Mapping[str, str] = {},
+                   n_boot: int = 2000, n_sim: int = 10_000, seed: int = 0, clogit_fit: bool = True,
+                   c4: bool = True) -> dict[str, pd.DataFrame]:
+    """All tables of the audit. ``long``: the long table (Bloomberg's runs, and our screeners'
+    runs with their label as ``model``); ``sources``: model -> source label for rows that are
+    not Bloomberg's recorded replies. ``published``: the published table, to check ours against."""
+    out: dict[str, pd.DataFrame] = {}
+    src = lambda df: df.assign(source=df["model"].map(lambda m: source_of(m, sources)))  # noqa: E731
+    sel = rates.selection_rates(long, n_boot=n_boot, seed=seed)
+    sel = rates.adjust_pvalues(rates.adjust_pvalues(sel, "p_chance"), "p_vs_best")
+    out["selection_rates"] = src(sel)
+    out["published_reproduced"] = rates.published_layout(sel[~sel["model"].isin(list(sources))])[PUBLISHED_COLUMNS]
+    if published is not None:
+        out["published_check"] = rates.compare_published(sel, published)
+    out["min_max"] = src(rates.min_max_ratios(sel))
+    out["chance"] = chance.chance_table(sel, n_sim=n_sim, seed=seed)[CHANCE_COLUMNS]
+    n_runs = sorted({100, 250, 500, 1000, 2000, 5000, 10_000, *sel["n_runs"].unique().tolist()})
+    out["chance_by_runs"] = chance.null_quantiles(n_runs, n_sim=min(n_sim, 4000), seed=seed)
+    out["position"] = position.position_rates(long)[POSITION_COLUMNS]
+    out["first_position"] = src(position.first_shown_first(long))
+    out["ranks"] = src(rates.rank_summary(long))
+    out["parse_missing"] = parse.missing_counts(long[~long["model"].isin(list(sources))])
+    by_rule = rates.rates_by_rule(long[~long["model"].isin(list(sources))], n_boot=0)
+    out["rates_by_rule"] = by_rule
+    out["min_max_by_rule"] = pd.concat([rates.min_max_ratios(s).assign(rule=r) for r, s in by_rule.groupby("rule",
+                                                                                                      sort=False)])
+    nr = names.name_rates(long)
+    out["name_rates"] = src(nr)
+    out["name_concentration"] = src(names.name_concentration(nr, seed=seed))
+    if c4:
+        bb = long[~long["model"].isin(list(sources))]
+        check = names.c4_check(bb["name"], bb["demo"])
+        out["c4_check"] = check
+        out["c4_summary"] = names.c4_summary(check).reset_index()
+    if clogit_fit:
+        cl = pd.concat([clogit.conditional_logit(long, position=True), clogit.conditional_logit(long, position=False)],
+                       ignore_index=True)
+        cl = rates.adjust_pvalues(cl[cl["term"].str.startswith("demo_")].rename(columns={"p": "p_group"}), "p_group",
+                                  family=["spec"])
+        out["clogit"] = src(cl)
+    return out
+
+
+__all__ = ["PUBLISHED_COLUMNS", "POSITION_COLUMNS", "CHANCE_COLUMNS", "ranking_tables"]
