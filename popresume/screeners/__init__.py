@@ -28,7 +28,7 @@ import pandas as pd
 
 from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, ScoreItem, ScoreResult, has_capability,
                                       require_capability)
-from popresume.screeners.cache import ScoreCache, screener_cache_key, sha256
+from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
 from popresume.screeners.specs import check_spec
@@ -238,15 +238,25 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
 
         bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
                    unit="résumé")
+    writing = store is not None
+    n_not_cached = 0
     try:
         if todo:
             sub = [items[i] for i in todo]
             for j, res in screener.score_iter(sub):
                 i = todo[j]
                 results[i] = res
-                if store is not None and res.cacheable and keys[i] is not None:
-                    store.put(keys[i], screener_id=screener.screener_id, model=screener.model, prompt_hash=ph,
-                              resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res)
+                if writing and res.cacheable and keys[i] is not None:
+                    try:
+                        store.put(keys[i], screener_id=screener.screener_id, model=screener.model, prompt_hash=ph,
+                                  resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res)
+                    except CacheWriteError as e:
+                        # a full disk must not cost the scores: they stay in this run's result
+                        writing = False
+                        warnings.warn(f"{e}; scoring goes on without writing the cache: the scores of this run "
+                                      f"are in its result (and output file), not in the cache", stacklevel=2)
+                if not writing and res.cacheable and store is not None:
+                    n_not_cached += 1
                 if bar is not None:
                     bar.update(1)
     finally:
@@ -275,6 +285,7 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
         "n": len(items), "scored": n_scored, "cached": n_cached,
         "failed": int((~df["parse_ok"]).sum()), "parse_rate": parse_rate(df["parse_ok"]),
         "seconds": seconds, "throughput": (n_scored / seconds) if n_scored and seconds > 0 else float("nan"),
+        "not_cached": n_not_cached,
     }
     return df
 

@@ -33,11 +33,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 NAN = float("nan")
+#: Seconds of work between two yields of :meth:`BaseScreener.score_iter` (so between two commits
+#: of the score cache): chunks are sized from the measured time per résumé.
+COMMIT_SECONDS = 2.0
 
 #: The abilities a screener may declare (see the module docstring).
 CAPABILITIES = frozenset({"text", "images", "json", "logprobs", "embeddings"})
@@ -178,11 +182,21 @@ class BaseScreener:
         return [self.score_one(it) for it in items]
 
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]:
-        bs = max(1, int(self.batch_size))
-        for start in range(0, len(items), bs):
-            chunk = items[start : start + bs]
-            for j, res in enumerate(self.score_batch(chunk)):
+        """Score in chunks of at most ``batch_size`` (``max_chunk`` if set), each sized to take
+        about :data:`COMMIT_SECONDS`: the driver commits each score as it is yielded, so a run
+        killed at any point loses at most a few seconds of work, however long a batch is."""
+        most = max(1, int(getattr(self, "max_chunk", None) or self.batch_size))
+        size = min(most, 4)
+        start = 0
+        while start < len(items):
+            chunk = items[start : start + size]
+            t0 = time.perf_counter()
+            results = self.score_batch(chunk)
+            per_item = (time.perf_counter() - t0) / len(chunk)
+            for j, res in enumerate(results):
                 yield start + j, res
+            start += len(chunk)
+            size = max(1, min(most, int(COMMIT_SECONDS / per_item) if per_item > 0 else most))
 
     def score(self, job_description: str, text: str | None = None, *, image_path: str | None = None,
               occupation: str = "", profile: Mapping[str, Any] | None = None) -> ScoreResult:

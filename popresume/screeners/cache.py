@@ -85,29 +85,59 @@ def screener_cache_key(screener, resume_hash: str, job_hash: str) -> str:
                      screener.cache_params())
 
 
+class CacheError(ValueError):
+    """The score cache cannot be opened or read: names the file and the ways out."""
+
+    def __init__(self, path: Path, problem: BaseException | str):
+        self.path = path
+        super().__init__(f"score cache {path}: {problem}; score without it (--no-cache), or move the file "
+                         f"aside (a new cache is created in its place)")
+
+
+class CacheWriteError(OSError):
+    """A row could not be written (disk full, I/O error); the score itself is fine."""
+
+
 class ScoreCache:
-    """A SQLite file of scores; safe for one writer and many readers, thread-safe inside a process."""
+    """A SQLite file of scores; safe for one writer and many readers, thread-safe inside a process.
+
+    A file that is not a readable SQLite database (truncated, overwritten), or one that cannot
+    be written (read-only file or folder), raises :class:`CacheError` when it is opened or
+    read; a write that fails later (a full disk) raises :class:`CacheWriteError`."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._con = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False,
-                                    isolation_level=None)
-        self._con.execute("PRAGMA journal_mode=WAL")
-        self._con.execute("PRAGMA synchronous=NORMAL")
-        self._con.execute(_SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._con = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False,
+                                        isolation_level=None)
+        except (OSError, sqlite3.Error) as e:
+            raise CacheError(self.path, e) from None
+        try:
+            self._con.execute("PRAGMA journal_mode=WAL")
+            self._con.execute("PRAGMA synchronous=NORMAL")
+            self._con.execute(_SCHEMA)
+            self._con.execute("BEGIN IMMEDIATE")  # can this file be written at all?
+            self._con.execute("ROLLBACK")
+        except sqlite3.Error as e:
+            self._con.close()
+            raise CacheError(self.path, e) from None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, tuple[float, bool, str, int]]:
         """Cached ``(score, parse_ok, raw, attempts)`` for the keys that are present."""
         keys = list(keys)
         out: dict[str, tuple[float, bool, str, int]] = {}
         with self._lock:
-            for i in range(0, len(keys), 500):
-                part = keys[i : i + 500]
-                q = f"SELECT key, score, parse_ok, raw, attempts FROM scores WHERE key IN ({','.join('?' * len(part))})"
-                for k, s, ok, raw, att in self._con.execute(q, part):
-                    out[k] = (float("nan") if s is None else float(s), bool(ok), raw or "", int(att or 1))
+            try:
+                for i in range(0, len(keys), 500):
+                    part = keys[i : i + 500]
+                    q = (f"SELECT key, score, parse_ok, raw, attempts FROM scores "
+                         f"WHERE key IN ({','.join('?' * len(part))})")
+                    for k, s, ok, raw, att in self._con.execute(q, part):
+                        out[k] = (float("nan") if s is None else float(s), bool(ok), raw or "", int(att or 1))
+            except sqlite3.DatabaseError as e:  # a damaged page found while reading
+                raise CacheError(self.path, e) from None
         return out
 
     def _insert(self, key: str, screener_id: str, model: str, prompt_hash: str, item_hash: str, params: dict,
@@ -118,11 +148,14 @@ class ScoreCache:
             if s in raw or s in params_json:
                 raise ValueError("refusing to cache a row that contains an API key")
         with self._lock:
-            self._con.execute(
-                "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (key, screener_id, model, prompt_hash, item_hash, params_json, item_id,
-                 score, int(parse_ok), raw, int(attempts), time.time()),
-            )
+            try:
+                self._con.execute(
+                    "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (key, screener_id, model, prompt_hash, item_hash, params_json, item_id,
+                     score, int(parse_ok), raw, int(attempts), time.time()),
+                )
+            except sqlite3.DatabaseError as e:  # disk full, I/O error, the file damaged meanwhile
+                raise CacheWriteError(f"score cache {self.path}: cannot write: {e}") from None
 
     def put(self, key: str, *, screener_id: str, model: str, prompt_hash: str, resume_hash: str,
             params: dict, resume_id: str, result: ScoreResult) -> None:

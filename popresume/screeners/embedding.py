@@ -234,9 +234,8 @@ class EmbeddingScreener(BaseScreener):
             out.append(ScoreResult(s, True, raw))
         return out
 
-    def score_iter(self, items):
-        # group into batches of ~4 model batches so the cache is committed often
-        bs = max(1, self.batch_size * 4)
-        for start in range(0, len(items), bs):
-            for j, res in enumerate(self.score_batch(items[start:start + bs])):
-                yield start + j, res
+    @property
+    def max_chunk(self) -> int:
+        """Résumés per :meth:`score_batch` call at most (chunks are sized by time, see
+        :meth:`BaseScreener.score_iter`): four model batches."""
+        return max(1, self.batch_size * 4)
