@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS
 
 GENDER_THRESHOLD = 0.75
@@ -172,11 +173,8 @@ def region_of(states) -> np.ndarray:
 def add_groups(profiles: pd.DataFrame, *, age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
     """Copy of ``profiles`` with fn_gender, fn_age, surname_group, edu_group, race_binary
     (and region, when absent). Needs columns first_name, surname, edu_level, race, state."""
-    need = [c for c in ("first_name", "surname", "edu_level", "race") if c not in profiles.columns]
-    if "region" not in profiles.columns and "state" not in profiles.columns:
-        need.append("state")
-    if need:
-        raise ValueError(f"add_groups: profile table is missing column(s) {need}")
+    state = () if "region" in profiles.columns else ("state",)  # region is derived from state when absent
+    require_columns(profiles, ("first_name", "surname", "edu_level", "race", *state), "add_groups: profile table")
     out = profiles.copy()
     # look each distinct name up once
     fn = pd.Series(out["first_name"].unique())

@@ -23,6 +23,8 @@ from typing import Iterable, Iterator
 
 import pandas as pd
 
+from popresume.errors import require_columns
+
 #: Suffixes :func:`write_table` understands, and the one :func:`write_parquet` writes.
 TABLE_SUFFIXES = (".csv", ".json", ".parquet")
 PARQUET_SUFFIXES = (".parquet",)
@@ -135,7 +137,5 @@ def read_parquet(path: str | os.PathLike, *, what: str = "table", columns: Itera
         if first.startswith("Could not open Parquet input source") and ": " in first:
             first = first.split(": ", 1)[1].split(". ")[0]  # drop pyarrow's restatement of the path
         raise ValueError(f"{what} file {path} is not a readable Parquet file ({first})") from e
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what} file {path} has no column {missing[0]!r}; its columns: {list(df.columns)}")
+    require_columns(df, columns, f"{what} file {path}")
     return df

@@ -13,6 +13,8 @@ from typing import Iterable
 
 import pandas as pd
 
+from popresume.errors import require_columns
+
 # Occupation key -> label as printed in PopResume Tables 4-5 (and in
 # data/popresume_published_pse.csv), the SOC code(s), and the Table 3 sample size.
 OCCUPATIONS: dict[str, dict] = {
@@ -79,9 +81,7 @@ def validate_profiles(df: pd.DataFrame) -> pd.DataFrame:
 
     Returns ``df`` unchanged so it can be used inline.
     """
-    missing = [c for c in PROFILE_COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"profile table is missing column(s) {missing}")
+    require_columns(df, PROFILE_COLUMNS, "profile table")
     for col in PROFILE_COLUMNS:
         na = df[col].isna()
         if na.any():

@@ -62,7 +62,7 @@ def test_output_folder_must_be_writable(cli, estimate_files, tmp_path):
     ("p", "corrupt", "scores file {d}/corrupt.parquet is not a readable Parquet file"),
     ("corrupt", "s", "profiles file {d}/corrupt.parquet is not a readable Parquet file"),
     ("p", "noscore", "scores file {d}/noscore.parquet has no column 'score'"),
-    ("nosurname", "s", "missing column(s) ['surname']"),
+    ("nosurname", "s", "profile table has no column 'surname'"),
     ("women", "s", "column 'gender' in {d}/women.parquet has no scored résumé with gender='M'"),
     ("p", "nan", "all 600 scores in {d}/nan.parquet are missing (NaN)"),
     ("p", "half", "do not match: matched 300 résumés: 300 of 600 profiles have no score, 0 of 300 scores "

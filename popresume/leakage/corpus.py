@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from popresume.errors import require_columns
 from popresume.paths import DATA_DIR
 
 GROUPS: tuple[str, ...] = ("Anglo", "First Nations", "Chinese", "Indian", "Vietnamese")
@@ -251,9 +252,10 @@ def build_corpus(data_dir: str | Path | None = None) -> tuple[pd.DataFrame, pd.D
 
 def check_corpus(variants: pd.DataFrame, baselines: pd.DataFrame | None = None, *, n_bases: int | None = None) -> None:
     """Raise :class:`CorpusError` (naming the variant) unless every invariant holds."""
-    missing = [c for c in VARIANT_COLUMNS if c not in variants.columns]
-    if missing:
-        raise CorpusError(f"variants table lacks columns {missing}")
+    try:
+        require_columns(variants, VARIANT_COLUMNS, "variants table")
+    except ValueError as e:
+        raise CorpusError(str(e)) from None
     dup = variants["variant_id"][variants["variant_id"].duplicated()]
     if len(dup):
         raise CorpusError(f"duplicate variant_id {dup.iloc[0]!r}")

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS, job_description
 from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.screeners.base import has_capability, require_capability
@@ -213,9 +214,7 @@ def task_items(task: int, variants: pd.DataFrame, baselines: pd.DataFrame | None
     (variant, presentation order, regime), pairing the variant with its base's omission baseline.
     """
     _check_task(task)
-    missing = [c for c in [*_KEYS, "text"] if c not in variants.columns]
-    if missing:
-        raise ValueError(f"variants table lacks columns {missing}")
+    require_columns(variants, [*_KEYS, "text"], "variants table")
     items = variants[[*_KEYS, "text"]].copy()
     if task in (2, 3):
         jobs = {o: job_description(o) for o in items["occupation"].unique()}
@@ -377,9 +376,7 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
         raise ValueError(f"backend {judge.judge_id!r} cannot run Task {task} (it supports tasks "
                          f"{[t for t in TASKS if judge.supports(t)]})")
     need = {1: ["text"], 2: ["text_a", "text_b", "job", "regime", "order"], 3: ["text", "job"]}[task]
-    missing = [c for c in ["item_id", *need] if c not in items.columns]
-    if missing:
-        raise ValueError(f"Task {task} items lack columns {missing}; build them with task_items({task}, ...)")
+    require_columns(items, ["item_id", *need], f"Task {task} items (built by task_items({task}, ...))")
     store = cache if isinstance(cache, ScoreCache) or cache is None else ScoreCache(cache)
     records = items.to_dict("records")
     todo: list[tuple[int, int, str | None]] = []

