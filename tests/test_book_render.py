@@ -361,15 +361,20 @@ def test_screenshots_show_the_intro_and_a_figure(built_book, tmp_path):
 ELLIPSES = ("...", "…")
 
 
-def truncated_cells(page) -> list[str]:
-    """Cells of output tables cut short by pandas ("..." cells, or text ending in an ellipsis)."""
-    cut = []
+def output_cells(page):
+    """``(cell, text)`` for every header and data cell of the page's output tables."""
     for out in page.find_all("div", class_="cell_output"):
         for table in out.find_all("table"):
             for cell in table.find_all(["td", "th"]):
-                text = cell.get_text(" ", strip=True)
-                if text in ELLIPSES or text.endswith(ELLIPSES):
-                    cut.append(text[-60:])
+                yield cell, cell.get_text(" ", strip=True)
+
+
+def truncated_cells(page) -> list[str]:
+    """Cells of output tables cut short by pandas ("..." cells, or text ending in an ellipsis)."""
+    cut = []
+    for _, text in output_cells(page):
+        if text in ELLIPSES or text.endswith(ELLIPSES):
+            cut.append(text[-60:])
     return cut
 
 
@@ -481,3 +486,253 @@ def test_math_renders_offline(built_book, tmp_path):
     assert len(typeset) >= 0.95 * len(maths), (
         f"only {len(typeset)} of {len(maths)} formulas were typeset offline; the rest show raw TeX"
     )
+
+
+# --------------------------------------------------------------------------------------
+# formulas and outputs that fit, no visible TeX, no printed dict / repr
+# --------------------------------------------------------------------------------------
+# a TeX control sequence or escape that a reader would see as typed: \text{, \mathrm{, \_ ...
+TEX_ESCAPE = re.compile(r"\\(?:[A-Za-z]+\s*\{|[_{}$%&#])")
+# the repr of a dict, an OrderedDict / defaultdict, or of a pandas Series / DataFrame
+DICT_REPR = re.compile(r"""\{\s*(?:['"][^'"\n]*['"]|-?\d[\d.]*|\(|None|True|False)\s*:\s""")
+PANDAS_REPR = re.compile(r"(?m)^(?:Name: .*, )?dtype: \w+\s*$|^\[\d+ rows x \d+ columns\]\s*$|"
+                         r"\b(?:OrderedDict|defaultdict|Counter)\(")
+_SPACED_COLUMNS = re.compile(r"\S(?: \S)*")
+
+
+def visible_tex(page) -> list[str]:
+    """Text a reader sees with TeX markup in it: prose, headings, table cells and figure
+    captions outside formulas (``.math``) and outside code (``pre``, ``code``)."""
+    body = bs4.BeautifulSoup(str(article(page)), "html.parser")
+    for el in body.find_all(["script", "style", "pre", "code", "kbd", "samp"]):
+        el.decompose()
+    for el in body.find_all(class_=re.compile(r"^(math|cell_input|MathJax.*|mjx-.*)$")):
+        el.decompose()
+    for el in body.find_all(["mjx-container", "math", "svg"]):
+        el.decompose()
+    found = []
+    for text in body.find_all(string=TEX_ESCAPE):
+        line = " ".join(str(text).split())
+        found.append(line[:120])
+    return found
+
+
+def _looks_like_plain_table(text: str) -> bool:
+    """A pandas DataFrame printed as text: three or more lines that split into the same
+    number (≥ 3) of columns at runs of two or more spaces, with numbers in the rows."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 3:
+        return False
+    widths = [len(re.split(r"\s{2,}", ln.strip())) for ln in lines]
+    rows = [ln for ln, w in zip(lines, widths) if w >= 3]
+    numeric = [ln for ln in rows[1:] if re.search(r"\s-?\d+(?:\.\d+)?(?:\s|$)", ln)]
+    return len(rows) >= 3 and len(numeric) >= 2 and max(widths.count(w) for w in set(widths) if w >= 3) >= 3
+
+
+def printed_reprs(page) -> list[str]:
+    """Cell outputs that are a printed dict, Series or DataFrame rather than a table or a sentence."""
+    found = []
+    for out in page.find_all("div", class_="cell_output"):
+        for div in out.find_all("div", class_="output"):
+            classes = div.get("class", [])
+            if not ({"text_plain", "stream"} & set(classes)) or "stderr" in classes:
+                continue
+            text = div.get_text("", strip=False)
+            head = " ".join(text.split())[:100]
+            if DICT_REPR.search(text):
+                found.append(f"dict: {head}")
+            elif PANDAS_REPR.search(text):
+                found.append(f"pandas repr: {head}")
+            elif _looks_like_plain_table(text):
+                found.append(f"plain-text table: {head}")
+    return found
+
+
+def raw_nan_cells(page) -> list[str]:
+    """Cells of output tables that show a raw NaN / <NA> instead of an empty or named value."""
+    cut = []
+    for cell, text in output_cells(page):
+        if text in ("NaN", "nan", "<NA>", "NaT", "None"):
+            row = cell.find_parent("tr")
+            cut.append(" | ".join(c.get_text(" ", strip=True) for c in row.find_all(["td", "th"]))[:100])
+    return cut
+
+
+def test_render_checkers_detect_tex_escapes_and_printed_reprs():
+    page = bs4.BeautifulSoup(
+        "<article><p>The formula $P(\\text{edu\\_level})$ and edu\\_level in prose.</p>"
+        '<p><span class="math notranslate nohighlight">\\(P(\\text{exp\\_year} \\mid X)\\)</span> is fine.</p>'
+        "<table><tr><th>\\mathrm{TE}</th></tr></table>"
+        '<div class="cell_input"><pre>x = "\\\\text{a}"</pre></div>'
+        '<div class="cell_output"><div class="output stream"><pre>{\'TE\': 0.25, \'NDE\': 0.1}</pre></div>'
+        '<div class="output text_plain"><pre>PASS_RULE = {"min_ess": 50}</pre></div>'
+        '<div class="output text_plain"><pre>     TE   NDE\nnurse  0.1  0.2\nteacher  0.3  0.4\n'
+        "Name: x, dtype: float64</pre></div>"
+        '<div class="output stream"><pre>          TE    NDE    NIE\nnurse    0.10   0.20   0.30\n'
+        "teacher  0.30   0.40   0.50\nlawyer   0.50   0.60   0.70</pre></div>"
+        '<div class="output stream"><pre>whole chapter: 12 s\n63 of 120 cases agree</pre></div>'
+        '<table><tr><th>n</th><td>NaN</td><td>49</td></tr></table></div></article>',
+        "html.parser",
+    )
+    tex = visible_tex(page)
+    assert len(tex) == 2 and any("edu\\_level in prose" in t for t in tex) and any("\\mathrm{" in t for t in tex)
+    reprs = printed_reprs(page)
+    assert [r.split(":")[0] for r in reprs] == ["dict", "dict", "pandas repr", "plain-text table"], reprs
+    assert raw_nan_cells(page) == ["n | NaN | 49"]
+
+
+def on_every_page(built_book, check) -> list[str]:
+    """``check(page)``'s findings on every chapter page, each prefixed with the page."""
+    return [f"{p.relative_to(HTML)}: {item}" for p in chapter_pages(built_book) for item in check(soup(p))]
+
+
+def test_no_page_shows_tex_markup_as_text(built_book):
+    problems = on_every_page(built_book, lambda page: [repr(t) for t in visible_tex(page)])
+    assert not problems, "TeX markup shown as text (outside a formula):\n" + "\n".join(problems[:40])
+
+
+def test_no_output_is_a_printed_dict_or_dataframe(built_book):
+    problems = on_every_page(built_book, lambda page: printed_reprs(page) + [
+        f"raw NaN in a table row: {r}" for r in raw_nan_cells(page)])
+    assert not problems, ("outputs printed as a Python repr (show a labelled table, or say it in a sentence):\n"
+                          + "\n".join(problems[:60]))
+
+
+# the rendered page, measured in headless Chromium after MathJax has typeset it
+MEASURE_SCRIPT = """
+<script>
+(function () {
+  function report() {
+    var art = document.querySelector("article") || document.querySelector("main") || document.body;
+    var box = art.getBoundingClientRect();
+    var sel = "div.cell_output div.output, div.cell_output pre, div.cell_output table, div.cell_output img, " +
+              "div.math, mjx-container[display='true']";
+    var overflow = [];
+    art.querySelectorAll(sel).forEach(function (el) {
+      var r = el.getBoundingClientRect();
+      if (r.width === 0 || el.closest("details:not([open])")) return;
+      var hidden = el.scrollWidth - el.clientWidth, spill = r.right - box.right;
+      if ((el.clientWidth > 0 && hidden > 2) || spill > 2) {
+        overflow.push({what: el.tagName.toLowerCase() + "." + (el.className.baseVal || el.className || "")
+                         .toString().split(" ")[0], hidden: hidden, spill: Math.round(spill),
+                       text: (el.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 80)});
+      }
+    });
+    var tex = [];
+    document.querySelectorAll("mjx-assistive-mml mtext, mjx-assistive-mml mi").forEach(function (el) {
+      if (/\\\\/.test(el.textContent)) tex.push(el.textContent.slice(0, 80));
+    });
+    var errors = [];
+    document.querySelectorAll("mjx-merror, [data-mjx-error]").forEach(function (el) {
+      errors.push((el.getAttribute("data-mjx-error") || el.textContent || "").slice(0, 80));
+    });
+    var pre = document.createElement("pre");
+    pre.id = "popresume-render-report";
+    pre.textContent = JSON.stringify({overflow: overflow, tex: tex, errors: errors,
+                                      typeset: !!(window.MathJax && MathJax.startup)});
+    document.body.appendChild(pre);
+  }
+  var tries = 0;
+  function wait() {
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(function () { setTimeout(report, 100); });
+    } else if (tries++ < 40) { setTimeout(wait, 100); } else { report(); }
+  }
+  window.addEventListener("load", function () { setTimeout(wait, 100); });
+})();
+</script>
+"""
+
+
+def measure_rendered(page: Path, tmp: Path) -> dict:
+    """Overflowing outputs / display equations, TeX shown literally inside formulas, and
+    MathJax errors of ``page`` as Chromium renders it 1280 px wide, offline."""
+    import json
+
+    probe = page.with_name(f".render-probe-{os.getpid()}-{page.name}")
+    html = page.read_text(encoding="utf-8")
+    probe.write_text(html.replace("</body>", MEASURE_SCRIPT + "</body>", 1), encoding="utf-8")
+    try:
+        cmd = [
+            chromium(), "--headless", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+            "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'profile-measure'}", "--window-size=1280,900",
+            "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=20000", "--dump-dom", probe.resolve().as_uri(),
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.insert(1, "--no-sandbox")
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    finally:
+        probe.unlink(missing_ok=True)
+    node = bs4.BeautifulSoup(proc.stdout, "html.parser").find(id="popresume-render-report")
+    assert node is not None, f"{page.name}: the measuring script did not report (exit {proc.returncode})"
+    return json.loads(node.get_text())
+
+
+@pytest.fixture(scope="session")
+def rendered(built_book, tmp_path_factory) -> dict:
+    """``{page: measure_rendered(page)}`` for every chapter page (one Chromium run each)."""
+    chromium()
+    tmp = tmp_path_factory.mktemp("render")
+    return {p: measure_rendered(p, tmp) for p in chapter_pages(built_book)}
+
+
+def test_measuring_script_detects_overflow_and_literal_tex(tmp_path):
+    chromium()
+    page = tmp_path / "probe.html"
+    wide = "W" * 400
+    page.write_text(
+        "<html><body><article style='width:600px'>"
+        f"<div class='cell_output'><div class='output stream'><pre style='overflow-x:auto'>{wide}</pre></div></div>"
+        "<div class='cell_output'><div class='output stream'><pre>short</pre></div></div>"
+        f"<div class='math' style='overflow-x:auto'><span style='display:inline-block;width:900px'>x</span></div>"
+        "<mjx-assistive-mml><mtext>edu\\_level</mtext></mjx-assistive-mml>"
+        "</article></body></html>",
+        encoding="utf-8",
+    )
+    report = measure_rendered(page, tmp_path)
+    kinds = sorted(o["what"].split(".")[0] for o in report["overflow"])
+    assert "pre" in kinds and "div" in kinds, report
+    assert not any(o["text"] == "short" for o in report["overflow"])
+    assert report["tex"] == ["edu\\_level"]
+
+
+def test_no_output_or_display_equation_overflows(rendered):
+    problems = [f"{p.relative_to(HTML)}: {o['what']} hides {o['hidden']} px / sticks out {o['spill']} px: {o['text']!r}"
+                for p, r in rendered.items() for o in r["overflow"]]
+    assert not problems, "wider than the page's column at 1280 px:\n" + "\n".join(problems[:60])
+
+
+def test_no_formula_shows_tex_markup_or_an_error(rendered):
+    untyped = [p.relative_to(HTML) for p, r in rendered.items() if not r["typeset"]]
+    problems = [f"{p.relative_to(HTML)}: {t!r}" for p, r in rendered.items() for t in r["tex"]]
+    problems += [f"{p.relative_to(HTML)}: MathJax error {e!r}" for p, r in rendered.items() for e in r["errors"]]
+    assert len(untyped) < len(rendered), "MathJax ran on no page"
+    assert not problems, "formulas that show TeX as typed, or fail:\n" + "\n".join(problems[:40])
+
+
+def test_book_settings_typeset_text_escapes_and_wrap_long_outputs(tmp_path):
+    """The book's own _config.yml and _static/ on a one-page book: ``\\text{edu\\_level}``
+    typesets without its backslash (MathJax textmacros) and a long printed line wraps
+    inside the column (popresume.css) instead of scrolling out of sight."""
+    chromium()
+    from popresume.book import build_book
+
+    root = tmp_path / "book"
+    root.mkdir()
+    shutil.copy(REPO_ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(REPO_ROOT / "book" / "_ext", root / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO_ROOT / "book" / "references.bib", root / "book" / "references.bib")
+    shutil.copytree(REPO_ROOT / "_static", root / "_static")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: page\n")
+    (root / "page.py").write_text(
+        "# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n"
+        "#       format_name: percent\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n"
+        "#     name: python3\n# ---\n\n# %% [markdown]\n# # One page\n#\n"
+        "# The model $P(\\text{exp\\_year} \\mid \\text{edu\\_level})$.\n\n"
+        "# %%\nprint('rule: ' + ' and '.join(f'condition_{i} >= {i}' for i in range(40)))\n"
+    )
+    assert build_book(root) == 0
+    report = measure_rendered(root / "_build" / "html" / "page.html", tmp_path)
+    assert report["typeset"] and report["tex"] == [] and report["errors"] == [], report
+    assert report["overflow"] == [], report
