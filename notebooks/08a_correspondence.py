@@ -327,16 +327,16 @@ print(f"{summary['n']} résumés scored by {scores['screener'].iloc[0]} ({scores
       f"{summary['cached']} from the cache, {summary['failed']} failed, {time.perf_counter() - t0:.0f} s")
 profiles = bm if city is None else bm[bm["city"] == city]
 rate = cr.STUDY_CALLBACK_RATE if callback_rate is None else callback_rate
-gaps, merged = cr.compare_screener(profiles, scores, rate=rate, within=within)
+gaps, callbacks = cr.compare_screener(profiles, scores, rate=rate, within=within)
 label = gaps["source"].iloc[1]  # the screener's row, e.g. "embedding (all-MiniLM-L6-v2), ours"
-print(f"{merged.attrs['n_scored']} résumés compared ({merged.attrs['excluded']} excluded for a failed score); "
+print(f"{callbacks.n_scored} résumés compared ({callbacks.n_excluded} excluded for a failed score); "
       f"screener callbacks at {rate:.2%}, rule: within {within}")
 gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_pct", "gap_pp", "gap_ci_low_pp",
       "gap_ci_high_pp"]].round(2)
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 4.2))
-P.plot_gaps(gaps, ax, title=f"Callback gaps on the same {len(merged)} résumés: recruiters (B&M callbacks) "
+P.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
             f"vs {label}")
 fig.tight_layout()
 plt.show()
@@ -347,7 +347,7 @@ plt.show()
 # carries differences between the ads that male and female names were sent to (numbers: ours):
 
 # %%
-cr.score_gaps(merged, label).round(3)
+cr.score_gaps(callbacks.table, label).round(3)
 
 # %% [markdown]
 # Positive gaps favour White names (race) and male names (sex). The recruiters' rows are
@@ -459,7 +459,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # cut and a given shift in scores moves more of them across it. The ratio tends to move
 # towards 1: at a generous threshold both groups are mostly called back. A gap in points
 # and a ratio answer different questions, and both depend on where the cut is. That is why
-# the screener's own score gaps (`cr.score_gaps(merged, label)`, before any cut)
+# the screener's own score gaps (`cr.score_gaps(callbacks.table, label)`, before any cut)
 # are worth reporting next to the callback gaps.
 # :::
 #
