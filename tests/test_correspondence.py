@@ -178,8 +178,11 @@ def test_failures_are_excluded_not_zero(bm):
     n_fail = int((sub["first_name"] == "Tyrone").sum())
     assert n_fail > 0 and int((~scores["parse_ok"]).sum()) == n_fail
     with pytest.warns(UserWarning, match=f"{n_fail} of {len(sub)} résumés have no valid score"):
-        merged = cr.scores_to_callbacks(sub, scores)
-    assert merged.attrs["excluded"] == n_fail and len(merged) == len(sub) - n_fail
+        callbacks = cr.scores_to_callbacks(sub, scores)
+    merged = callbacks.table
+    assert callbacks.n_excluded == n_fail and callbacks.n_scored == len(merged) == len(sub) - n_fail
+    assert set(callbacks.excluded_ids) == set(sub.loc[sub["first_name"] == "Tyrone", "resume_id"])
+    assert merged.attrs == {} and (callbacks.rate, callbacks.within) == (cr.STUDY_CALLBACK_RATE, "ad")
     assert "Tyrone" not in set(merged["first_name"])
     assert merged["callback_screener"].sum() == round(cr.STUDY_CALLBACK_RATE * len(merged))
 
@@ -190,10 +193,10 @@ def test_within_ad_callbacks_ignore_ad_level_shifts(bm):
     s = pd.DataFrame({"resume_id": sub["resume_id"], "score": rng.normal(50, 10, len(sub)), "parse_ok": True})
     shift = sub["ad_id"].map(dict(zip(sub["ad_id"].unique(), rng.normal(0, 30, sub["ad_id"].nunique()))))
     s2 = s.assign(score=s["score"] + shift.to_numpy())
-    a = cr.scores_to_callbacks(sub, s, within="ad")["callback_screener"]
-    b = cr.scores_to_callbacks(sub, s2, within="ad")["callback_screener"]
+    a = cr.scores_to_callbacks(sub, s, within="ad").table["callback_screener"]
+    b = cr.scores_to_callbacks(sub, s2, within="ad").table["callback_screener"]
     assert (a.to_numpy() == b.to_numpy()).all()
-    c = cr.scores_to_callbacks(sub, s2, within="overall")["callback_screener"]
+    c = cr.scores_to_callbacks(sub, s2, within="overall").table["callback_screener"]
     assert (a.to_numpy() != c.to_numpy()).any()
 
 

@@ -123,16 +123,16 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
             write_table(failed.set_index("resume_id"), out / f"failures_{slug}.csv")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            gaps, merged = cr.compare_screener(df, scores, label, rate=rate, within=within)
+            gaps, callbacks = cr.compare_screener(df, scores, label, rate=rate, within=within)
         for w in caught:
             click.echo(f"warning: {w.message}", err=True)
         gaps_all.append(gaps.assign(screener_spec=spec, within=within, callback_rate=rate))
-        score_gaps_all.append(cr.score_gaps(merged, label).assign(screener_spec=spec))
+        score_gaps_all.append(cr.score_gaps(callbacks.table, label).assign(screener_spec=spec))
         runs.append({"screener": label, "spec": spec, "resumes": len(scores), "scored_now": summ.get("scored"),
-                     "from_cache": summ.get("cached"), "failed_excluded": merged.attrs["excluded"],
-                     "used": merged.attrs["n_scored"], "seconds": summ.get("seconds")})
+                     "from_cache": summ.get("cached"), "failed_excluded": callbacks.n_excluded,
+                     "used": callbacks.n_scored, "seconds": summ.get("seconds")})
         click.echo(f"{label}: {len(scores)} résumés ({summ.get('cached', 0)} from cache), "
-                   f"{merged.attrs['excluded']} failed and excluded, {merged.attrs['n_scored']} used")
+                   f"{callbacks.n_excluded} failed and excluded, {callbacks.n_scored} used")
     gaps = pd.concat(gaps_all, ignore_index=True)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         click.echo(gaps[["attribute", "source", "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]].round(2)

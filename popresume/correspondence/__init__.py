@@ -23,11 +23,11 @@ from .design import DESIGNS, balance_table, compare_designs, estimate_bm_effects
 from .names import name_check, name_check_summary
 from .rates import callback_rates, compare_table1, contrast, table1, wilson_interval
 from .render import render_all, render_posting, render_resume
-from .screening import STUDY_CALLBACK_RATE, compare_screener, gap_table, score_gaps, score_profiles, scores_to_callbacks
+from .screening import STUDY_CALLBACK_RATE, Callbacks, compare_screener, gap_table, score_gaps, score_profiles, scores_to_callbacks
 
 __all__ = [
     "load_bertrand_mullainathan", "COLUMNS", "PUBLISHED_TABLE1", "callback_rates", "contrast", "wilson_interval",
     "table1", "compare_table1", "DESIGNS", "balance_table", "compare_designs", "estimate_bm_effects", "name_check",
     "name_check_summary", "render_resume", "render_posting", "render_all", "score_profiles", "scores_to_callbacks",
-    "gap_table", "score_gaps", "compare_screener", "STUDY_CALLBACK_RATE",
+    "gap_table", "score_gaps", "compare_screener", "Callbacks", "STUDY_CALLBACK_RATE",
 ]

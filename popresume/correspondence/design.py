@@ -136,9 +136,7 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
     """
     from popresume.causal import estimate_pse
 
-    est = estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
-    est.attrs["roles"] = BM_ROLES
-    return est
+    return estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
 
 
 def balance_table(df: pd.DataFrame, by: str = "race", *, features=RESUME_FEATURES, reference=None,

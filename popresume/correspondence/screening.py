@@ -19,6 +19,7 @@ excluded before the cut and counted; they are never scored as 0.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -49,13 +50,36 @@ def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = No
     return score_resumes(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
 
 
+@dataclass(frozen=True)
+class Callbacks:
+    """A screener's callbacks on the study's résumés (:func:`scores_to_callbacks`).
+
+    ``table``: the profiles joined to their valid scores, with ``score_centred`` and
+    ``callback_screener`` (0/1); ``excluded_ids``: the résumés left out because their score
+    is missing or failed to parse (never scored 0); ``rate`` and ``within``: the cut's rule.
+    """
+
+    table: pd.DataFrame
+    excluded_ids: tuple[str, ...]
+    rate: float
+    within: str
+
+    @property
+    def n_excluded(self) -> int:
+        return len(self.excluded_ids)
+
+    @property
+    def n_scored(self) -> int:
+        return len(self.table)
+
+
 def scores_to_callbacks(df: pd.DataFrame, scores: pd.DataFrame, *, rate: float = STUDY_CALLBACK_RATE,
-                        within: str = "ad", score_col: str = "score") -> pd.DataFrame:
+                        within: str = "ad", score_col: str = "score") -> Callbacks:
     """Join ``scores`` to the profiles and add ``callback_screener`` (0/1) at ``rate``.
 
-    Rows whose score is missing or failed to parse are dropped; their count is in
-    ``attrs["excluded"]`` (with the first few ids in ``attrs["excluded_ids"]``) and a warning
-    says so. Adds ``score_centred`` (the score minus its ad's mean when ``within="ad"``).
+    Rows whose score is missing or failed to parse are dropped, listed in the result's
+    ``excluded_ids``, and a warning says so. Adds ``score_centred`` (the score minus its ad's
+    mean when ``within="ad"``).
     """
     if within not in ("ad", "overall"):
         raise ValueError(f"within must be 'ad' or 'overall', got {within!r}")
@@ -82,9 +106,7 @@ def scores_to_callbacks(df: pd.DataFrame, scores: pd.DataFrame, *, rate: float =
     cb = np.zeros(len(m), dtype=int)
     cb[order[:k]] = 1
     m["callback_screener"] = cb
-    m.attrs.update({"excluded": len(excluded), "excluded_ids": excluded[:20], "rate": rate, "within": within,
-                    "n_scored": len(m)})
-    return m
+    return Callbacks(m, tuple(excluded), rate, within)
 
 
 def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | None = None,
@@ -94,7 +116,8 @@ def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | No
     ``outcomes``: source label -> 0/1 column; default the recruiters' ``call`` and the
     screener's ``callback_screener`` (labelled ``label``). A third block, ``label − recruiters``,
     is the difference of the two gaps on the same résumés (outcome: screener callback −
-    recruiter callback), so its CI accounts for the pairing.
+    recruiter callback), so its CI accounts for the pairing. Intervals are 95%, cluster-robust
+    by ``cluster`` (HC0 when ``cluster`` is None).
     """
     outcomes = outcomes or {RECRUITERS: "call", label: "callback_screener"}
     d = merged.copy()
@@ -119,9 +142,7 @@ def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | No
                          "ratio": c["ratio"] if col != "_diff" else np.nan,
                          "ratio_ci_low": c["ratio_ci_low"] if col != "_diff" else np.nan,
                          "ratio_ci_high": c["ratio_ci_high"] if col != "_diff" else np.nan})
-    out = pd.DataFrame(rows)
-    out.attrs["ci_method"] = f"95% CI, cluster-robust by {cluster}" if cluster else "95% CI, HC0"
-    return out
+    return pd.DataFrame(rows)
 
 
 def score_gaps(merged: pd.DataFrame, label: str, *, score_col: str = "score", cluster: str | None = "ad_id") -> pd.DataFrame:
@@ -136,13 +157,12 @@ def score_gaps(merged: pd.DataFrame, label: str, *, score_col: str = "score", cl
 
 
 def compare_screener(df: pd.DataFrame, scores: pd.DataFrame, label: str | None = None, *,
-                     rate: float = STUDY_CALLBACK_RATE, within: str = "ad") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(gaps, merged)``: :func:`gap_table` for one screener's scores, and the joined rows."""
+                     rate: float = STUDY_CALLBACK_RATE, within: str = "ad") -> tuple[pd.DataFrame, Callbacks]:
+    """``(gaps, callbacks)``: :func:`gap_table` for one screener's scores, and its
+    :class:`Callbacks` (the joined rows and the excluded résumés)."""
     if label is None:
         sid = scores["screener"].iloc[0] if "screener" in scores.columns else "screener"
         model = scores["model"].iloc[0] if "model" in scores.columns else ""
         label = f"{sid} ({model}), ours" if model else f"{sid}, ours"
-    merged = scores_to_callbacks(df, scores, rate=rate, within=within)
-    gaps = gap_table(merged, label)
-    gaps.attrs.update(merged.attrs)
-    return gaps, merged
+    callbacks = scores_to_callbacks(df, scores, rate=rate, within=within)
+    return gap_table(callbacks.table, label), callbacks
