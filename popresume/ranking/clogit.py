@@ -135,8 +135,8 @@ def _fit_all(long, by, position, resume, reference, engine, z, spec) -> list[dic
         if engine == "statsmodels":
             from statsmodels.discrete.conditional_models import ConditionalLogit
 
-            b = np.asarray(ConditionalLogit(y, X.to_numpy(), groups=strata).fit(disp=False, method="bfgs",
-                                                                                 maxiter=500).params)
+            b = np.asarray(ConditionalLogit(y, X.to_numpy(), groups=strata).fit(disp=False, method="newton",
+                                                                                 maxiter=100).params)
         else:
             b = fit_newton(X.to_numpy(), y, strata)
         se = np.sqrt(np.diag(_cluster_cov(X.to_numpy(), y, strata, names, b)))

