@@ -35,7 +35,7 @@ def default_grid() -> float:
         wall = time.perf_counter() - t
     print(f"default grid: {len(res)} audits, {sum(cfg.sizes.values()):,} profiles, wall {wall:.1f} s "
           f"on {os.cpu_count()} cores (cold cache)")
-    print(pd.Series(res.attrs["timings"]).round(1).to_string())
+    print(pd.Series(res.timings).round(1).to_string())
     return wall
 
 

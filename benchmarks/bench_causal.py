@@ -65,7 +65,7 @@ def timing(a) -> None:
             t = time.perf_counter()
             est.bootstrap(a.n_boot)
             t_boot = time.perf_counter() - t
-            table = est.summary()
+            table = est.summary
             cpu = time.process_time() - c + c_data
         for w in caught:
             print("warning:", w)
@@ -77,7 +77,7 @@ def timing(a) -> None:
         print(f"TOTAL full table with {a.n_boot}-draw CIs, n_rep={n_rep}: {totals[n_rep]:6.1f} s wall  "
               f"(target < 30 s: {verdict}); CPU time of this process {cpu:6.1f} s (what the wall time is on an "
               f"idle core with one thread per fit); load average after: {_load()}")
-    print(est.diagnostics()["params"].to_string())
+    print(est.diagnostics["params"].to_string())
     if a.refit_draws:
         t = time.perf_counter()
         est1 = PSEEstimator(pdata, folds=5, seed=0, threads=a.threads).fit()

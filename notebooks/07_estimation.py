@@ -116,7 +116,7 @@ res.p_adjust("holm").round(4)
 # (raw means near 1, effective sample sizes near $n$).
 
 # %%
-diag = est.diagnostics()
+diag = est.diagnostics
 diag["params"]
 
 # %%
@@ -221,8 +221,8 @@ rmse[[c for c in rmse.columns if c.startswith(("DML", "refit"))]].round(4)
 # %%
 one = PSEEstimator(scm.sample(n, seed=seed + 1), **roles, learners=cell, normalize=normalize, clip=clip)
 one.fit()
-inf = one.bootstrap(n_boot).summary()
-ref = one.bootstrap(refit_draws, method="refit").summary()
+inf = one.bootstrap(n_boot).summary
+ref = one.bootstrap(refit_draws, method="refit").summary
 pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": inf["boot_se"],
               f"refit-bootstrap SE ({refit_draws} draws)": ref["boot_se"],
               "influence-function SE": inf["se"]}).round(4)

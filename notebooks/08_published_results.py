@@ -191,7 +191,7 @@ own_config = load_config({
 if own_effects:
     ours = read_results(own_effects)
 else:
-    ours = run_audit(own_config, n_jobs=2, progress=False)
+    ours = run_audit(own_config, n_jobs=2, progress=False).table
 ours["cases (paper rule)"] = classify_cases(ours, "paper")
 ours["cases (stated rule)"] = classify_cases(ours, "stated")
 effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "model"],

@@ -52,6 +52,7 @@ import pandas as pd
 
 from popresume.audit import metrics as M
 from popresume.audit import summaries as S
+from popresume.audit.config import grid_config
 from popresume.audit.grid import read_results, run_audit
 from popresume.causal import case_counts
 from popresume.paths import data_path
@@ -73,7 +74,7 @@ pd.set_option("display.max_colwidth", None)  # never cut a label short
 # screener given an image format, stops the run with an error that names the entry.
 
 # %%
-cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
+cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
 screeners = pd.DataFrame([{"screener": s.name, "model (label in the tables)": s.label, "kind": s.kind,
                            "synthetic": s.synthetic, "formats": ", ".join(s.formats)} for s in cfg.screeners])
 screeners
@@ -128,7 +129,7 @@ labelled(card_summary(cards), "ours: validity cards of this grid's screeners (pa
 
 # %%
 t0 = time.perf_counter()
-results = run_audit(cfg, n_jobs=n_jobs, progress=False)
+results = run_audit(cfg, n_jobs=n_jobs, progress=False).table
 # every row carries its screener's verdict from the cards above (whatever their size)
 results = attach_validity(results.drop(columns="validity_verdict"), {s.name: cards[s.label] for s in cfg.screeners})
 print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages are read, not recomputed)")

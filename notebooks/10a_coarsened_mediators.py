@@ -50,7 +50,10 @@ import pandas as pd
 
 from popresume.audit import coarsening as C
 from popresume.audit import summaries as S
-from popresume.audit.grid import audit_data, read_results, run_audit
+from popresume.audit import variants as V
+from popresume.audit.chapters import grid_chapter, page_display
+from popresume.audit.grid import read_results
+from popresume.audit.scoring import score_texts
 from popresume.causal import default_roles
 from popresume.grouping import add_groups
 from popresume.paths import data_path
@@ -59,8 +62,7 @@ from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.schema import OCCUPATION_LABELS
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
+page_display()
 est_opts = {"tune": False}
 
 # %% [markdown]
@@ -113,7 +115,7 @@ rows = [C.coarsening_artefact(prof, a, n_boot=n_boot, seed=seed, estimator=est_o
 
 # %%
 print(f"résumés unchanged when gender and race are flipped: {C.text_invariance(prof.head(300), seed=seed):.0%}")
-prof_e = S.score_texts(prof.head(n_embed), "embedding", seed=seed)
+prof_e = score_texts(prof.head(n_embed), "embedding", seed=seed)
 rows += [C.coarsening_artefact(prof_e, a, n_boot=n_boot, seed=seed, estimator=est_opts,
                                label="all-MiniLM-L6-v2 (embedding)", true_nde=0.0) for a in ("gender", "race")]
 coarse = pd.concat(rows, ignore_index=True)
@@ -168,33 +170,20 @@ art.round(3)
 # embedding screener.
 
 # %%
-cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
-grid = run_audit(cfg, n_jobs=2, progress=False)  # cached after Chapter 9
-data = audit_data(cfg)  # the grid's profiles and scores (no new work after run_audit)
+chapter9 = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
+                        data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
+cfg, grid, data = chapter9.config, chapter9.results, chapter9.data
 emb_label = next(s.label for s in cfg.screeners if not s.synthetic)
-variants = {}
-if occupation in cfg.occupations:
-    cell = C.add_name_shares(data[(data["occupation"] == occupation) & (data["format"] == "text")
-                                  & (data["model"] == emb_label)].reset_index(drop=True), shares)
-    variants[f"Chapter 9 grid cell (n = {len(cell)}), grouped R"] = (cell, default_roles("race"), "all applicants")
-    variants[f"Chapter 9 grid cell (n = {len(cell)}), refined R"] = (cell, C.fine_roles("race"), "all applicants")
-sw = S.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts) if variants else None
+variants = (C.grid_cell_variants(data, shares, occupation=occupation, model=emb_label, attribute="race",
+                                 prefix="Chapter 9 grid cell") if occupation in cfg.occupations else {})
+sw = V.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts) if variants else None
 # the coarsening sample's two estimates were made above (same scores, roles and seed)
-sample = coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embedding)") & (coarse["attribute"] == "race")]
-sample = sample.assign(variant=[f"coarsening sample (n = {len(prof_e)}), {'grouped' if m == 'coarse' else 'refined'} R"
-                                for m in sample["mediators"]])
+sample = C.label_mediators(coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embedding)")
+                                  & (coarse["attribute"] == "race")], "coarsening sample", n=len(prof_e))
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 # the paper-size run's cells re-estimated with grouped and refined R (data/README.md says how)
 refined = pd.read_csv(data_path("results", "audit_paper_text_refined_names.csv"))
-
-
-def paper_size(occ: str, attribute: str) -> pd.DataFrame:
-    rows = refined[(refined["occupation"] == occ) & (refined["attribute"] == attribute)]
-    return rows.assign(variant=[f"paper-size run (n = {n:,}), {'grouped' if m == 'coarse' else 'refined'} R"
-                                for n, m in zip(rows["n"], rows["mediators"])])
-
-
-both = pd.concat([sw, sample, paper_size(occupation, "race")], ignore_index=True)
+both = pd.concat([sw, sample, C.refined_rows(refined, occupation, "race")], ignore_index=True)
 S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]
@@ -218,7 +207,7 @@ S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE
 # learned from 20,000 other simulated teachers):
 
 # %%
-S.effects_view(paper_size("teacher", "gender"), keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
+S.effects_view(C.refined_rows(refined, "teacher", "gender"), keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]
 # With the grouped classes the embedding screener seems to favour men directly, by about
@@ -299,7 +288,7 @@ S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effec
 # %%
 paper_roles = default_roles("gender")
 coarser = {**paper_roles, "r": [c for c in paper_roles["r"] if c != "fn_gender"]}
-coarser_fit = S.estimate_variants({
+coarser_fit = V.estimate_variants({
     "coarser R (first-name gender class left out)": (prof, coarser,
                                                      "all applicants; the name's gender signal counts as direct"),
 }, folds=5, n_boot=n_boot, seed=seed, **est_opts)

@@ -39,14 +39,12 @@ import pandas as pd
 
 from popresume.audit import metrics as M
 from popresume.audit import summaries as S
-from popresume.audit.grid import run_audit
+from popresume.audit.chapters import grid_chapter
 from popresume.plots import audit as P
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
 published = M.published_table()
-cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
-ours = run_audit(cfg, n_jobs=2, progress=False)  # cached after Chapter 9
+grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
+cfg, ours = grid.config, grid.results  # cached after Chapter 9
 print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(ours)}")
 
 # %% [markdown]

@@ -43,15 +43,14 @@ import pandas as pd
 
 from popresume.audit import metrics as M
 from popresume.audit import summaries as S
-from popresume.audit.grid import audit_data, outcome_table, run_audit
+from popresume.audit.chapters import grid_chapter
+from popresume.audit.grid import outcome_table
 from popresume.plots import audit as P
 from popresume.schema import OCCUPATION_LABELS
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
-ours = run_audit(cfg, n_jobs=2, progress=False)  # cached after Chapter 9
-data = audit_data(cfg)  # the grid's profiles and scores (no new work after run_audit)
+grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
+                    data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
+cfg, ours, data = grid.config, grid.results, grid.data
 print(f"our audits (Chapter 9's grid): {len(ours)}; scored résumés: {len(data)}")
 
 # %% [markdown]

@@ -48,15 +48,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.audit import summaries as S
-from popresume.audit.grid import audit_data
+from popresume.audit.chapters import grid_chapter
 from popresume.causal import compare_partitions, default_roles
 from popresume.plots import audit as P
 from popresume.schema import OCCUPATION_LABELS
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-cfg = S.grid_config(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
-data = audit_data(cfg)  # the grid's profiles and scores (cached after Chapter 9)
+grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
+                    results=False, data=True)  # the grid's profiles and scores (cached after Chapter 9)
+cfg, data = grid.config, grid.data
 
 # %% [markdown]
 # ## Which mediators are business necessity?

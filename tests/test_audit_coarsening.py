@@ -99,7 +99,7 @@ def test_refine_cells_reproduces_the_grid_row_and_refines_it(tmp_path):
            "sizes": 300, "seed": 2, "folds": 3, "n_boot": 20, "estimator": {"tune": False, "threads": 1},
            "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
                           "label": "synthetic"}]}
-    grid = G.run_audit(cfg, cache_dir=tmp_path, n_jobs=1, progress=False)
+    grid = G.run_audit(cfg, cache_dir=tmp_path, n_jobs=1, progress=False).table
     out = C.refine_cells(cfg, [("teacher", "gender")], n_ref=2000, cache_dir=tmp_path)
     assert list(out["mediators"]) == ["coarse", "fine"]
     assert set(out[["occupation", "format", "attribute"]].itertuples(index=False, name=None)) == {
@@ -108,3 +108,26 @@ def test_refine_cells_reproduces_the_grid_row_and_refines_it(tmp_path):
     assert out.loc[1, "NDE_estimate"] != pytest.approx(out.loc[0, "NDE_estimate"], abs=1e-6)
     with pytest.raises(ValueError, match="occupation 'nurse' is not in config 'refine'"):
         C.refine_cells(cfg, [("nurse", "gender")], cache_dir=tmp_path)
+
+
+def test_mediator_rows_are_labelled_and_selected():
+    rows = pd.DataFrame({"occupation": ["teacher", "teacher", "nurse", "nurse"], "attribute": ["gender"] * 4,
+                         "mediators": ["coarse", "fine", "coarse", "fine"], "n": [16188, 16188, 17632, 17632],
+                         "NDE_estimate": [2.0, 0.5, 1.0, 0.2]})
+    got = C.refined_rows(rows, "teacher", "gender")
+    assert got["variant"].tolist() == ["paper-size run (n = 16,188), grouped R", "paper-size run (n = 16,188), refined R"]
+    assert got["NDE_estimate"].tolist() == [2.0, 0.5]
+    assert C.label_mediators(rows.iloc[2:], "sample", n=400)["variant"].tolist() == [
+        "sample (n = 400), grouped R", "sample (n = 400), refined R"]
+    with pytest.raises(ValueError, match="no row for occupation 'pilot'"):
+        C.refined_rows(rows, "pilot", "gender")
+
+
+def test_grid_cell_variants_use_the_paper_and_the_fine_roles(pop):
+    ref, p = pop
+    shares = C.name_shares(ref)
+    data = pd.concat([p.assign(format="text", model="m"), p.assign(format="image", model="m")], ignore_index=True)
+    v = C.grid_cell_variants(data, shares, occupation="accountant", model="m", attribute="race")
+    (k1, (d1, r1, _)), (k2, (d2, r2, _)) = v.items()
+    assert k1.endswith("grouped R") and k2.endswith("refined R") and len(d1) == len(p)
+    assert "surname_group" in r1["r"] and "sn_white_share" in r2["r"] and set(C.NAME_SHARE_COLUMNS) <= set(d2.columns)

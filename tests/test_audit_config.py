@@ -224,3 +224,32 @@ def test_in_memory_configs_accept_numpy_numbers_and_tuples():
     assert c.sizes == {"nurse": 50} and type(c.seed) is int and c.estimator == {"clip": 0.02}
     with pytest.raises(ValueError, match="seed: must be a valid integer, got True"):
         validate_config(cfg(seed=True))  # strict: a bool is not an int
+
+
+def test_duplicate_yaml_keys_are_refused_with_key_and_lines(tmp_path):
+    f = tmp_path / "dup.yaml"
+    f.write_text("occupations: [nurse]\nformats: [text]\nfolds: 5\nattributes: [gender]\n"
+                 "screeners: [synthetic]\nfolds: 2\n")
+    with pytest.raises(ValueError) as e:
+        load_config(f)
+    msg = str(e.value)
+    assert str(f) in msg and "line 6" in msg and "duplicate key 'folds' (first on line 3, again on line 6)" in msg
+    assert "\n" not in msg
+    nested = tmp_path / "nested.yaml"
+    nested.write_text("occupations: [nurse]\nformats: [text]\nattributes: [gender]\nscreeners: [synthetic]\n"
+                      "estimator:\n  clip: 0.05\n  tune: false\n  clip: 0.2\n")
+    with pytest.raises(ValueError, match=r"duplicate key 'clip' \(first on line 6, again on line 8\)"):
+        load_config(nested)
+
+
+def test_yaml_loader_keeps_safe_behaviour():
+    import yaml
+
+    from popresume import yamlio
+
+    assert yamlio.load("a: 1\nb: {c: [1, 2]}\n") == {"a": 1, "b": {"c": [1, 2]}}
+    assert yamlio.load("base: &b {x: 1}\nder:\n  <<: *b\n  y: 2\n")["der"] == {"x": 1, "y": 2}
+    with pytest.raises(yaml.YAMLError):
+        yamlio.load("!!python/object/apply:os.system ['echo hi']")
+    with pytest.raises(yaml.MarkedYAMLError, match="duplicate key 'x'"):
+        yamlio.load("l:\n  - {x: 1, x: 2}\n")

@@ -28,8 +28,9 @@ CFG = {
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
     cache = tmp_path_factory.mktemp("audit_cache")
-    table = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
-    return cache, table
+    run = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
+    assert isinstance(run, G.AuditRun) and run.table.attrs == {}  # metadata on the run, not in attrs
+    return cache, run.table
 
 
 def test_layout_matches_published_plus_metadata(first_run):
@@ -67,8 +68,9 @@ def test_rerun_reuses_cache_without_rescoring(first_run, monkeypatch):
 
     monkeypatch.setattr(S, "score_resumes", no_scoring)
     monkeypatch.setattr(G, "estimate_cell", no_estimation)
-    t2 = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
-    assert t2.attrs["estimates_from_cache"] == 4 and t2.attrs["estimated"] == 0
+    run = G.run_audit(CFG, cache_dir=cache, n_jobs=1, progress=False)
+    assert run.estimates_from_cache == 4 and run.estimated == 0
+    t2 = run.table
     cols = [c for c in t1.columns if c.endswith(("_estimate", "_ci_low", "_ci_high"))]
     pd.testing.assert_frame_equal(t1[cols], t2[cols])
 
@@ -78,8 +80,9 @@ def test_changed_estimator_setting_re_estimates_only(first_run, monkeypatch):
     import popresume.screeners as S
 
     monkeypatch.setattr(S, "score_resumes", lambda *a, **k: (_ for _ in ()).throw(AssertionError("rescored")))
-    t = G.run_audit({**CFG, "attributes": ["gender"], "n_boot": 20}, cache_dir=cache, n_jobs=1, progress=False)
-    assert t.attrs["estimated"] == 2 and t.attrs["estimates_from_cache"] == 0
+    run = G.run_audit({**CFG, "attributes": ["gender"], "n_boot": 20}, cache_dir=cache, n_jobs=1, progress=False)
+    assert run.estimated == 2 and run.estimates_from_cache == 0
+    assert set(run.timings) >= {"profiles", "estimate"} and run.wall_s > 0
 
 
 def test_cli_roundtrip(first_run, tmp_path):
@@ -128,9 +131,10 @@ def test_dask_scheduler_backend(first_run, tmp_path):
     shutil.rmtree(c2 / "estimates")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
-        t = G.run_audit({**CFG, "attributes": ["gender"]}, cache_dir=c2, scheduler=cluster.scheduler_address,
-                        progress=False)
-    assert t.attrs["estimated"] == 2
+        run = G.run_audit({**CFG, "attributes": ["gender"]}, cache_dir=c2, scheduler=cluster.scheduler_address,
+                          progress=False)
+    assert run.estimated == 2
+    t = run.table
     a = t1[t1.attribute == "gender"].reset_index(drop=True)
     pd.testing.assert_series_equal(a["NDE_estimate"], t["NDE_estimate"].reset_index(drop=True))
 
@@ -156,5 +160,45 @@ def test_interrupted_estimation_keeps_finished_cells(first_run, tmp_path, monkey
     with pytest.raises(KeyboardInterrupt):
         G.run_audit(cfg, cache_dir=c2, n_jobs=1, progress=False)
     monkeypatch.setattr(G, "estimate_cell", real)
-    t = G.run_audit(cfg, cache_dir=c2, n_jobs=1, progress=False)
-    assert t.attrs["estimates_from_cache"] == 1 and t.attrs["estimated"] == 1
+    run = G.run_audit(cfg, cache_dir=c2, n_jobs=1, progress=False)
+    assert run.estimates_from_cache == 1 and run.estimated == 1
+
+
+@pytest.mark.parametrize("name", ["/abs/elsewhere", "../../escaped", "a/b", "..", " spaced name"])
+def test_screener_name_never_leaves_the_cache_dir(tmp_path, name):
+    """A screener's name becomes part of cache file names: absolute or ``..`` names stay inside --cache-dir."""
+    cache = tmp_path / "deep" / "cache"
+    cache.mkdir(parents=True)
+    outside_before = {p for p in tmp_path.rglob("*") if cache not in p.parents and p != cache}
+    cfg = {**CFG, "formats": ["text"], "attributes": ["gender"], "n_boot": 0,
+           "screeners": [{**CFG["screeners"][0], "name": name, "formats": ["text"]}]}
+    run = G.run_audit(cfg, cache_dir=cache, n_jobs=1, progress=False)
+    assert list(run.table["screener"]) == [name]  # the name is kept as written in the results
+    outside_after = {p for p in tmp_path.rglob("*") if cache not in p.parents and p != cache}
+    assert outside_after == outside_before
+    for p in cache.rglob("*.parquet"):
+        assert p.resolve().is_relative_to(cache.resolve())
+        assert p.parent.name in ("profiles", "resumes", "scores", "estimates")
+
+
+def test_file_part_keeps_safe_names_and_hashes_the_rest():
+    assert G.file_part("minilm") == "minilm" and G.file_part("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    for bad in ("/abs/x", "../../x", "..", "a/b", "hf:/models/x"):
+        part = G.file_part(bad)
+        assert "/" not in part and not part.startswith(".") and part != bad
+    assert G.file_part("a/b") != G.file_part("a_b") and G.file_part("a/b") != G.file_part("a\\b")
+
+
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\x00binary", b'a,b\n1,2,3,4\n"x\n5,6\n', b""])
+def test_report_on_a_non_csv_names_the_file_and_leaves_no_folder(tmp_path, content):
+    from click.testing import CliRunner
+
+    from popresume.cli import main
+
+    bad = tmp_path / "not_results.csv"
+    bad.write_bytes(content)
+    out = tmp_path / "rep"
+    r = CliRunner().invoke(main, ["report", "--results", str(bad), "--out", str(out)])
+    assert r.exit_code != 0 and str(bad) in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1, r.output
+    assert not out.exists()

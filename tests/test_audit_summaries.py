@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from popresume.audit import summaries as S
+from popresume.audit import variants as V
 from popresume.schema import PSE_NAMES
 
 
@@ -104,21 +105,14 @@ def test_four_fifths_disagreements_both_standards():
     assert c.loc["any disagreement"].tolist() == [3, 2]
 
 
-def test_overlap_from_warnings_parses_the_estimator_message():
-    w = pd.Series([
-        "weak overlap: 14910 of 17632 propensities of p(x1|R,Z) were clipped to [0.01, 0.99] (range before "
-        "clipping 0.0077..0.93); min effective sample size 48. See .propensity_ and .weights_.",
-        np.nan, ""])
-    o = S.overlap_from_warnings(w)
-    assert o.loc[0, "clipped_share"] == pytest.approx(14910 / 17632)
-    assert o.loc[0, "min_ess"] == 48 and o.loc[0, "clipped_model"] == "p(x1|R,Z)"
-    assert o.loc[1:, "clipped_share"].isna().all()
-
-
-def test_overlap_columns_prefers_the_table_columns():
+def test_overlap_columns_come_from_the_table_columns_never_from_warning_text():
     t = pd.DataFrame({"min_ess": [12.0], "clipped_share": [0.2], "estimation_warnings": ["nonsense"]})
     assert S.overlap_columns(t).iloc[0].tolist() == [12.0, 0.2]
     assert S.overlap_columns(pd.DataFrame({"x": [1]})).isna().all().all()
+    # a table with only the warning text gets NaN: the text is for people, not parsed
+    w = pd.DataFrame({"estimation_warnings": ["weak overlap: 14910 of 17632 propensities of p(x1|R,Z) were clipped "
+                                              "to [0.01, 0.99]; min effective sample size 48."]})
+    assert S.overlap_columns(w).isna().all().all()
 
 
 def test_effects_view_keeps_keys_first_and_labels_the_source():
@@ -132,25 +126,21 @@ def test_effects_view_keeps_keys_first_and_labels_the_source():
 
 def test_neutral_name_subset():
     d = pd.DataFrame({"fn_gender": ["female", "neutral", "male", "neutral"], "v": range(4)})
-    assert S.neutral_name_subset(d)["v"].tolist() == [1, 3]
+    assert V.neutral_name_subset(d)["v"].tolist() == [1, 3]
     with pytest.raises(ValueError, match="values present"):
-        S.neutral_name_subset(d, keep=["other"])
+        V.neutral_name_subset(d, keep=["other"])
 
 
 def test_grid_config_applies_the_chapter_parameters():
-    cfg = S.grid_config("default_audit.yaml", sizes=50, n_boot=10, seed=3, occupations=["nurse"])
+    from popresume.audit.config import grid_config
+
+    cfg = grid_config("default_audit.yaml", sizes=50, n_boot=10, seed=3, occupations=["nurse"])
     assert cfg.occupations == ("nurse",) and cfg.sizes == {"nurse": 50}
     assert (cfg.n_boot, cfg.seed) == (10, 3)
-    full = S.grid_config("default_audit.yaml")
+    full = grid_config("default_audit.yaml")
     assert len(full.occupations) == 5  # "all" keeps the file's occupations
     with pytest.raises(FileNotFoundError):
-        S.grid_config("no_such_grid.yaml")
-
-
-def test_overlap_numbers_from_estimator_diagnostics():
-    d = {"n": 200, "propensity": pd.DataFrame({"n_clipped": [0, 50, 20]}),
-         "weights": pd.DataFrame({"ess": [180.0, 12.5, 90.0]})}
-    assert S.overlap_numbers(d) == (12.5, 0.25)
+        grid_config("no_such_grid.yaml")
 
 
 def test_estimate_variants_reports_rows_and_overlap():
@@ -159,15 +149,15 @@ def test_estimate_variants_reports_rows_and_overlap():
     d = make_scm("basic", seed=0).sample(600, seed=1)
     roles = {"x": "x", "x0": "x0", "x1": "x1", "z": ["z"], "b": ["b"], "r": ["r"]}
     trimmed = d[d["z"] != "z0"].reset_index(drop=True)
-    t = S.estimate_variants({"all": (d, roles, "everyone"), "trimmed": (trimmed, roles, "z ≠ z0")},
-                            y="y", folds=2, n_boot=0, seed=0, tune=False)
+    t = V.estimate_variants({"all": (d, roles, "everyone"), "trimmed": (trimmed, roles, "z ≠ z0")},
+                            y="y", folds=3, n_boot=0, seed=0, tune=False)
     assert t["variant"].tolist() == ["all", "trimmed"]
     assert t["n"].tolist() == [600, len(trimmed)]
     assert ((t["min_ess"] > 0) & (t["min_ess"] <= t["n"])).all()
     assert t["clipped_share"].between(0, 1).all()
     assert (t["NIE_estimate"] - (t["BIE_estimate"] + t["RIE_estimate"])).abs().max() < 1e-9
     with pytest.raises(ValueError, match="must be \\(data, roles, estimand\\)"):
-        S.estimate_variants({"bad": (d, roles)}, y="y")
+        V.estimate_variants({"bad": (d, roles)}, y="y")
 
 
 def test_add_overlap_fills_our_rows_only(published):

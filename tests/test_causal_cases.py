@@ -91,7 +91,7 @@ def test_long_and_wide_forms_round_trip(published):
 
 
 def test_significance_both_rules_on_printed_zero_bounds():
-    from popresume.causal import significance
+    from popresume.causal.effects import ci_significance as significance
 
     t = pd.DataFrame({**{f"{e}_{k}": [0.1, 0.1, 0.1] for e in ("TE", "NIE", "BIE", "RIE") for k in
                          ("estimate", "ci_low", "ci_high")},

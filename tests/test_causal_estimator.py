@@ -78,7 +78,7 @@ def test_xgboost_default_recovers_effects():
     tab, est = estimate_pse(d, **ROLES, n_boot=100, folds=3, tune_rows=800, grid=grid, return_estimator=True)
     err = (tab["estimate"] - scm.true_effects()).abs()
     assert (err < 4 * tab["se"] + 0.03).all(), pd.DataFrame({"err": err, "se": tab["se"]})
-    diag = est.diagnostics()
+    diag = est.diagnostics
     assert set(diag["params"].index) == {"propensity", "mu3", "nested"}
     assert diag["params"]["n_estimators"].isin([10, 50]).all()
     assert {"min", "max", "n_clipped"} <= set(diag["propensity"].columns)
@@ -93,7 +93,7 @@ def test_coverage_small_study():
     hits, ests = [], []
     for rep in range(40):
         d = scm.sample(1500, seed=1000 + rep)
-        t = PSEEstimator(d, **ROLES, seed=rep, learners=CELL).fit().bootstrap(200).summary()
+        t = PSEEstimator(d, **ROLES, seed=rep, learners=CELL).fit().bootstrap(200).summary
         hits.append(((t["ci_low"] <= truth) & (truth <= t["ci_high"])).to_numpy())
         ests.append(t["estimate"].to_numpy())
     cover = np.mean(hits, axis=0)
@@ -129,8 +129,8 @@ def test_refit_bootstrap_and_point_estimate_from_original_sample():
     d = scm.sample(6000, seed=9)
     est = PSEEstimator(d, **ROLES, folds=3, learners=CELL).fit()
     point = est.effects_.copy()
-    t_inf = est.bootstrap(100).summary()
-    t_ref = est.bootstrap(30, method="refit").summary()
+    t_inf = est.bootstrap(100).summary
+    t_ref = est.bootstrap(30, method="refit").summary
     assert np.allclose(t_ref["estimate"], point) and np.allclose(t_inf["estimate"], point)
     assert "refit" in t_ref["ci_method"].iloc[0]
     # the two bootstraps agree on the spread (at small n, ~1500 rows over 72 cells, the
@@ -207,10 +207,10 @@ def test_learners_carry_threads_and_tuned_params_do_not_leak():
     with pytest.raises(TypeError):
         XGB_FIXED["n_jobs"] = 4  # read-only: no module state to mutate
     spec = Learners(grid={"n_estimators": [5, 10], "max_depth": [1, 2], "reg_lambda": [1]}, tune_rows=200)
-    a = PSEEstimator(make_scm("basic").sample(400, seed=1), **ROLES, folds=2, learners=spec).fit()
-    b = PSEEstimator(make_scm("no_direct", seed=3).sample(400, seed=2), **ROLES, folds=2, learners=spec).fit()
+    a = PSEEstimator(make_scm("basic").sample(400, seed=1), **ROLES, folds=3, learners=spec).fit()
+    b = PSEEstimator(make_scm("no_direct", seed=3).sample(400, seed=2), **ROLES, folds=3, learners=spec).fit()
     assert spec.params == {}  # the specification is never filled by fitting
-    pa, pb = a.diagnostics()["params"], b.diagnostics()["params"]
+    pa, pb = a.diagnostics["params"], b.diagnostics["params"]
     assert set(pa.index) == set(pb.index) == {"propensity", "mu3", "nested"}
     assert not pa["cv_score"].equals(pb["cv_score"])  # each estimator tuned on its own data
     # refitting tunes again on a fresh copy: the same numbers, nothing carried over
@@ -228,8 +228,8 @@ def test_psedata_validates_once_and_is_reused():
     data = PSEData(d, **ROLES)
     assert (data.n, data.n_x0 + data.n_x1) == (1500, 1500)
     assert data.Xbrz.shape[0] == 1500 and data.roles["z"] == ["z"]
-    from_frame = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(50).summary()
-    from_data = PSEEstimator(data, learners=CELL).fit().bootstrap(50).summary()
+    from_frame = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(50).summary
+    from_data = PSEEstimator(data, learners=CELL).fit().bootstrap(50).summary
     pd.testing.assert_frame_equal(from_frame, from_data)
     assert np.allclose(plugin_psi(data, **ROLES), plugin_psi(d, **ROLES))
     with pytest.raises(ValueError, match="differ from those the PSEData was built with"):
@@ -264,7 +264,7 @@ def test_repeated_crossfitting_median_and_mean():
     d = make_scm("basic").sample(2000, seed=8)
     one = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(100)
     rep1 = PSEEstimator(d, **ROLES, learners=CELL, n_rep=1, aggregate="mean").fit().bootstrap(100)
-    pd.testing.assert_frame_equal(one.summary(), rep1.summary())  # n_rep=1 is the single split, any aggregate
+    pd.testing.assert_frame_equal(one.summary, rep1.summary)  # n_rep=1 is the single split, any aggregate
     med = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4).fit().bootstrap(100)
     mean = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4, aggregate="mean").fit().bootstrap(100)
     reps = med.result_.rep_estimates
@@ -276,7 +276,7 @@ def test_repeated_crossfitting_median_and_mean():
     assert e["TE"] == pytest.approx(e["NDE"] + e["NIE"], abs=1e-12)  # medians of ψ keep the algebra
     # DoubleML's SE for the median adds the spread of the split estimates: never below the smallest split SE
     split_se = np.array([effects_from_psi_rows(med.result_.phi_reps[m]) for m in range(4)])
-    assert (med.summary()["se"].to_numpy() >= split_se.min(axis=0) - 1e-12).all()
+    assert (med.summary["se"].to_numpy() >= split_se.min(axis=0) - 1e-12).all()
     with pytest.raises(ValueError, match="n_rep"):
         PSEEstimator(d, **ROLES, learners=CELL, n_rep=0)
     with pytest.raises(ValueError, match="aggregate"):
@@ -292,7 +292,7 @@ def test_small_groups_warn_with_the_numbers():
     d = make_scm("basic").sample(400, seed=3)
     tiny = pd.concat([d[d.x == "x0"].head(13), d[d.x == "x1"].head(7)], ignore_index=True)
     with pytest.warns(PSEWarning, match=r"unreliable intervals: the group x='x1' has 7 of 20 rows.*effective sample"):
-        PSEEstimator(tiny, **ROLES, folds=2, tune=False).fit()
+        PSEEstimator(tiny, **ROLES, folds=3, tune=False).fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PSEWarning)
         PSEEstimator(make_scm("basic").sample(3000, seed=3), **ROLES, learners=CELL).fit()  # large: silent

@@ -7,7 +7,7 @@
 """
 
 from popresume.audit.config import AuditConfig, load_config, validate_config
-from popresume.audit.grid import audit_data, outcome_table, read_results, run_audit, write_results
+from popresume.audit.grid import AuditRun, audit_data, outcome_table, read_results, run_audit, write_results
 from popresume.audit.metrics import (
     benjamini_hochberg,
     cases_from_significance,
@@ -23,7 +23,7 @@ from popresume.audit.metrics import (
 )
 
 __all__ = [
-    "AuditConfig", "load_config", "validate_config", "run_audit", "read_results", "write_results",
+    "AuditConfig", "load_config", "validate_config", "run_audit", "AuditRun", "read_results", "write_results",
     "audit_data", "outcome_table",
     "benjamini_hochberg", "holm", "p_from_ci", "significance", "cases_from_significance", "recount_cases",
     "surviving_findings", "te_alone", "selection_rates", "ll144_impact_ratios", "compare_with_causal",

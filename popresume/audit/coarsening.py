@@ -33,6 +33,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS
 
 NAME_SHARE_COLUMNS = ("fn_male_share", "fn_white_share", "sn_white_share")
@@ -115,9 +116,7 @@ class NameLevelScreener:
 
     def score_profiles(self, profiles: pd.DataFrame) -> pd.Series:
         """Scores for a profile table (only the columns in ``READS`` are looked at)."""
-        missing = [c for c in self.READS if c not in profiles.columns]
-        if missing:
-            raise ValueError(f"profiles are missing column {missing[0]!r}")
+        require_columns(profiles, self.READS, "profiles")
         p = self.params
         seen = add_name_shares(profiles[list(self.READS)], self.shares)  # X is not even passed on
         edu_rank = seen["edu_level"].map({v: i for i, v in enumerate(EDU_LEVELS)})
@@ -160,24 +159,18 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
     effects, the overlap (``n_clipped`` over the three propensity models, ``min_ess``,
     ``clipped_share``), plus ``screener`` (= ``label``) and ``true_NDE`` when known.
     """
-    from popresume.audit.summaries import overlap_numbers
-    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, joined, significant, wide_row
+    from popresume.causal import default_roles, significant
+    from popresume.causal.estimate import estimate_captured
 
-    missing = [c for c in NAME_SHARE_COLUMNS if c not in data.columns]
-    if missing:
-        raise ValueError(f"data is missing column {missing[0]!r}; call add_name_shares first")
+    require_columns(data, NAME_SHARE_COLUMNS, "data (call add_name_shares first)")
     rows = []
     for med, roles in (("coarse", default_roles(attribute)), ("fine", fine_roles(attribute))):
-        with capture_pse_warnings() as caught:
-            res, est = estimate_pse(data, **roles, y=y, folds=folds, n_boot=n_boot, seed=seed,
-                                    return_estimator=True, **dict(estimator or {}))
+        result, warned = estimate_captured(data, **roles, y=y, folds=folds, n_boot=n_boot, seed=seed,
+                                           **dict(estimator or {}))
         # finer R means less overlap (a name's typicality nearly determines X): the clipped
         # propensities are reported with the row rather than printed
-        diag = est.diagnostics()
-        ess, clipped = overlap_numbers(diag)
         row = {"screener": label, "attribute": attribute, "mediators": med, "n": len(data),
-               "n_clipped": int(diag["n_clipped"]), "min_ess": ess, "clipped_share": clipped,
-               "warnings": joined(caught), **wide_row(res)}
+               "n_clipped": int(result.diagnostics["n_clipped"]), **result.row(), "warnings": warned}
         if true_nde is not None:
             row["true_NDE"] = float(true_nde)
         rows.append(row)
@@ -290,3 +283,43 @@ def refine_cells(config, cells, *, fmt: str = "text", screener: str | None = Non
                                   estimator={"threads": 1, **dict(cfg.estimator)}, label=label)
         rows.append(est.assign(occupation=occ, format=fmt))
     return pd.concat(rows, ignore_index=True)
+
+
+def label_mediators(rows: pd.DataFrame, prefix: str, n: int | None = None) -> pd.DataFrame:
+    """Rows of :func:`coarsening_artefact` / :func:`refine_cells` with a ``variant`` label.
+
+    "<prefix> (n = N), grouped R" for the ``coarse`` row, "... refined R" for the ``fine``
+    one; N is ``n`` when given, else each row's own ``n``.
+    """
+    require_columns(rows, ["mediators"] + ([] if n is not None else ["n"]), "mediator rows")
+    sizes = [n] * len(rows) if n is not None else rows["n"].tolist()
+    return rows.assign(variant=[f"{prefix} (n = {k:,}), {'grouped' if m == 'coarse' else 'refined'} R"
+                                for k, m in zip(sizes, rows["mediators"])])
+
+
+def refined_rows(refined: pd.DataFrame, occupation: str, attribute: str, *,
+                 prefix: str = "paper-size run") -> pd.DataFrame:
+    """The grouped and refined rows of one cell of a stored :func:`refine_cells` table, labelled."""
+    require_columns(refined, ["occupation", "attribute", "mediators", "n"], "refined-names table")
+    rows = refined[(refined["occupation"] == occupation) & (refined["attribute"] == attribute)]
+    if rows.empty:
+        raise ValueError(f"the refined-names table has no row for occupation {occupation!r}, attribute "
+                         f"{attribute!r}; it has {sorted(set(zip(refined['occupation'], refined['attribute'])))}")
+    return label_mediators(rows, prefix)
+
+
+def grid_cell_variants(data: pd.DataFrame, shares: Mapping[str, pd.Series], *, occupation: str, model: str,
+                       attribute: str, fmt: str = "text", prefix: str = "grid cell") -> dict:
+    """One cell of a grid's scores (:func:`popresume.audit.grid.audit_data`) with grouped and refined R.
+
+    Returns ``{label: (data, roles, estimand)}`` for
+    :func:`popresume.audit.variants.estimate_variants`: the paper's roles and
+    :func:`fine_roles`, on the cell's rows with the name typicalities added.
+    """
+    from popresume.causal import default_roles
+
+    require_columns(data, ["occupation", "format", "model"], "grid data")
+    cell = add_name_shares(data[(data["occupation"] == occupation) & (data["format"] == fmt)
+                                & (data["model"] == model)].reset_index(drop=True), shares)
+    return {f"{prefix} (n = {len(cell)}), grouped R": (cell, default_roles(attribute), "all applicants"),
+            f"{prefix} (n = {len(cell)}), refined R": (cell, fine_roles(attribute), "all applicants")}

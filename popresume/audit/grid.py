@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -35,8 +37,9 @@ import pandas as pd
 
 from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
 from popresume.audit.metrics import cases_from_significance
-from popresume.audit.summaries import OVERLAP_COLUMNS, overlap_numbers
-from popresume.causal.effects import significance
+from popresume.causal.effects import ci_significance
+from popresume.causal.results import OVERLAP_COLUMNS
+from popresume.errors import require_columns
 from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR
 from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
@@ -62,6 +65,24 @@ RESULT_COLUMNS = (RESULT_KEYS + EFFECT_COLUMNS + SE_COLUMNS + OVERLAP_COLUMNS + 
 
 def _hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+=-]*(\.[A-Za-z0-9_+=-]+)*")
+
+
+def file_part(name: str) -> str:
+    """``name`` as one safe component of a cache file name.
+
+    A screener's name is the user's text (or its spec, ``hf:/models/x``): a name made of
+    letters, digits and ``_+=-.`` (no leading dot, no ``..``) of at most 64 characters is
+    used as it is; any other (``/abs/path``, ``../../x``, spaces) becomes a slug of its safe
+    characters plus a hash of the whole name, so no name can leave the cache folder.
+    """
+    name = str(name)
+    if len(name) <= 64 and _SAFE_NAME.fullmatch(name):
+        return name
+    slug = re.sub(r"[^A-Za-z0-9_+=-]+", "_", name).strip("_")[:40]
+    return f"{slug or 'screener'}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
 def _frame_hash(df: pd.DataFrame) -> str:
@@ -139,7 +160,7 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     spec = entry.spec
     key = _hash({"resumes": _frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
                  "spec": spec, "format": fmt, "render": dict(cfg.render)})
-    path = cache_dir / "scores" / f"{entry.name}-{fmt.replace('+', '_')}-{key}.parquet"
+    path = cache_dir / "scores" / f"{file_part(entry.name)}-{fmt.replace('+', '_')}-{key}.parquet"
     if path.exists():
         return pd.read_parquet(path)
     from popresume.screeners import get_screener, score_resumes
@@ -163,17 +184,17 @@ def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, s
     by default, since cells already run in parallel processes and two threads per process
     on a 2-core machine oversubscribe it (we measured a 10× slow-down under load). The
     thread count travels with this estimation's learners; no module state is touched.
-    Estimation warnings (weak overlap, small groups) are kept in a ``warnings`` column.
+    Estimation warnings (weak overlap, small groups) are kept in a ``warnings`` column,
+    the overlap (``PSEResult.overlap``) in ``min_ess`` and ``clipped_share``.
     """
-    from popresume.causal import capture_pse_warnings, estimate_pse, joined
+    from popresume.causal.estimate import estimate_captured
 
     opts = {"threads": 1, **dict(estimator or {})}
-    with capture_pse_warnings() as caught:
-        res, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed,
-                                return_estimator=True, **opts)
-    res["warnings"] = joined(caught)
-    # overlap beside the effects: the smallest ESS of any weight, the largest clipped share
-    res["min_ess"], res["clipped_share"] = overlap_numbers(est.diagnostics())
+    result, warned = estimate_captured(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **opts)
+    res = result.summary
+    res["warnings"] = warned
+    for k, v in result.overlap.items():
+        res[k] = v
     return res
 
 
@@ -263,9 +284,35 @@ def _score_all(cfg: AuditConfig, profiles: pd.DataFrame, *, cache: Path, log: "_
 
 
 # --------------------------------------------------------------------------- the grid
+@dataclass(frozen=True)
+class AuditRun:
+    """What :func:`run_audit` returns: the results ``table`` and how the run went.
+
+    ``timings``: seconds per stage; ``estimates_from_cache`` / ``estimated``: audit cells
+    read from the cache and estimated in this run; ``wall_s``: the whole run; ``config``:
+    the validated grid that ran. The metadata lives here, not in ``table.attrs`` (which
+    pandas drops on concat and merge).
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    config: AuditConfig = field(repr=False)
+    timings: dict = field(default_factory=dict)
+    estimates_from_cache: int = 0
+    estimated: int = 0
+    wall_s: float = float("nan")
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def summary_line(self) -> str:
+        """One line for a log: audits, seconds, cells from the cache."""
+        return (f"{len(self.table)} audits in {self.wall_s:.1f}s ({self.estimates_from_cache} estimates from cache, "
+                f"{self.estimated} estimated)")
+
+
 def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress: bool = True,
-              cache_dir: str | Path | None = None, score_cache=None) -> pd.DataFrame:
-    """Run every audit of ``config`` and return the tidy results table.
+              cache_dir: str | Path | None = None, score_cache=None) -> AuditRun:
+    """Run every audit of ``config``; the tidy results table is the returned run's ``table``.
 
     Parameters
     ----------
@@ -279,10 +326,11 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     score_cache : the screeners' per-résumé score cache (default
         ``<cache_dir>/scores/scores.sqlite``).
 
-    Returns one row per (attribute, occupation, format, screener) with the columns of
-    ``popresume_published_pse.csv`` (``paper_cases`` is called ``cases`` here: our
-    labels by the rules stated in §5.2) plus the SEs and screener metadata; ``attrs``
-    holds the stage timings and how many estimates came from the cache.
+    Returns an :class:`AuditRun` whose ``table`` has one row per (attribute, occupation,
+    format, screener) with the columns of ``popresume_published_pse.csv`` (``paper_cases``
+    is called ``cases`` here: our labels by the rules stated in §5.2) plus the SEs and
+    screener metadata; the run also holds the stage timings and how many estimates came
+    from the cache.
     """
     cfg = load_config(config)  # everything checked before any work
     cache = Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit"
@@ -310,7 +358,7 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
         roles = default_roles(attr)
         key = _hash({"scores": _frame_hash(data[["resume_id", "score"]]), "attribute": attr, "roles": roles,
                      "estimator": cfg.estimator_key(), "columns": list(OVERLAP_COLUMNS)})
-        path = cache / "estimates" / f"{occ}-{fmt.replace('+', '_')}-{attr}-{entry.name}-{key}.parquet"
+        path = cache / "estimates" / f"{occ}-{fmt.replace('+', '_')}-{attr}-{file_part(entry.name)}-{key}.parquet"
         meta = dict(occ=occ, fmt=fmt, attr=attr, entry=entry, roles=roles, n=len(sub), n_scored=len(data),
                     path=path, sc=sc)
         rows_meta.append(meta)
@@ -353,22 +401,19 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
         }
         rows.append(row)
     table = pd.DataFrame(rows)
-    sig = significance(table)
+    sig = ci_significance(table)
     # ``cases``: §5.2's rules as stated; ``cases_paper_rule``: as the authors applied them
     # (C3/C4 also need NIE ≠ 0; popresume.causal.cases explains the difference)
     table["cases"] = cases_from_significance(sig, table).to_numpy()
     table["cases_paper_rule"] = cases_from_significance(sig, table, rule="paper").to_numpy()
     table = table[list(RESULT_COLUMNS)]
-    # issue 12: each screener's validity-gate verdict, read from its card on disk
+    # each screener's validity-gate verdict, read from its card on disk
     # (popresume validate / validity.card_for); "unchecked" when none was made. Nothing is scored here.
     from popresume.screeners.validity import stored_verdicts
 
     table["validity_verdict"] = table["screener"].map(stored_verdicts(cfg.screeners)).to_numpy()
-    table.attrs["timings"] = dict(log.timings)
-    table.attrs["estimates_from_cache"] = n_cached
-    table.attrs["estimated"] = len(jobs)
-    table.attrs["wall_s"] = time.perf_counter() - log.t0
-    return table
+    return AuditRun(table=table, config=cfg, timings=dict(log.timings), estimates_from_cache=n_cached,
+                    estimated=len(jobs), wall_s=time.perf_counter() - log.t0)
 
 
 def write_results(table: pd.DataFrame, path: str | Path) -> Path:
@@ -389,12 +434,15 @@ def read_results(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"results table not found: {path}")
-    t = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
+    try:
+        t = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError) as e:
+        kind = "Parquet" if path.suffix.lower() == ".parquet" else "CSV"
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{path} is not a {kind} results table: {first}") from None
     if "paper_cases" in t.columns and "cases" not in t.columns:
         t = t.rename(columns={"paper_cases": "cases"})
-    missing = [c for c in ("attribute", "occupation", "format", "model", *EFFECT_COLUMNS) if c not in t.columns]
-    if missing:
-        raise ValueError(f"{path} is not a results table: missing column {missing[0]!r}")
+    require_columns(t, ("attribute", "occupation", "format", "model", *EFFECT_COLUMNS), f"{path} (a results table?)")
     return t
 
 

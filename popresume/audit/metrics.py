@@ -430,4 +430,7 @@ def published_table(path=None) -> pd.DataFrame:
     p = Path(path) if path is not None else DATA_DIR / "published" / "popresume_published_pse.csv"
     if not p.exists():
         raise FileNotFoundError(f"published table not found: {p}")
-    return pd.read_csv(p)
+    try:
+        return pd.read_csv(p)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{p} is not a CSV table: {str(e).strip().splitlines()[0]}") from None

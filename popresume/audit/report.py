@@ -85,7 +85,6 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     TE..RIE with estimate, se, ci_low, ci_high, p, p_holm, significant and ``truth`` (NaN
     unless ``truth`` — a table indexed by effect with column ``true`` — is given).
     """
-    from popresume.audit.summaries import overlap_numbers
     from popresume.causal import capture_pse_warnings, classify_cases, default_roles, estimate_pse
 
     roles = default_roles(attribute)
@@ -100,7 +99,7 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     out["p_holm"] = holm["p_adj"].to_numpy()
     out["truth"] = (truth["true"].reindex(out.index).to_numpy(float) if truth is not None
                     else np.full(len(out), np.nan))
-    min_ess, clipped = overlap_numbers(res.diagnostics)
+    min_ess, clipped = res.overlap["min_ess"], res.overlap["clipped_share"]
     return {"effects": out, "cases": str(classify_cases(table, "paper").iloc[0]), "min_ess": min_ess,
             "clipped_share": clipped, "warnings": sorted(set(caught)), "n": int(res.n),
             "ci_method": str(table["ci_method"].iloc[0]), "roles": roles,

@@ -10,24 +10,24 @@ chapters only narrate and plot:
 * :func:`masking_summary` — what an auditor who looked only at TE would have concluded;
 * :func:`four_fifths_disagreements`, :func:`disagreement_counts` — the four-fifths verdict
   against the decomposition, under the uncorrected *and* a corrected significance standard;
-* :func:`overlap_columns`, :func:`overlap_from_warnings` — the effective sample size and the
-  share of clipped propensities beside the effects (weak overlap makes NDE/NIE lean on
-  outcome-model extrapolation);
-* :func:`neutral_name_subset` — a variant that restores overlap by restricting the
-  estimand to applicants whose first name does not reveal gender;
-* :func:`score_texts` — text résumés of a profile table scored by a real screener, with
-  the grid's per-résumé score cache.
+* :func:`overlap_columns`, :func:`effects_view`, :func:`add_overlap` — the effective sample
+  size and the share of clipped propensities beside the effects (weak overlap makes
+  NDE/NIE lean on outcome-model extrapolation).
+
+Scoring résumés outside the grid is :mod:`popresume.audit.scoring`; estimating variants of
+one audit (other data, other roles) is :mod:`popresume.audit.variants`; the book's grid
+config is :func:`popresume.audit.config.grid_config`.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from popresume.causal.results import OVERLAP_COLUMNS
+from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
 KEYS = ("attribute", "occupation", "format", "model")
@@ -37,29 +37,6 @@ METHOD_LABELS = {"none": "uncorrected (CI excludes 0)", "holm": "Holm", "bh": "B
 
 def _keys(table: pd.DataFrame) -> list[str]:
     return [c for c in KEYS if c in table.columns]
-
-
-def _need(table: pd.DataFrame, cols: Sequence[str], what: str) -> None:
-    missing = [c for c in cols if c not in table.columns]
-    if missing:
-        raise ValueError(f"{what} is missing column {missing[0]!r}")
-
-
-# --------------------------------------------------------------------------- the book's grid
-def grid_config(config_file: str | Path = "default_audit.yaml", *, sizes=None, n_boot: int | None = None,
-                seed: int | None = None, occupations="all"):
-    """The audit grid of the book's chapters: a config (a name under ``CONFIGS_DIR`` or a path) with
-    the chapter's parameters applied (``None`` keeps the file's value; ``occupations="all"``
-    keeps the file's occupations). Validated before anything runs."""
-    from popresume.audit.config import load_config
-    from popresume.paths import CONFIGS_DIR
-
-    path = Path(config_file)
-    cfg = load_config(path if path.is_absolute() or path.exists() else CONFIGS_DIR / path)
-    changes = {k: v for k, v in (("sizes", sizes), ("n_boot", n_boot), ("seed", seed)) if v is not None}
-    if occupations != "all":
-        changes["occupations"] = [occupations] if isinstance(occupations, str) else list(occupations)
-    return cfg.replace(**changes) if changes else cfg
 
 
 # --------------------------------------------------------------------------- §5.3 photos
@@ -72,7 +49,7 @@ def photo_shift(table: pd.DataFrame) -> pd.Series:
     """
     from popresume.causal import significant
 
-    _need(table, ["attribute", "occupation", "model", "format", "NDE_estimate", "NDE_ci_low", "NDE_ci_high"],
+    require_columns(table, ["attribute", "occupation", "model", "format", "NDE_estimate", "NDE_ci_low", "NDE_ci_high"],
           "results table")
     k = ["attribute", "occupation", "model"]
     a = table[table["format"] == "image"].set_index(k)
@@ -126,11 +103,11 @@ def recount_summary(table: pd.DataFrame, *, rule: str = "paper", family: str = "
     """
     from popresume.causal import case_counts
 
-    _need(table, ["format"], "results table")
+    require_columns(table, ["format"], "results table")
     lab = recount_labels(table, rule=rule, family=family, alpha=alpha)
     cols = {}
     if labels_column is not None:
-        _need(table, [labels_column], "results table")
+        require_columns(table, [labels_column], "results table")
         cols["printed"] = case_counts(table[labels_column].fillna("-").astype(str), table["format"])
     for m in METHODS:
         cols[METHOD_LABELS[m]] = case_counts(lab[f"cases_{m}"], table["format"])
@@ -190,40 +167,15 @@ def disagreement_counts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- overlap
-OVERLAP_COLUMNS = ("min_ess", "clipped_share")  # beside the effects of every audit (also audit.grid's)
-_WARN = re.compile(r"(\d+) of (\d+) propensities of (\S+) were clipped.*?min effective sample size (\d+)")
-
-
-def overlap_from_warnings(warnings_text) -> pd.DataFrame:
-    """Parse the estimator's weak-overlap warnings (``estimation_warnings`` column) into numbers.
-
-    Returns ``clipped_share`` (the worst propensity model's share of clipped propensities),
-    ``clipped_model`` and ``min_ess``. The estimator warns only when more than 5% of some
-    propensity model's values were clipped; rows without a warning get NaN (fewer than 5%
-    clipped, ESS not reported).
-    """
-    rows = []
-    for w in pd.Series(warnings_text).fillna("").astype(str):
-        m = _WARN.search(w)
-        if m:
-            rows.append({"clipped_share": int(m.group(1)) / int(m.group(2)), "clipped_model": m.group(3),
-                         "min_ess": float(m.group(4))})
-        else:
-            rows.append({"clipped_share": np.nan, "clipped_model": "", "min_ess": np.nan})
-    return pd.DataFrame(rows, index=pd.Series(warnings_text).index)
-
-
 def overlap_columns(table: pd.DataFrame) -> pd.DataFrame:
     """``min_ess`` and ``clipped_share`` for every audit of a results table.
 
-    Taken from the table's own columns when the grid wrote them, else parsed from its
-    ``estimation_warnings`` (:func:`overlap_from_warnings`); a published table has neither
-    (the paper does not report overlap) and gets NaN.
+    The columns every table of audits carries (``PSEResult.overlap``, written by the grid
+    and :func:`popresume.causal.estimate_row`); a published table has none (the paper does
+    not report overlap) and gets NaN.
     """
     if all(c in table.columns for c in OVERLAP_COLUMNS):
         return table[list(OVERLAP_COLUMNS)].astype(float)
-    if "estimation_warnings" in table.columns:
-        return overlap_from_warnings(table["estimation_warnings"])[list(OVERLAP_COLUMNS)]
     return pd.DataFrame(np.nan, index=table.index, columns=list(OVERLAP_COLUMNS))
 
 
@@ -260,91 +212,6 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
     return out
 
 
-def neutral_name_subset(data: pd.DataFrame, column: str = "fn_gender", keep: Sequence[str] = ("neutral",)):
-    """Rows whose first-name class is in ``keep``: the overlap population for gender.
-
-    A first name's gender class nearly determines gender, so p(x | R, Z) sits at 0 or 1
-    for most applicants and the estimator must extrapolate. Restricting to gender-neutral
-    first names restores overlap; the estimand becomes the effects *among applicants with
-    gender-neutral first names*, not among all applicants.
-    """
-    _need(data, [column], "data")
-    keep = list(keep)
-    out = data[data[column].astype(str).isin(keep)].reset_index(drop=True)
-    if out.empty:
-        raise ValueError(f"no row has {column!r} in {keep}; values present: {sorted(data[column].astype(str).unique())}")
-    return out
-
-
-# --------------------------------------------------------------------------- scores
-def grid_score_cache(cache_dir: str | Path | None = None) -> Path:
-    """The audit grid's per-résumé score cache (``<cache_dir>/scores/scores.sqlite``; default under CACHE_DIR/audit)."""
-    from popresume.paths import cache_path
-
-    if cache_dir is None:
-        return cache_path("audit", "scores", "scores.sqlite")
-    p = Path(cache_dir) / "scores" / "scores.sqlite"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    return p
-
-
-def score_texts(profiles: pd.DataFrame, screener="embedding", *, seed: int = 0,
-                cache: str | Path | None = None) -> pd.DataFrame:
-    """``profiles`` with a ``score`` column: their text résumés scored by ``screener``.
-
-    The scores go through the grid's per-résumé cache (:func:`grid_score_cache`), so a
-    résumé the grid already scored is not scored again. Rows whose score could not be
-    parsed are dropped.
-    """
-    from popresume.resumes import render_texts
-    from popresume.screeners import score_resumes
-
-    texts = render_texts(profiles, seed=seed)
-    sc = score_resumes(screener, texts, cache=Path(cache) if cache is not None else grid_score_cache())
-    out = profiles.drop(columns=[c for c in ("score",) if c in profiles.columns])
-    out = out.merge(sc[["resume_id", "score"]], on="resume_id", how="inner", validate="one_to_one")
-    return out[out["score"].notna()].reset_index(drop=True)
-
-
-def overlap_numbers(diagnostics: dict) -> tuple[float, float]:
-    """(smallest effective sample size of any weight, largest share of clipped propensities of any model).
-
-    ``diagnostics``: ``PSEEstimator.diagnostics()`` (``propensity`` with ``n_clipped`` per
-    propensity model, ``weights`` with ``ess`` per weight, and ``n``). These are the two
-    numbers an audit table shows beside its effects.
-    """
-    prop, w, n = diagnostics["propensity"], diagnostics["weights"], diagnostics["n"]
-    return float(pd.Series(w["ess"]).min()), float(pd.Series(prop["n_clipped"]).max() / n)
-
-
-def estimate_variants(variants, *, y: str = "score", **estimator) -> pd.DataFrame:
-    """The same effects under several (data, roles) variants, with what each costs in rows and overlap.
-
-    ``variants``: mapping name -> (data, roles, estimand), ``roles`` as
-    :func:`popresume.causal.default_roles` returns them and ``estimand`` a short phrase
-    saying whose effects the variant estimates (trimming the data changes it). Each variant
-    is estimated by ``estimate_pse`` with the same ``estimator`` keywords (``folds``,
-    ``n_boot``, ``seed``, ``tune``, ...). One row per variant: ``variant``, ``estimand``,
-    ``n``, ``min_ess``, ``clipped_share``, ``{E}_{estimate,se,ci_low,ci_high}`` and the
-    collected ``warnings``.
-    """
-    from popresume.causal import capture_pse_warnings, estimate_pse, joined, wide_row
-
-    if not variants:
-        raise ValueError("variants is empty; give at least one name -> (data, roles, estimand)")
-    rows = []
-    for name, spec in dict(variants).items():
-        if len(spec) != 3:
-            raise ValueError(f"variant {name!r} must be (data, roles, estimand), got {len(spec)} items")
-        data, roles, estimand = spec
-        with capture_pse_warnings() as caught:
-            res, est = estimate_pse(data, **roles, y=y, return_estimator=True, **estimator)
-        ess, clipped = overlap_numbers(est.diagnostics())
-        rows.append({"variant": name, "estimand": estimand, "n": len(data), "min_ess": ess, "clipped_share": clipped,
-                     **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")), "warnings": joined(caught)})
-    return pd.DataFrame(rows)
-
-
 def add_overlap(view: pd.DataFrame, results: pd.DataFrame, keys: Sequence[str] = KEYS) -> pd.DataFrame:
     """``view`` (e.g. ``metrics.side_by_side``) with ``min ESS`` and ``clipped share`` of our audits in ``results``.
 
@@ -352,8 +219,8 @@ def add_overlap(view: pd.DataFrame, results: pd.DataFrame, keys: Sequence[str] =
     not report overlap.
     """
     keys = list(keys)
-    _need(view, keys, "view")
-    _need(results, keys, "results table")
+    require_columns(view, keys, "view")
+    require_columns(results, keys, "results table")
     ov = pd.concat([results[keys].reset_index(drop=True), overlap_columns(results).reset_index(drop=True)], axis=1)
     ov = ov.rename(columns={"min_ess": "min ESS", "clipped_share": "clipped share"})
     ov["min ESS"], ov["clipped share"] = ov["min ESS"].round(0), ov["clipped share"].round(3)

@@ -42,9 +42,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
-from .effects import significance, significant, to_wide  # noqa: F401  (significant: the old import path)
+from .effects import ci_significance, significant, to_wide  # noqa: F401  (significant: the old import path)
 
 CASES: tuple[str, ...] = ("C1", "C2", "C3", "C4", "C5")
 CASE_TITLES: dict[str, str] = {
@@ -66,9 +67,7 @@ def flags_from_significance(sig: pd.DataFrame, nde, nie, rule: str = "stated") -
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    missing = [e for e in PSE_NAMES if e not in sig.columns]
-    if missing:
-        raise ValueError(f"significance table is missing column {missing[0]!r}")
+    require_columns(sig, PSE_NAMES, "significance table")
     s = sig[list(PSE_NAMES)].astype(bool)
     cancel = np.asarray(nde, dtype=float) * np.asarray(nie, dtype=float) < 0
     f = pd.DataFrame(index=sig.index)
@@ -100,7 +99,7 @@ def case_flags(table: pd.DataFrame, rule: str = "stated") -> pd.DataFrame:
     nan = t[[f"{e}_{k}" for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")]].isna().any(axis=1)
     if nan.any():
         raise ValueError(f"classify_cases: missing effect values in row {t.index[nan.to_numpy().argmax()]!r}")
-    sig = significance(t, signed_zero=rule == "paper")
+    sig = ci_significance(t, signed_zero=rule == "paper")
     return flags_from_significance(sig, t["NDE_estimate"], t["NIE_estimate"], rule)
 
 

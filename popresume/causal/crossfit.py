@@ -1,7 +1,9 @@
 """L-fold cross-fitting of ψ(a_y, a_b, a_r) for the five triples at once, and the estimator class.
 
-Lemma 1 (DML-UCA, Jung et al. 2024) with DESIGN §3's general weights: for each fold ℓ
-every nuisance is fit on the other folds only and φ is evaluated on fold ℓ. The nested
+PopResume's Lemma 1 (§3.2, the DML-UCA procedure of Jung et al. 2024) applied to the
+uncentred influence function of its Lemma 2 (Appendix C.2, ``functional``) with general
+weights: for each fold ℓ every nuisance is fit on the other folds only and φ is evaluated
+on fold ℓ. The nested
 regressions need pseudo-outcomes on the training rows:
 
 * μ2's target μ3(B, R, a_y, Z) on a training row of fold k comes, by default
@@ -25,15 +27,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from popresume.schema import PSE_NAMES
-
 from .bootstrap import influence_bootstrap
 from .data import PSEData
 from .effects import PSEWarning
-from .functional import (PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size,
-                         effects_from_psi, influence, weights)
-from .nuisance import DEFAULT_THREADS, Learners, fit_predict
-from .results import AGGREGATIONS, PSEResult, aggregate_reps
+from .functional import PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size, influence, weights
+from .nuisance import Learners, fit_predict
+from .results import PSEResult, aggregate_reps
+from .spec import DEFAULTS, check_options
 
 
 # --------------------------------------------------------------------------- folds
@@ -175,7 +175,7 @@ class PSEEstimator:
 
     >>> est = PSEEstimator(data, x="gender", x0="F", x1="M", z=["race", "age"],
     ...                    b=["edu_group", "exp_year"], r=["fn_gender", "region"], y="score")
-    >>> est.fit().bootstrap(n_boot=500).summary()   # doctest: +SKIP
+    >>> est.fit().bootstrap(n_boot=500).summary   # doctest: +SKIP
 
     The fit warns (``PSEWarning``, with the numbers) when the intervals may be unreliable:
     more than ``clip_warn`` of some propensity clipped, the smaller X group under
@@ -190,35 +190,29 @@ class PSEEstimator:
     b: list = field(default_factory=list)
     r: list = field(default_factory=list)
     y: str = "score"
-    folds: int = 5
-    seed: int = 0
+    folds: int = DEFAULTS.folds
+    seed: int = DEFAULTS.seed
     learners: object = None
-    clip: float = 0.01
-    normalize: bool = True
-    nested_crossfit: bool = True
-    tune: bool = True
-    tune_rows: int = 2000
+    clip: float = DEFAULTS.clip
+    normalize: bool = DEFAULTS.normalize
+    nested_crossfit: bool = DEFAULTS.nested_crossfit
+    tune: bool = DEFAULTS.tune
+    tune_rows: int = DEFAULTS.tune_rows
     grid: dict | None = None
-    missing: str = "raise"
-    level: float = 0.95
+    missing: str = DEFAULTS.missing
+    level: float = DEFAULTS.level
     clip_warn: float = 0.05
-    n_rep: int = 1
-    aggregate: str = "median"
-    threads: int = DEFAULT_THREADS
+    n_rep: int = DEFAULTS.n_rep
+    aggregate: str = DEFAULTS.aggregate
+    threads: int = DEFAULTS.threads
     min_group: int = 50
     min_ess: float = 30.0
 
     def __post_init__(self):
-        if not 0 < self.clip < 0.5:
-            raise ValueError(f"clip must be in (0, 0.5), got {self.clip}")
-        if int(self.folds) < 2:
-            raise ValueError(f"folds must be at least 2, got {self.folds}")
-        if int(self.n_rep) < 1:
-            raise ValueError(f"n_rep must be at least 1, got {self.n_rep}")
-        if self.aggregate not in AGGREGATIONS:
-            raise ValueError(f"aggregate must be one of {AGGREGATIONS}, got {self.aggregate!r}")
-        if not 0 < self.level < 1:
-            raise ValueError(f"level must be in (0, 1), got {self.level}")
+        check_options(folds=self.folds, seed=self.seed, clip=self.clip, normalize=self.normalize,
+                      nested_crossfit=self.nested_crossfit, tune=self.tune, tune_rows=self.tune_rows,
+                      missing=self.missing, level=self.level, n_rep=self.n_rep, aggregate=self.aggregate,
+                      threads=self.threads)
         if isinstance(self.data, PSEData):
             self.data_ = self.data
             for k, v in self.data_.roles.items():
@@ -236,8 +230,6 @@ class PSEEstimator:
         self.df_ = self.data_.df
         self.n_ = self.data_.n
         self.result_ = None
-        self.boot_ = None
-        self.boot_kind_ = None
 
     # -- fitting
     def _crossfit(self, fold: np.ndarray, idx: np.ndarray | None = None) -> CrossfitResult:
@@ -261,20 +253,59 @@ class PSEEstimator:
         phi_reps = np.stack([r.phi for r in runs])
         if not np.isfinite(phi_reps).all():
             raise ValueError("non-finite influence values: check the diagnostics (propensity_, weights_)")
-        self.fold_ = first.fold
-        self.phi_ = phi_reps.mean(axis=0)
-        self.propensity_ = first.propensity
-        self.weights_ = first.weights
-        self.n_clipped_ = int(first.propensity["n_clipped"].sum())
         psi = aggregate_reps(phi_reps.mean(axis=1), self.aggregate)
-        self.psi_ = pd.Series(psi, index=list(PSI_NAMES), name="estimate")
-        self.effects_ = pd.Series(effects_from_psi(psi), index=list(PSE_NAMES), name="estimate")
         raised = self._reliability_warnings(runs)
         self.result_ = PSEResult(psi, phi_reps, aggregate=self.aggregate, level=self.level,
-                                 diagnostics=self._diagnostics(runs, raised))
-        self.boot_ = None
-        self.boot_kind_ = None
+                                 diagnostics=self._diagnostics(runs, raised), fold=first.fold)
         return self
+
+    # -- the fitted state, read from ``result_`` (the one place it is kept)
+    def _result(self) -> PSEResult:
+        if self.result_ is None:
+            raise AttributeError("the estimator is not fitted: call fit() first")
+        return self.result_
+
+    @property
+    def fold_(self) -> np.ndarray:
+        """Fold of each row in the first cross-fitting split."""
+        return self._result().fold
+
+    @property
+    def phi_(self) -> np.ndarray:
+        """(n, 5) influence values of the five means, averaged over repetitions (``result_.phi``)."""
+        return self._result().phi
+
+    @property
+    def propensity_(self) -> pd.DataFrame:
+        return self._result().diagnostics["propensity"]
+
+    @property
+    def weights_(self) -> pd.DataFrame:
+        return self._result().diagnostics["weights"]
+
+    @property
+    def n_clipped_(self) -> int:
+        return self._result().diagnostics["n_clipped"]
+
+    @property
+    def psi_(self) -> pd.Series:
+        return pd.Series(self._result().psi_estimate, index=list(PSI_NAMES), name="estimate")
+
+    @property
+    def effects_(self) -> pd.Series:
+        return self._result().effects
+
+    @property
+    def boot_psi_(self) -> np.ndarray | None:
+        return None if self.result_ is None else self.result_.boot_psi
+
+    @property
+    def boot_(self) -> np.ndarray | None:
+        return None if self.result_ is None else self.result_.boot
+
+    @property
+    def boot_kind_(self) -> str | None:
+        return None if self.result_ is None else self.result_.boot_kind
 
     def _reliability_warnings(self, runs: list[CrossfitResult]) -> list[str]:
         """Warn (and return the messages) when overlap or group size makes the intervals unreliable."""
@@ -322,14 +353,12 @@ class PSEEstimator:
         seed = self.seed + 1 if seed is None else seed
         if method == "influence":
             draws = influence_bootstrap(self.result_.phi_reps, n_boot, seed=seed)  # (n_boot, n_rep, 5)
-            self.boot_psi_ = aggregate_reps(draws, self.aggregate, axis=1)
+            boot_psi = aggregate_reps(draws, self.aggregate, axis=1)
         elif method == "refit":
-            self.boot_psi_ = self.refit_draws(n_boot, seed=seed, progress=progress)
+            boot_psi = self.refit_draws(n_boot, seed=seed, progress=progress)
         else:
             raise ValueError(f"bootstrap method must be 'influence' or 'refit', got {method!r}")
-        self.boot_ = effects_from_psi(self.boot_psi_)
-        self.boot_kind_ = method
-        self.result_.boot_psi = self.boot_psi_
+        self.result_.boot_psi = boot_psi
         self.result_.boot_kind = method
         return self
 
@@ -366,7 +395,7 @@ class PSEEstimator:
                 raise ValueError("refit bootstrap: 20 resamples in a row left a fold without one group; "
                                  "the smaller group is too small for the refit bootstrap with these folds")
             out[b] = self._crossfit(fold, idx).phi.mean(axis=0)
-        self.refit_redrawn_ = redrawn
+        self.result_.diagnostics["refit_redrawn"] = redrawn
         return out
 
     def _check_fitted(self):
@@ -374,8 +403,9 @@ class PSEEstimator:
             raise ValueError("call fit() first")
 
     # -- results
+    @property
     def summary(self) -> pd.DataFrame:
-        """Tidy table indexed TE, NDE, NIE, BIE, RIE (``PSEResult.summary``).
+        """Tidy table indexed TE, NDE, NIE, BIE, RIE (``result_.summary``).
 
         Columns: estimate (original sample), se (influence-function SE), ci_low/ci_high
         (bootstrap percentile at ``level``; normal ±z·se when no bootstrap has been run),
@@ -389,6 +419,7 @@ class PSEEstimator:
         self._check_fitted()
         return self.result_.psi
 
+    @property
     def diagnostics(self) -> dict:
         """Propensity ranges and clipping, weight raw means and ESS, chosen hyperparameters, warnings."""
         self._check_fitted()

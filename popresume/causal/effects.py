@@ -10,7 +10,7 @@ Two forms of the same numbers travel through the package:
 
 ``wide_row`` turns a long table into one wide record, ``long_form`` turns one wide row (or a
 long table) into the long form, ``effect_columns`` names the wide columns. ``significant``
-and ``significance`` are the one reading of "the CI excludes 0" (PopResume §5.1), under
+and ``ci_significance`` are the one reading of "the CI excludes 0" (PopResume §5.1), under
 both rules: the plain one, and ``signed_zero=True``, which reads a printed bound of ±0.000
 by its sign bit (how the authors' labels come out of the rounded table; ``cases`` explains).
 ``capture_pse_warnings`` collects the estimator's diagnostics for a table cell instead of
@@ -93,11 +93,13 @@ def significant(ci_low, ci_high, *, signed_zero: bool = False) -> np.ndarray:
     return pos | neg
 
 
-def significance(table: pd.DataFrame, *, signed_zero: bool = False,
-                 effects: Sequence[str] = PSE_NAMES) -> pd.DataFrame:
+def ci_significance(table: pd.DataFrame, *, signed_zero: bool = False,
+                    effects: Sequence[str] = PSE_NAMES) -> pd.DataFrame:
     """Boolean table (audits × effects): does each effect's CI exclude 0.
 
     ``table`` in the wide form (one row per audit, index kept) or one long table (one row).
+    The uncorrected rule only; :func:`popresume.audit.metrics.significance` adds the
+    corrected ones (Holm, BH) over a family of audits.
     """
     t = to_wide(table)
     return pd.DataFrame({e: significant(t[f"{e}_ci_low"], t[f"{e}_ci_high"], signed_zero=signed_zero)

@@ -8,7 +8,8 @@ DESIGN §3 (PopResume §3, Appendix C.1–C.3): every counterfactual mean the pa
 so the estimator is written once, for a generic triple, and the five effects are fixed
 linear combinations of five triples (``PSI_TRIPLES`` and ``EFFECT_WEIGHTS`` below).
 
-The uncentred influence function (Lemma 2, generalised from Table 1's (x1, x1, x0)) is
+The uncentred influence function (PopResume's Lemma 2, Appendix C.2, generalised from
+Table 1's (x1, x1, x0); Lemma 1 cross-fits it, ``crossfit``) is
 
     φ = π3 (Y − μ3(B,R,X,Z)) + π2 (μ3(B,R,a_y,Z) − μ2(R,Z)) + π1 (μ2(R,Z) − μ1(Z)) + μ1(Z)
 

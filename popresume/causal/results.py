@@ -13,7 +13,11 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
 * ``pvalues`` and ``p_adjust(method)``: two-sided tests of "effect = 0", Holm / BH /
   Bonferroni over the five effects;
 * ``diagnostics``: propensity ranges and clipping, weight raw means and ESS, the chosen
-  hyperparameters, the per-repetition estimates and the reliability warnings raised.
+  hyperparameters, the per-repetition estimates and the reliability warnings raised;
+* ``overlap``: the two overlap numbers a table shows beside the effects (smallest
+  effective sample size of any weight, largest share of clipped propensities of any
+  propensity model); ``row(stats)``: the one-row (wide) record of an audit, effects then
+  overlap, that every table of audits is built from.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from scipy.stats import norm
 
 from popresume.schema import PSE_NAMES
 
-from .effects import significant
+from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
+from .spec import AGGREGATIONS
 
-AGGREGATIONS: tuple[str, ...] = ("median", "mean")
+OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
 
 
 def aggregate_reps(values: np.ndarray, how: str, axis: int = 0) -> np.ndarray:
@@ -68,6 +73,7 @@ class PSEResult:
     boot_psi: np.ndarray | None = field(default=None, repr=False)  # (n_boot, 5) or None
     boot_kind: str | None = None
     diagnostics: dict = field(default_factory=dict, repr=False)
+    fold: np.ndarray | None = field(default=None, repr=False)  # fold of each row, first split
 
     # -- basic quantities
     @property
@@ -183,6 +189,18 @@ class PSEResult:
         out["ci_method"] = self.ci_method
         out["n"] = self.n
         return out
+
+    @property
+    def overlap(self) -> dict:
+        """``min_ess`` (smallest effective sample size of any weight) and ``clipped_share``
+        (largest share of clipped propensities of any propensity model), first split."""
+        d = self.diagnostics
+        return {"min_ess": float(pd.Series(d["weights"]["ess"]).min()),
+                "clipped_share": float(pd.Series(d["propensity"]["n_clipped"]).max() / d["n"])}
+
+    def row(self, stats=CI_STATS) -> dict:
+        """This audit as one wide record: ``{E}_{stat}`` for the five effects, then the overlap."""
+        return {**wide_row(self.summary, stats=stats), **self.overlap}
 
     @property
     def psi(self) -> pd.DataFrame:

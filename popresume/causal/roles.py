@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import pandas as pd
 
+import numpy as np
+
 from popresume.schema import ATTRIBUTES
+
+from .estimate import estimate_row
 
 _B = ["edu_group", "exp_year"]
 _R = ["fn_gender", "fn_age", "surname_group", "region"]
 GROUP_COLUMNS = ("fn_gender", "fn_age", "surname_group", "edu_group", "race_binary")
+#: The scale every screener's prompt declares ("a single score from 0 to 100",
+#: popresume.screeners.prompt.SCORE_SCHEMA). The synthetic screener is a formula with no
+#: declared scale (unless it clips), so its rows are not held to it.
+SCORE_SCALE = (0.0, 100.0)
+UNSCALED_SCREENERS = ("synthetic",)
 
 
 def default_roles(attribute: str) -> dict:
@@ -40,14 +49,43 @@ def screener_rows(scores: pd.DataFrame, screener: str | None) -> pd.DataFrame:
     return scores[scores[cols].astype(str).eq(screener).any(axis=1)] if cols else scores.iloc[:0]
 
 
+def screeners_present(scores: pd.DataFrame) -> list[str]:
+    """The distinct values of the ``screener`` and ``model`` columns of a scores table."""
+    cols = [c for c in ("screener", "model") if c in scores.columns]
+    return sorted({str(v) for c in cols for v in scores[c].dropna().unique()})
+
+
+def check_score_scale(scores: pd.DataFrame, score_col: str = "score", scale=SCORE_SCALE) -> None:
+    """Refuse a score outside the screener's declared ``scale`` (NaN, a failed score, passes).
+
+    Rows of a screener in :data:`UNSCALED_SCREENERS` are not checked. ``scale=None``
+    checks nothing. The error names the column, the value, its ``resume_id`` and how many
+    scores are outside.
+    """
+    if scale is None:
+        return
+    lo, hi = scale
+    v = pd.to_numeric(scores[score_col], errors="coerce")
+    held = ~scores["screener"].astype(str).isin(UNSCALED_SCREENERS) if "screener" in scores.columns else True
+    bad = held & v.notna() & ((v < lo) | (v > hi) | ~np.isfinite(v.fillna(0.0)))
+    if bad.any():
+        first = scores[bad].iloc[0]
+        rid = f" (resume_id {first['resume_id']!r})" if "resume_id" in scores.columns else ""
+        who = f" of screener {first['screener']!r}" if "screener" in scores.columns else ""
+        raise ValueError(f"scores column {score_col!r} has the value {float(v[bad].iloc[0])!r}{rid}{who}, outside the "
+                         f"screener's scale [{lo:g}, {hi:g}] ({int(bad.sum()):,} of {len(scores):,} scores outside): "
+                         f"not a screener's score; check the scores file")
+
+
 def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | None = None,
-            score_col: str = "score") -> pd.DataFrame:
+            score_col: str = "score", scale=SCORE_SCALE) -> pd.DataFrame:
     """Join profiles and one screener's scores on ``resume_id`` and add the Appendix C.4 groups.
 
     ``scores`` is the screeners' table (resume_id, screener, model, score, ...). When it holds
     several screeners, pass ``screener=`` (matched against the ``screener`` or ``model``
     column). Group columns are added with ``popresume.grouping.add_groups`` when missing.
-    Rows whose score is missing keep NaN: the estimator decides (``missing=``).
+    Rows whose score is missing keep NaN: the estimator decides (``missing=``). A score
+    outside the screener's ``scale`` (default [0, 100]) is refused (:func:`check_score_scale`).
     """
     for name, t in (("profiles", profiles), ("scores", scores)):
         if "resume_id" not in t.columns:
@@ -58,12 +96,13 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
     if screener is not None:
         s = screener_rows(scores, screener)
         if s.empty:
-            raise ValueError(f"no score rows for screener {screener!r}")
+            raise ValueError(f"screener {screener!r} is not in the scores; they hold {screeners_present(scores)}")
     elif "screener" in s.columns and s["screener"].nunique() > 1:
         raise ValueError(f"scores hold several screeners {sorted(s['screener'].unique())}; pass screener=")
     if s["resume_id"].duplicated().any():
         dup = s.loc[s["resume_id"].duplicated(), "resume_id"].iloc[0]
         raise ValueError(f"scores have duplicate resume_id {dup!r} (several screeners/models?)")
+    check_score_scale(s, score_col, scale)
     keep = ["resume_id", score_col] + [c for c in ("screener", "model") if c in s.columns]
     df = profiles.merge(s[keep], on="resume_id", how="inner", validate="one_to_one")
     if len(df) == 0:
@@ -109,7 +148,7 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
     """Path-specific effects of one audit cell under several B/R partitions of the mediators.
 
     ``partitions``: mapping name -> (b, r) (lists of columns, see :func:`partition_roles`).
-    Every partition is estimated by ``popresume.causal.estimate_pse`` on the same rows with
+    Every partition is estimated by :func:`popresume.causal.estimate.estimate_row` on the same rows with
     the same ``seed`` (folds, bootstrap), ``estimator`` holding its other keyword arguments
     (``folds``, ``n_boot``, ``tune``, ...). Returns one row per partition in the layout of
     the results table — ``partition``, ``b``, ``r``, ``same_w`` (W = B ∪ R equals the first
@@ -117,10 +156,6 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
     ``clipped_share`` (smallest ESS of any weight, largest share of clipped propensities) — plus ``warnings``
     (estimation diagnostics, e.g. clipping, collected rather than printed).
     """
-    from popresume.causal import estimate_pse
-
-    from .effects import capture_pse_warnings, joined, wide_row
-
     if not partitions:
         raise ValueError("partitions is empty; give at least one name -> (b, r)")
     rows = []
@@ -131,12 +166,6 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
         roles = partition_roles(attribute, *pair)
         w = set(roles["b"]) | set(roles["r"])
         w0 = w if w0 is None else w0
-        with capture_pse_warnings() as caught:
-            res, est = estimate_pse(data, **roles, y=y, return_estimator=True, **estimator)
-        diag = est.diagnostics()  # overlap beside the effects: smallest ESS, largest clipped share
-        row = {"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0,
-               **wide_row(res, stats=("estimate", "se", "ci_low", "ci_high")),
-               "min_ess": float(diag["weights"]["ess"].min()),
-               "clipped_share": float(diag["propensity"]["n_clipped"].max() / diag["n"]), "warnings": joined(caught)}
-        rows.append(row)
+        rows.append({"partition": name, "b": ", ".join(roles["b"]), "r": ", ".join(roles["r"]), "same_w": w == w0,
+                     **estimate_row(data, **roles, y=y, stats=("estimate", "se", "ci_low", "ci_high"), **estimator)})
     return pd.DataFrame(rows)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from popresume.causal.spec import DEFAULTS, NESTED_MIN_FOLDS
 from popresume.cli._errors import OutPath, UserError
 from popresume.io import TABLE_SUFFIXES
 
@@ -36,11 +37,14 @@ def _cols(values: tuple[str, ...]):
 @click.option("--r", "r", multiple=True, help="Redlining mediator column(s) (overrides default).")
 @click.option("--x0", default=None, help="Reference level of X (default: F / Non-White).")
 @click.option("--x1", default=None, help="Comparison level of X (default: M / White).")
-@click.option("--folds", type=int, default=5, show_default=True, help="L of the L-fold cross-fitting.")
-@click.option("--n-boot", type=int, default=500, show_default=True, help="Bootstrap draws (0: normal CIs).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--folds", type=int, default=DEFAULTS.folds, show_default=True,
+              help=f"L of the L-fold cross-fitting (at least {NESTED_MIN_FOLDS}: the nested fits leave out two folds).")
+@click.option("--n-boot", type=int, default=DEFAULTS.n_boot, show_default=True,
+              help="Bootstrap draws (0: normal CIs).")
+@click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True)
 @click.option("--refit-bootstrap", is_flag=True, help="Full refit bootstrap instead of the influence bootstrap (slow).")
-@click.option("--clip", type=float, default=0.01, show_default=True, help="Propensity clipping level.")
+@click.option("--clip", type=float, default=DEFAULTS.clip, show_default=True,
+              help="Propensity clipping level, in (0, 0.5).")
 @click.option("--no-normalize", is_flag=True, help="Do not self-normalise the weights.")
 @click.option("--no-tune", is_flag=True,
               help="Skip the CV grid search (XGBoost with n_estimators=50, max_depth=3, reg_lambda=1).")
@@ -56,8 +60,14 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
             clip, no_normalize, no_tune, missing, max_unmatched, out_path, quiet):
     """Estimate the path-specific effects of one screener; prints the table, the cases and diagnostics."""
     from popresume.causal import classify_cases, default_roles, estimate_pse, prepare
+    from popresume.causal.spec import check_options
     from popresume.io import read_parquet, write_table
 
+    for option, value in (("folds", folds), ("n_boot", n_boot), ("seed", seed), ("clip", clip)):
+        try:  # the estimator's own check, before any file is read
+            check_options(**{option: value})
+        except ValueError as e:
+            raise UserError(f"--{option.replace('_', '-')}: {e}") from None
     roles = default_roles(attribute)
     for key, val in (("z", _cols(z)), ("b", _cols(b)), ("r", _cols(r))):
         if val is not None:
@@ -91,7 +101,9 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
                f"{table['ci_method'].iloc[0]}")
     click.echo(shown.to_string(float_format=lambda v: f"{v:.3f}"))
     click.echo(f"cases (paper rule): {cases['paper']}   (stated rule): {cases['stated']}")
-    click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {est.weights_['ess'].min():.0f}")
+    ov = est.result_.overlap
+    click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {ov['min_ess']:.0f}, "
+               f"largest clipped share {ov['clipped_share']:.1%}")
     write_table(out, out_path)
     click.echo(f"wrote {out_path}")
 
@@ -103,10 +115,14 @@ def match_ids(profiles, scores, screener: str | None = None, *, max_unmatched: f
     Raises :class:`UserError` when either share exceeds ``max_unmatched`` (an inner join
     would otherwise estimate silently on the part that matches).
     """
-    p_ids = set(profiles["resume_id"].astype(str))
-    from popresume.causal.roles import screener_rows
+    from popresume.causal.roles import screener_rows, screeners_present
 
-    s_ids = set(screener_rows(scores, screener)["resume_id"].astype(str))
+    p_ids = set(profiles["resume_id"].astype(str))
+    rows = screener_rows(scores, screener)
+    if screener is not None and rows.empty:
+        raise UserError(f"screener {screener!r} (--screener) is not in {files[1]}; it holds "
+                        f"{screeners_present(scores) or 'no screener or model column'}")
+    s_ids = set(rows["resume_id"].astype(str))
     no_score, no_profile = len(p_ids - s_ids), len(s_ids - p_ids)
     matched = len(p_ids & s_ids)
     line = (f"matched {matched:,} résumés: {no_score:,} of {len(p_ids):,} profiles have no score, "

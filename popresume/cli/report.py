@@ -31,10 +31,11 @@ def write_report(results, out, *, published=None) -> list[Path]:
     from popresume.io import write_figure, write_table, write_text
     from popresume.plots import audit as P
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    # both tables are read before the folder is made: a bad input leaves nothing behind
     ours = read_results(results)
     pub = M.published_table(published)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
     def save_fig(fig, name):

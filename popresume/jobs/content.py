@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from popresume import yamlio
 from popresume.paths import DATA_DIR
 from popresume.schema import OCCUPATION_KEYS
 
@@ -171,7 +172,7 @@ def _read_yaml(file: Path) -> Any:
     if not file.exists():
         raise FileNotFoundError(f"content file not found: {file}")
     try:
-        return yaml.safe_load(file.read_text(encoding="utf-8"))
+        return yamlio.load(file.read_text(encoding="utf-8"))  # safe tags; a key written twice is an error
     except yaml.YAMLError as e:
         raise ValueError(f"content file {file}: not valid YAML: {e}") from e
 

@@ -1,0 +1,48 @@
+"""The setup every chapter that reads the book's audit grid shares (chapters 10a-10d).
+
+Those chapters take the grid of Chapter 9 (a config file with the chapter's sizes, draws,
+seed and occupations), its results table (cached after Chapter 9, so nothing is
+estimated again) and, for some, the scores behind it; and they print tables as wide as
+the page. :func:`grid_chapter` does all of it in one call, so a chapter's first cell
+states its parameters and no chapter carries a copy of the setup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from popresume.audit.config import AuditConfig, grid_config
+
+
+def page_display(width: int = 200, max_columns: int | None = None) -> None:
+    """pandas prints tables ``width`` characters wide and never cuts a label short."""
+    pd.set_option("display.width", width)
+    pd.set_option("display.max_colwidth", None)
+    if max_columns is not None:
+        pd.set_option("display.max_columns", max_columns)
+
+
+@dataclass(frozen=True)
+class GridChapter:
+    """The book's grid as a chapter sees it: its ``config``, ``results`` and scored ``data``."""
+
+    config: AuditConfig
+    results: pd.DataFrame | None = field(default=None, repr=False)
+    data: pd.DataFrame | None = field(default=None, repr=False)
+
+
+def grid_chapter(config_file="default_audit.yaml", *, sizes=None, n_boot=None, seed=None, occupations="all",
+                 results: bool = True, data: bool = False, n_jobs: int = 2) -> GridChapter:
+    """Chapter 9's grid with the chapter's parameters (:func:`grid_config`), its results
+    (``results=True``: :func:`popresume.audit.grid.run_audit`, cached) and its scores
+    joined to the profiles (``data=True``: :func:`popresume.audit.grid.audit_data`).
+    Sets the page-wide display (:func:`page_display`)."""
+    from popresume.audit.grid import audit_data, run_audit
+
+    page_display()
+    cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
+    table = run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
+    scored = audit_data(cfg) if data else None
+    return GridChapter(config=cfg, results=table, data=scored)

@@ -1,0 +1,214 @@
+"""The estimator's options declared once (causal.spec), the result owning its table row, bad inputs refused early."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from popresume.causal import PSEEstimator, estimate_pse, make_scm
+from popresume.causal.nuisance import CellMeans
+from popresume.causal.spec import BOUNDS, CHOICES, DEFAULTS, EstimatorSpec, check_options
+
+ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
+CELL = {"propensity": CellMeans(), "outcome": CellMeans()}
+GRID = dict(occupations=["nurse"], formats=["text"], attributes=["gender"], screeners=["synthetic"], sizes=50)
+
+
+def _config_accepts(**top) -> bool:
+    from popresume.audit.config import validate_config
+
+    try:
+        validate_config({**GRID, **top})
+    except ValueError:
+        return False
+    return True
+
+
+def _estimator_accepts(**options) -> bool:
+    try:
+        check_options(**options)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- one specification
+def test_clip_zero_is_refused_by_the_config_before_any_work(tmp_path, monkeypatch):
+    import popresume.audit.grid as G
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the config was checked")
+
+    monkeypatch.setattr(G, "load_profiles", no_work)
+    with pytest.raises(ValueError, match=r"estimator\.clip: must be greater than 0, got 0\.0"):
+        G.run_audit({**GRID, "estimator": {"clip": 0.0}}, cache_dir=tmp_path, progress=False)
+    assert not any(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="clip must be in"):
+        PSEEstimator(make_scm("basic").sample(200, seed=0), **ROLES, clip=0.0)
+
+
+@pytest.mark.parametrize("option", sorted(BOUNDS))
+def test_config_and_estimator_accept_the_same_values(option):
+    b = BOUNDS[option]
+    edges = [v for v in (b.low, b.high) if v is not None]
+    probes = sorted({e + d for e in edges for d in (-1, -0.01, 0, 0.01, 1)})
+    integer = isinstance(getattr(DEFAULTS, option), int)
+    probes = sorted({int(round(p)) for p in probes}) if integer else probes
+    for v in probes:
+        if option in ("folds", "n_boot", "seed"):
+            extra = {option: v} if option != "folds" else {"folds": v, "estimator": {"nested_crossfit": False}}
+            got = _config_accepts(**extra)
+            want = _estimator_accepts(**{option: v, "nested_crossfit": False})
+        else:
+            got = _config_accepts(estimator={option: v})
+            want = _estimator_accepts(**{option: v})
+        assert got == want, f"{option}={v!r}: config {'accepts' if got else 'refuses'}, estimator does not agree"
+
+
+@pytest.mark.parametrize("option", sorted(CHOICES))
+def test_config_and_estimator_accept_the_same_choices(option):
+    for v in (*CHOICES[option], "nonsense"):
+        assert _config_accepts(estimator={option: v}) == _estimator_accepts(**{option: v})
+
+
+def test_defaults_are_declared_once():
+    import inspect
+
+    from popresume.audit.config import EstimatorModel, GridModel
+
+    sig = inspect.signature(estimate_pse).parameters
+    for name in ("folds", "n_boot", "seed", "clip", "level", "n_rep", "aggregate", "threads", "tune_rows"):
+        assert sig[name].default == getattr(DEFAULTS, name)
+    for name, f in EstimatorModel.model_fields.items():
+        if hasattr(DEFAULTS, name):
+            assert f.default == getattr(DEFAULTS, name), name
+    assert GridModel.model_fields["folds"].default == DEFAULTS.folds
+    with pytest.raises(ValueError, match="aggregate must be one of"):
+        EstimatorSpec(aggregate="max")
+
+
+def test_bad_bootstrap_is_refused_before_fitting(monkeypatch):
+    import popresume.causal.crossfit as cf
+
+    monkeypatch.setattr(cf.PSEEstimator, "fit", lambda self: (_ for _ in ()).throw(AssertionError("fitted")))
+    with pytest.raises(ValueError, match="bootstrap must be one of"):
+        estimate_pse(make_scm("basic").sample(200, seed=0), **ROLES, bootstrap="jackknife", learners=CELL)
+    with pytest.raises(ValueError, match="n_boot must be"):
+        estimate_pse(make_scm("basic").sample(200, seed=0), **ROLES, n_boot=-5, learners=CELL)
+
+
+# ---------------------------------------------------------------- two folds (nested fits would train on nothing)
+def test_two_folds_with_nested_crossfit_are_refused_with_the_reason():
+    d = make_scm("basic").sample(300, seed=0)
+    with pytest.raises(ValueError, match=r"folds=2 with nested_crossfit.*no row; use folds >= 3"):
+        estimate_pse(d, **ROLES, folds=2, n_boot=0, learners=CELL)
+    with pytest.raises(ValueError, match="folds=2 with nested_crossfit"):
+        PSEEstimator(d, **ROLES, folds=2)
+    assert not _config_accepts(folds=2)
+    assert _config_accepts(folds=3)
+
+
+def test_two_folds_without_nesting_give_sensible_standard_errors():
+    d = make_scm("basic").sample(1500, seed=2)
+    two = estimate_pse(d, **ROLES, folds=2, nested_crossfit=False, n_boot=0, learners=CELL)
+    three = estimate_pse(d, **ROLES, folds=3, nested_crossfit=False, n_boot=0, learners=CELL)
+    ratio = two["se"] / three["se"]
+    assert ratio.between(0.5, 2.0).all(), ratio
+    flat = d.assign(y=7.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = estimate_pse(flat, **ROLES, folds=2, nested_crossfit=False, n_boot=0, learners=CELL)
+    assert np.allclose(t["se"], 0.0, atol=1e-9) and np.allclose(t["estimate"], 0.0, atol=1e-9)
+
+
+def test_cli_refuses_two_folds_in_one_line(estimate_files, cli):
+    r = cli("estimate", "--profiles", estimate_files / "p.parquet", "--scores", estimate_files / "s.parquet",
+            "--folds", "2", "--out", estimate_files / "two.csv")
+    assert r.exit_code == 1 and "--folds: folds=2 with nested_crossfit" in r.output
+    assert "Traceback" not in r.output and not (estimate_files / "two.csv").exists()
+    r = cli("estimate", "--profiles", estimate_files / "p.parquet", "--scores", estimate_files / "s.parquet",
+            "--clip", "0", "--out", estimate_files / "clip.csv")
+    assert r.exit_code == 1 and "--clip: clip must be in (0.0, 0.5)" in r.output
+
+
+# ---------------------------------------------------------------- the result owns its row
+def test_result_overlap_and_row_match_the_diagnostics():
+    d = make_scm("weak_overlap").sample(800, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, est = estimate_pse(d, **ROLES, folds=3, n_boot=20, learners=CELL, return_estimator=True)
+    res = est.result_
+    diag = res.diagnostics
+    assert res.overlap == {"min_ess": float(diag["weights"]["ess"].min()),
+                           "clipped_share": float(diag["propensity"]["n_clipped"].max() / len(d))}
+    row = res.row(("estimate", "se"))
+    assert list(row)[:2] == ["TE_estimate", "TE_se"] and list(row)[-2:] == ["min_ess", "clipped_share"]
+    assert row["NDE_estimate"] == res.summary.loc["NDE", "estimate"]
+
+
+def test_estimate_row_collects_warnings_in_one_cell():
+    from popresume.causal import estimate_row
+
+    d = make_scm("weak_overlap").sample(300, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is printed: the warnings land in the row
+        row = estimate_row(d, **ROLES, folds=3, n_boot=0, learners=CELL)
+    assert list(row)[-3:] == ["min_ess", "clipped_share", "warnings"]
+    assert "unreliable intervals" in row["warnings"]
+
+
+def test_fitted_state_lives_in_the_result_only():
+    est = PSEEstimator(make_scm("basic").sample(600, seed=3), **ROLES, folds=3, learners=CELL)
+    with pytest.raises(AttributeError, match="call fit"):
+        est.phi_
+    assert est.boot_ is None and est.boot_kind_ is None
+    est.fit().bootstrap(30)
+    r = est.result_
+    assert est.phi_ is not None and np.allclose(est.phi_, r.phi)
+    assert est.effects_.equals(r.effects) and np.array_equal(est.psi_.to_numpy(), r.psi_estimate)
+    assert est.propensity_ is r.diagnostics["propensity"] and est.weights_ is r.diagnostics["weights"]
+    assert est.boot_psi_ is r.boot_psi and est.boot_kind_ == "influence" and est.boot_.shape == (30, 5)
+    assert np.array_equal(est.fold_, r.fold)
+    for name in ("phi_", "psi_", "effects_", "propensity_", "weights_", "n_clipped_", "boot_", "boot_kind_"):
+        with pytest.raises(AttributeError):
+            setattr(est, name, None)
+    assert not {"phi_", "psi_", "effects_", "boot_psi_"} & set(vars(est))  # no second copy on the estimator
+    pd.testing.assert_frame_equal(est.summary, r.summary)  # a property on both
+    assert est.diagnostics is r.diagnostics
+
+
+# ---------------------------------------------------------------- scores outside the screener's scale
+def test_prepare_refuses_scores_outside_the_scale():
+    from popresume.causal import prepare
+
+    prof = pd.DataFrame({"resume_id": ["a", "b", "c"], "gender": ["F", "M", "F"]})
+    for col in ("fn_gender", "fn_age", "surname_group", "edu_group", "race_binary"):
+        prof[col] = "x"
+    ok = pd.DataFrame({"resume_id": ["a", "b", "c"], "screener": "embedding", "score": [0.0, 100.0, np.nan]})
+    assert len(prepare(prof, ok)) == 3  # the bounds themselves and a failed score pass
+    bad = ok.assign(score=[50.0, 1e6, 20.0])
+    with pytest.raises(ValueError, match=r"column 'score' has the value 1000000\.0 \(resume_id 'b'\).*\[0, 100\]"):
+        prepare(prof, bad)
+    with pytest.raises(ValueError, match="-3.0"):
+        prepare(prof, ok.assign(score=[50.0, -3.0, np.inf]))
+    # the synthetic screener is a formula with no declared scale
+    assert len(prepare(prof, bad.assign(screener="synthetic"))) == 3
+
+
+def test_cli_estimate_refuses_nonsense_scores(estimate_files, cli, tmp_path):
+    s = pd.read_parquet(estimate_files / "s.parquet")
+    s.loc[10, "score"] = 1e6
+    s.to_parquet(tmp_path / "s.parquet")
+    r = cli("estimate", "--profiles", estimate_files / "p.parquet", "--scores", tmp_path / "s.parquet",
+            "--folds", "3", "--out", tmp_path / "e.csv")
+    assert r.exit_code == 1 and "column 'score' has the value 1000000.0" in r.output
+    assert str(tmp_path / "s.parquet") in r.output and not (tmp_path / "e.csv").exists()
+
+
+def test_cli_estimate_names_the_screeners_present(estimate_files, cli):
+    r = cli("estimate", "--profiles", estimate_files / "p.parquet", "--scores", estimate_files / "s.parquet",
+            "--screener", "nope", "--out", estimate_files / "nope.csv")
+    assert r.exit_code == 1
+    assert "screener 'nope' (--screener) is not in" in r.output and "['m', 'syn']" in r.output
+    assert "0 of 0" not in r.output
