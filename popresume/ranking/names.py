@@ -57,7 +57,8 @@ def name_concentration(rates: pd.DataFrame, *, by: Sequence[str] = ("model",), d
             x2 = pval = np.nan
         rows.append({**dict(zip(by + ["demo"], key)), "names": len(s), "shown": int(n.sum()), "top": int(top.sum()),
                      "rate": p, "share_top_names": top[order[:drop]].sum() / max(top.sum(), 1),
-                     "rate_without_top_names": top[kept].sum() / n[kept].sum(), "x2": x2, "p_names_differ": pval})
+                     "rate_without_top_names": top[kept].sum() / n[kept].sum() if len(kept) else np.nan,
+                     "x2": x2, "p_names_differ": pval})
     return pd.DataFrame(rows)
 
 

@@ -40,7 +40,8 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     out["min_max"] = src(rates.min_max_ratios(sel))
     out["chance"] = chance.chance_table(sel, n_sim=n_sim, seed=seed)[CHANCE_COLUMNS]
     n_runs = sorted({100, 250, 500, 1000, 2000, 5000, 10_000, *sel["n_runs"].unique().tolist()})
-    out["chance_by_runs"] = chance.null_quantiles(n_runs, n_sim=min(n_sim, 4000), seed=seed)
+    k = int(long.groupby(["model", "job", "run"]).size().max())
+    out["chance_by_runs"] = chance.null_quantiles(n_runs, k, n_sim=min(n_sim, 4000), seed=seed)
     out["position"] = position.position_rates(long)[POSITION_COLUMNS]
     out["first_position"] = src(position.first_shown_first(long))
     out["ranks"] = src(rates.rank_summary(long))
@@ -58,7 +59,9 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
         out["c4_check"] = check
         out["c4_summary"] = names.c4_summary(check).reset_index()
     if clogit_fit:
-        cl = pd.concat([clogit.conditional_logit(long, position=True), clogit.conditional_logit(long, position=False)],
+        # Bloomberg's runs only: a few hundred runs of a deterministic scorer separate some terms
+        gpt = long[~long["model"].isin(list(sources))]
+        cl = pd.concat([clogit.conditional_logit(gpt, position=True), clogit.conditional_logit(gpt, position=False)],
                        ignore_index=True)
         cl = rates.adjust_pvalues(cl[cl["term"].str.startswith("demo_")].rename(columns={"p": "p_group"}), "p_group",
                                   family=["spec"])

@@ -85,9 +85,7 @@ def rank_with_screener(long: pd.DataFrame, shown: Mapping[str, Mapping], screene
 
     resumes, jds = resumes_to_score(long, shown)
     scores = score_resumes(screener, resumes, job_descriptions=jds, cache=cache, progress=progress)
-    out = rank_by_scores(long, scores, label, seed=seed)
-    out.attrs["summary"] = scores.attrs.get("summary", {})
-    return out
+    return rank_by_scores(long, scores, label, seed=seed)
 
 
 #: the sets our screeners rank: this model's runs (both models' runs drew the same sets per run number)

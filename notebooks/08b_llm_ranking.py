@@ -1,0 +1,360 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # A real LLM's decisions: Bloomberg's 8,000 recorded GPT rankings, re-audited
+#
+# Every screener this book runs fails its own validity gate (chapter {doc}`05_screeners`).
+# No model with real signal runs on the machines that build the book. Real decisions of real
+# LLMs that read résumés do exist, though, recorded and public. In 2024 Bloomberg published
+# an experiment in which OpenAI's GPT-3.5-turbo and GPT-4 ranked eight equally qualified
+# résumés that differed only in the candidate's name
+# ([repository](https://github.com/BloombergGraphics/2024-openai-gpt-hiring-racial-discrimination),
+# commit `65ae911`, Apache-2.0). Bloomberg published every reply.
+#
+# **What the data is.** The API calls were made in late 2023 (the runs sit in folders named
+# `1121`, and the replies' timestamps are from November 2023), at temperature 1. There are
+# four jobs (HR specialist, software engineer, retail, financial analyst) and **eight fixed
+# résumés per job**, written with GPT-4 and edited by Bloomberg. In each run the eight résumés
+# are shuffled, and each gets one name from one of eight race × gender groups (Asian, Black,
+# Hispanic, White; men and women). The names are the most demographically distinct ones,
+# derived from **North Carolina voter records and the Census** (the 2010 surname file). There
+# are 1,000 runs per model × job: 8,000 replies. Bloomberg topped up the runs so that each group was
+# shown first equally often (125 times per model × job). The files ship in `data/ranking/`
+# (built by `scripts/build_ranking_data.py`; see `data/README.md` and the folder's `NOTICE`).
+#
+# **What you will learn**
+#
+# - how to reproduce a published audit table exactly from raw replies, and what its parse
+#   rule does with replies that leave names out;
+# - what the table does not show: intervals, the spread that chance alone makes, and how
+#   strongly the models favour the résumé shown first;
+# - how a conditional logit over the eight alternatives of a run separates group effects from
+#   position effects, with standard errors clustered by name;
+# - how our own screeners (which fail the validity gate) behave on the same 8-résumé sets.
+#
+# Labels: a table or figure marked **published (Bloomberg 2024)** is their number; **ours,
+# from Bloomberg's recorded replies** is computed here from their raw replies; **ours,
+# screener X** comes from our screener X ranking the same sets.
+#
+# Parameters: `n_boot` (resampled run sets for the ratio intervals), `n_sim` (simulated fair
+# rankers), `seed`. The CLI `popresume ranking --out DIR` writes the same tables and figures.
+
+# %% tags=["parameters"]
+n_boot = 2000
+n_sim = 10000
+seed = 0
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from popresume.plots.tables import labelled
+from popresume.ranking import bloomberg as bb
+from popresume.ranking import chance, parse, plots, rates, report, screening
+
+pd.set_option("display.max_colwidth", None)
+pd.set_option("display.width", 200)
+t_start = time.perf_counter()
+runs = bb.load_bloomberg_runs()
+long = bb.load_bloomberg_ranks()  # the shipped long table, with the résumé text shown at each position
+reparsed = parse.rank_runs(runs)  # the published parse rule, applied here to every reply
+assert (reparsed["rank"].to_numpy() == long["rank"].to_numpy()).all()
+print(f"{len(runs):,} runs, {len(long):,} shown résumés, {long['name'].nunique()} distinct names; "
+      f"{int((~long['found']).sum())} names left out of their reply")
+print(runs.groupby(["model", "job"]).size().rename("runs").to_string())
+
+# %% [markdown]
+# One recorded run: the eight names in the order shown, and GPT's reply.
+
+# %%
+ex = runs.iloc[0]
+print("shown:", ", ".join(f"{n} ({d})" for n, d in zip(ex["names"], ex["demos"])))
+print("reply:", ex["reply"][:300])
+
+# %% [markdown]
+# ## 1. Their table, reproduced
+#
+# The parse rule in Bloomberg's analysis notebook: lower-case the reply, rank each name by
+# the position of its first occurrence, and rank a name that does not occur **last**.
+# The group of the name ranked first gets the run's "selection"; a group's selection rate is
+# its share of the 1,000 runs, and its impact ratio is that rate over the highest group's.
+
+# %%
+sources = {}
+screener_runs = screening.load_screener_runs()
+for m in screener_runs["model"].unique():
+    sources[m] = f"ours, screener {m}"
+combined = pd.concat([long, screener_runs], ignore_index=True)
+T = report.ranking_tables(combined, published=bb.load_published(), sources=sources, n_boot=n_boot, n_sim=n_sim,
+                          seed=seed)
+check = T["published_check"]
+print(f"{int(check['match'].sum())} of {len(check)} published cells (top count, selection rate, impact ratio) "
+      "reproduced exactly from the replies")
+pub = bb.load_published()
+labelled(pub[pub["model"] == "gpt-4"].set_index(["model", "job", "demo"])[["top", "selection_rate",
+                                                                          "disparate_impact_ratio"]].head(16),
+         bb.PUBLISHED)
+
+# %% [markdown]
+# ## 2. What the published table does not show
+#
+# ### Uncertainty
+#
+# Each rate is a share of 1,000 runs. Its 95% interval (Wilson) is about ±2 points around
+# 12.5%. The impact ratio divides by the highest rate, and which group is highest is itself
+# uncertain, so its interval comes from resampling runs (each resample picks its own best group).
+
+# %%
+sel = T["selection_rates"]
+gpt_sel = sel[sel["model"].isin(bb.MODELS)]
+cols = ["top", "selection_rate", "rate_ci_low", "rate_ci_high", "disparate_impact_ratio", "ratio_ci_low",
+        "ratio_ci_high", "p_chance", "p_chance_holm", "p_chance_bh"]
+labelled(gpt_sel[gpt_sel["model"] == "gpt-4"].set_index(["model", "job", "demo"])[cols], bb.OURS)
+
+# %%
+fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95% intervals")
+plt.show()
+
+# %% [markdown]
+# Most intervals cross the four-fifths line. A ratio of 0.75 from 1,000 runs is
+# compatible with no disparity, and a ratio of 1.0 with a real one.
+#
+# ### Chance
+#
+# Take a ranker that picks its top résumé uniformly at random among the eight, for the same
+# 1,000 runs. Its lowest group's rate over its highest is rarely near 1: eight shares of
+# 1,000 draws spread by a few points, and the ratio of the extremes amplifies that.
+
+# %%
+print(T["chance_by_runs"].round(3).to_string(index=False))
+labelled(T["chance"].set_index(["model", "job"]), bb.OURS + " (observed) vs simulated fair rankers")
+
+# %%
+k = int(long["position"].max())
+null = {"fair ranker, 1000 runs": chance.null_min_max(1000, k, n_sim=n_sim, seed=seed)}
+fig = plots.plot_chance(null, T["chance"][T["chance"]["model"].isin(bb.MODELS)],
+                        title=f"{bb.OURS} vs simulated fair rankers")
+plt.show()
+
+# %% [markdown]
+# The four-fifths rule flags a perfectly fair ranker in about two runs out of three
+# (`flag_rate_under_null`) at this size. Most observed min/max ratios sit inside the fair
+# ranker's distribution (`null_p` is the share of fair rankers with a ratio as low or lower).
+# The clear exceptions are GPT-3.5 for HR specialists and for financial analysts, whose
+# ratios fair rankers almost never reach.
+#
+# ### Position
+#
+# The order shown was randomised, so a ranker that ignores order puts each position first in
+# 1/8 = 12.5% of runs.
+
+# %%
+first = T["first_position"]
+labelled(first[first["model"].isin(bb.MODELS)].set_index(["model", "job"])[
+    ["n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.OURS)
+
+# %%
+pos = T["position"]
+fig = plots.plot_position(pos[pos["model"].isin(bb.MODELS)], title=f"{bb.OURS}: top pick by position shown")
+plt.show()
+
+# %% [markdown]
+# GPT-3.5 puts the first-shown résumé first in 41–83% of runs, three to seven times
+# chance. GPT-4 does so less, but still 3.2–3.4 times chance for software engineers and
+# financial analysts. This is the claim of "Beyond the Name" {cite}`beyondthename` (Task 2),
+# that forced choice manufactures positional dominance. It was made for pairwise judgements;
+# here it holds on real recorded decisions of two production models, over eight alternatives.
+# What it confirms: most of what decides the top pick is the position, not the name.
+# The design saves the group comparison only because the position was balanced across groups.
+#
+# ### Group effects given position: a conditional logit
+#
+# Each run is one choice among eight alternatives. The conditional logit has dummies for the
+# position shown, for the résumé text (the eight texts of a job differ a little), and for the
+# group (reference: White men, `W_M`). Standard errors are clustered by name, because a name
+# appears in about ten runs per job. Holm and BH adjust over the 56 group terms of each
+# specification.
+
+# %%
+cl = T["clogit"]
+gcl = cl[cl["model"].isin(bb.MODELS)]
+fig = plots.plot_clogit(gcl, title=f"{bb.OURS}: conditional logit, group terms")
+plt.show()
+surv = gcl[gcl["p_group_holm"] < 0.05]
+labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_ratio", "p_group", "p_group_holm",
+                                                         "p_group_bh"]], bb.OURS + " (Holm-adjusted p < 0.05)")
+
+# %% [markdown]
+# Few group gaps survive Holm's correction once position and résumé text are held fixed,
+# and all of them are GPT-3.5's (HR specialists and financial analysts: Asian, Hispanic and
+# White women against White men). Positions were balanced across groups by design, so position
+# does not confound the groups. Still, the group coefficients grow once it is in the model: an
+# odds ratio is not collapsible, and taking out a strong predictor of the choice sharpens the
+# others. Without the correction many more gaps look "significant" (compare `p_group` with
+# `p_group_holm`; the CLI writes all of them to `clogit.csv`).
+#
+# ### The parse rule
+#
+# Some replies leave names out. GPT-3.5 does so in about one run in nine, GPT-4 in one in
+# fifty. The published rule ranks a left-out name last. No reply leaves out all eight, so
+# the top pick never changes. The project's policy is that a parse failure is never silently
+# a rank. So here are the two alternatives: left-out names unranked, and those runs dropped.
+
+# %%
+labelled(T["parse_missing"].set_index(["model", "job"]), bb.OURS)
+
+# %%
+mm = T["min_max_by_rule"].pivot_table(index=["model", "job"], columns="rule", values="min_max_ratio")
+labelled(mm[["last", "unranked", "drop"]], bb.OURS + ": min/max ratio under each parse rule")
+
+# %% [markdown]
+# Dropping the runs with a left-out name moves the min/max ratio by up to 0.05 (the
+# four-fifths verdict flips for GPT-3.5 software engineers). Ranking them unranked changes
+# nothing at rank 1, but it changes mean ranks (`ranks.csv` of the CLI).
+#
+# ### Names
+#
+# A group's rate averages over its names. Do a few names carry a group's gap? And does the
+# project's Appendix C.4 grouping (first-name gender from SSA counts, surname group from the
+# Census file) agree with Bloomberg's labels, as chapter {doc}`08a_correspondence` asked
+# for Bertrand and Mullainathan's names?
+
+# %%
+conc = T["name_concentration"]
+labelled(conc[conc["model"].isin(bb.MODELS)].set_index(["model", "demo"])[
+    ["names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]], bb.OURS)
+
+# %%
+labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloomberg's names vs their labels")
+
+# %% [markdown]
+# For GPT-3.5 the names within a group differ more than chance allows (`p_names_differ`).
+# No group's rate rests on its five most-picked names, though: without them each rate drops by
+# about a point, the same for every group. For GPT-4 the names are compatible with one rate
+# per group. C.4 agrees with Bloomberg's gender labels for 93–100 names of each 100. It puts
+# every Asian and White surname in the labelled group and about half the Black surnames
+# (the rest are "neutral": Census shares below 0.5). It has no Hispanic surname group, so
+# the Hispanic names are all "neutral". A C.4-based audit would not see a Hispanic group at all.
+#
+# ### Beyond top-1
+#
+# Mean ranks (1 = top) and the top-3 rates use the whole ranking, not only its first line.
+
+# %%
+rk = T["ranks"]
+labelled(rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], columns="job", values="mean_rank"),
+         bb.OURS + ": mean rank")
+
+# %% [markdown]
+# ## 3. Our screeners on the same task
+#
+# Our screeners follow the project's protocol: they score one (job description, résumé)
+# pair at a time. They rank a run's eight résumés (same texts, same names, same order shown)
+# by their scores. A screener that never sees the other résumés or the order cannot favour a
+# position; ties are broken at random. The runs were recorded once (see `data/README.md`) on
+# a sample of GPT-3.5's run sets. Each screener's validity verdict (chapter {doc}`05_screeners`)
+# sits beside it.
+
+# %%
+labelled(screening.screener_summary(screener_runs).set_index("screener"),
+         "ours: screener runs and their validity verdicts")
+
+# %%
+side = sel.merge(T["min_max"][["model", "job", "min_max_ratio"]], on=["model", "job"])
+verdict = screener_runs.groupby("model")["validity"].first()
+side["validity gate"] = side["model"].map(verdict).fillna("n/a (GPT, recorded)")
+mm_side = (side.drop_duplicates(["model", "job"]).set_index(["job", "model"])
+           [["source", "validity gate", "n_runs", "min_max_ratio"]].sort_index())
+labelled(mm_side, "ours: GPT from Bloomberg's recorded replies; our screeners on the same sets")
+
+# %%
+fp = T["first_position"].set_index(["job", "model"]).sort_index()
+labelled(fp[["source", "n_runs", "top_rate", "ci_low", "ci_high"]],
+         "ours: share of runs whose top pick was shown first (chance 0.125)")
+
+# %% [markdown]
+# The embedding screener fails the validity gate, so its gaps are not evidence about any
+# hiring model. They show what a scorer that sees one résumé at a time does on this task.
+# It has no position effect by construction. Its min/max ratios on a few hundred runs are as
+# far from 1 as chance allows, and its "preferences" follow the résumé texts and the name
+# tokens.
+
+# %%
+print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
+
+# %% [markdown]
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-08b-runs
+#
+# How many runs would make a ratio of 0.8 mean something? Using
+# `chance.null_quantiles`, find the number of runs at which a fair ranker's min/max
+# ratio falls below 0.8 in fewer than 5% of experiments.
+# :::
+#
+# :::{solution} ex-08b-runs
+# :class: dropdown
+#
+# ```python
+# chance.null_quantiles([1000, 2000, 3000, 4000, 5000], n_sim=4000)
+# ```
+#
+# With eight groups the flag rate falls from about 0.63 at 1,000 runs to about 0.2 at 2,000,
+# 0.1 at 2,500 and under 0.05 at about 3,000 runs per model × job: three times Bloomberg's
+# sample. Below that, "below four-fifths" mostly measures the sample size. With a few hundred
+# runs, as for our screeners below, a fair ranker is flagged almost every time.
+# :::
+#
+# :::{exercise}
+# :label: ex-08b-firstonly
+#
+# Restrict the GPT-3.5 software-engineer runs to those where the top pick was *not* shown
+# first, and recompute the selection rates. Does the group ordering change?
+# :::
+#
+# :::{solution} ex-08b-firstonly
+# :class: dropdown
+#
+# ```python
+# tops = parse.top_picks(long)
+# keep = tops.loc[tops["position"] != 1, ["model", "job", "run"]]
+# sub = long.merge(keep, on=["model", "job", "run"])
+# rates.selection_rates(sub[(sub.model == "gpt-3.5-turbo") & (sub.job == "software engineer")], n_boot=0)
+# ```
+#
+# Only 166 runs remain, so the rates move by several points and the intervals are wide. The
+# position effect does not bias the groups' rates (each group was shown first equally often),
+# but it wastes most of the sample: 83% of the runs tell us only that the model took the first
+# résumé.
+# :::
+#
+# :::{exercise}
+# :label: ex-08b-rule
+#
+# Write a stricter parse rule: a reply counts only if it names all eight candidates
+# exactly once. How many runs per model × job pass, and does the min/max ratio move?
+# :::
+#
+# :::{solution} ex-08b-rule
+# :class: dropdown
+#
+# Count each name's occurrences in the lower-cased reply (`str.count`) and keep the runs where
+# every count is 1. The share that passes is close to the `drop` rule's above (a repeated
+# name is rare), and the ratios move as much as under `drop`: by a few hundredths, which is
+# within their resampling intervals.
+# :::

@@ -1,0 +1,76 @@
+"""``popresume ranking``: the fixed-column tables, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from click.testing import CliRunner
+
+from popresume.cli import main
+
+FAST = ["--n-boot", "20", "--n-sim", "200", "--no-clogit", "--no-figures"]
+
+
+def test_cli_writes_the_tables_with_their_columns(tmp_path):
+    out = tmp_path / "r"
+    res = CliRunner().invoke(main, ["ranking", "--out", str(out), "--model", "gpt-4", *FAST])
+    assert res.exit_code == 0, res.output
+    assert "32/32 cells reproduced" in res.output
+    pub = pd.read_csv(out / "published_reproduced.csv")
+    assert pub.columns.tolist() == ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
+    assert len(pub) == 32 and set(pub["model"]) == {"gpt-4"}
+    pos = pd.read_csv(out / "position.csv")
+    assert pos.columns.tolist() == ["model", "job", "position", "n_runs", "top_rate"]
+    assert pos.groupby(["model", "job"])["top_rate"].sum().round(9).eq(1).all()
+    ch = pd.read_csv(out / "chance.csv")
+    assert ch.columns.tolist() == ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_null"]
+    assert ch["null_p"].between(0, 1).all()
+    scr = pd.read_csv(out / "screeners.csv")
+    assert scr["validity"].notna().all()  # each screener's verdict beside its rows
+    assert (pos["model"] != "gpt-4").any()  # our screeners sit in the same tables
+
+
+def _write_run(root, model, job, name, obj):
+    d = root / model / job / "1121"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(json.dumps(obj))
+
+
+def _run(names, reply):
+    return {"choices": [{"message": {"content": reply}}],
+            "context": {"job": "retail", "default_order": names, "demo_order": ["A_M", "B_W"]}}
+
+
+def test_cli_reads_a_run_folder_and_refuses_bad_runs(tmp_path):
+    root = tmp_path / "runs"
+    _write_run(root, "gpt-4", "retail", "run_0.json", _run(["AL BO", "CY DU"], "1. Cy Du\n2. Al Bo"))
+    _write_run(root, "gpt-4", "retail", "run_1.json", _run(["EL FA", "GU HI"], "1. El Fa"))
+    res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o"), "--runs-dir", str(root),
+                                    "--no-screeners", *FAST])
+    assert res.exit_code == 0, res.output
+    pos = pd.read_csv(tmp_path / "o" / "position.csv")
+    assert pos["top_rate"].tolist() == [0.5, 0.5]
+
+    bad = tmp_path / "bad"
+    _write_run(bad, "gpt-4", "retail", "run_0.json", {"choices": [{"message": {"content": "x"}}]})
+    res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o2"), "--runs-dir", str(bad), *FAST])
+    assert res.exit_code == 1 and "run_0.json: run file has no 'context'" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+    bad2 = tmp_path / "bad2"
+    obj = _run(["AL BO", "CY DU"], "x")
+    obj["choices"][0]["message"]["content"] = ["AL BO"]
+    _write_run(bad2, "gpt-4", "retail", "run_0.json", obj)
+    res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o3"), "--runs-dir", str(bad2), *FAST])
+    assert res.exit_code == 1 and "is not a string but list" in res.output
+
+    bad3 = tmp_path / "bad3"
+    _write_run(bad3, "gpt-5", "retail", "run_0.json", _run(["AL BO", "CY DU"], "x"))
+    res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o4"), "--runs-dir", str(bad3), *FAST])
+    assert res.exit_code == 1 and "unknown model 'gpt-5'" in res.output
+
+
+def test_cli_refuses_an_unknown_model(tmp_path):
+    res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o"), "--model", "claude", *FAST])
+    assert res.exit_code == 1 and "unknown model 'claude'" in res.output
