@@ -12,7 +12,7 @@ import pytest
 
 from popresume.io import read_parquet, write_parquet, write_table
 
-EST = ("--no-tune", "--n-boot", "0", "--folds", "2", "--quiet")
+EST = ("--no-tune", "--n-boot", "0", "--folds", "3", "--quiet")
 
 
 def one_error_line(r) -> str:
@@ -165,7 +165,7 @@ def test_estimator_all_missing_scores_says_so():
     d = make_scm("basic").sample(200, seed=1)
     d["y"] = np.nan
     with pytest.raises(ValueError, match=r"every one of the 200 rows has a missing value \(missing values in \{'y': 200\}"):
-        estimate_pse(d, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y", folds=2, n_boot=0, tune=False,
+        estimate_pse(d, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y", folds=3, n_boot=0, tune=False,
                      missing="drop")
 
 

@@ -36,7 +36,7 @@ def test_core_estimator_runs_without_torch_or_transformers():
         from popresume.causal import estimate_pse, make_scm
         data = make_scm("basic").sample(600, seed=1)
         table = estimate_pse(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
-                             folds=2, n_boot=0, tune=False)
+                             folds=3, n_boot=0, tune=False)
         assert list(table.index) == ["TE", "NDE", "NIE", "BIE", "RIE"], table
         heavy = sorted(m for m in ("torch", "transformers", "sentence_transformers") if m in sys.modules)
         assert not heavy, heavy
