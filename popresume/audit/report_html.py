@@ -69,29 +69,30 @@ def table_html(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str], ca
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-def _png(fig) -> str:
-    import matplotlib.pyplot as plt
-
+def figure_png(fig) -> bytes:
+    """A Figure's PNG bytes (the report's resolution)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return buf.getvalue()
+
+
+def _png(fig) -> str:
+    """A Figure as a ``data:`` URI (PNG), so that the page needs no file beside it."""
+    return "data:image/png;base64," + base64.b64encode(figure_png(fig)).decode("ascii")
 
 
 def figure_html(uri: str, caption: str, alt: str) -> str:
     return f'<figure><img src="{uri}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption></figure>'
 
 
-def effects_figure(effects: Sequence[Mapping[str, Any]]) -> str:
-    """Estimates with CIs per attribute and effect (true effects as crosses when known)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def effects_figure(effects: Sequence[Mapping[str, Any]]):
+    """Estimates with CIs per attribute and effect (true effects as crosses when known); a Figure."""
+    from matplotlib.figure import Figure
 
     d = pd.DataFrame(list(effects))
     attrs = list(dict.fromkeys(d["attribute"]))
-    fig, axes = plt.subplots(1, len(attrs), figsize=(4.2 * len(attrs), 2.9), squeeze=False)
+    fig = Figure(figsize=(4.2 * len(attrs), 2.9))
+    axes = fig.subplots(1, len(attrs), squeeze=False)
     for ax, a in zip(axes[0], attrs):
         t = d[d["attribute"] == a].set_index("effect").reindex(list(PSE_NAMES))
         ypos = np.arange(len(t))[::-1]
@@ -107,19 +108,17 @@ def effects_figure(effects: Sequence[Mapping[str, Any]]) -> str:
         ax.set_xlabel("score points")
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    return _png(fig)
+    return fig
 
 
-def ll144_figure(ll144: Sequence[Mapping[str, Any]]) -> str:
-    """Impact ratios with CIs per category, the four-fifths line at 0.8."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def ll144_figure(ll144: Sequence[Mapping[str, Any]]):
+    """Impact ratios with CIs per category, the four-fifths line at 0.8; a Figure."""
+    from matplotlib.figure import Figure
 
     d = pd.DataFrame(list(ll144))
     d = d[d["category"] != "unknown"].reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(d) + 1.2))
+    fig = Figure(figsize=(7.5, 0.32 * len(d) + 1.2))
+    ax = fig.subplots()
     y = np.arange(len(d))[::-1]
     ir = d["impact_ratio"].to_numpy(float)
     lo, hi = d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float)
@@ -131,10 +130,10 @@ def ll144_figure(ll144: Sequence[Mapping[str, Any]]) -> str:
     ax.set_xlabel("impact ratio (scoring rate / highest category's)")
     ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
-    return _png(fig)
+    return fig
 
 
-def _label(identity: Mapping[str, Any]) -> str:
+def screener_label(identity: Mapping[str, Any]) -> str:
     return (f"{identity.get('screener_id')}: {identity.get('model')} · prompt {identity.get('prompt_hash')} · "
             f"scoring {identity.get('scoring')} · dialect {identity.get('dialect') or 'n/a'}")
 
@@ -144,9 +143,10 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
     out = []
     v = report["validity"]
     out.append(f"Validity gate: {v['verdict'].upper()}"
-               + (f" ({'; '.join(v.get('reasons') or [])})" if v["verdict"] != "pass" else
-                  " — the scores respond to the posting and the qualifications, and not to harmless edits.")
-               + (" The audit was forced past the gate (--force)." if report["run"].get("forced") else ""))
+               + (f" ({'; '.join(v.get('reasons') or [])})." if v["verdict"] != "pass" else
+                  ": the scores respond to the posting and the qualifications, and not to harmless edits.")
+               + (" The audit was forced past the gate (--force): read the effects as those of a screener "
+                  "that may not read résumés." if report["run"].get("forced") else ""))
     eff = pd.DataFrame(report["effects"])
     for attr, t in eff.groupby("attribute", sort=False):
         te = t[t["effect"] == "TE"].iloc[0]
@@ -174,7 +174,7 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
 def render_html(report: Mapping[str, Any]) -> str:
     """The whole page for one report dict (see the module docstring)."""
     ident = report["screener"]
-    lab = _label(ident)
+    lab = screener_label(ident)
     run = report["run"]
     parts = [f"<h1>Audit report: {_e(ident.get('screener_id'))} ({_e(ident.get('model'))})</h1>",
              f'<p class="meta">Screener: {_e(lab)}<br>Occupation: {_e(run["occupation"])} · format '
@@ -194,7 +194,7 @@ def render_html(report: Mapping[str, Any]) -> str:
                             left=("check",)))
 
     parts.append("<h2>2. Decomposition of the score gap</h2>")
-    parts.append(figure_html(effects_figure(report["effects"]),
+    parts.append(figure_html(_png(effects_figure(report["effects"])),
                              f"Path-specific effects (score points; positive favours x1) with 95% CIs. Source: "
                              f"{report['sources']['effects']}. Screener: {lab}.", "effects with confidence intervals"))
     for attr, dec in report["decomposition"].items():
@@ -221,7 +221,7 @@ def render_html(report: Mapping[str, Any]) -> str:
                             left=("attribute", "effect")))
 
     parts.append("<h2>4. Outcome level: Local Law 144 and the four-fifths rule</h2>")
-    parts.append(figure_html(ll144_figure(report["ll144"]),
+    parts.append(figure_html(_png(ll144_figure(report["ll144"])),
                              f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, excluded). "
                              f"Source: {report['sources']['ll144']}. Screener: {lab}.", "impact ratios"))
     parts.append(table_html(report["ll144"], {"breakdown": "breakdown", "category": "category", "n": "n",

@@ -89,19 +89,24 @@ def identity(screener) -> dict[str, Any]:
 
 
 def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N) -> dict[str, Any]:
-    """Score ``k`` résumés without the cache; seconds per résumé and prompt tokens per request
-    (when the server reports usage)."""
-    from popresume.screeners import score_resumes
+    """Score ``k`` résumés without the cache (after one untimed warm-up résumé); seconds per
+    résumé and prompt tokens per request (when the server reports usage)."""
+    from popresume.screeners import score_resumes, score_run
 
-    sub = resumes.head(k)
+    need = profiles if screener.needs_profile else None
+    # one résumé first, untimed: a model's first call (weights, kernels, the dialect
+    # negotiation of an HTTP server) is not the price of the next thousand
+    score_resumes(screener, resumes.head(1), profiles=need, cache=False)
+    sub = resumes.iloc[1:k + 1] if len(resumes) > k else resumes.head(k)
     stats0 = dict(getattr(screener, "stats", {}) or {})
     t0 = time.perf_counter()
-    df = score_resumes(screener, sub, profiles=profiles if screener.needs_profile else None, cache=False)
+    run = score_run(screener, sub, profiles=need, cache=False)
+    df = run.table
     wall = time.perf_counter() - t0
     stats = dict(getattr(screener, "stats", {}) or {})
     req = stats.get("requests", 0) - stats0.get("requests", 0)
     tok = stats.get("prompt_tokens", 0) - stats0.get("prompt_tokens", 0)
-    secs = df.attrs["summary"]["seconds"]
+    secs = run.summary["seconds"]
     return {"n": len(sub), "seconds_per_resume": (secs if secs > 0 else wall) / max(len(sub), 1),
             "wall_s": wall, "requests": int(req), "prompt_tokens_per_request": (tok / req) if req and tok else None,
             "failed": int((~df["parse_ok"]).sum())}
@@ -119,7 +124,7 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     gate without ``force``; an unreachable server raises ``ConnectionError``.
     """
     from popresume.causal import prepare
-    from popresume.screeners import format_summary, get_screener, score_resumes
+    from popresume.screeners import format_summary, get_screener, score_run
     from popresume.screeners.validity import PASS_RULE, card_table, validity_card
 
     check_request(occupation=occupation, n=n, fmt=fmt, attributes=attributes)
@@ -154,10 +159,9 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
                          f"; nothing written (--force audits it anyway)")
 
     t = time.perf_counter()
-    scores = score_resumes(scr, resumes, profiles=prof if scr.needs_profile else None, cache=cache,
-                           progress=progress)
+    run = score_run(scr, resumes, profiles=prof if scr.needs_profile else None, cache=cache, progress=progress)
     timings["scoring_s"] = time.perf_counter() - t
-    summ = scores.attrs["summary"]
+    scores, summ = run.table, run.summary
     echo(format_summary(summ))
     fails = scores.loc[~scores["parse_ok"], ["resume_id", "raw"]].astype(str).to_dict("records")
     ok = scores[scores["parse_ok"]]
