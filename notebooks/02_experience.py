@@ -266,8 +266,8 @@ labelled(profiles.groupby("occupation")["exp_year"].describe(), "ours: generated
 #
 # ## What the age assumption builds in, by gender
 #
-# **$P_2$ here has no `state`.** The paper writes $P_2 = P(\text{exp\_year} \mid X, Z,
-# \text{state}, \text{edu\_level}, J)$, as restated at the top of this chapter, but no
+# **$P_2$ here has no `state`.** The paper writes $P_2 = P(\text{exp_year} \mid X, Z,
+# \text{state}, \text{edu_level}, J)$, as restated at the top of this chapter, but no
 # PSID file here records the state (PSID 1976-82 has only a South indicator), so the model
 # drops it: experience depends on age, gender, schooling and the occupation's reweighting,
 # never on where the applicant lives.

@@ -711,28 +711,81 @@ def test_no_formula_shows_tex_markup_or_an_error(rendered):
     assert not problems, "formulas that show TeX as typed, or fail:\n" + "\n".join(problems[:40])
 
 
-def test_book_settings_typeset_text_escapes_and_wrap_long_outputs(tmp_path):
-    """The book's own _config.yml and _static/ on a one-page book: ``\\text{edu\\_level}``
-    typesets without its backslash (MathJax textmacros) and a long printed line wraps
-    inside the column (popresume.css) instead of scrolling out of sight."""
-    chromium()
-    from popresume.book import build_book
-
-    root = tmp_path / "book"
+def _one_page_book(root: Path, page: str) -> Path:
+    """A book of one jupytext page ``page`` with this book's _config.yml, extensions and CSS."""
     root.mkdir()
     shutil.copy(REPO_ROOT / "_config.yml", root / "_config.yml")
     shutil.copytree(REPO_ROOT / "book" / "_ext", root / "book" / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO_ROOT / "book" / "references.bib", root / "book" / "references.bib")
     shutil.copytree(REPO_ROOT / "_static", root / "_static")
     (root / "_toc.yml").write_text("format: jb-book\nroot: page\n")
-    (root / "page.py").write_text(
-        "# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n"
-        "#       format_name: percent\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n"
-        "#     name: python3\n# ---\n\n# %% [markdown]\n# # One page\n#\n"
-        "# The model $P(\\text{exp\\_year} \\mid \\text{edu\\_level})$.\n\n"
-        "# %%\nprint('rule: ' + ' and '.join(f'condition_{i} >= {i}' for i in range(40)))\n"
-    )
+    header = ("# ---\n# jupyter:\n#   jupytext:\n#     text_representation:\n#       extension: .py\n"
+              "#       format_name: percent\n#   kernelspec:\n#     display_name: Python 3\n#     language: python\n"
+              "#     name: python3\n# ---\n\n")
+    (root / "page.py").write_text(header + page)
+    from popresume.book import build_book
+
     assert build_book(root) == 0
-    report = measure_rendered(root / "_build" / "html" / "page.html", tmp_path)
+    return root / "_build" / "html" / "page.html"
+
+
+# the kinds of problem the issue found, as the book printed them before they were fixed
+ISSUE_EXAMPLES = r"""# %% [markdown]
+# # Examples
+#
+# $$
+# \begin{aligned}
+# P(X, Z, B, R \mid J) ={} & \underbrace{P(X, Z, \text{state}, \text{edu\_level} \mid J)}_{P_1:\ \text{ACS PUMS}}
+#   \cdot \underbrace{P(\text{exp_year} \mid X, Z, \text{state}, \text{edu_level}, J)}_{P_2:\ \text{PSID}}
+#   \cdot \underbrace{P(\text{first_name} \mid \text{gender}, \text{age})}_{P_3:\ \text{SSA}}
+#   \cdot \underbrace{P(\text{surname} \mid \text{race})}_{P_4:\ \text{Census}}.
+# \end{aligned}
+# $$
+
+# %%
+import numpy as np
+import pandas as pd
+
+print({"TE": 0.25, "NDE": 0.1, "n_clipped": 3})
+
+# %%
+effects = ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE", "ctf-SE", "exp-SE")
+cols = [f"{k} [95% CI]" for k in effects] + ["min ESS", "clipped share"]
+wide = pd.DataFrame([[f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in np.linspace(-1, 1, 10)] + [123.4, 0.01]] * 3,
+                    columns=cols, index=pd.MultiIndex.from_tuples(
+                        [("synthetic screener with a long name", "registered_nurse", "gender")] * 3))
+wide
+
+# %%
+print(pd.DataFrame({"TE": [0.1, 0.2, 0.3], "NDE": [0.4, 0.5, 0.6], "NIE": [0.7, 0.8, 0.9]}, index=["a", "b", "c"]))
+"""
+
+
+def test_the_checks_catch_the_issues_examples_on_a_built_page(tmp_path):
+    """A wide display equation with an escaped ``\\text{edu\\_level}``, a wide effects
+    table, a printed dict and a printed DataFrame, built with this book's settings: each
+    check finds its example."""
+    chromium()
+    html = _one_page_book(tmp_path / "book", ISSUE_EXAMPLES)
+    page = soup(html)
+    reprs = printed_reprs(page)
+    assert any(r.startswith("dict:") for r in reprs) and any(r.startswith("plain-text table:") for r in reprs), reprs
+    report = measure_rendered(html, tmp_path)
+    kinds = {o["what"].split(".")[0] for o in report["overflow"]}
+    assert report["typeset"] and any(k.startswith(("mjx", "div")) for k in kinds), report
+    assert "edu\\_level" in report["tex"], report  # the backslash a reader saw in chapters 01-03
+    assert any("TE [95% CI]" in o["text"] or "synthetic screener" in o["text"] for o in report["overflow"]), report
+
+
+def test_book_settings_typeset_names_in_text_and_wrap_long_outputs(tmp_path):
+    """The book's own _config.yml and _static/ on a one-page book: ``\\text{edu_level}``
+    typesets as written, with no error, and a long printed line wraps inside the column
+    (popresume.css) instead of scrolling out of sight."""
+    chromium()
+    html = _one_page_book(tmp_path / "book", (
+        "# %% [markdown]\n# # One page\n#\n"
+        "# The model $P(\\text{exp_year} \\mid \\text{edu_level})$.\n\n"
+        "# %%\nprint('rule: ' + ' and '.join(f'condition_{i} >= {i}' for i in range(40)))\n"))
+    report = measure_rendered(html, tmp_path)
     assert report["typeset"] and report["tex"] == [] and report["errors"] == [], report
     assert report["overflow"] == [], report
