@@ -219,7 +219,7 @@ for ax, age in zip(axes, (21, 35)):
 axes[1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
 plt.tight_layout(w_pad=3)
 plt.show()
-print("largest draw minus (age - 18):", worst)
+print("largest draw minus (age - 18): " + ", ".join(f"{v} at age {a}" for a, v in worst.items()))
 
 # %% [markdown]
 # ## Step 4: the Q-Q plot of Appendix B.2
