@@ -119,7 +119,9 @@ labelled(model.diagnostics["balance"], f"ours: PSID source vs {occupation} targe
          precision=2)
 
 # %%
-print(f"source rows: {model.diagnostics['n_source']}, effective sample size after reweighting: "
+n_used = model.diagnostics["n_source"]
+print(f"source rows used: {n_used:,} of {len(source):,} (the {len(source) - n_used} aged 18 or younger have no "
+      f"potential years to share and are left out); effective sample size after reweighting: "
       f"{model.diagnostics['effective_n']:.0f}, largest weight: {model.diagnostics['max_weight']:.1f}")
 
 # %% [markdown]
