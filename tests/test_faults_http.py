@@ -13,7 +13,7 @@ import pytest
 
 from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 
-from popresume.screeners import get_screener, score_resumes
+from popresume.screeners import get_screener, score_resumes, score_run
 
 JD = {"nurse": "Registered nurse wanted."}
 
@@ -117,13 +117,14 @@ def test_credentials_in_the_base_url_are_used_but_never_stored_or_printed(tmp_pa
         url = srv.url.replace("http://", f"http://alice:{key}@")
         scr = get_screener(f"openai:m@{url}")
         assert key not in repr(scr) and key not in json.dumps(scr.cache_params())
-        df = score_resumes(scr, _resumes(["ok", "BAD"]), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        df_run = score_run(scr, _resumes(["ok", "BAD"]), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        df = df_run.table
         sent = srv.auth[-1]
     assert sent == "Basic " + base64.b64encode(f"alice:{key}".encode()).decode()  # the key is still used
     assert df["parse_ok"].tolist() == [True, False]
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert key.encode() not in stored and b"alice" not in stored
-    assert key not in df.to_json() and key not in json.dumps(df.attrs, default=str)
+    assert key not in df.to_json() and key not in json.dumps([df_run.summary, df_run.screener_params], default=str)
     # the server is gone: the error names the server without its credentials
     with pytest.raises(ConnectionError) as e:
         score_resumes(get_screener({"kind": "openai", "model": "m", "base_url": url, "max_retries": 0,
@@ -146,3 +147,13 @@ def test_score_exits_non_zero_when_nothing_was_scored(cli, tmp_path):
         r = cli(*args)
         assert r.exit_code == 0, r.output
         assert "failed 1 (25.0%)" in r.output
+
+
+def test_credentials_in_the_spec_never_reach_the_validity_card(tmp_path):
+    from popresume.screeners.validity import validity_card
+
+    key = "sk-card-secret-987"
+    with FaultServer() as srv:
+        spec = f"openai:m@{srv.url.replace('http://', f'http://bob:{key}@')}"
+        card = validity_card(spec, n=5, cache=False, injection_n=1)
+    assert key not in json.dumps(card, default=str) and "127.0.0.1" in card["spec"]

@@ -57,7 +57,7 @@ import pandas as pd
 
 from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
-from popresume.screeners.cache import sha256
+from popresume.screeners.cache import scrub, sha256
 
 CARD_VERSION = 1
 EDU_STEP = 2
@@ -309,7 +309,8 @@ def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFram
     card: dict[str, Any] = {
         "card_version": CARD_VERSION,
         "source": "ours",
-        "spec": spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id),
+        # a base URL's user:password@ never reaches the card
+        "spec": scrub(spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id)),
         "screener": screener_identity(scr),
         "scoring": scr.cache_params().get("scoring") or "direct",
         "n_profiles": int(len(profiles)),
