@@ -5,7 +5,12 @@ A session fixture reuses ``_build/html`` when it is newer than every source name
 ``jupyter-book build . -W -n --keep-going`` (slow: every changed chapter is executed).
 Then: every chapter has a page, every image is real and not blank, no page shows a
 traceback or an error/warning output, every internal link and anchor resolves, and
-headless Chromium screenshots two pages that are not blank and show a figure.
+headless Chromium screenshots two pages that are not blank and show a figure. Formulas
+and outputs must fit: no output or display equation is wider than the column at 1280 px
+(measured in Chromium after MathJax ran), no TeX markup is visible as typed (in prose and
+tables, or inside a typeset formula), and no output is a printed dict, pandas repr or
+table cell with a raw NaN. One-page books built with the book's own settings check that
+these checks catch the kinds of problem they are for.
 """
 
 from __future__ import annotations
