@@ -106,3 +106,17 @@ def test_batch_size_is_in_the_cache_key():
     b = EmbeddingScreener(batch_size=32).cache_params()
     assert a["batch_size"] == 8 and b["batch_size"] == 32 and a != b
     assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings"})
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_score_does_not_depend_on_its_batch(precision, tmp_path):
+    """The same résumé scored alone and amid résumés of other lengths gets the same score to
+    the last bit, so a cache shared by runs that batch differently holds one answer."""
+    scr = get_screener({"kind": "embedding", "precision": precision, "num_threads": 1, "batch_size": 2})
+    res = make_resumes(4, seed=3)
+    alone = score_resumes(scr, res.iloc[[2]], cache=False, job_descriptions=JD)
+    mixed = score_resumes(scr, res, cache=False, job_descriptions=JD)
+    reversed_ = score_resumes(scr, res.iloc[::-1], cache=False, job_descriptions=JD)
+    assert alone["score"].iloc[0] == mixed["score"].iloc[2] == reversed_.set_index("resume_id").loc["e002", "score"]
+    assert mixed.set_index("resume_id")["score"].equals(reversed_.set_index("resume_id")["score"].loc[mixed["resume_id"]])
+    assert scr.cache_params()["padding"] == "window"

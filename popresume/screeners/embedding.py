@@ -23,7 +23,10 @@ works this way).
   2 (busy-waiting threads compete for busy cores).
 * **Speed.** ``precision="auto"`` runs the model in bfloat16 when the CPU has native bf16
   matrix units (AVX512-BF16 / AMX, as on the machines here) or on a GPU, else float32.
-  Chunks are length-sorted into batches (sentence-transformers does this). The benchmark
+  Every chunk is padded to the model window and every batch filled to ``batch_size`` rows,
+  so all batches have one shape and a résumé's score does not depend on the résumés it is
+  batched with (with padding to the longest chunk of each batch, bf16 scores of the same
+  résumé differed by up to 0.13 points between runs that shared a cache). The benchmark
   (``benchmarks/bench_screeners.py``) measures résumés/s and the largest score difference
   between the fp32 and the fast path (well under 1 point).
 """
@@ -137,7 +140,8 @@ class EmbeddingScreener(BaseScreener):
         # batch_size is part of the identity: with bf16 the padding of a batch changes the
         # embeddings, and scores moved by up to 0.22 points between batch sizes (issue 12)
         return {"precision": self.precision, "cos_low": self.cos_low, "cos_high": self.cos_high,
-                "overlap": self.overlap, "pooling": "token-weighted-mean-of-chunks", "batch_size": self.batch_size}
+                "overlap": self.overlap, "pooling": "token-weighted-mean-of-chunks", "batch_size": self.batch_size,
+                "padding": "window"}
 
     # -- chunking ---------------------------------------------------------------------------
     def chunk(self, text: str) -> list[tuple[str, int]]:
@@ -195,10 +199,16 @@ class EmbeddingScreener(BaseScreener):
                 weights.append(max(k, 1))
                 owner.append(i)
                 n_tokens[i] += k
+        # One shape for every batch: each chunk padded to the model window and the last batch
+        # filled up, so a chunk's embedding does not depend on the chunks it is batched with
+        # (in bf16 it did: scores moved by up to 0.13 points between runs sharing a cache).
+        n = len(pieces)
+        filled = pieces + ["."] * (-n % self.batch_size)
+        fixed = {"text": {"padding": "max_length", "max_length": self._window, "truncation": True}}
         with torch.inference_mode(), torch_threads(self.num_threads):
-            e = self.st.encode(pieces, batch_size=self.batch_size, convert_to_numpy=False, convert_to_tensor=True,
-                               normalize_embeddings=True, show_progress_bar=False)
-        e = e.float().cpu().numpy()
+            e = self.st.encode(filled, batch_size=self.batch_size, convert_to_numpy=False, convert_to_tensor=True,
+                               normalize_embeddings=True, show_progress_bar=False, processing_kwargs=fixed)
+        e = e[:n].float().cpu().numpy()
         w = np.asarray(weights, dtype=np.float64)[:, None]
         pooled = np.zeros((len(texts), e.shape[1]), dtype=np.float64)
         np.add.at(pooled, np.asarray(owner), e * w)
