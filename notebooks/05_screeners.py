@@ -58,7 +58,7 @@ from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS
-from popresume.screeners import format_summary, get_screener, parse_score, score_resumes, summarize_scores
+from popresume.screeners import format_summary, get_screener, parse_score, score_resumes, score_run, summarize_scores
 from popresume.screeners.prompt import render_prompt
 from popresume.screeners.validity import PASS_RULE, card_for, card_summary, read_card
 
@@ -110,8 +110,9 @@ for reply in ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I
 
 # %%
 embedding = get_screener({"kind": "embedding", "num_threads": num_threads})
-emb_scores = score_resumes(embedding, resumes)
-print("embedding screener (ours):", format_summary(emb_scores.attrs["summary"]))
+emb_run = score_run(embedding, resumes)
+emb_scores = emb_run.table
+print("embedding screener (ours):", format_summary(emb_run.summary))
 info = pd.DataFrame([json.loads(r) for r in emb_scores["raw"]])
 chunks = info["n_chunks"].value_counts().sort_index()
 print("chunks per résumé:", ", ".join(f"{k} chunk(s): {v} résumés" for k, v in chunks.items()),
@@ -172,8 +173,9 @@ if len(handful) and not smollm2_installed:
     handful = resumes.iloc[:0]
 if len(handful):
     smol = get_screener({"kind": "hf", "num_threads": num_threads})
-    llm_scores = score_resumes(smol, handful)
-    print("SmolLM2 greedy (ours):", format_summary(llm_scores.attrs["summary"]))
+    llm_run = score_run(smol, handful)
+    llm_scores = llm_run.table
+    print("SmolLM2 greedy (ours):", format_summary(llm_run.summary))
     display_cols = ["resume_id", "score", "parse_ok", "raw"]
     print(llm_scores[display_cols].to_string(index=False))
 else:
@@ -352,7 +354,7 @@ plt.tight_layout()
 # :label: ex-05-cache
 #
 # Score the sample twice with the embedding screener and compare
-# `format_summary(df.attrs["summary"])` of the two runs. Then change `cos_high` to 0.9 and score again.
+# `format_summary(run.summary)` of the two runs (`run = score_run(embedding, resumes)`). Then change `cos_high` to 0.9 and score again.
 # What does the cache do in each case?
 # :::
 #

@@ -321,8 +321,8 @@ print("\nposting:", postings[resumes["occupation"].iloc[0]])
 
 # %%
 t0 = time.perf_counter()
-scores = cr.score_profiles(bm, screener, n=n, seed=seed, progress=False)
-summary = scores.attrs["summary"]
+run = cr.score_profiles(bm, screener, n=n, seed=seed, progress=False)
+scores, summary = run.table, run.summary
 print(f"{summary['n']} résumés scored by {scores['screener'].iloc[0]} ({scores['model'].iloc[0]}): "
       f"{summary['cached']} from the cache, {summary['failed']} failed, {time.perf_counter() - t0:.0f} s")
 profiles = bm if city is None else bm[bm["city"] == city]
@@ -498,7 +498,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 #     swap.update(dict(zip(white[s], black[s])))
 #     swap.update(dict(zip(black[s], white[s])))
 # swapped = bm.assign(first_name=bm["first_name"].map(swap))
-# scores_sw = cr.score_profiles(swapped, screener, n=n, seed=seed)
+# scores_sw = cr.score_profiles(swapped, screener, n=n, seed=seed).table
 # gaps_sw, _ = cr.compare_screener(bm, scores_sw, rate=rate, within=within)
 # ```
 # :::

@@ -174,7 +174,7 @@ class _LengthScreener(BaseScreener):
 
 def test_failures_are_excluded_not_zero(bm):
     sub = bm[bm["ad_id"].isin(bm["ad_id"].unique()[:150])]
-    scores = cr.score_profiles(sub, _LengthScreener(), cache=False, progress=False)
+    scores = cr.score_profiles(sub, _LengthScreener(), cache=False, progress=False).table
     n_fail = int((sub["first_name"] == "Tyrone").sum())
     assert n_fail > 0 and int((~scores["parse_ok"]).sum()) == n_fail
     with pytest.warns(UserWarning, match=f"{n_fail} of {len(sub)} résumés have no valid score"):

@@ -15,7 +15,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, score_resumes
+from popresume.screeners import ScoreCache, score_resumes, score_run
 from popresume.screeners.base import BaseScreener, ScoreResult
 
 JD = {"nurse": "Registered nurse wanted."}
@@ -109,14 +109,16 @@ def test_a_full_disk_keeps_every_computed_score(tmp_path):
     store._con = FillsUp(store._con)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        df = score_resumes(Slow(), _resumes(20), cache=store, job_descriptions=JD)
+        df_run = score_run(Slow(), _resumes(20), cache=store, job_descriptions=JD)
+        df = df_run.table
     store.close()
     assert df["parse_ok"].all() and len(df) == 20
-    assert df.attrs["summary"]["not_cached"] == 15
+    assert df_run.summary["not_cached"] == 15
     msgs = [str(x.message) for x in w]
     assert len(msgs) == 1 and str(tmp_path / "c.sqlite") in msgs[0] and "disk is full" in msgs[0]
-    again = score_resumes(Slow(), _resumes(20), cache=tmp_path / "c.sqlite", job_descriptions=JD)
-    assert again.attrs["summary"]["cached"] == 5 and again.attrs["summary"]["scored"] == 15
+    again_run = score_run(Slow(), _resumes(20), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    again = again_run.table
+    assert again_run.summary["cached"] == 5 and again_run.summary["scored"] == 15
 
 
 def test_chunks_are_sized_by_time_so_the_cache_is_committed_every_few_seconds(monkeypatch):

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, score_resumes
+from popresume.screeners import ScoreCache, score_resumes, score_run
 from popresume.screeners.base import BaseScreener, ScoreResult
 from popresume.screeners.cache import cache_key, register_secret
 
@@ -55,20 +55,25 @@ def test_second_run_reads_cache_and_changes_invalidate(tmp_path):
     db = tmp_path / "c.sqlite"
     res = _resumes(10)
     s = Counting()
-    a = score_resumes(s, res, cache=db, job_descriptions=JD)
-    assert a.attrs["summary"]["scored"] == 10 and a.attrs["summary"]["cached"] == 0
-    b = score_resumes(s, res, cache=db, job_descriptions=JD)
-    assert b.attrs["summary"]["cached"] == 10 and len(s.calls) == 10
+    a_run = score_run(s, res, cache=db, job_descriptions=JD)
+    a = a_run.table
+    assert a_run.summary["scored"] == 10 and a_run.summary["cached"] == 0
+    b_run = score_run(s, res, cache=db, job_descriptions=JD)
+    b = b_run.table
+    assert b_run.summary["cached"] == 10 and len(s.calls) == 10
     pd.testing.assert_frame_equal(a, b)
     # a changed résumé text, job description or decoding parameter is scored again
     res2 = res.copy()
     res2.loc[0, "text"] = "A different text"
-    c = score_resumes(s, res2, cache=db, job_descriptions=JD)
-    assert c.attrs["summary"]["scored"] == 1
-    d = score_resumes(s, res, cache=db, job_descriptions={"nurse": "Another posting"})
-    assert d.attrs["summary"]["scored"] == 10
-    e = score_resumes(Counting(temp=0.7), res, cache=db, job_descriptions=JD)
-    assert e.attrs["summary"]["scored"] == 10
+    c_run = score_run(s, res2, cache=db, job_descriptions=JD)
+    c = c_run.table
+    assert c_run.summary["scored"] == 1
+    d_run = score_run(s, res, cache=db, job_descriptions={"nurse": "Another posting"})
+    d = d_run.table
+    assert d_run.summary["scored"] == 10
+    e_run = score_run(Counting(temp=0.7), res, cache=db, job_descriptions=JD)
+    e = e_run.table
+    assert e_run.summary["scored"] == 10
     assert list(a.columns) == ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
 
 
@@ -78,11 +83,13 @@ def test_failures_cached_as_nan_not_zero(tmp_path):
             return ScoreResult.failure("nonsense reply", "unparseable")
 
     db = tmp_path / "c.sqlite"
-    out = score_resumes(Bad(), _resumes(3), cache=db, job_descriptions=JD)
+    out_run = score_run(Bad(), _resumes(3), cache=db, job_descriptions=JD)
+    out = out_run.table
     assert out["score"].isna().all() and (~out["parse_ok"]).all() and (out["raw"] == "nonsense reply").all()
-    assert out.attrs["summary"]["parse_rate"] == 0.0
-    again = score_resumes(Bad(), _resumes(3), cache=db, job_descriptions=JD)
-    assert again["score"].isna().all() and again.attrs["summary"]["cached"] == 3
+    assert out_run.summary["parse_rate"] == 0.0
+    again_run = score_run(Bad(), _resumes(3), cache=db, job_descriptions=JD)
+    again = again_run.table
+    assert again["score"].isna().all() and again_run.summary["cached"] == 3
     rows = ScoreCache(db).rows()
     assert rows["score"].isna().all()
 
@@ -103,7 +110,7 @@ def test_api_key_never_cached(tmp_path):
 SCRIPT = textwrap.dedent("""
     import os, sys, time
     import pandas as pd
-    from popresume.screeners import score_resumes
+    from popresume.screeners import score_run
     from popresume.screeners.base import BaseScreener, ScoreResult
 
     db, log, n, delay = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
@@ -120,9 +127,9 @@ SCRIPT = textwrap.dedent("""
 
     res = pd.DataFrame({"resume_id": [f"r{i:03d}" for i in range(n)], "occupation": "nurse",
                         "text": [f"text {i}" for i in range(n)]})
-    out = score_resumes(Slow(), res, cache=db, job_descriptions={"nurse": "jd"})
-    out.to_parquet(sys.argv[5])
-    print(out.attrs["summary"]["scored"], out.attrs["summary"]["cached"])
+    run = score_run(Slow(), res, cache=db, job_descriptions={"nurse": "jd"})
+    run.table.to_parquet(sys.argv[5])
+    print(run.summary["scored"], run.summary["cached"])
 """)
 
 

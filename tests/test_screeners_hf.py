@@ -6,7 +6,7 @@ import time
 import pandas as pd
 import pytest
 
-from popresume.screeners import SCORE_SCHEMA, get_screener, parse_score, score_resumes
+from popresume.screeners import SCORE_SCHEMA, get_screener, parse_score, score_resumes, score_run
 from popresume.screeners.hf import FiniteJSONConstraint, schema_candidates, smollm2_gguf_path
 
 JD = {"nurse": "Registered nurse wanted for an ICU; BSN and 2+ years required."}
@@ -222,8 +222,9 @@ def test_expected_scoring_is_the_probability_weighted_reply(tiny_model, tmp_path
     db = tmp_path / "c.sqlite"
     e = score_resumes(get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "expected", "min_prob": 0.01}), res,
                       cache=db, job_descriptions=JD)
-    g = score_resumes(greedy, res, cache=db, job_descriptions=JD)
+    g_run = score_run(greedy, res, cache=db, job_descriptions=JD)
+    g = g_run.table
     assert not e["parse_ok"].any() and e["score"].isna().all() and '"mass": 0.0' in e["raw"].iloc[0]
-    assert g.attrs["summary"]["scored"] == 1 and g["parse_ok"].all()  # the scoring mode is in the key
+    assert g_run.summary["scored"] == 1 and g["parse_ok"].all()  # the scoring mode is in the key
     with pytest.raises(ValueError, match="scoring must be one of"):
         get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "mean"})

@@ -13,7 +13,7 @@ from PIL import Image
 
 from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 
-from popresume.screeners import ScoreCache, get_screener, score_resumes
+from popresume.screeners import ScoreCache, get_screener, score_resumes, score_run
 from popresume.screeners.openai_http import DIALECTS, FatalHTTPError
 from popresume.screeners.prompt import SCORE_SCHEMA
 
@@ -125,14 +125,15 @@ def server():
 def test_scores_request_shape_and_order(server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     res = _resumes(20)
-    out = score_resumes(_screener("ok", server.url, concurrency=6), res, cache=False, job_descriptions=JD)
+    out_run = score_run(_screener("ok", server.url, concurrency=6), res, cache=False, job_descriptions=JD)
+    out = out_run.table
     assert out["parse_ok"].all()
     np.testing.assert_array_equal(out["score"].to_numpy(), _expected(res))
-    assert out.attrs["summary"]["parse_rate"] == 1.0
+    assert out_run.summary["parse_rate"] == 1.0
     probe = server.requests[0]["body"]
     assert probe["max_tokens"] == 1 and "RESUME" not in probe["messages"][0]["content"]
     assert len(server.requests) == 1 + 20
-    assert out.attrs["screener_params"]["dialect"] == "json_schema" and (out["scoring"] == "greedy").all()
+    assert out_run.screener_params["dialect"] == "json_schema" and (out["scoring"] == "greedy").all()
     body = server.requests[1]["body"]
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["schema"] == SCORE_SCHEMA
@@ -170,10 +171,11 @@ def test_retries_are_bounded(server, tmp_path):
 
 def test_malformed_reply_retried_then_missing(server, tmp_path):
     s = _screener("malformed", server.url, parse_retries=2)
-    out = score_resumes(s, _resumes(3), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    out_run = score_run(s, _resumes(3), cache=tmp_path / "c.sqlite", job_descriptions=JD)
+    out = out_run.table
     assert out["score"].isna().all() and (~out["parse_ok"]).all()
     assert (out["raw"] == "I think this candidate is quite good!").all()
-    assert out.attrs["summary"]["parse_rate"] == 0.0
+    assert out_run.summary["parse_rate"] == 0.0
     assert len(server.requests) == 1 + 3 * 3  # the probe, then 3 tries per résumé
     s2 = _screener("fixonretry", server.url, parse_retries=2)
     out2 = score_resumes(s2, _resumes(3), cache=False, job_descriptions=JD)
@@ -340,10 +342,11 @@ def test_dialect_negotiated_once_recorded_and_in_cache_key(flavour, tmp_path):
     want = np.array([(len(t) % 100) + 0.5 for t in res["text"]])
     with DialectServer(flavour) as srv:
         s = _screener("m", srv.url, concurrency=2)
-        out = score_resumes(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        out_run = score_run(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        out = out_run.table
         np.testing.assert_allclose(out["score"].to_numpy(), want)  # one decimal kept: X.X
         d = _EXPECTED_DIALECT[flavour]
-        assert s.dialect == d and out.attrs["screener_params"]["dialect"] == d
+        assert s.dialect == d and out_run.screener_params["dialect"] == d
         refused = [r for r in s.negotiation if not r["accepted"]]
         assert len(refused) == DIALECTS.index(d)
         if refused:  # the server's own words are kept
@@ -360,8 +363,9 @@ def test_dialect_negotiated_once_recorded_and_in_cache_key(flavour, tmp_path):
         # a run pinned to another dialect has other cache keys: nothing is reused across dialects
         if d != "prompt":
             s2 = _screener("m", srv.url, response_format="prompt")
-            out2 = score_resumes(s2, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
-            assert out2.attrs["summary"]["cached"] == 0 and out2["parse_ok"].all()
+            out2_run = score_run(s2, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+            out2 = out2_run.table
+            assert out2_run.summary["cached"] == 0 and out2["parse_ok"].all()
             np.testing.assert_allclose(out2["score"].to_numpy(), want)  # parsed from chatter
 
 
@@ -379,8 +383,9 @@ def test_expected_scoring_from_logprobs(flavour, tmp_path):
     res = _resumes(3)
     with DialectServer(flavour) as srv:
         s = _screener("m", srv.url, scoring="expected")
-        out = score_resumes(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
-        assert (out["scoring"] == "expected").all() and out.attrs["screener_params"]["scoring"] == "expected"
+        out_run = score_run(s, res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        out = out_run.table
+        assert (out["scoring"] == "expected").all() and out_run.screener_params["scoring"] == "expected"
         body = srv.requests[-1]
         assert body["logprobs"] is True and body["top_logprobs"] == 20
         if not FLAVOURS[flavour]["logprobs"]:
@@ -396,8 +401,9 @@ def test_expected_scoring_from_logprobs(flavour, tmp_path):
         raw = json.loads(out.loc[0, "raw"])
         assert raw["greedy"] == greedy[0] and raw["n_candidates"] == 2
         # the greedy run of the same résumés is cached apart
-        g = score_resumes(_screener("m", srv.url), res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
-        assert g.attrs["summary"]["cached"] == 0 and (g["scoring"] == "greedy").all()
+        g_run = score_run(_screener("m", srv.url), res, cache=tmp_path / "c.sqlite", job_descriptions=JD)
+        g = g_run.table
+        assert g_run.summary["cached"] == 0 and (g["scoring"] == "greedy").all()
         np.testing.assert_allclose(g["score"].to_numpy(), greedy)
 
 
@@ -413,12 +419,14 @@ def test_refusal_for_one_resume_is_recorded_and_run_continues(server, tmp_path):
     n = len(server.requests)
     assert n == 1 + 5  # never retried
     # a rerun serves the recorded failure from the cache …
-    again = score_resumes(_screener("badsome", server.url), res, cache=db, job_descriptions=JD)
-    assert again.attrs["summary"]["cached"] == 5 and len(server.requests) == n + 1  # + the probe
+    again_run = score_run(_screener("badsome", server.url), res, cache=db, job_descriptions=JD)
+    again = again_run.table
+    assert again_run.summary["cached"] == 5 and len(server.requests) == n + 1  # + the probe
     assert np.isnan(again.loc[2, "score"])
     # … and retries it only when asked
-    retried = score_resumes(_screener("badsome", server.url), res, cache=db, job_descriptions=JD, retry_failed=True)
-    assert retried.attrs["summary"]["scored"] == 1 and len(server.requests) == n + 1 + 2
+    retried_run = score_run(_screener("badsome", server.url), res, cache=db, job_descriptions=JD, retry_failed=True)
+    retried = retried_run.table
+    assert retried_run.summary["scored"] == 1 and len(server.requests) == n + 1 + 2
 
 
 def test_same_refusal_everywhere_stops_early_and_caches_nothing(server, tmp_path):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, get_screener, score_resumes
+from popresume.screeners import ScoreCache, get_screener, score_resumes, score_run
 
 server_mod = pytest.importorskip("popresume.screeners.server")
 try:
@@ -48,16 +48,18 @@ def llama():
 def test_scores_through_the_live_server_then_from_cache(llama, tmp_path):
     db = tmp_path / "scores.sqlite"
     s = get_screener(llama.spec, max_tokens=12, concurrency=1)
-    out = score_resumes(s, _resumes(2), cache=db, job_descriptions=JD)
+    out_run = score_run(s, _resumes(2), cache=db, job_descriptions=JD)
+    out = out_run.table
     # current llama.cpp takes json_schema and compiles it to a grammar: every reply parses
     assert s.dialect == "json_schema" and s.negotiation == [{"dialect": "json_schema", "accepted": True}]
-    assert out.attrs["summary"]["parse_rate"] == 1.0
+    assert out_run.summary["parse_rate"] == 1.0
     assert out["score"].between(0, 100).all()
     assert len(ScoreCache(db)) == 2
     assert s.stats["server_prompt_tokens"] > 0  # llama.cpp reports its own timings
     s2 = get_screener(llama.spec, max_tokens=12, concurrency=1)
-    again = score_resumes(s2, _resumes(2), cache=db, job_descriptions=JD)
-    assert again.attrs["summary"]["cached"] == 2 and again.attrs["summary"]["scored"] == 0
+    again_run = score_run(s2, _resumes(2), cache=db, job_descriptions=JD)
+    again = again_run.table
+    assert again_run.summary["cached"] == 2 and again_run.summary["scored"] == 0
     assert s2.stats["requests"] == 1  # only the dialect probe reached the server
     np.testing.assert_array_equal(again["score"].to_numpy(), out["score"].to_numpy())
 

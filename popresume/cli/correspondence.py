@@ -112,9 +112,9 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
         return
     gaps_all, score_gaps_all, runs = [], [], []
     for spec, screener in screeners:
-        scores = cr.score_profiles(df, screener, n=n, seed=seed, cache=False if no_cache else cache_path,
-                                   progress=not quiet)
-        summ = scores.attrs.get("summary", {})
+        run = cr.score_profiles(df, screener, n=n, seed=seed, cache=False if no_cache else cache_path,
+                                progress=not quiet)
+        scores, summ = run.table, run.summary
         label = f"{screener.screener_id} ({screener.model}), ours"
         slug = _slug(f"{screener.screener_id}_{screener.model}")
         write_parquet(scores, out / f"scores_{slug}.parquet")

@@ -105,7 +105,7 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     import pandas as pd
 
     from popresume.io import write_parquet
-    from popresume.screeners import get_screener, score_resumes
+    from popresume.screeners import get_screener, score_run
 
     if concurrency is not None and _spec_dict(spec).get("kind") != "openai":
         raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
@@ -116,13 +116,13 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
         resumes = pd.read_parquet(resumes_path)
         profiles = pd.read_parquet(profiles_path) if profiles_path else None
         cache = False if no_cache else cache_path
-        df = score_resumes(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
-                           job_descriptions=jobs, retry_failed=retry_failed)
+        run = score_run(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
+                        job_descriptions=jobs, retry_failed=retry_failed)
     except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
         raise click.ClickException(str(e)) from e
-    s = df.attrs["summary"]
+    df, s = run.table, run.summary
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"
-    sp = df.attrs.get("screener_params", {})
+    sp = run.screener_params
     mode = f"scoring {sp.get('scoring') or 'direct'}" + (f", dialect {sp['dialect']}" if "dialect" in sp else "")
     share = f" ({s['failed'] / s['n']:.1%})" if s["n"] else ""
     click.echo(f"{screener.screener_id} ({screener.model}; {mode}): {s['n']} résumés; scored {s['scored']}, "

@@ -36,18 +36,18 @@ CONTRASTS = {"race": ("Black", "White"), "sex": ("F", "M")}
 
 
 def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = None, seed: int = 0, cache=None,
-                   progress: bool = True) -> pd.DataFrame:
+                   progress: bool = True):
     """Render B&M's profiles (all, or ``n`` via whole ads) and score them with ``screener``.
 
     ``screener``: any spec :func:`popresume.screeners.get_screener` accepts (``"embedding"``,
     ``"openai:MODEL@URL"``, ...) or a screener object. ``cache``: the score cache (default
-    the project's disk cache), so reruns only score what is new. Returns the screeners' tidy
-    score table (``resume_id, screener, model, score, parse_ok, raw``), with the run summary
-    in ``attrs["summary"]``.
+    the project's disk cache), so reruns only score what is new. Returns the
+    :class:`popresume.screeners.ScoreRun`: the tidy score ``table`` (``resume_id, screener,
+    model, score, parse_ok, raw``) and the run ``summary``.
     """
-    from popresume.screeners import score_resumes  # a missing extra is named when a screener loads
+    from popresume.screeners import score_run  # a missing extra is named when a screener loads
     resumes, postings = render_all(df, n=n, seed=seed)
-    return score_resumes(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
+    return score_run(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import math
 import os
 import time
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -40,7 +41,7 @@ with warnings.catch_warnings():
     import tqdm.auto  # noqa: F401
 
 __all__ = [
-    "get_screener", "score_resumes", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
+    "get_screener", "score_resumes", "score_run", "ScoreRun", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
     "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
     "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
     "require_capability", "format_summary", "check_spec",
@@ -179,21 +180,40 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
     return items
 
 
-def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, *,
-                  profiles: pd.DataFrame | None = None, cache: "str | os.PathLike | ScoreCache | None | bool" = None,
-                  progress: bool = False, job_descriptions: Mapping[str, str] | None = None,
-                  retry_failed: bool = False) -> pd.DataFrame:
+@dataclass(frozen=True)
+class ScoreRun:
+    """One scoring run (:func:`score_run`): the score ``table`` and how the run went.
+
+    ``summary``: n, scored, cached, failed, parse_rate, seconds, throughput, not_cached
+    (:func:`format_summary` prints it); ``screener_params``: the screener's
+    :meth:`cache_params` (decoding, scoring mode, the HTTP dialect it negotiated). The
+    metadata lives here, not in ``table.attrs``, which pandas drops on concat and merge.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    summary: dict = field(default_factory=dict)
+    screener_params: dict = field(default_factory=dict)
+
+
+def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, **options) -> pd.DataFrame:
+    """The score table of :func:`score_run` (same arguments), for callers that need no run summary."""
+    return score_run(screener, resumes, **options).table
+
+
+def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, *,
+              profiles: pd.DataFrame | None = None, cache: "str | os.PathLike | ScoreCache | None | bool" = None,
+              progress: bool = False, job_descriptions: Mapping[str, str] | None = None,
+              retry_failed: bool = False) -> ScoreRun:
     """Score every résumé with ``screener``; one row per résumé in input order.
 
-    Returns columns ``resume_id, screener, model, score (float, NaN when missing),
-    parse_ok (bool), raw (str)``. ``cache`` is a path to the SQLite score cache (default
-    :func:`default_cache_path`), a :class:`ScoreCache`, or ``False`` for no cache. A run
-    summary (scored, cached, failed, parse_rate, seconds, throughput) is in
-    ``df.attrs["summary"]``. Résumés whose input cannot be read (e.g. a broken image) come
-    back as failures with the error in ``raw`` and are not cached. Recorded failures (a refused
-    request, an unparseable reply) are served from the cache like scores unless
-    ``retry_failed=True``. The screener's :meth:`cache_params` (decoding, scoring mode, the HTTP
-    dialect) are in ``df.attrs["screener_params"]`` and the scoring mode in the column ``scoring``.
+    The run's ``table`` has columns ``resume_id, screener, model, score (float, NaN when
+    missing), parse_ok (bool), raw (str), scoring`` (the scoring mode). ``cache`` is a path
+    to the SQLite score cache (default :func:`default_cache_path`), a :class:`ScoreCache`,
+    or ``False`` for no cache. Résumés whose input cannot be read (e.g. a broken image) come
+    back as failures with the error in ``raw`` and are not cached. Recorded failures (a
+    refused request, an unparseable reply) are served from the cache like scores unless
+    ``retry_failed=True``. The run summary and the screener's parameters are attributes of
+    the returned :class:`ScoreRun`.
     """
     screener = get_screener(screener)
     jobs = _job_lookup(job_descriptions)
@@ -279,15 +299,14 @@ def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.Da
         # (embedding similarity, synthetic f) compute a score directly
         "scoring": str(params.get("scoring") or "direct"),
     })
-    df.attrs["screener_params"] = params
     n_scored = len(todo)
-    df.attrs["summary"] = {
+    summary = {
         "n": len(items), "scored": n_scored, "cached": n_cached,
         "failed": int((~df["parse_ok"]).sum()), "parse_rate": parse_rate(df["parse_ok"]),
         "seconds": seconds, "throughput": (n_scored / seconds) if n_scored and seconds > 0 else float("nan"),
         "not_cached": n_not_cached,
     }
-    return df
+    return ScoreRun(df, summary, dict(params))
 
 
 def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
@@ -298,7 +317,7 @@ def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:
-    """One readable line for a run summary (``df.attrs["summary"]`` of :func:`score_resumes`)."""
+    """One readable line for a run summary (:attr:`ScoreRun.summary` of :func:`score_run`)."""
     s = summary
     rate = "n/a" if s["parse_rate"] != s["parse_rate"] else f"{s['parse_rate']:.1%}"
     thr = "" if s["throughput"] != s["throughput"] else f", {s['throughput']:.1f} résumés/s"
