@@ -79,7 +79,7 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
         parts.append(shipped)
         cards.append(recorded.screener_summary(shipped))
     for spec, scr in screeners:
-        run = recorded.rank_live(bb.load_bloomberg_ranks(), scr, spec, n_per_job=n_runs, seed=seed)
+        run, _ = recorded.rank_live(bb.load_bloomberg_ranks(), scr, spec, n_per_job=n_runs, seed=seed)
         parts.append(run)
         cards.append(recorded.screener_summary(run))
     long_all = pd.concat(parts, ignore_index=True)

@@ -78,14 +78,16 @@ def rank_by_scores(long: pd.DataFrame, scores: pd.DataFrame, label: str, *, seed
 
 
 def rank_with_screener(long: pd.DataFrame, shown: Mapping[str, Mapping], screener, label: str, *, cache=None,
-                       progress: bool = False, seed: int = 0) -> pd.DataFrame:
+                       progress: bool = False, seed: int = 0):
     """Score every résumé of ``long``'s runs with ``screener`` (any spec or object of
-    :func:`popresume.screeners.get_screener`) and rank each run by the scores."""
-    from popresume.screeners import score_resumes
+    :func:`popresume.screeners.get_screener`) and rank each run by the scores. Returns the
+    ranks and the :class:`popresume.screeners.ScoreRun` (its ``summary`` says how many
+    scores came from the cache)."""
+    from popresume.screeners import score_run
 
     resumes, jds = resumes_to_score(long, shown)
-    scores = score_resumes(screener, resumes, job_descriptions=jds, cache=cache, progress=progress)
-    return rank_by_scores(long, scores, label, seed=seed)
+    run = score_run(screener, resumes, job_descriptions=jds, cache=cache, progress=progress)
+    return rank_by_scores(long, run.table, label, seed=seed), run
 
 
 #: the sets our screeners rank: this model's runs (both models' runs drew the same sets per run number)
@@ -105,16 +107,18 @@ def validity_of(spec: str, screener) -> tuple[str, str]:
 
 
 def rank_live(long: pd.DataFrame, screener, spec: str, *, n_per_job: int, seed: int = 0, cache=None,
-              progress: bool = False) -> pd.DataFrame:
+              progress: bool = False):
     """Rank ``n_per_job`` run sets per job with ``screener``; adds ``screener_spec``,
-    ``validity`` and ``validity_card``."""
+    ``validity`` and ``validity_card``. Returns the ranks and the scoring run
+    (:func:`rank_with_screener`)."""
     from popresume.ranking.bloomberg import load_resumes_shown
 
     label = f"{screener.screener_id} ({screener.model})"
     sets = sample_runs(long, n_per_job=n_per_job, model=RUN_SETS_OF, seed=seed)
-    out = rank_with_screener(sets, load_resumes_shown(), screener, label, cache=cache, progress=progress, seed=seed)
+    out, run = rank_with_screener(sets, load_resumes_shown(), screener, label, cache=cache, progress=progress,
+                                  seed=seed)
     verdict, card = validity_of(spec, screener)
-    return out.assign(screener_spec=spec, validity=verdict, validity_card=card)
+    return out.assign(screener_spec=spec, validity=verdict, validity_card=card), run
 
 
 def load_screener_runs() -> pd.DataFrame:
