@@ -1,4 +1,4 @@
-"""Benchmark of the ACS readers (issue 11 item 3): memory and time of reading a large PUMS
+"""Benchmark of the ACS readers: memory and time of reading a large PUMS
 person file with and without filtering to the five occupations while reading.
 
 Run: ``.venv/bin/python benchmarks/bench_acs.py [--rows N] [--chunksize C]``.

@@ -1,4 +1,4 @@
-"""Benchmark of the résumé stage (issue 3): all 60,884 text résumés, and images/s.
+"""Benchmark of the résumé stage: all 60,884 text résumés, and images/s.
 
 Run: ``.venv/bin/python benchmarks/bench_resumes.py [--images N] [--jobs J]``.
 Profiles come from ``popresume.population.generate_population`` (Table 3 sizes);

@@ -8,7 +8,7 @@
 2. HTTP backend, requests/s against a loopback OpenAI-compatible server (a separate process)
    that answers at once, at a few concurrency levels: 1/rate at concurrency 1 is our client's
    whole cost per request (prompt, JSON, HTTP on loopback, parsing, bookkeeping).
-3. The live server (issue 12, item 7): llama.cpp's ``llama-server`` with SmolLM2-135M
+3. The live server: llama.cpp's ``llama-server`` with SmolLM2-135M
    (``scripts/install-llm-server.sh``), real rendered résumés for one occupation, greedy
    replies. Reported: server start time; prompt tokens per résumé; the server's
    prompt-processing rate (its own ``timings``); the time per request outside the server's

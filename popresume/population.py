@@ -369,7 +369,7 @@ def compare_with_published(profiles: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["occupation", "variable", "level", "published", "generated", "n", "se", "z"])
 
 
-# ---------------------------------------------------------------- associations (issue 11)
+# ---------------------------------------------------------------- associations
 BA_PLUS = tuple(EDU_LEVELS[3:])
 
 

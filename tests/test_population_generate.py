@@ -1,4 +1,4 @@
-"""Population generation: calibration margins, constraints, determinism, bad input (issue 2)."""
+"""Population generation: calibration margins, constraints, determinism, bad input, the memory bound."""
 
 from __future__ import annotations
 

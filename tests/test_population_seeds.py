@@ -1,4 +1,4 @@
-"""The seeded default P1 (issue 11): measured associations kept, margins held, bad seeds refused."""
+"""The seeded default P1: measured associations kept, margins held, bad seeds refused."""
 
 from __future__ import annotations
 

@@ -246,7 +246,7 @@ def test_complete_json_generic(server):
 
 
 # -- dialects: fixtures built from each server's documented request and error shapes ----------
-# (issue 12). Each flavour says which response_format types it takes, how it words a refusal and
+# Each flavour says which response_format types it takes, how it words a refusal and
 # an unknown model, and whether it returns token logprobs. The live llama.cpp server is tested in
 # tests/test_screeners_live.py.
 _LLAMA_CPP_PY_500 = ("1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be "

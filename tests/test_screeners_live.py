@@ -1,4 +1,4 @@
-"""A real inference server in the tests (issue 12): llama.cpp's llama-server with SmolLM2-135M,
+"""A real inference server in the tests: llama.cpp's llama-server with SmolLM2-135M,
 scored through ``openai:MODEL@URL`` as a user would. Skipped, with the install command, when the
 server binary is absent. Few résumés and short replies keep it to a few minutes on 2 busy cores."""
 

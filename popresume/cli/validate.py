@@ -1,4 +1,4 @@
-"""``popresume validate``: the validity gate of one screener (issue 12), before any audit.
+"""``popresume validate``: the validity gate of one screener before any audit.
 
 Scores ``--n`` résumés against their own and a mismatched posting, with more education /
 experience, and under harmless edits (whitespace, section order); prints the numbers and

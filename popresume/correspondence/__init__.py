@@ -1,4 +1,4 @@
-"""Bertrand & Mullainathan (2004): the real-world anchor of the book (DESIGN §5).
+"""Bertrand & Mullainathan (2004): the real-world anchor of the book (docs/DESIGN.md §5).
 
 4,870 fictitious résumés sent to 1,323 help-wanted ads in Boston and Chicago in 2001-02,
 with randomly assigned White- or Black-sounding first names, and the employers' callbacks

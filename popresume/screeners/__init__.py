@@ -1,4 +1,4 @@
-"""Screeners: score résumés for a job description (DESIGN.md §4).
+"""Screeners: score résumés for a job description (docs/DESIGN.md §4).
 
 Backends (all behind one protocol, :class:`~popresume.screeners.base.Screener`):
 

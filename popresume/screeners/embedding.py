@@ -138,7 +138,7 @@ class EmbeddingScreener(BaseScreener):
 
     def cache_params(self) -> dict:
         # batch_size is part of the identity: with bf16 the padding of a batch changes the
-        # embeddings, and scores moved by up to 0.22 points between batch sizes (issue 12)
+        # embeddings, and scores moved by up to 0.22 points between batch sizes
         return {"precision": self.precision, "cos_low": self.cos_low, "cos_high": self.cos_high,
                 "overlap": self.overlap, "pooling": "token-weighted-mean-of-chunks", "batch_size": self.batch_size,
                 "padding": "window"}

@@ -18,7 +18,7 @@
 * ``num_threads`` sets torch's CPU threads while generating (``None``: leave torch's
   setting). One-token decoding is many small matrix products; on a busy 2-core machine
   1 thread was 5× faster than 2 here.
-* ``scoring="expected"`` (issue 12, item 4) replaces the greedy reply's number by the
+* ``scoring="expected"`` replaces the greedy reply's number by the
   probability-weighted score ``Σ_c p(c) · score(c) / Σ_c p(c)`` over the valid replies ``c``,
   where ``p(c)`` is the probability that constrained sampling from the model produces ``c``
   (the product, along each tokenisation of ``c``, of the model's next-token probabilities

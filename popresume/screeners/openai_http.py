@@ -3,7 +3,7 @@
 
 Requests go to ``{base_url}/chat/completions`` with the Appendix D prompt as one user message.
 
-**Dialect negotiation** (issue 12). Servers differ in how they take a reply schema:
+**Dialect negotiation**. Servers differ in how they take a reply schema:
 
 * ``"json_schema"`` – ``response_format={"type": "json_schema", "json_schema": {"schema": …}}``
   (OpenAI, vLLM, current llama.cpp, Ollama ≥ 0.5);

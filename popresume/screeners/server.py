@@ -1,5 +1,5 @@
 """A local OpenAI-compatible inference server: llama.cpp's ``llama-server`` with a GGUF model
-resolved from a Python wheel (issue 12).
+resolved from a Python wheel.
 
 Why llama.cpp's C++ server, measured on this project's 2-core VM (see the issue's report):
 llama-cpp-python's server refuses ``json_schema`` (HTTP 500) and took 13.6 min to build;

@@ -1,6 +1,6 @@
 """A synthetic screener whose score is a known function of the profile, Y = f(X, Z, B, R) + ε.
 
-It is the teaching and test device for the estimator (DESIGN.md §3–4): because f is known,
+It is the teaching and test device for the estimator (docs/DESIGN.md §3–4): because f is known,
 the true TE/NDE/NIE/BIE/RIE of a population are computable (:meth:`SyntheticScreener.true_effects`).
 
 The score of résumé i is additive,
@@ -173,7 +173,7 @@ class SyntheticScreener(BaseScreener):
                      format: str | None = None) -> pd.DataFrame:
         """The population's true TE, NDE, NIE, BIE, RIE of this screener.
 
-        Computed exactly from the identification formula of DESIGN.md §3,
+        Computed exactly from the identification formula of docs/DESIGN.md §3,
         ψ(a_y, a_b, a_r) = Σ_{z,r,b} f(a_y, b, r, z) P(b | a_b, r, z) P(r | a_r, z) P(z),
         with f known (the noise has mean 0) and P the empirical distribution of
         ``profiles`` (the population is the truth). Because f is additive,

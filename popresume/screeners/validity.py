@@ -1,4 +1,4 @@
-"""The validity gate: does this screener read the résumé at all? (issue 12, item 5)
+"""The validity gate: does this screener read the résumé at all?
 
 Before anyone audits a screener for discrimination, :func:`validity_card` asks whether its
 scores respond to what a screener should respond to, and not to what it should ignore. Every
