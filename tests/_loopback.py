@@ -37,10 +37,10 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 class Loopback:
-    """Serve handler class ``H`` on a free loopback port while the ``with`` block runs."""
+    """Serve handler class ``H`` on a loopback port (``port=0``: a free one) while the ``with`` block runs."""
 
-    def __init__(self, H):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    def __init__(self, H, port: int = 0):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), H)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -17,13 +17,7 @@ import pytest
 
 from popresume.screeners import ScoreCache, score_resumes, score_run
 from popresume.screeners.base import BaseScreener, ScoreResult
-
-JD = {"nurse": "Registered nurse wanted."}
-
-
-def _resumes(n):
-    return pd.DataFrame({"resume_id": [f"r{i:03d}" for i in range(n)], "occupation": "nurse",
-                         "text": [f"Resume number {i} with {i % 7} years." for i in range(n)]})
+from test_screeners_cache import JD, _resumes  # tests/test_screeners_cache.py
 
 
 class Slow(BaseScreener):

@@ -25,7 +25,7 @@ class FaultServer(Loopback):
     The one-token dialect probe is always answered. ``die_after`` résumé requests, the server
     stops listening (a server that dies mid-run). ``auth`` records each Authorization header."""
 
-    def __init__(self, die_after: int | None = None):
+    def __init__(self, die_after: int | None = None, port: int = 0):
         self.auth: list[str | None] = []
         self.n = 0
         self.lock = threading.Lock()
@@ -74,7 +74,7 @@ class FaultServer(Loopback):
                 else:
                     self._send(200, _reply(len(text) % 101))
 
-        super().__init__(H)
+        super().__init__(H, port)
         self.stopped = False
 
     def stop(self):
@@ -106,7 +106,7 @@ def test_a_dripping_reply_is_cut_at_the_request_timeout():
         t0 = time.perf_counter()
         df = score_resumes(scr, _resumes(["DRIP", "ok"]), cache=False, job_descriptions=JD)
         elapsed = time.perf_counter() - t0
-    assert elapsed < 4.0, elapsed  # 2 attempts × 1 s, plus slack; without the bound: 2 × 16 s
+    assert elapsed < 8.0, elapsed  # 2 attempts × 1 s, plus slack for a busy machine; without the bound: 2 × 16 s
     assert df["parse_ok"].tolist() == [False, True]
     assert "timeout" in df["raw"].iloc[0].lower() and "1 s" in df["raw"].iloc[0]
 

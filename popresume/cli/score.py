@@ -7,6 +7,7 @@ import json
 import click
 
 from popresume.cli._errors import OutPath, UserError
+from popresume.errors import StoppedRun
 
 
 def _parse_options(options: tuple[str, ...]) -> dict:
@@ -118,7 +119,15 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
         cache = False if no_cache else cache_path
         run = score_run(screener, resumes, profiles=profiles, cache=cache, progress=not quiet,
                         job_descriptions=jobs, retry_failed=retry_failed)
-    except (ValueError, FileNotFoundError, PermissionError, ConnectionError) as e:
+    except (ConnectionError, StoppedRun) as e:
+        partial = getattr(e, "partial", None)
+        if partial is None or not partial["parse_ok"].any():
+            raise click.ClickException(str(e)) from e
+        # the run stopped midway: keep what was scored (the cache may not hold it: a full disk)
+        write_parquet(partial, out_path)
+        raise click.ClickException(f"{e}; the {int(partial['parse_ok'].sum())} of {len(partial)} résumés "
+                                   f"scored before the stop are in {out_path}") from e
+    except (ValueError, FileNotFoundError, PermissionError) as e:
         raise click.ClickException(str(e)) from e
     df, s = run.table, run.summary
     thr = "n/a" if s["throughput"] != s["throughput"] else f"{s['throughput']:.1f} résumés/s"

@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.errors import StoppedRun
 from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, ScoreItem, ScoreResult, has_capability,
                                       require_capability)
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
@@ -279,6 +280,13 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                     n_not_cached += 1
                 if bar is not None:
                     bar.update(1)
+    except (ConnectionError, StoppedRun) as e:
+        # the run stops (a server that died, the same refusal on every request): what was
+        # scored goes with the error (``e.partial``, a score table) for the caller to keep
+        stop = f"not scored: the run stopped ({e})"
+        e.partial = _score_table(screener, items, [r if r is not None else ScoreResult.failure(stop, "stopped")
+                                                   for r in results], params)
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -288,7 +296,20 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     missing = [items[i].resume_id for i, r in enumerate(results) if r is None]
     if missing:
         raise RuntimeError(f"screener {screener.screener_id!r} returned no result for {missing[:5]}")
-    df = pd.DataFrame({
+    df = _score_table(screener, items, results, params)
+    n_scored = len(todo)
+    summary = {
+        "n": len(items), "scored": n_scored, "cached": n_cached,
+        "failed": int((~df["parse_ok"]).sum()), "parse_rate": parse_rate(df["parse_ok"]),
+        "seconds": seconds, "throughput": (n_scored / seconds) if n_scored and seconds > 0 else float("nan"),
+        "not_cached": n_not_cached,
+    }
+    return ScoreRun(df, summary, dict(params))
+
+
+def _score_table(screener: Screener, items: list[ScoreItem], results: list[ScoreResult], params: dict) -> pd.DataFrame:
+    """One row per résumé in input order (the columns of :data:`SCORE_COLUMNS`)."""
+    return pd.DataFrame({
         "resume_id": [it.resume_id for it in items],
         "screener": screener.screener_id,
         "model": screener.model,
@@ -299,14 +320,6 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
         # (embedding similarity, synthetic f) compute a score directly
         "scoring": str(params.get("scoring") or "direct"),
     })
-    n_scored = len(todo)
-    summary = {
-        "n": len(items), "scored": n_scored, "cached": n_cached,
-        "failed": int((~df["parse_ok"]).sum()), "parse_rate": parse_rate(df["parse_ok"]),
-        "seconds": seconds, "throughput": (n_scored / seconds) if n_scored and seconds > 0 else float("nan"),
-        "not_cached": n_not_cached,
-    }
-    return ScoreRun(df, summary, dict(params))
 
 
 def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
