@@ -105,9 +105,9 @@ check = T["published_check"]
 print(f"{int(check['match'].sum())} of {len(check)} published cells (top count, selection rate, impact ratio) "
       "reproduced exactly from the replies")
 pub = bb.load_published()
-labelled(pub[pub["model"] == "gpt-4"].set_index(["model", "job", "demo"])[["top", "selection_rate",
-                                                                          "disparate_impact_ratio"]].head(16),
-         bb.PUBLISHED)
+labelled(pub[pub["model"] == "gpt-4"].assign(source=bb.PUBLISHED).set_index(["model", "job", "demo"])[
+    ["source", "top", "selection_rate", "disparate_impact_ratio"]].head(16),
+         bb.caption(bb.PUBLISHED))
 
 # %% [markdown]
 # ## 2. What the published table does not show
@@ -121,9 +121,9 @@ labelled(pub[pub["model"] == "gpt-4"].set_index(["model", "job", "demo"])[["top"
 # %%
 sel = T["selection_rates"]
 gpt_sel = sel[sel["model"].isin(bb.MODELS)]
-cols = ["top", "selection_rate", "rate_ci_low", "rate_ci_high", "disparate_impact_ratio", "ratio_ci_low",
+cols = ["source", "top", "selection_rate", "rate_ci_low", "rate_ci_high", "disparate_impact_ratio", "ratio_ci_low",
         "ratio_ci_high", "p_chance", "p_chance_holm", "p_chance_bh"]
-labelled(gpt_sel[gpt_sel["model"] == "gpt-4"].set_index(["model", "job", "demo"])[cols], bb.OURS)
+labelled(gpt_sel[gpt_sel["model"] == "gpt-4"].set_index(["model", "job", "demo"])[cols], bb.caption(bb.OURS))
 
 # %%
 fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95% intervals")
@@ -141,7 +141,7 @@ plt.show()
 
 # %%
 print(T["chance_by_runs"].round(3).to_string(index=False))
-labelled(T["chance"].set_index(["model", "job"]), bb.OURS + " (observed) vs simulated fair rankers")
+labelled(T["chance"].set_index(["model", "job"]), bb.caption(bb.OURS) + " (observed) vs simulated fair rankers")
 
 # %%
 k = int(long["position"].max())
@@ -165,7 +165,7 @@ plt.show()
 # %%
 first = T["first_position"]
 labelled(first[first["model"].isin(bb.MODELS)].set_index(["model", "job"])[
-    ["n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.OURS)
+    ["n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
 
 # %%
 pos = T["position"]
@@ -196,7 +196,7 @@ fig = plots.plot_clogit(gcl, title=f"{bb.OURS}: conditional logit, group terms")
 plt.show()
 surv = gcl[gcl["p_group_holm"] < 0.05]
 labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_ratio", "p_group", "p_group_holm",
-                                                         "p_group_bh"]], bb.OURS + " (Holm-adjusted p < 0.05)")
+                                                         "p_group_bh"]], bb.caption(bb.OURS) + " (Holm-adjusted p < 0.05)")
 
 # %% [markdown]
 # Few group gaps survive Holm's correction once position and résumé text are held fixed,
@@ -215,11 +215,11 @@ labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_r
 # a rank. So here are the two alternatives: left-out names unranked, and those runs dropped.
 
 # %%
-labelled(T["parse_missing"].set_index(["model", "job"]), bb.OURS)
+labelled(T["parse_missing"].set_index(["model", "job"]), bb.caption(bb.OURS))
 
 # %%
 mm = T["min_max_by_rule"].pivot_table(index=["model", "job"], columns="rule", values="min_max_ratio")
-labelled(mm[["last", "unranked", "drop"]], bb.OURS + ": min/max ratio under each parse rule")
+labelled(mm[["last", "unranked", "drop"]], bb.caption(bb.OURS) + "; min/max ratio under each parse rule")
 
 # %% [markdown]
 # Dropping the runs with a left-out name moves the min/max ratio by up to 0.05 (the
@@ -236,7 +236,7 @@ labelled(mm[["last", "unranked", "drop"]], bb.OURS + ": min/max ratio under each
 # %%
 conc = T["name_concentration"]
 labelled(conc[conc["model"].isin(bb.MODELS)].set_index(["model", "demo"])[
-    ["names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]], bb.OURS)
+    ["names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]], bb.caption(bb.OURS))
 
 # %%
 labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloomberg's names vs their labels")
@@ -257,7 +257,7 @@ labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloo
 # %%
 rk = T["ranks"]
 labelled(rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], columns="job", values="mean_rank"),
-         bb.OURS + ": mean rank")
+         bb.caption(bb.OURS) + "; mean rank")
 
 # %% [markdown]
 # ## 3. Our screeners on the same task
@@ -279,7 +279,7 @@ verdict = screener_runs.groupby("model")["validity"].first()
 side["validity gate"] = side["model"].map(verdict).fillna("n/a (GPT, recorded)")
 mm_side = (side.drop_duplicates(["model", "job"]).set_index(["job", "model"])
            [["source", "validity gate", "n_runs", "min_max_ratio"]].sort_index())
-labelled(mm_side, "ours: GPT from Bloomberg's recorded replies; our screeners on the same sets")
+labelled(mm_side, "ours: GPT from Bloomberg's recorded replies, our screeners on the same sets (column source)")
 
 # %%
 fp = T["first_position"].set_index(["job", "model"]).sort_index()

@@ -78,9 +78,14 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
         shipped = recorded.load_screener_runs()
         parts.append(shipped)
         cards.append(recorded.screener_summary(shipped))
+    live = []
     for spec, scr in screeners:
-        run, _ = recorded.rank_live(bb.load_bloomberg_ranks(), scr, spec, n_per_job=n_runs, seed=seed)
+        run, scoring = recorded.rank_live(bb.load_bloomberg_ranks(), scr, spec, n_per_job=n_runs, seed=seed)
+        summ = scoring.summary
+        click.echo(f"{run['model'].iloc[0]}: {summ.get('n', 0)} résumés ({summ.get('cached', 0)} from cache), "
+                   f"{int((~run['found']).sum())} failed and unranked; validity: {run['validity'].iloc[0]}")
         parts.append(run)
+        live.append(run)
         cards.append(recorded.screener_summary(run))
     long_all = pd.concat(parts, ignore_index=True)
     sources = {m: f"ours, screener {m}" for m in long_all["model"].unique() if m not in bb.MODELS}
@@ -98,6 +103,10 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
     for name, df in tables.items():
         df = df.reset_index(drop=True)
         write_table(df.set_index(df.columns[0]), out / f"{name}.csv")  # no unnamed index column
+    from popresume.io import write_parquet
+
+    for run in live:  # the recorded runs, in the shipped format (data/ranking/screener_runs.parquet)
+        write_parquet(run, out / f"screener_runs_{_slug(run['model'].iloc[0])}.parquet")
     if not no_figures:
         sel = tables["selection_rates"]
         write_figure(plots.plot_impact_ratios(sel[sel["model"].isin(bb.MODELS)], title=bb.OURS), out / "impact_ratios.png")

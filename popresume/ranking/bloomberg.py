@@ -41,6 +41,20 @@ PUBLISHED = "published (Bloomberg 2024)"
 OURS = "ours, from Bloomberg's recorded replies"
 
 
+def caption(label: str) -> str:
+    """A source label in the book's caption form (:func:`popresume.plots.tables.labelled`:
+    "ours: ..." / "published: ..."): "published (Bloomberg 2024)" → "published: Bloomberg 2024",
+    "ours, screener X" → "ours: screener X"; labels already in that form are returned as they are."""
+    for word in ("published", "ours"):
+        if label.startswith(word + ":"):
+            return label
+        for sep in (" (", ", "):
+            if label.startswith(word + sep):
+                rest = label[len(word) + len(sep):]
+                return f"{word}: {rest[:-1] if sep == ' (' and rest.endswith(')') else rest}"
+    raise ValueError(f"a source label must start with 'ours' or 'published', got {label!r}")
+
+
 def check_model(model: str) -> str:
     """``model`` if it is one of :data:`MODELS`, else a ValueError listing them."""
     if model not in MODELS:
@@ -218,6 +232,6 @@ def label_demo(demo) -> pd.Series:
     return parts[0].map(RACES) + " " + parts[1].map(GENDERS)
 
 
-__all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "MODELS", "JOBS", "RACES", "GENDERS", "DEMOS", "PUBLISHED", "OURS",
+__all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "MODELS", "JOBS", "RACES", "GENDERS", "DEMOS", "PUBLISHED", "OURS", "caption",
            "check_model", "parse_run_file", "read_run_dir", "resume_templates", "split_prompt", "match_template", "load_bloomberg_ranks",
            "load_bloomberg_runs", "load_published", "load_resume_templates", "load_resumes_shown", "label_demo"]
