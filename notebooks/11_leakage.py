@@ -109,13 +109,26 @@ for row in one.itertuples():
 # - **Task 2**: the Task 3 score of both résumés; a Tie when they differ by less than
 #   `tie_margin` points (Neutral) or three times that (Encouraged); an exact tie under the
 #   Forbidden regime goes to candidate A.
+#
+# Two choices differ from the paper's protocol: our Task 1 schema requires the evidence
+# field, which the paper makes optional, and our Task 3 prompt asks a generative judge for
+# an integer score, where the paper gives the score only as $S \in [0, 100]$ (the paper
+# makes only Task 1's confidence an integer). The embedding judge is unaffected by the
+# second: it returns its continuous coverage score.
+#
+# **Validity.** This judge has no validity card of its own: Chapter 5's gate is defined
+# for screeners of PopResume's résumés, not for these protocols, so its verdict is
+# *unchecked*. Its Task 3 score rests on the same embedding model as the book's embedding
+# screener, which fails the gate (it reads the text but does not reliably rise with
+# qualifications). Its numbers below show how the three tasks measure leakage and its
+# effect; they are not findings about the paper's LLM judges.
 
 # %%
 t0 = time.perf_counter()
 judge = EmbeddingJudge(tie_margin=tie_margin)
 judge.calibrate(baselines["text"].tolist(), [job_description(o) for o in baselines["occupation"]],
                 false_attribution=false_attribution)
-print("Task 1 thresholds (centred cosine):", {g: round(t, 3) for g, t in judge.threshold.items()})
+print("Task 1 thresholds (centred cosine):", ", ".join(f"{g} {t:.3f}" for g, t in judge.threshold.items()))
 print(f"Task 3 shortlist threshold: {judge.shortlist_threshold:.1f} points")
 
 # %% [markdown]
