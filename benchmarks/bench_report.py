@@ -43,7 +43,8 @@ def main() -> None:
     tm = rep["run"]["timings"]
     scoring = tm["probe_s"] + tm["validity_s"] + tm["scoring_s"]
     parts = {"scoring (probe + validity card + audit résumés)": scoring, "estimation": tm["estimation_s"],
-             "outcome level (LL144, four-fifths, chance)": tm["outcome_level_s"], "rendering (HTML, figures)": rendering}
+             "outcome level (LL144, four-fifths, chance)": tm["outcome_level_s"],
+             "rendering (HTML, figures)": rendering}
     parts["population and résumés"] = wall - sum(parts.values())
     print(f"\naudit report: {args.screener}, {args.occupation}, N = {args.n:,}; validity {rep['validity']['verdict']}; "
           f"wall {wall:.1f} s ({wall / 60:.1f} min) on {os.cpu_count()} cores; report.html {size / 1e3:.0f} kB")

@@ -153,7 +153,8 @@ labelled(chance.round(3), f"ours: {ident}. Chance baseline: the observed scores 
 
 # %%
 dis = pd.DataFrame(report["disagreements"])
-labelled(dis.round(3), f"ours: {ident}. Four-fifths verdict (top 25% selected) beside the decomposition (CI excludes 0)")
+labelled(dis.round(3), f"ours: {ident}. Four-fifths verdict (top 25% selected) beside the decomposition "
+                       "(CI excludes 0)")
 
 # %% [markdown]
 # ## Limitations, written from the run

@@ -214,6 +214,17 @@ def test_bad_requests_are_one_line_and_write_nothing(cli, tmp_path, args, messag
     assert not out.exists()
 
 
+def test_dry_run_prints_the_plan_and_scores_nothing_else(cli, tmp_path):
+    out, db = tmp_path / "rep", tmp_path / "c.sqlite"
+    res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "200", "--report", out,
+              "--cache", db, "--dry-run", "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert re.search(r"probe: 3 résumés, [0-9.]+ s per résumé.*expected: validity card [0-9]+ s, whole run [0-9]+ s",
+                     res.output)
+    assert "dry run" in res.output and "validity gate" not in res.output
+    assert not out.exists() and not db.exists()  # the probe bypasses the cache; nothing else ran
+
+
 def test_unreachable_server_is_one_line_and_writes_nothing(cli, tmp_path):
     import socket
 
@@ -288,7 +299,8 @@ def test_refused_resumes_are_counted_listed_and_never_scored(cli, tmp_path):
     refuse = [texts["text"].iloc[i].split("\n", 1)[0] for i in (10, 20, 30)]  # three names (first lines)
     with Server(refuse=refuse) as srv:
         res = cli("audit", "--screener", _spec(srv.url), "--occupation", "accountant", "--n", "300",
-                  "--attributes", "gender", "--report", tmp_path / "rep", "--force", "--cache", tmp_path / "c.sqlite", *FAST)
+                  "--attributes", "gender", "--report", tmp_path / "rep", "--force", "--cache", tmp_path / "c.sqlite",
+                  *FAST)
     assert res.exit_code == 0, res.output
     assert "prompt tokens per request 100" in res.output  # the server reports usage
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
@@ -308,16 +320,17 @@ def test_sigkill_during_scoring_then_rerun_rescores_nothing_cached(tmp_path):
     audit = {t.strip() for t in texts["text"]}
     with Server(delay=0.01) as srv:
         spec = _spec(srv.url, concurrency=1)
-        cmd = [sys.executable, "-m", "popresume", "audit", "--screener", spec, "--occupation", "accountant", "--n", str(n),
-               "--attributes", "gender", "--report", str(tmp_path / "rep"), "--force", "--cache",
+        cmd = [sys.executable, "-m", "popresume", "audit", "--screener", spec, "--occupation", "accountant",
+               "--n", str(n), "--attributes", "gender", "--report", str(tmp_path / "rep"), "--force", "--cache",
                str(tmp_path / "c.sqlite"), *FAST]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 240
-        probe = 4  # one untimed warm-up résumé, then three timed
+        # the probe asks one untimed warm-up résumé and three timed ones, uncached, by design
+        probe_texts = {t.strip() for t in texts["text"].head(4)}
         while time.monotonic() < deadline and proc.poll() is None:
             with srv.lock:
-                seen = sum(v for k, v in srv.texts.items() if k in audit)
-            if seen >= probe + 2 + 30:  # the probe, then 30 of the audit's résumés
+                seen = sum(1 for k in srv.texts if k in audit and k not in probe_texts)
+            if seen >= 30:  # 30 of the audit's other résumés asked
                 break
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read().decode()[-800:]
@@ -332,9 +345,7 @@ def test_sigkill_during_scoring_then_rerun_rescores_nothing_cached(tmp_path):
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
     c = rep["run"]["counts"]
     assert c["n"] == n and c["cached"] + c["newly_scored"] == n and c["cached"] >= 29
-    # the probe's résumés are asked again by design (uncached timing); of the others, at most the
-    # one in flight at the kill is asked twice
-    probe_texts = {t.strip() for t in texts["text"].head(probe)}
+    # of the résumés outside the probe, at most the one in flight at the kill is asked twice
     repeats = sum(after[k] - 1 for k in after if k in audit and k not in probe_texts)
     assert repeats <= 1, repeats
     assert sum(1 for k in before if k not in probe_texts) >= 29

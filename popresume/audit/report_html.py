@@ -253,7 +253,8 @@ def render_html(report: Mapping[str, Any]) -> str:
 
     parts.append("<h2>6. Run</h2>")
     t = run["timings"]
-    parts.append(table_html([{"stage": k, "seconds": v} for k, v in t.items()], {"stage": "stage", "seconds": "seconds"},
+    parts.append(table_html([{"stage": k, "seconds": v} for k, v in t.items()],
+                            {"stage": "stage", "seconds": "seconds"},
                             "Wall-clock seconds per stage of this run.", digits={"seconds": 1}, left=("stage",)))
     c = run["counts"]
     parts.append(f"<p>{c['n']:,} résumés: {c['scored']:,} with a score ({c['cached']:,} from the cache), "
