@@ -69,11 +69,12 @@ pd.set_option("display.width", 120)
 # name depends only on gender and age, the surname only on race (Assumption 1), and writes
 #
 # $$
-# P(X, Z, B, R \mid J) =
-# \underbrace{P(X, Z, \text{state}, \text{edu\_level} \mid J)}_{P_1:\ \text{ACS PUMS}}
-# \cdot \underbrace{P(\text{exp\_year} \mid X, Z, \text{state}, \text{edu\_level}, J)}_{P_2:\ \text{PSID}}
-# \cdot \underbrace{P(\text{first\_name} \mid \text{gender}, \text{age})}_{P_3:\ \text{SSA}}
-# \cdot \underbrace{P(\text{surname} \mid \text{race})}_{P_4:\ \text{Census}}.
+# \begin{aligned}
+# P(X, Z, B, R \mid J) ={} & \underbrace{P(X, Z, \text{state}, \text{edu_level} \mid J)}_{P_1:\ \text{ACS PUMS}}
+#   \cdot \underbrace{P(\text{exp_year} \mid X, Z, \text{state}, \text{edu_level}, J)}_{P_2:\ \text{PSID}} \\
+#   & \cdot \underbrace{P(\text{first_name} \mid \text{gender}, \text{age})}_{P_3:\ \text{SSA}}
+#   \cdot \underbrace{P(\text{surname} \mid \text{race})}_{P_4:\ \text{Census}}.
+# \end{aligned}
 # $$
 #
 # *Ancestral sampling* draws the pieces in that order: a $P_1$ cell first, then the
@@ -202,7 +203,8 @@ labelled(p1.sort_values("p", ascending=False).head(5).set_index(["gender", "race
 # One call generates every occupation with the Table 3 sizes (kept in `popresume.schema`):
 
 # %%
-print({OCCUPATION_LABELS[k]: v for k, v in DEFAULT_SIZES.items()})
+display(labelled(pd.Series({OCCUPATION_LABELS[k]: v for k, v in DEFAULT_SIZES.items()}, name="profiles"),
+                 "published: PopResume Table 3, profiles per occupation", precision=0))
 profiles = generate_population(sizes=size, seed=seed, acs=acs)
 print(f"{len(profiles):,} profiles")
 labelled(profiles.head().set_index("resume_id"), "ours: the first generated profiles (seeded IPF P1, PSID P2)")
@@ -316,8 +318,20 @@ ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
 fig.tight_layout()
 plt.show()
 
+# %%
+gen = "generated (seeded IPF)"
+gap = (assoc[f"{gen} log OR"] - assoc["seed log OR"]).abs() / assoc["seed se"]
+far = assoc.loc[gap.idxmax()]
+print(f"ours: {int((gap <= 2).sum())} of {len(assoc)} generated log odds ratios lie within 2 seed SEs of the seed's; "
+      f"the furthest, {SHORT_LABELS[far['occupation']]}: {far['contrast']}, is {far[f'{gen} log OR']:.2f} "
+      f"against the seed's {far['seed log OR']:.2f}")
+
 # %% [markdown]
-# The generated estimates sit on the seed's, with much narrower intervals (they come from
+# The line above says how closely the generated estimates follow the seed's. Where one
+# lies outside the seed's error bars, raking to the published margins has moved it: the
+# odds ratio IPF keeps is that of the full education table, and a two-group contrast of
+# it changes when raking removes most of one level (the nurses' "high school" group,
+# above). The generated intervals are much narrower (they come from
 # thousands of profiles, but they can be no more precise than the seed they copy: the seed's
 # interval is the honest one). The independent-margins population sits at zero. A
 # chi-square test of independence within each occupation says the same for the whole
@@ -337,7 +351,7 @@ labelled(tests.map(lambda v: f"{v:.1e}"), "ours: chi-square p-values, independen
 # education and experience to the score; the redlining indirect effect (RIE) through the
 # name and the state. In a population where education does not depend on race, a
 # screener's race BIE is zero by construction, whatever the screener does. The synthetic
-# screener of chapter 6, whose score is a known function of the profile, shows how much
+# screener of chapter 5, whose score is a known function of the profile, shows how much
 # of the effects the population itself decides: its *true* effects (exact, not estimated)
 # on the independent-margins population and on the seeded one, with the same screener,
 # `effects_size` profiles per occupation:
@@ -358,7 +372,7 @@ if flat is not None:
         for k, c in enumerate(t.columns):
             ax.bar(x + (k - 0.5) * 0.38, t[c], width=0.38, label=c)
         ax.axhline(0, color="black", lw=0.8)
-        ax.set_xticks(x, [SHORT_LABELS[o] for o in t.index], fontsize=8)
+        ax.set_xticks(x, [SHORT_LABELS[o] for o in t.index], fontsize=8, rotation=30, ha="right")
         ax.set_title(f"{attr} BIE (ours: synthetic screener, true value)", fontsize=10)
         ax.set_ylabel("BIE, score points")
     axes[1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
@@ -392,9 +406,11 @@ if flat is not None:
 # ## Switching to real ACS data
 #
 # `generate_population(acs=...)` (or `popresume generate --acs PATH`) replaces the
-# embedded $P_1$ by the person-weighted ACS microdata, as in the paper: employed people in
-# the occupation's Census code, aged 18-44, in the three race groups, with at least a high
-# school diploma. `PATH` may be an IPUMS USA extract (its DDI `.xml`, with the `.dat` beside
+# embedded $P_1$ by ACS microdata: employed people with the occupation's Census code, aged
+# 18-44 (the restrictions §4.1 states), in the three race groups and with at least a high
+# school diploma (the groups and levels the paper's Figure 7 shows), each person counted
+# with the ACS person weight (this package's choice; the paper does not say how it weighted
+# persons). `PATH` may be an IPUMS USA extract (its DDI `.xml`, with the `.dat` beside
 # it; variables SEX, AGE, RACE, HISPAN, STATEFIP, EDUCD, EMPSTAT, OCC, PERWT) or Census PUMS
 # person files (`psam_p*.csv`), which `popresume data acs --year 2023 --out DIR`
 # downloads. $P_2$ is then reweighted to the ACS sample instead of the default table.
