@@ -47,6 +47,8 @@ n_validity_llm = 0
 # %%
 import importlib.util
 import json
+import re
+import textwrap
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -60,7 +62,7 @@ from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS
 from popresume.screeners import format_summary, get_screener, parse_score, score_resumes, score_run, summarize_scores
 from popresume.screeners.prompt import render_prompt
-from popresume.screeners.validity import PASS_RULE, card_for, card_summary, read_card
+from popresume.screeners.validity import INJECTION, PASS_RULE, card_for, card_summary, plant_instruction, read_card
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_colwidth", 60)
@@ -69,12 +71,13 @@ pd.set_option("display.max_colwidth", 60)
 # ## The sample
 #
 # We draw a small population (the same generator as the previous chapters) and render each
-# profile as a text résumé without the SKILLS section, the paper's main setup.
+# profile as a text résumé without the SKILLS section, as in the paper's Figure 8 examples
+# (chapter 04 says where that choice comes from).
 
 # %%
 profiles = generate_population(None, {k: n_per_occupation for k in OCCUPATION_KEYS}, seed=seed)
 resumes = render_texts(profiles, seed=seed)
-print(len(resumes), "résumés;", resumes["occupation"].value_counts().to_dict())
+print(f"{len(resumes)} résumés:", ", ".join(f"{n} {occ}" for occ, n in resumes["occupation"].value_counts().items()))
 
 # %% [markdown]
 # ## The prompt and the parsing rule
@@ -142,7 +145,12 @@ plt.tight_layout()
 synthetic = get_screener({"kind": "synthetic", "seed": seed})
 syn_scores = score_resumes(synthetic, resumes, profiles=profiles)
 truth = synthetic.true_effects(profiles, "gender")
-print("coefficients:", json.dumps(synthetic.cache_params()["direct"]), json.dumps(synthetic.cache_params()["coef"]))
+params = synthetic.cache_params()
+terms = [(f"direct: {var}", level, c) for var, d in params["direct"].items() for level, c in d.items()]
+terms += [(var, level, c) for var, v in params["coef"].items()
+          for level, c in (v.items() if isinstance(v, dict) else [("per unit", v)])]
+display(labelled(pd.DataFrame(terms, columns=["term", "level", "score points"]),
+                 "ours: the synthetic screener's coefficients (synthetic-v1)", precision=2))
 labelled(truth, "ours: true effects of gender, known by construction, synthetic screener (synthetic-v1) "
          "on this sample")
 
@@ -150,6 +158,24 @@ labelled(truth, "ours: true effects of gender, known by construction, synthetic 
 # The natural direct effect equals the direct coefficient on gender (1 point for a male
 # applicant), and the indirect effect splits into the part carried by education and
 # experience (BIE) and the part carried by names and region (RIE).
+#
+# These true effects are those of *this* sample: five occupations pooled, 40 applicants
+# each. Pooled, gender also goes with the occupation (most men here are construction
+# laborers or software developers, most women nurses and teachers), so education and
+# experience differ between men and women partly because their occupations differ, and
+# the BIE carries that too; on 40 applicants an occupation's BIE is also noisy. Within
+# each occupation of this sample:
+
+# %%
+bie = pd.Series({occ: synthetic.true_effects(d.reset_index(drop=True), "gender").loc["BIE", "true"]
+                 for occ, d in profiles.groupby("occupation")}, name="true BIE of gender")
+labelled(bie, "ours: true gender BIE of the synthetic screener within each occupation of this sample", precision=3)
+
+# %% [markdown]
+# An audit compares applicants within an occupation, so the pooled number is a property of
+# the mixed sample, not of any one job. Chapter {doc}`01_population` computes the same
+# screener's true effects within each occupation on 3,000 profiles each, where the gender
+# BIE is positive in every occupation.
 
 # %% [markdown]
 # ## A real generative model: SmolLM2-135M-Instruct
@@ -176,8 +202,8 @@ if len(handful):
     llm_run = score_run(smol, handful)
     llm_scores = llm_run.table
     print("SmolLM2 greedy (ours):", format_summary(llm_run.summary))
-    display_cols = ["resume_id", "score", "parse_ok", "raw"]
-    print(llm_scores[display_cols].to_string(index=False))
+    display(labelled(llm_scores[["resume_id", "score", "parse_ok", "raw"]],
+                     "ours: SmolLM2-135M-Instruct greedy replies, parsed", precision=1))
 else:
     llm_scores = pd.DataFrame(columns=emb_scores.columns)
     print("n_llm = 0: SmolLM2 skipped")
@@ -225,7 +251,8 @@ plt.tight_layout()
 # The pass rule is fixed in advance and stored in every card:
 
 # %%
-print(PASS_RULE)
+for clause in re.split(r"; (?=\(\d\))", PASS_RULE):
+    print(textwrap.fill(clause, 88, subsequent_indent="    "))
 
 # %% [markdown]
 # The embedding and synthetic cards are computed here (and kept on disk, so a rebuild
@@ -285,6 +312,42 @@ plt.tight_layout()
 # The same cards are attached to audit tables: `popresume.screeners.validity.attach_validity`
 # puts each card's verdict next to that screener's effects, so a failing screener is
 # flagged wherever its numbers appear (chapter 09 shows it beside every effects table).
+#
+# ## An instruction planted in the résumé
+#
+# A résumé is text the applicant writes, and a screener that follows instructions may
+# follow the applicant's. The card therefore also reports, beside the verdict and without
+# entering it, how far scores move when a few résumés carry an instruction to score them
+# 100 (the line is printed below) as their first or their last line. The same contrast on
+# two résumés per occupation of this chapter's sample, scored by the embedding screener:
+
+# %%
+few = resumes.groupby("occupation").head(2)
+original = score_resumes(embedding, few).set_index("resume_id")["score"]
+shift = pd.DataFrame({
+    f"instruction as the {where} line": score_resumes(
+        embedding, few.assign(text=few["text"].map(lambda t, w=where: plant_instruction(t, w)))
+    ).set_index("resume_id")["score"] - original
+    for where in ("top", "end")})
+print(f"planted line: {INJECTION!r}")
+labelled(shift.agg(["mean", "min", "max"]).T, f"ours: score change when {len(few)} résumés carry the instruction, "
+         "embedding screener (all-MiniLM-L6-v2), points", precision=2)
+
+# %% [markdown]
+# The embedding screener has no notion of an instruction: the planted line is one more
+# sentence whose similarity to the posting moves the score a little, either way, as the
+# table shows. A generative screener reads the line as text addressed to it, and that is
+# where the contrast matters.
+#
+# - **For an auditor**, a screener that moves towards 100 when told to is steerable by
+#   the applicants themselves, and nothing in a decomposition by gender or race sees it:
+#   the paths compare groups, and the trick is open to anyone in any group who knows it.
+#   Report the shift with the card, and test it on the screener as deployed (its own
+#   prompt, its own input format), since a system prompt or a filter can change it.
+# - **For an applicant**, the line adds nothing a recruiter would count, and against a
+#   screener that does not obey it, it is at best neutral; against one that flags it, it
+#   can cost the application. Against one that obeys it, it gains points at the expense
+#   of applicants who wrote an honest résumé, which is the auditor's problem above.
 #
 # ## Running the paper's models
 #
@@ -353,8 +416,10 @@ plt.tight_layout()
 # :::{exercise}
 # :label: ex-05-cache
 #
-# Score the sample twice with the embedding screener and compare
-# `format_summary(run.summary)` of the two runs (`run = score_run(embedding, resumes)`). Then change `cos_high` to 0.9 and score again.
+# Score the sample twice with the embedding screener,
+# `first = score_run(embedding, resumes)` and then `second = score_run(embedding, resumes)`,
+# and compare `format_summary(first.summary)` with `format_summary(second.summary)`.
+# Then score with `get_screener({"kind": "embedding", "cos_high": 0.9})` and compare again.
 # What does the cache do in each case?
 # :::
 #
