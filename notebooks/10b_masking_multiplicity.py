@@ -204,6 +204,11 @@ masked[masked["masked"]][["source", "attribute", "occupation", "format", "model"
 # standard, 14 published audits have TE ≃ 0 with a significant direct or path-specific
 # effect, twice the Case 2 count; the others do not cancel exactly against another effect
 # but are still invisible in the total.
+#
+# The same questions arise for a real LLM's decisions: chapter {doc}`08b_llm_ranking`
+# re-audits Bloomberg's recorded GPT-3.5 and GPT-4 rankings, with a chance baseline for the
+# four-fifths rule and a Holm correction of the group gaps once the position a résumé was
+# shown in is held fixed.
 
 # %% [markdown]
 # ## Exercises

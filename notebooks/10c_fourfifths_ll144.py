@@ -169,6 +169,10 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# The four-fifths rule on real decisions: chapter {doc}`08b_llm_ranking` applies it to
+# Bloomberg's recorded GPT rankings and sets each verdict against the spread that chance
+# alone makes and against the position in which each résumé was shown.
+#
 # ## Exercises
 #
 # :::{exercise}

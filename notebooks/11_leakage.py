@@ -306,6 +306,10 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 #   fraction of a point and shortlist ratios sit at 1 (the tables above give the Holm and
 #   Benjamini–Hochberg adjusted p-values), as the paper finds for its models: a
 #   recoverable signal need not move a screening decision that cannot resolve it.
+#
+# Position effects are not an artefact of small judges only: in Bloomberg's recorded
+# GPT-3.5 and GPT-4 rankings (chapter {doc}`08b_llm_ranking`) the position a résumé was
+# shown in decides the top pick far more than the name on it.
 
 # %% [markdown]
 # ## Exercises
