@@ -59,6 +59,7 @@ from popresume.causal import PSEEstimator, estimate_pse, make_scm, plugin_pse
 from popresume.causal.nuisance import CellMeans
 from popresume.causal.scm import coverage_study
 from popresume.plots.causal import plot_coverage, plot_effects, plot_estimates_vs_truth
+from popresume.plots.tables import labelled
 
 scm = make_scm(scm_kind)
 roles = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
@@ -123,7 +124,11 @@ diag["params"]
 diag["propensity"]
 
 # %%
-diag["weights"].round(3)
+weights = diag["weights"].set_index(["psi", "target", "weight"]).rename(columns={
+    "raw_mean": "raw mean", "raw_mean_min_fold": "lowest fold", "raw_mean_max_fold": "highest fold",
+    "ess": "ESS", "max_weight": "largest"})
+labelled(weights, "ours: the estimator's weights on this sample (raw means overall and in the lowest and "
+         "highest fold, ESS, largest weight)", precision=3)
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 3))
