@@ -190,10 +190,8 @@ labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
 # experience. The histograms compare draws for 21- and 35-year-old women with a bachelor's
 # degree against the untruncated normal with the same $\mu$ and $\sigma$. Each bar is the
 # share of draws with exactly that many whole years, drawn centred on its value; the shaded
-# region holds the values above $\text{age} - 18$, which no draw reaches. (An earlier
-# version drew one-year-wide bins from $-0.5$, so the bar for "3 years" at age 21 spanned 2.5
-# to 3.5 and seemed to cross the bound at 3; the draws themselves never did, as the check
-# below the figure confirms.)
+# region holds the values above $\text{age} - 18$, which no draw reaches, as the check
+# below the figure confirms.
 
 # %%
 rng = np.random.default_rng(seed)
