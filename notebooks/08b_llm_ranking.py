@@ -131,7 +131,7 @@ plt.show()
 
 # %% [markdown]
 # Most intervals cross the four-fifths line. A ratio of 0.75 from 1,000 runs is
-# compatible with no disparity, and a ratio of 1.0 with a real one.
+# compatible with no disparity, and the group at 1.0 is often not the best one in a resample.
 #
 # ### Chance
 #
@@ -247,7 +247,7 @@ labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloo
 # about a point, the same for every group. For GPT-4 the names are compatible with one rate
 # per group. C.4 agrees with Bloomberg's gender labels for 93–100 names of each 100. It puts
 # every Asian and White surname in the labelled group and about half the Black surnames
-# (the rest are "neutral": Census shares below 0.5). It has no Hispanic surname group, so
+# (most of the rest are "neutral", with Census shares below 0.5; 15 are "White"). It has no Hispanic surname group, so
 # the Hispanic names are all "neutral". A C.4-based audit would not see a Hispanic group at all.
 #
 # ### Beyond top-1
@@ -266,7 +266,7 @@ labelled(rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], co
 # pair at a time. They rank a run's eight résumés (same texts, same names, same order shown)
 # by their scores. A screener that never sees the other résumés or the order cannot favour a
 # position; ties are broken at random. The runs were recorded once (see `data/README.md`) on
-# a sample of GPT-3.5's run sets. Each screener's validity verdict (chapter {doc}`05_screeners`)
+# 50 of GPT-3.5's run sets per job. Each screener's validity verdict (chapter {doc}`05_screeners`)
 # sits beside it.
 
 # %%
@@ -288,10 +288,16 @@ labelled(fp[["source", "n_runs", "top_rate", "ci_low", "ci_high"]],
 
 # %% [markdown]
 # The embedding screener fails the validity gate, so its gaps are not evidence about any
-# hiring model. They show what a scorer that sees one résumé at a time does on this task.
-# It has no position effect by construction. Its min/max ratios on a few hundred runs are as
-# far from 1 as chance allows, and its "preferences" follow the résumé texts and the name
-# tokens.
+# hiring model. What it shows is how a scorer that sees one résumé at a time behaves on this
+# task. It has no position effect: its top pick was shown first in 8–20% of runs, around
+# chance. Its min/max ratios, 0.30–0.40 on 50 runs per job, would be "severe adverse impact"
+# under the four-fifths rule. Yet they are what a fair ranker gives at that size (`null_p` in
+# `chance`), and the rule flags a fair ranker at 50 runs almost every time.
+#
+# SmolLM2 through `popresume serve` is not in the recorded runs yet: `llama-server` was not
+# built on the machine when they were recorded. `popresume ranking --screener
+# openai:smollm2@http://127.0.0.1:8080/v1 --n-runs 10 --out DIR` ranks the same sets with it
+# and writes its runs in the shipped format.
 
 # %%
 print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
