@@ -1,4 +1,4 @@
-"""Benchmark of the audit grid (issue 8, Performance).
+"""Benchmark of the audit grid.
 
 1. The book's default grid (configs/default_audit.yaml: 5 occupations × 3 formats ×
    2 attributes, 400 applicants per occupation) from a cold cache, on this machine.

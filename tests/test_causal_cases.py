@@ -73,7 +73,7 @@ def test_accepts_estimate_pse_table_and_rejects_bad():
     assert normalize_label("C1, C2") == "C1,C2" and normalize_label("") == "-"
 
 
-# ---------------------------------------------------------------- the effects vocabulary (issue 14)
+# ---------------------------------------------------------------- the effects vocabulary
 def test_long_and_wide_forms_round_trip(published):
     from popresume.causal import effect_columns, long_form, to_wide, wide_row
 

@@ -1,4 +1,4 @@
-"""The cross-fitted DML estimator against synthetic SCMs with exact effects (DESIGN §3)."""
+"""The cross-fitted DML estimator against synthetic SCMs with exact effects (docs/DESIGN.md §3)."""
 
 import warnings
 
@@ -199,7 +199,7 @@ def test_tune_xgb_paper_grid_picks_by_cv():
     assert prop["cv_score"] < 0.1  # Brier score of an almost separable propensity
 
 
-# ---------------------------------------------------------------- the DoubleML-shaped API (issue 14)
+# ---------------------------------------------------------------- the DoubleML-shaped API
 def test_learners_carry_threads_and_tuned_params_do_not_leak():
     from popresume.causal import Learners
     from popresume.causal.nuisance import XGB_FIXED

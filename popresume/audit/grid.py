@@ -18,7 +18,7 @@ interrupted or repeated run redoes nothing it already has:
 
 Estimation — the expensive part on a CPU — runs cell-parallel with joblib; with
 ``scheduler="tcp://host:port"`` the same joblib calls go to a Dask cluster through
-``dask.distributed``'s joblib backend (DESIGN §5).
+``dask.distributed``'s joblib backend (docs/DESIGN.md §6).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Causal estimation: identification, the cross-fitted doubly robust PSE estimator, CIs, cases.
 
-PopResume §2.2, §3, Appendix C; DESIGN §3. One functional ψ(a_y, a_b, a_r) gives the five
+PopResume §2.2, §3, Appendix C; docs/DESIGN.md §3. One functional ψ(a_y, a_b, a_r) gives the five
 counterfactual means, the five effects are linear in them (``functional``); nuisances are
 XGBoost tuned on the Appendix C.5 grid (``nuisance``), cross-fitted (``crossfit``), with
 influence or refit bootstrap CIs (``bootstrap``); ``plugin`` is the exact discrete plug-in

@@ -1,6 +1,6 @@
 """The influence-function bootstrap: resampling rows of the per-unit φ matrix.
 
-* ``influence_bootstrap`` (default, DESIGN §3): every effect is a difference of means of
+* ``influence_bootstrap`` (default, docs/DESIGN.md §3): every effect is a difference of means of
   the per-unit influence values φ, so resampling the *rows* of the n × 5 matrix φ and
   re-averaging gives bootstrap replicates of all five counterfactual means jointly, at the
   price of one matrix product per batch of draws. The nuisances are held at their

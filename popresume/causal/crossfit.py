@@ -16,7 +16,7 @@ regressions need pseudo-outcomes on the training rows:
 
 μ2 is fit on the training rows with X = a_b and μ1 on those with X = a_r, exactly the
 conditional expectations μ2(r,z) = E[μ3(B,r,a_y,z) | r, X=a_b, z] and
-μ1(z) = E[μ2(R,z) | X=a_r, z] of DESIGN §3.
+μ1(z) = E[μ2(R,z) | X=a_r, z] of docs/DESIGN.md §3.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
 # --------------------------------------------------------------------------- the estimator
 @dataclass(eq=False)
 class PSEEstimator:
-    """DoubleML-style estimator of TE, NDE, NIE, BIE, RIE (PopResume §3, DESIGN §3).
+    """DoubleML-style estimator of TE, NDE, NIE, BIE, RIE (PopResume §3, docs/DESIGN.md §3).
 
     Describe the data once (``data`` is a DataFrame with the roles given here, or a
     ``PSEData`` built beforehand), pass learners (``Learners``, a dict, or None for tuned

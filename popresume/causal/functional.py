@@ -1,6 +1,6 @@
 """The one functional ψ(a_y, a_b, a_r) behind all five path-specific effects.
 
-DESIGN §3 (PopResume §3, Appendix C.1–C.3): every counterfactual mean the paper needs is
+docs/DESIGN.md §3 (PopResume §3, Appendix C.1–C.3): every counterfactual mean the paper needs is
 
     ψ(a_y, a_b, a_r) = E[ Y_{a_y, B_{a_b, R_{a_r}}, R_{a_r}} ]
                      = Σ_{z,r,b} E[Y | a_y, b, r, z] · P(b | a_b, r, z) · P(r | a_r, z) · P(z),
@@ -33,7 +33,7 @@ import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
-# The five counterfactual means, (a_y, a_b, a_r) with 1 = x1 and 0 = x0 (DESIGN §3 table).
+# The five counterfactual means, (a_y, a_b, a_r) with 1 = x1 and 0 = x0 (docs/DESIGN.md §3 table).
 PSI_TRIPLES: dict[str, tuple[int, int, int]] = {
     "psi_000": (0, 0, 0),  # E[Y_x0]
     "psi_111": (1, 1, 1),  # E[Y_x1]
@@ -93,7 +93,7 @@ class Weights:
 
 def weights(x1: np.ndarray, triple: tuple[int, int, int], p_z: np.ndarray, p_rz: np.ndarray,
             p_brz: np.ndarray, *, normalize: bool = True) -> Weights:
-    """The three DR weights of DESIGN §3 for ``triple`` = (a_y, a_b, a_r).
+    """The three DR weights of docs/DESIGN.md §3 for ``triple`` = (a_y, a_b, a_r).
 
     ``x1`` is the 0/1 indicator X = x1; ``p_z``, ``p_rz``, ``p_brz`` are (already clipped)
     P(X = x1 | Z), P(X = x1 | R, Z), P(X = x1 | B, R, Z) on the same rows.
@@ -119,7 +119,7 @@ def weights(x1: np.ndarray, triple: tuple[int, int, int], p_z: np.ndarray, p_rz:
 
 def influence(y: np.ndarray, w: Weights, mu3_ay: np.ndarray, mu2: np.ndarray,
               mu1: np.ndarray) -> np.ndarray:
-    """Per-unit uncentred influence values φ for one triple (Lemma 2, DESIGN §3).
+    """Per-unit uncentred influence values φ for one triple (Lemma 2, docs/DESIGN.md §3).
 
     ``mu3_ay`` = μ3(B, R, a_y, Z), ``mu2`` = μ2(R, Z), ``mu1`` = μ1(Z), all evaluated on
     the held-out rows. π3 is zero unless X = a_y, where μ3(B,R,X,Z) = μ3(B,R,a_y,Z), so

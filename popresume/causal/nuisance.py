@@ -1,7 +1,7 @@
 """Nuisance learners: design matrices, XGBoost defaults, the Appendix C.5 grid chosen by CV.
 
 The estimator needs three propensities P(X = x1 | Z), P(X = x1 | R,Z), P(X = x1 | B,R,Z)
-and three nested regressions μ3, μ2, μ1 (DESIGN §3). Any scikit-learn style estimator
+and three nested regressions μ3, μ2, μ1 (docs/DESIGN.md §3). Any scikit-learn style estimator
 (``fit``/``predict_proba`` for propensities, ``fit``/``predict`` for regressions) can be
 plugged in; the default is XGBoost with the ``hist`` tree method and one thread per fit (``Learners(threads=...)``).
 
@@ -39,7 +39,7 @@ DEFAULT_PARAMS: dict = {"n_estimators": 50, "max_depth": 3, "reg_lambda": 1.0}
 # One thread per fit by default: the nuisance fits are small (≤ 15k rows, ≤ 100 shallow
 # trees), where OpenMP start-up and, on a shared machine, spin-waiting under load cost more
 # than a second thread saves (measured: 2 threads were 3-30× *slower* on the loaded 2-core
-# box); and the audit grid parallelises over configurations with joblib (DESIGN §5), which a
+# box); and the audit grid parallelises over configurations with joblib (docs/DESIGN.md §6), which a
 # nested thread pool would oversubscribe. The thread count is a property of each
 # ``Learners`` object (``threads=``), never of this module: ``XGB_FIXED`` is read-only.
 # ``max_bin=64`` loses nothing on our one-hot and small-integer columns.

@@ -27,7 +27,7 @@ def _key(df: pd.DataFrame, cols: list[str]) -> np.ndarray:
 
 def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
                missing: str = "raise") -> pd.Series:
-    """The five counterfactual means by the exact discrete sum (Eqs. 6-10, DESIGN §3).
+    """The five counterfactual means by the exact discrete sum (Eqs. 6-10, docs/DESIGN.md §3).
 
     ``data``: a DataFrame with the roles given, or a ``PSEData`` (then not re-validated).
     """

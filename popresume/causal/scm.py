@@ -1,6 +1,6 @@
 """Synthetic discrete structural causal models with exactly computable path-specific effects.
 
-The ground truth for the estimator's tests and the coverage study (DESIGN §3). Each SCM is
+The ground truth for the estimator's tests and the coverage study (docs/DESIGN.md §3). Each SCM is
 
     Z ~ P(z),  X | Z ~ Bernoulli(p(z)),  R | X,Z ~ P(r | x, z),  B | X,R,Z ~ P(b | x, r, z),
     Y = m(x, b, r, z) + σ·ε,
@@ -52,7 +52,7 @@ class DiscreteSCM:
     roles = {"x": "x", "x0": "x0", "x1": "x1", "z": ["z"], "b": ["b"], "r": ["r"], "y": "y"}
 
     def psi(self, triple: tuple[int, int, int]) -> float:
-        """ψ(a_y, a_b, a_r) by the exact sum of DESIGN §3."""
+        """ψ(a_y, a_b, a_r) by the exact sum of docs/DESIGN.md §3."""
         a_y, a_b, a_r = triple
         # Σ_z P(z) Σ_r P(r|a_r,z) Σ_b P(b|a_b,r,z) m(a_y,z,r,b)
         inner = (self.pb_xrz[a_b] * self.m[a_y]).sum(axis=2)  # (nz, nr)
@@ -80,7 +80,7 @@ class DiscreteSCM:
 
         Simulated from the structural model itself (Z, then R under X := a_r, then B under
         X := a_b with that R, then Y under X := a_y): no identification formula is used, so
-        its mean checks Eq. (10) / DESIGN §3's sum independently.
+        its mean checks Eq. (10) / docs/DESIGN.md §3's sum independently.
         """
         a_y, a_b, a_r = triple
         rng = np.random.default_rng(seed)
