@@ -74,7 +74,7 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
             published = published[published["model"].isin(models)]
     gpt = long
     parts, cards = [gpt], []
-    if not no_screeners and not specs:
+    if not no_screeners and not specs and runs_dir is None:  # the shipped runs rank the shipped sets
         shipped = recorded.load_screener_runs()
         parts.append(shipped)
         cards.append(recorded.screener_summary(shipped))

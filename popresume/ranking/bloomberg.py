@@ -13,9 +13,10 @@ this module only knows Bloomberg's file layout and codes.
 Shipped under ``data/ranking/`` (built by ``scripts/build_ranking_data.py``):
 
 * ``bloomberg_runs.parquet``: one row per run: ``model, job, run, reply, response_model,
-  created, finish_reason`` and the shown order (``names``, ``demos``, ``resumes``);
+  created, finish_reason`` and the shown order (``names``, ``demos``, ``shown_texts``: indices
+  into ``resumes_shown.json``), ``rebalanced`` (their top-up runs that balance the group shown first);
 * ``bloomberg_ranks.parquet``: one row per run × shown résumé (:data:`~popresume.ranking.parse.LONG_COLUMNS`
-  plus ``race, gender, resume``), ranks by the published rule;
+  plus ``race, gender, shown_text, resume``), ranks by the published rule;
 * ``performance_ranking.csv``: their published table; ``resumes_to_rank.json``: the résumés
   and job descriptions; ``LICENSE`` and ``NOTICE``.
 """

@@ -110,6 +110,7 @@ def conditional_logit(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"
     """Tidy coefficients per ``by``: ``term, coef, se`` (clustered by name), ``z, p, ci_low,
     ci_high, odds_ratio``, and ``n_runs, n_names``; ``spec`` says which controls were in."""
     from scipy.stats import norm
+    from threadpoolctl import threadpool_limits
 
     if engine not in ("numpy", "statsmodels"):
         raise ValueError(f"unknown engine {engine!r}; use 'numpy' or 'statsmodels'")
@@ -117,9 +118,6 @@ def conditional_logit(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"
     require_columns(long, by, "ranking table")
     z = norm.ppf(0.5 + level / 2)
     spec = "group" + (" + position" if position else "") + (" + résumé" if resume else "")
-    from threadpoolctl import threadpool_limits
-
-    rows = []
     with threadpool_limits(1):  # small matrices: BLAS threads only contend
         rows = _fit_all(long, by, position, resume, reference, engine, z, spec)
     return pd.DataFrame(rows)

@@ -23,12 +23,14 @@ def source_of(model: str, sources: Mapping[str, str]) -> str:
     return sources.get(model, "ours, from Bloomberg's recorded replies")
 
 
-def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None, sources: Mapping[str, str] = {},
+def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
+                   sources: Mapping[str, str] | None = None,
                    n_boot: int = 2000, n_sim: int = 10_000, seed: int = 0, clogit_fit: bool = True,
                    c4: bool = True) -> dict[str, pd.DataFrame]:
     """All tables of the audit. ``long``: the long table (Bloomberg's runs, and our screeners'
     runs with their label as ``model``); ``sources``: model -> source label for rows that are
     not Bloomberg's recorded replies. ``published``: the published table, to check ours against."""
+    sources = dict(sources or {})
     out: dict[str, pd.DataFrame] = {}
     src = lambda df: df.assign(source=df["model"].map(lambda m: source_of(m, sources)))  # noqa: E731
     sel = rates.selection_rates(long, n_boot=n_boot, seed=seed)
