@@ -102,10 +102,11 @@ def plot_clogit(coefs: pd.DataFrame, *, title: str):
         ax.axvline(0, color=GREY, lw=0.8)
         ax.set_yticks(np.arange(len(terms)), [t.removeprefix("demo_") for t in terms])
         ax.set_title(f"{key[0]}\n{key[1]}", fontsize=9)
-    axes[0].legend(fontsize=7, loc="lower left")
-    fig.supxlabel("log odds of being ranked first vs the reference group (95% CI, clustered by name)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.supxlabel("log odds of being ranked first vs the reference group W_M (95% CI, clustered by name)")
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.legend(handles, labels, loc="upper right", ncol=len(labels), fontsize=8, frameon=False)
     return fig
 
 
