@@ -164,11 +164,15 @@ labelled(truth, "ours: true effects of gender, known by construction, synthetic 
 # laborers or software developers, most women nurses and teachers), so education and
 # experience differ between men and women partly because their occupations differ, and
 # the BIE carries that too; on 40 applicants an occupation's BIE is also noisy. Within
-# each occupation of this sample:
+# each occupation of this sample ("–" where fewer than five applicants are of one gender):
 
 # %%
-bie = pd.Series({occ: synthetic.true_effects(d.reset_index(drop=True), "gender").loc["BIE", "true"]
-                 for occ, d in profiles.groupby("occupation")}, name="true BIE of gender")
+def true_bie(d):  # within one occupation; undefined ("–") with fewer than 5 applicants of either gender
+    enough = (d["gender"].value_counts().reindex(["F", "M"], fill_value=0) >= 5).all()
+    return synthetic.true_effects(d.reset_index(drop=True), "gender").loc["BIE", "true"] if enough else float("nan")
+
+
+bie = pd.Series({occ: true_bie(d) for occ, d in profiles.groupby("occupation")}, name="true BIE of gender")
 labelled(bie, "ours: true gender BIE of the synthetic screener within each occupation of this sample", precision=3)
 
 # %% [markdown]
