@@ -226,5 +226,5 @@ def test_expected_scoring_is_the_probability_weighted_reply(tiny_model, tmp_path
     g = g_run.table
     assert not e["parse_ok"].any() and e["score"].isna().all() and '"mass": 0.0' in e["raw"].iloc[0]
     assert g_run.summary["scored"] == 1 and g["parse_ok"].all()  # the scoring mode is in the key
-    with pytest.raises(ValueError, match="scoring must be one of"):
+    with pytest.raises(ValueError, match="scoring: must be 'greedy' or 'expected', got 'mean'"):
         get_screener({"kind": "hf", "model": str(tiny_model), "scoring": "mean"})
