@@ -266,7 +266,7 @@ labelled(rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], co
 # pair at a time. They rank a run's eight résumés (same texts, same names, same order shown)
 # by their scores. A screener that never sees the other résumés or the order cannot favour a
 # position; ties are broken at random. The runs were recorded once (see `data/README.md`) on
-# 50 of GPT-3.5's run sets per job. Each screener's validity verdict (chapter {doc}`05_screeners`)
+# GPT-3.5's run sets (50 per job for the embedding screener, 5 for SmolLM2). Each screener's validity verdict (chapter {doc}`05_screeners`)
 # sits beside it.
 
 # %%
@@ -294,10 +294,15 @@ labelled(fp[["source", "n_runs", "top_rate", "ci_low", "ci_high"]],
 # under the four-fifths rule. Yet they are what a fair ranker gives at that size (`null_p` in
 # `chance`), and the rule flags a fair ranker at 50 runs almost every time.
 #
-# SmolLM2 through `popresume serve` is not in the recorded runs yet: `llama-server` was not
-# built on the machine when they were recorded. `popresume ranking --screener
-# openai:smollm2@http://127.0.0.1:8080/v1 --n-runs 10 --out DIR` ranks the same sets with it
-# and writes its runs in the shipped format.
+# SmolLM2-135M through `popresume serve` (llama.cpp's `llama-server`, greedy) ranked 5 run
+# sets per job, 20 runs in all, far too few to say anything about groups (its `null_p` is 1 and
+# a fair ranker at 5 runs is flagged every time). It shows the other artefact of this task: a
+# third of its replies carried no parseable score (`failed` above), and the project ranks those
+# résumés as unranked, never as a score of 0. Its verdict is the card of the same GGUF weights
+# through the local HF backend (chapter {doc}`05_screeners`): fail. No model that runs on these
+# 2-core machines reads résumés; only GPT-3.5 and GPT-4 above are real decisions.
+# `popresume ranking --screener openai:smollm2@http://127.0.0.1:8080/v1 --n-runs 10 --out DIR`
+# ranks more sets and writes its runs in the shipped format.
 
 # %%
 print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
