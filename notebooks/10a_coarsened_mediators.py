@@ -371,7 +371,7 @@ view
 # :label: ex-10a-trim
 #
 # Estimate the trimmed variant on a larger sample: generate 20,000 nurses, keep those with
-# `fn_gender == "neutral"` (`popresume.audit.summaries.neutral_name_subset`), score them
+# `fn_gender == "neutral"` (`popresume.audit.variants.neutral_name_subset`), score them
 # with the name-level screener and run `estimate_pse` with the paper's gender roles. How
 # many applicants and how many men are left, and what does the ESS say?
 # :::

@@ -98,7 +98,8 @@ def weights(x1: np.ndarray, triple: tuple[int, int, int], p_z: np.ndarray, p_rz:
     ``x1`` is the 0/1 indicator X = x1; ``p_z``, ``p_rz``, ``p_brz`` are (already clipped)
     P(X = x1 | Z), P(X = x1 | R, Z), P(X = x1 | B, R, Z) on the same rows.
     With ``normalize`` each weight is divided by its mean over the rows given (one
-    evaluation fold), the Hájek form the authors use; the raw means are returned.
+    evaluation fold), the self-normalised (Hájek) form, a choice of this project (the paper
+    does not state one); the raw means are returned.
     """
     a_y, a_b, a_r = triple
     x1 = np.asarray(x1).astype(bool)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
+from popresume import yamlio
 from popresume.errors import require_columns
 from popresume.paths import DATA_DIR
 
@@ -72,7 +72,7 @@ def _read_yaml(path: Path) -> Any:
     if not path.exists():
         raise FileNotFoundError(f"leakage corpus file not found: {path}")
     with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yamlio.load(fh)
 
 
 def slug(condition: str) -> str:

@@ -2,11 +2,13 @@
 
 * **Task 1, recoverability**: the résumé alone, in an isolated context (no job description,
   no demographic prompt) -> ``perceived_group`` in the five groups or ``"Cannot determine"``,
-  an integer ``confidence`` 0-100 and up to two ``evidence`` phrases.
+  an integer ``confidence`` 0-100 (as in the paper) and up to two ``evidence`` phrases (optional in
+  the paper, required here so that every reply says what it read).
 * **Task 2, pairwise**: a marked variant against its omission baseline, in both presentation
   orders, under three verdict regimes: ties ``Forbidden`` (schema and prompt allow only A/B),
   ``Neutral`` (Tie allowed), ``Encouraged`` (Tie recommended when equally qualified).
-* **Task 3, screening**: résumé + job description -> ``shortlist`` 0/1 and ``score`` 0-100.
+* **Task 3, screening**: résumé + job description -> ``shortlist`` 0/1 and ``score`` 0-100 (a
+  generative judge is asked for an integer score: this project's choice, the paper does not say).
 
 Every backend answers in the task's JSON schema. A reply outside the schema is a *recorded
 failure* (``parse_ok = False``, the raw text and the validation error kept, the fields left
@@ -286,7 +288,7 @@ class GenerativeJudge:
     def reply(self, task: int, item: dict) -> tuple[dict | None, str]:
         schema = schema_for(task, item.get("regime"))
         if task == 3:
-            # a generative judge is asked for an integer score (as in the paper); the finite
+            # a generative judge is asked for an integer score (this project's choice); the finite
             # schema also lets backends constrain decoding. Integer replies satisfy TASK3_SCHEMA.
             schema = {**schema, "properties": {**schema["properties"],
                                                "score": {"type": "integer", "minimum": 0, "maximum": 100}}}

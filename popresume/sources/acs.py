@@ -7,7 +7,7 @@ Two real input formats are read into one tidy table (:data:`TIDY_COLUMNS`):
   both; the DDI names the ``.dat`` even when the CSV was delivered). The DDI is parsed
   with ``ipumspy``; the data are read here in chunks with pandas, because ipumspy casts
   every column before a bad value could be traced to its column and line, and reads
-  the whole file at once. Variables (the ones the authors used): SEX, AGE, RACE,
+  the whole file at once. Variables read: SEX, AGE, RACE,
   HISPAN, STATEFIP, EDUCD (detailed attainment; EDUC alone cannot separate associate's
   from some college or master's from doctorate), EMPSTAT, OCC, PERWT, plus YEAR (or
   SAMPLE), which IPUMS preselects.
