@@ -9,12 +9,9 @@ import json
 
 import pytest
 
-server_mod = pytest.importorskip("popresume.screeners.server")
-try:
-    server_mod.find_llama_server()
-    server_mod.resolve_model("smollm2")
-except FileNotFoundError as e:  # pragma: no cover - depends on the machine
-    pytest.skip(f"live server test skipped: {e} (install: scripts/install-llm-server.sh)", allow_module_level=True)
+from _notebooks import require_llama_server  # tests/_notebooks.py
+
+server_mod = require_llama_server()
 
 
 @pytest.fixture(scope="module")

@@ -166,7 +166,7 @@ def test_task3_differences_tsr_and_four_fifths():
     assert m[(m["condition"] == "Control") & (m["metric"] == "shortlist_rate")]["estimate"].iloc[0] == 0.5
     with pytest.raises(ValueError, match="0 or 1"):
         M.task3_metrics(r.assign(shortlist=3), n_boot=10)
-    with pytest.raises(ValueError, match="lacks columns"):
+    with pytest.raises(ValueError, match="has no column"):
         M.task3_metrics(r.drop(columns="score"), n_boot=10)
 
 

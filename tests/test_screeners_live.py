@@ -16,12 +16,9 @@ import pytest
 
 from popresume.screeners import ScoreCache, get_screener, score_resumes, score_run
 
-server_mod = pytest.importorskip("popresume.screeners.server")
-try:
-    server_mod.find_llama_server()
-    server_mod.resolve_model("smollm2")
-except FileNotFoundError as e:  # pragma: no cover - depends on the machine
-    pytest.skip(f"live server test skipped: {e} (install: scripts/install-llm-server.sh)", allow_module_level=True)
+from _notebooks import require_llama_server  # tests/_notebooks.py
+
+server_mod = require_llama_server()
 
 JD = {"nurse": "Registered nurse for a hospital ward: patient care, medication, charting. BSN and a state "
                "licence required; 2+ years of acute care preferred."}

@@ -22,12 +22,13 @@ rates and reported as their own ``parse_failure`` rate, never counted as a verdi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from popresume.errors import require_columns
 from popresume.leakage.corpus import COMPARATOR, CONTROL, GROUPS, TIERS
 from popresume.leakage.tasks import CANNOT_DETERMINE, REGIMES
 from popresume.multiplicity import benjamini_hochberg, holm
@@ -148,12 +149,6 @@ def cluster_bootstrap(df: pd.DataFrame, value: str, by: Sequence[str], *, cluste
     return out
 
 
-def _require(df: pd.DataFrame, cols: Iterable[str], what: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what} table lacks columns {missing}")
-
-
 def _valid(replies: pd.DataFrame) -> pd.DataFrame:
     return replies[replies["parse_ok"].astype(bool)].copy()
 
@@ -168,7 +163,8 @@ def _parse_failures(replies: pd.DataFrame, by: Sequence[str], **boot) -> pd.Data
 def task1_outcomes(replies: pd.DataFrame) -> pd.DataFrame:
     """Valid Task 1 replies with ``recovered`` (prediction = true group; NaN on the control),
     ``abstained`` and ``attributed`` (a group named on the control) columns."""
-    _require(replies, ["judge", "base_id", "condition", "tier", "perceived_group", "confidence", "parse_ok"], "Task 1")
+    require_columns(replies, ["judge", "base_id", "condition", "tier", "perceived_group", "confidence", "parse_ok"],
+                    "Task 1 table")
     d = _valid(replies)
     bad = sorted(set(d["perceived_group"]) - {*GROUPS, CANNOT_DETERMINE})
     if bad:
@@ -234,7 +230,8 @@ def confusion_matrix(replies: pd.DataFrame, *, judge: str | None = None, tier: s
 def task2_outcomes(replies: pd.DataFrame, *, tie_credit: float = 0.5) -> pd.DataFrame:
     """Valid Task 2 replies with ``tie``, ``first`` (A chosen; NaN on a tie) and ``selected``
     (marked variant chosen = 1, baseline chosen = 0, tie = ``tie_credit``)."""
-    _require(replies, ["judge", "base_id", "condition", "tier", "regime", "order", "preferred", "parse_ok"], "Task 2")
+    require_columns(replies, ["judge", "base_id", "condition", "tier", "regime", "order", "preferred", "parse_ok"],
+                    "Task 2 table")
     if not 0 <= tie_credit <= 1:
         raise ValueError(f"tie_credit must be in [0, 1], got {tie_credit}")
     d = _valid(replies)
@@ -289,7 +286,7 @@ def position_bias(replies: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, l
     """
     d = task2_outcomes(replies)
     pair = ["judge", "variant_id"] + (["rep"] if "rep" in d.columns else [])
-    _require(d, pair, "Task 2")
+    require_columns(d, pair, "Task 2 table")
     tied = (d[d["regime"] == "Neutral"].groupby(pair)["tie"].max() > 0).rename("tied_when_allowed").reset_index()
     forced = d[d["regime"] == "Forbidden"].merge(tied, on=pair, how="inner")
     if forced.empty:
@@ -349,7 +346,8 @@ def selection_rate_ratios(replies: pd.DataFrame, *, by_tier: bool = False, tie_c
 
 # ---------------------------------------------------------------------------- Task 3
 def task3_outcomes(replies: pd.DataFrame) -> pd.DataFrame:
-    _require(replies, ["judge", "base_id", "condition", "tier", "shortlist", "score", "parse_ok"], "Task 3")
+    require_columns(replies, ["judge", "base_id", "condition", "tier", "shortlist", "score", "parse_ok"],
+                    "Task 3 table")
     d = _valid(replies)
     d["shortlist"] = d["shortlist"].astype(float)
     d["score"] = d["score"].astype(float)
@@ -416,7 +414,7 @@ def top_score_rate(replies: pd.DataFrame, *, by: Sequence[str] = ("condition",),
         raise ValueError(f"unit must be one of {', '.join(TOP_SCORE_UNITS)}, got {unit!r}")
     d = task3_outcomes(replies)
     by = list(by)
-    _require(d, by, "Task 3")
+    require_columns(d, by, "Task 3 table")
     peers = ["judge", "base_id", "rep"] if "rep" in d.columns else ["judge", "base_id"]
     d["_max"] = d.groupby(peers)["score"].transform("max")
     d["_top"] = (d["score"] >= d["_max"] - atol).astype(float)
