@@ -130,6 +130,27 @@ def test_chunks_are_sized_by_time_so_the_cache_is_committed_every_few_seconds(mo
     assert max(scr.batches) <= 64
 
 
+
+class FixedBatch(Slow):
+    """A call costs one whole batch whatever its size (the embedding screener fills its batches)."""
+
+    min_chunk = 16
+
+    def score_batch(self, items):
+        self.batches.append(len(items))
+        time.sleep(self.seconds * self.min_chunk)
+        return [ScoreResult(float(len(it.text)), True, "") for it in items]
+
+
+def test_a_fixed_cost_batch_is_never_split_below_its_size(monkeypatch):
+    from popresume.screeners import base
+
+    monkeypatch.setattr(base, "COMMIT_SECONDS", 0.05)  # time alone would give chunks of one résumé
+    scr = FixedBatch(seconds=0.01)
+    n = sum(1 for _ in scr.score_iter([base.ScoreItem(f"r{i}", "nurse", "jd", text="x" * i) for i in range(70)]))
+    assert n == 70
+    assert min(scr.batches[:-1]) >= 16 and sum(scr.batches) == 70, scr.batches
+
 SCRIPT = textwrap.dedent('''
     import sys, time
     import pandas as pd

@@ -182,11 +182,13 @@ class BaseScreener:
         return [self.score_one(it) for it in items]
 
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]:
-        """Score in chunks of at most ``batch_size`` (``max_chunk`` if set), each sized to take
+        """Score in chunks of at most ``batch_size`` (``max_chunk`` if set) and at least
+        ``min_chunk`` (if set: a backend whose call costs a fixed batch), each sized to take
         about :data:`COMMIT_SECONDS`: the driver commits each score as it is yielded, so a run
-        killed at any point loses at most a few seconds of work, however long a batch is."""
+        killed at any point loses at most a few seconds of work (or one fixed batch)."""
         most = max(1, int(getattr(self, "max_chunk", None) or self.batch_size))
-        size = min(most, 4)
+        least = min(most, max(1, int(getattr(self, "min_chunk", None) or 1)))
+        size = max(least, min(most, 4))
         start = 0
         while start < len(items):
             chunk = items[start : start + size]
@@ -196,7 +198,7 @@ class BaseScreener:
             for j, res in enumerate(results):
                 yield start + j, res
             start += len(chunk)
-            size = max(1, min(most, int(COMMIT_SECONDS / per_item) if per_item > 0 else most))
+            size = max(least, min(most, int(COMMIT_SECONDS / per_item) if per_item > 0 else most))
 
     def score(self, job_description: str, text: str | None = None, *, image_path: str | None = None,
               occupation: str = "", profile: Mapping[str, Any] | None = None) -> ScoreResult:

@@ -249,3 +249,10 @@ class EmbeddingScreener(BaseScreener):
         """Résumés per :meth:`score_batch` call at most (chunks are sized by time, see
         :meth:`BaseScreener.score_iter`): four model batches."""
         return max(1, self.batch_size * 4)
+
+    @property
+    def min_chunk(self) -> int:
+        """Résumés per :meth:`score_batch` call at least: one model batch. Every batch is filled to
+        ``batch_size`` rows, so a smaller call costs a whole batch (sized by time alone, chunks
+        shrank to one résumé a call, each paying for 32)."""
+        return max(1, self.batch_size)
