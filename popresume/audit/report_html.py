@@ -162,6 +162,21 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
         if d.get("disagreement"):
             out.append(f"{d['attribute']}: the outcome-level verdict and the decomposition disagree — "
                        f"{d['disagreement']}.")
+    leak = report.get("leakage")
+    if leak:
+        head = {r["quantity"]: r for r in leak["headline"]}
+        rec = head.get("overall recovery rate (T1-T3)")
+        worst = next((r for q, r in head.items() if q.startswith("lowest group selection-rate ratio")), None)
+        def ci(r, spec):  # a CI is null where every bootstrap draw is the same (one base)
+            lo, hi = r["ours_ci_low"], r["ours_ci_high"]
+            return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"
+
+        out.append("Leakage (Beyond the Name, same screener): "
+                   + (f"it recovers the group of {rec['ours']:.1%} of marked résumés{ci(rec, '.1%')} (published, "
+                      f"nine LLMs: {rec['published']})" if rec and rec["ours"] is not None else "no recovery rate")
+                   + (f"; lowest forced-choice selection-rate ratio vs Anglo {worst['ours']:.2f}{ci(worst, '.2f')} "
+                      f"({worst['note']})" if worst and worst["ours"] is not None else "")
+                   + ".")
     prec = pd.DataFrame(report["precision"])
     if len(prec):
         worst = prec.loc[prec["n_needed"].idxmax()]
@@ -248,6 +263,42 @@ def render_html(report: Mapping[str, Any]) -> str:
                                                       "disagreement": "disagreement with the decomposition"},
                             f"Outcome verdict beside the decomposition (CI excludes 0). Screener: {lab}.",
                             digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement")))
+
+    leak = report.get("leakage")
+    if leak:
+        parts.append("<h2>Beyond the Name: Tasks 1-3 (leakage)</h2>")
+        parts.append(f"<p>The same screener asked the three tasks of Beyond the Name on {leak['variants']} factorial "
+                     f"résumés from {leak['bases']} base résumés (judge {_e(leak['judge'])}): Task 1 recovers the "
+                     f"group a résumé signals, Task 2 judges a marked résumé against its cue-free baseline in both "
+                     f"orders under three tie regimes, Task 3 scores and shortlists.</p>")
+        parts.append(table_html(leak["headline"], {"quantity": "quantity", "published": "published", "ours": "ours",
+                                                   "ours_ci_low": "CI low", "ours_ci_high": "CI high", "note": "note"},
+                                f"Headline quantities. Published: {leak['published_source']}. Ours: {leak['source']}. "
+                                f"Screener: {lab}.", digits={"ours": 3, "ours_ci_low": 3, "ours_ci_high": 3},
+                                left=("quantity", "published", "note")))
+        parts.append(table_html(leak["selection_rate_ratios"], {"regime": "regime", "condition": "condition",
+                                                                "ratio": "ratio vs Anglo", "ci_low": "CI low",
+                                                                "ci_high": "CI high", "four_fifths_flag": "< 0.8",
+                                                                "p_holm": "p (Holm)"},
+                                f"Task 2 selection-rate ratios (ties count half). Source: {leak['source']}. "
+                                f"Screener: {lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},
+                                left=("regime", "condition")))
+        parts.append(table_html(leak["score_differences"], {"condition": "condition", "difference": "minus Anglo",
+                                                            "ci_low": "CI low", "ci_high": "CI high",
+                                                            "p_holm": "p (Holm)"},
+                                f"Task 3 mean score minus Anglo's (points of 100). Source: {leak['source']}. "
+                                f"Screener: {lab}.", digits={"p_holm": 4}, left=("condition",)))
+        parts.append(table_html(leak["top_score_rate"], {"condition": "condition", "paper_per_base":
+                                                         "Top-Score Rate (paper, per base)", "ours_per_variant":
+                                                         "ours, per variant", "variants_per_base": "variants per base"},
+                                f"Task 3 Top-Score Rate: the paper's definition (any of the condition's variants on top "
+                                f"of its base) beside ours (each variant on its own). Source: {leak['source']}. "
+                                f"Screener: {lab}.", digits={"paper_per_base": 3, "ours_per_variant": 3,
+                                                             "variants_per_base": 1}, left=("condition",)))
+        c = leak["counts"]
+        parts.append("<p>Replies: " + "; ".join(f"{k.replace('task', 'Task ')} {v['replies']:,} "
+                                               f"({v['outside_schema']:,} outside the schema)" for k, v in c.items())
+                     + ".</p>")
 
     parts.append("<h2>5. Limitations</h2><ul>" + "".join(f"<li>{_e(s)}</li>" for s in report["limitations"]) + "</ul>")
 

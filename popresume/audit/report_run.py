@@ -117,8 +117,12 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
                seed: int = 0, force: bool = False, dry_run: bool = False, card_n: int = 40, folds: int = 5,
                n_boot: int = 500, tune: bool = True, select_top: float = 0.25,
                target: float = R.TARGET_HALF_WIDTH, n_sim: int = 1000, cache=None, progress: bool = False,
-               echo: Callable[[str], None] = print, spec_label: str | None = None) -> dict[str, Any] | None:
+               echo: Callable[[str], None] = print, spec_label: str | None = None, leakage: bool = False,
+               leakage_bases: int | None = None) -> dict[str, Any] | None:
     """Run the audit of one screener and return the report dict (``None`` with ``dry_run``).
+
+    ``leakage`` adds Beyond the Name's Tasks 1-3 for the same screener (on the first
+    ``leakage_bases`` of the 20 base résumés, all by default) under the key ``leakage``.
 
     Raises ``ValueError`` (one line) on a bad request and when the screener fails the validity
     gate without ``force``; an unreachable server raises ``ConnectionError``.
@@ -132,6 +136,12 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     t_all = time.perf_counter()
     scr = get_screener(spec)
     label = spec_label or (spec if isinstance(spec, str) else json.dumps(dict(spec)))
+    judge = None
+    if leakage:
+        from popresume.audit import report_leakage as L
+
+        judge = L.leakage_judge(scr)  # a screener that can run no task is refused before any work
+        n_leak = L.n_requests(leakage_bases)
 
     t = time.perf_counter()
     prof, population = load_population(occupation, n, seed=seed, profiles=profiles)
@@ -147,6 +157,9 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     echo(f"probe: {pr['n']} résumés, {pr['seconds_per_resume']:.3f} s per résumé, prompt tokens per request {tok}; "
          f"expected: validity card {pl['validity_s']:.0f} s, whole run {pl['total_s']:.0f} s "
          f"(plus estimation), before the score cache")
+    if leakage:
+        echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * pr['seconds_per_resume']:.0f} s at the "
+             f"probe's pace; a batched embedding judge is faster)")
     if dry_run:
         return None
 
@@ -188,6 +201,13 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     dis = R.disagreements(decomps, ff)
     timings["outcome_level_s"] = time.perf_counter() - t
 
+    leak = None
+    if judge is not None:
+        t = time.perf_counter()
+        leak = L.leakage_section(judge, bases=leakage_bases, cache=cache, n_boot=max(n_boot, 200), seed=seed,
+                                 progress=progress, echo=echo)
+        timings["leakage_s"] = time.perf_counter() - t
+
     ident = identity(scr)
     checks = card_table(card)
     lim = R.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=force and card["verdict"] != "pass",
@@ -216,6 +236,7 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
         "chance_baseline": chance.to_dict("records"),
         "disagreements": dis.to_dict("records"),
         "limitations": lim,
+        "leakage": leak,
         "run": {"occupation": occupation, "format": fmt, "seed": seed, "attributes": list(attributes),
                 "population": population, "forced": bool(force and card["verdict"] != "pass"),
                 "select_top": select_top, "timings": timings,

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import click
 
-from popresume.cli._errors import OutDir, OutPath, UserError
+from popresume.cli._errors import OutDir, OutPath
 
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
 _REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
-                "card_n", "n_boot", "tune", "target", "leakage", "cache_path")
+                "card_n", "n_boot", "tune", "target", "leakage", "leakage_bases", "cache_path")
 
 
 def _given(ctx: click.Context, names) -> list[str]:
@@ -66,12 +66,15 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--tune/--no-tune", default=True, show_default=True, help="Report mode: CV-tune the nuisance models.")
 @click.option("--target", type=click.FloatRange(min=0, min_open=True), default=0.5, show_default=True,
               help="Report mode: target CI half-width (points) for the n-needed column.")
-@click.option("--leakage", is_flag=True, help="Report mode: add Beyond the Name's Tasks 1-3 (not available yet).")
+@click.option("--leakage", is_flag=True, help="Report mode: add Beyond the Name's Tasks 1-3 for the same screener.")
+@click.option("--leakage-bases", type=click.IntRange(1, 20), default=None,
+              help="Report mode, with --leakage: only the first N of the 20 base résumés (default all).")
 @click.option("--cache", "cache_path", default=None, type=click.Path(dir_okay=False),
               help="Report mode: SQLite score cache (default: _cache/scores/scores.sqlite).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, n, report, fmt, attributes,
-            profiles_path, seed, force, dry_run, card_n, n_boot, tune, target, leakage, cache_path, progress):
+            profiles_path, seed, force, dry_run, card_n, n_boot, tune, target, leakage, leakage_bases, cache_path,
+            progress):
     """Audit one screener into a report (--screener), or run every audit of a grid (--config)."""
     ctx = click.get_current_context()
     if (config is None) == (spec is None):
@@ -81,7 +84,7 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
         if other:
             raise click.UsageError(f"{other[0]} applies to --config only")
         return _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n,
-                       n_boot, tune, target, leakage, cache_path, progress)
+                       n_boot, tune, target, leakage, leakage_bases, cache_path, progress)
     other = _given(ctx, _REPORT_ONLY)
     if other:
         raise click.UsageError(f"{other[0]} applies to --screener only")
@@ -91,7 +94,7 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
 
 
 def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, tune,
-            target, leakage, cache_path, progress):
+            target, leakage, leakage_bases, cache_path, progress):
     from popresume.audit.report_run import run_report, write_report
     from popresume.cli.score import _spec_dict
 
@@ -100,13 +103,13 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
             raise click.UsageError(f"--screener needs {name}")
     if report is None and not dry_run:
         raise click.UsageError("--screener needs --report DIR (or --dry-run)")
-    if leakage:
-        raise UserError("--leakage is not available in this version of audit --screener; run "
-                        "`popresume leakage run --task N --backend SPEC` for Beyond the Name's Tasks 1-3")
+    if leakage_bases is not None and not leakage:
+        raise click.UsageError("--leakage-bases needs --leakage")
     attrs = [a.strip() for a in attributes.split(",") if a.strip()]
     rep = run_report(_spec_dict(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
                      profiles=profiles_path, seed=seed, force=force, dry_run=dry_run, card_n=card_n, n_boot=n_boot,
-                     tune=tune, target=target, cache=cache_path, progress=progress, echo=click.echo)
+                     tune=tune, target=target, cache=cache_path, progress=progress, echo=click.echo,
+                     leakage=leakage, leakage_bases=leakage_bases)
     if rep is None:
         click.echo("dry run: nothing scored beyond the probe, nothing written")
         return
