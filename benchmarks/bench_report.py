@@ -7,7 +7,7 @@ résumés), estimation, the outcome-level numbers, rendering and the rest (popul
 résumés), and the machine's load average, since a busy machine stretches every share.
 Goal (issue): under 5 minutes on an idle 2-core machine.
 
-    python benchmarks/bench_report.py [--n 2000] [--screener embedding] [--occupation nurse]
+    python benchmarks/bench_report.py [--n 2000] [--screener embedding] [--occupation nurse] [--leakage]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--screener", default="embedding")
     ap.add_argument("--occupation", default="nurse")
+    ap.add_argument("--leakage", action="store_true", help="add Beyond the Name's Tasks 1-3 (the same screener)")
     args = ap.parse_args()
 
     from popresume.audit.report_run import run_report, write_report
@@ -34,7 +35,8 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rep = run_report(args.screener, occupation=args.occupation, n=args.n, force=True,
-                             cache=os.path.join(tmp, "scores.sqlite"), echo=lambda s: print("  " + s))
+                             cache=os.path.join(tmp, "scores.sqlite"), echo=lambda s: print("  " + s),
+                             leakage=args.leakage)
             t_render = time.perf_counter()
             write_report(rep, os.path.join(tmp, "report"))
             rendering = time.perf_counter() - t_render
@@ -45,6 +47,8 @@ def main() -> None:
     parts = {"scoring (probe + validity card + audit résumés)": scoring, "estimation": tm["estimation_s"],
              "outcome level (LL144, four-fifths, chance)": tm["outcome_level_s"],
              "rendering (HTML, figures)": rendering}
+    if args.leakage:
+        parts["leakage (Tasks 1-3, metrics)"] = tm["leakage_s"]
     parts["population and résumés"] = wall - sum(parts.values())
     print(f"\naudit report: {args.screener}, {args.occupation}, N = {args.n:,}; validity {rep['validity']['verdict']}; "
           f"wall {wall:.1f} s ({wall / 60:.1f} min) on {os.cpu_count()} cores; report.html {size / 1e3:.0f} kB")

@@ -70,8 +70,8 @@ pd.set_option("display.width", 120)
 #
 # $$
 # \begin{aligned}
-# P(X, Z, B, R \mid J) ={} & \underbrace{P(X, Z, \text{state}, \text{edu_level} \mid J)}_{P_1:\ \text{ACS PUMS}}
-#   \cdot \underbrace{P(\text{exp_year} \mid X, Z, \text{state}, \text{edu_level}, J)}_{P_2:\ \text{PSID}} \\
+# P(X, Z, B, R \mid J) ={} & \underbrace{P(X, Z, \text{state}, \text{edu_level} \mid J)}_{P_1:\ \text{ACS PUMS}} \\
+#   & \cdot \underbrace{P(\text{exp_year} \mid X, Z, \text{state}, \text{edu_level}, J)}_{P_2:\ \text{PSID}} \\
 #   & \cdot \underbrace{P(\text{first_name} \mid \text{gender}, \text{age})}_{P_3:\ \text{SSA}}
 #   \cdot \underbrace{P(\text{surname} \mid \text{race})}_{P_4:\ \text{Census}}.
 # \end{aligned}

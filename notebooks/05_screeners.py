@@ -52,6 +52,7 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import Markdown, display
 
 from popresume.paths import DATA_DIR
 from popresume.plots.screeners import (compare_table, plot_score_distributions, plot_screener_comparison,
@@ -87,7 +88,7 @@ print(f"{len(resumes)} résumés:", ", ".join(f"{n} {occ}" for occ, n in resumes
 # same text with the résumé attached as an image.
 
 # %%
-print(render_prompt("{job_text}", "{resume_text}"))
+display(Markdown("```text\n" + render_prompt("{job_text}", "{resume_text}") + "\n```"))
 
 # %% [markdown]
 # A reply is parsed by strict JSON first, then by a documented fallback (the first JSON
@@ -96,9 +97,11 @@ print(render_prompt("{job_text}", "{resume_text}"))
 # raw text: a screener that refuses to answer must not look like a screener that gives 0.
 
 # %%
-for reply in ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I cannot grade this."]:
-    p = parse_score(reply)
-    print(f"{reply!r:35} -> score={p.score}, method={p.method}")
+replies = ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I cannot grade this."]
+parsed = [parse_score(r) for r in replies]
+labelled(pd.DataFrame({"reply": [repr(r) for r in replies], "score": [p.score for p in parsed],
+                       "method": [p.method or "–" for p in parsed]}).set_index("reply"),
+         "ours: popresume.screeners.parse_score on four example replies", precision=1)
 
 # %% [markdown]
 # ## The default screener: embedding similarity

@@ -56,8 +56,10 @@ scm = make_scm(scm_kind, seed=scm_seed)
 # Write $1$ for $x_1$ and $0$ for $x_0$. Every mean the paper needs has the form
 #
 # $$
-# \psi(a_y, a_b, a_r) = \mathbb E\big[Y_{a_y,\,B_{a_b, R_{a_r}},\,R_{a_r}}\big]
-#   = \sum_{z,r,b} \mathbb E[Y \mid a_y, b, r, z]\, P(b \mid a_b, r, z)\, P(r \mid a_r, z)\, P(z):
+# \begin{aligned}
+# \psi(a_y, a_b, a_r) &= \mathbb E\big[Y_{a_y,\,B_{a_b, R_{a_r}},\,R_{a_r}}\big] \\
+#   &= \sum_{z,r,b} \mathbb E[Y \mid a_y, b, r, z]\, P(b \mid a_b, r, z)\, P(r \mid a_r, z)\, P(z):
+# \end{aligned}
 # $$
 #
 # first draw the confounders, then the proxies $R$ as they would be under $X = a_r$, then

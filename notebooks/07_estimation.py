@@ -148,8 +148,9 @@ fig.tight_layout()
 # %%
 pl = plugin_pse(demo, **roles)
 naive = demo.loc[demo.x == "x1", "y"].mean() - demo.loc[demo.x == "x0", "y"].mean()
-pd.DataFrame({"truth": truth, "DML (XGBoost)": table["estimate"], "plug-in": pl["estimate"],
-              "naive difference": pd.Series({"TE": naive})}).reindex(truth.index).round(3)
+labelled(pd.DataFrame({"truth": truth, "DML (XGBoost)": table["estimate"], "plug-in": pl["estimate"],
+                       "naive difference": pd.Series({"TE": naive})}).reindex(truth.index),
+         "ours: the three estimators on this sample (the naive difference estimates no path, hence only TE)")
 
 # %% [markdown]
 # ## Coverage over repeated samples
@@ -169,7 +170,8 @@ pd.DataFrame({"truth": truth, "DML (XGBoost)": table["estimate"], "plug-in": pl[
 cell = {"propensity": CellMeans(), "outcome": CellMeans()}
 estimates, coverage = coverage_study(scm_kind, n=n, reps=reps, n_boot=n_boot, learners=cell,
                                      normalize=normalize, clip=clip, seed=seed, n_rep=(1, n_rep), bagged=bagged)
-coverage.round(3)
+labelled(coverage, f"ours: {reps} samples of n = {n} from the '{scm_kind}' model (– where a row has no such "
+         "number: the plug-in and the naive difference have no bootstrap interval)")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.4))
@@ -292,7 +294,7 @@ pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": inf["boot_s
 # :class: dropdown
 #
 # Without normalisation each fold's weights keep whatever mean the estimated propensities
-# give them (the `raw_mean` column, which is the same with or without normalisation);
+# give them (the `raw mean` column, which is the same with or without normalisation);
 # under weak overlap these means wander away from 1 and the estimates get noisier (larger
 # `sd`, wider intervals). Self-normalisation divides the weights by their fold mean, their
 # population value being exactly 1, and removes that noise.

@@ -123,7 +123,7 @@ t1 = cr.table1(bm)
 check = cr.compare_table1(t1)
 assert check["match"].all(), check[~check["match"]]
 print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced")
-t1.round(2).rename(columns=lambda c: f"{c} (ours)")
+labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
 # %%
 fig, ax = plt.subplots(figsize=(10.5, 3.8))
@@ -341,8 +341,9 @@ gaps, callbacks = cr.compare_screener(profiles, scores, rate=rate, within=within
 label = gaps["source"].iloc[1]  # the screener's row, e.g. "embedding (all-MiniLM-L6-v2), ours"
 print(f"{callbacks.n_scored} résumés compared ({callbacks.n_excluded} excluded for a failed score); "
       f"screener callbacks at {rate:.2%}, rule: within {within}")
-gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_pct", "gap_pp", "gap_ci_low_pp",
-      "gap_ci_high_pp"]].round(2)
+labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_pct", "gap_pp", "gap_ci_low_pp",
+               "gap_ci_high_pp"]], "ours: recruiters' callbacks from the B&M data, the screener's from its scores on "
+         "the same résumés (– : a difference of two gaps has no rate of its own)", precision=2)
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 4.2))

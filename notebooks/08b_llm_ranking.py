@@ -61,6 +61,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import display
 
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
@@ -117,6 +118,8 @@ labelled(pub[pub["model"] == "gpt-4"].assign(source=bb.PUBLISHED).set_index(["mo
 # Each rate is a share of 1,000 runs. Its 95% interval (Wilson) is about ±2 points around
 # 12.5%. The impact ratio divides by the highest rate, and which group is highest is itself
 # uncertain, so its interval comes from resampling runs (each resample picks its own best group).
+# `p_chance` tests a rate against 1/8; its Holm and BH adjustments run over each model's 32
+# cells (4 jobs × 8 groups).
 
 # %%
 sel = T["selection_rates"]
@@ -140,7 +143,8 @@ plt.show()
 # 1,000 draws spread by a few points, and the ratio of the extremes amplifies that.
 
 # %%
-print(T["chance_by_runs"].round(3).to_string(index=False))
+display(labelled(T["chance_by_runs"].set_index("n_runs"), "ours: simulated fair rankers (uniform top pick among "
+                 "eight): quantiles of the min/max ratio and the share under 0.8, by number of runs"))
 labelled(T["chance"].set_index(["model", "job"]), bb.caption(bb.OURS) + " (observed) vs simulated fair rankers")
 
 # %%
@@ -151,8 +155,8 @@ fig = plots.plot_chance(null, T["chance"][T["chance"]["model"].isin(bb.MODELS)],
 plt.show()
 
 # %% [markdown]
-# The four-fifths rule flags a perfectly fair ranker in about two runs out of three
-# (`flag_rate_under_null`) at this size. Most observed min/max ratios sit inside the fair
+# The four-fifths rule flags a perfectly fair ranker in about two experiments (of 1,000 runs
+# each) out of three (`flag_rate_under_null`). Most observed min/max ratios sit inside the fair
 # ranker's distribution (`null_p` is the share of fair rankers with a ratio as low or lower).
 # The clear exceptions are GPT-3.5 for HR specialists and for financial analysts, whose
 # ratios fair rankers almost never reach.
@@ -199,9 +203,9 @@ labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_r
                                                          "p_group_bh"]], bb.caption(bb.OURS) + " (Holm-adjusted p < 0.05)")
 
 # %% [markdown]
-# Few group gaps survive Holm's correction once position and résumé text are held fixed,
-# and all of them are GPT-3.5's (HR specialists and financial analysts: Asian, Hispanic and
-# White women against White men). Positions were balanced across groups by design, so position
+# Few of the 56 group gaps of each specification survive Holm's correction; the table lists
+# them by model, job and specification (with position and résumé text held fixed, or not),
+# and most are GPT-3.5's. Positions were balanced across groups by design, so position
 # does not confound the groups. Still, the group coefficients grow once it is in the model: an
 # odds ratio is not collapsible, and taking out a strong predictor of the choice sharpens the
 # others. Without the correction many more gaps look "significant" (compare `p_group` with
@@ -327,8 +331,8 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 #
 # With eight groups the flag rate falls from about 0.63 at 1,000 runs to about 0.2 at 2,000,
 # 0.1 at 2,500 and under 0.05 at about 3,000 runs per model × job: three times Bloomberg's
-# sample. Below that, "below four-fifths" mostly measures the sample size. With a few hundred
-# runs, as for our screeners below, a fair ranker is flagged almost every time.
+# sample. Below that, "below four-fifths" mostly measures the sample size. With 50 or 5
+# runs per job, as for our screeners above, a fair ranker is flagged almost every time.
 # :::
 #
 # :::{exercise}

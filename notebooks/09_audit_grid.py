@@ -172,11 +172,13 @@ view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
 published = M.published_table()
 sbs = S.add_overlap(M.side_by_side(results, published, digits=2), results)  # overlap: ours only
 occ0 = results["occupation"].iloc[0]
-sbs[(sbs["attribute"] == "gender") & (sbs["occupation"] == occ0)].drop(columns=["attribute", "occupation"])
+SBS = "ours and published (Tables 4-5); min ESS and clipped share are ours only (– : the paper reports no overlap)"
+labelled(sbs[(sbs["attribute"] == "gender") & (sbs["occupation"] == occ0)].drop(columns=["attribute", "occupation"]),
+         f"{SBS}; gender, {occ0}")
 
 # %%
-sbs[(sbs["attribute"] == "race") & (sbs["occupation"] == occ0) & (sbs["format"] == "text")] \
-    .drop(columns=["attribute", "occupation"])
+labelled(sbs[(sbs["attribute"] == "race") & (sbs["occupation"] == occ0) & (sbs["format"] == "text")]
+         .drop(columns=["attribute", "occupation"]), f"{SBS}; race, {occ0}, text")
 
 # %% [markdown]
 # Our intervals are an order of magnitude wider than the paper's, for two reasons. We

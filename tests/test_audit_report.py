@@ -69,8 +69,7 @@ def test_ll144_table_rates_ratios_cis_small_and_unknown_categories():
     df = _scores(3000, gap=6.0, unknown=40)
     df.loc[40:70, "race"] = "AIAN"  # 31 of 3000: under 2%
     t = R.ll144_table(df, n_boot=300)
-    known = df[df["race"].notna()]
-    ref = ll144_impact_ratios(known)
+    ref = ll144_impact_ratios(df)  # one median of the whole sample; unknown race still counts for sex
     sex = t[(t["breakdown"] == "sex") & (t["category"] != "unknown")].set_index("category")
     assert np.allclose(sex["impact_ratio"], ref[ref["breakdown"] == "sex"].set_index("category")["impact_ratio"])
     assert sex.loc["F", "impact_ratio"] < 0.8 and (sex["ci_low"] <= sex["impact_ratio"]).all() \
@@ -81,6 +80,7 @@ def test_ll144_table_rates_ratios_cis_small_and_unknown_categories():
     assert race.loc["unknown", "n"] == 40 and pd.isna(race.loc["unknown", "impact_ratio"])
     assert "unknown" in set(t.loc[t["breakdown"] == "sex × race", "category"])
     assert "unknown" not in set(t.loc[t["breakdown"] == "sex", "category"])  # sex is known everywhere
+    assert sex["n"].sum() == 3000  # the 40 rows of unknown race are rated by sex
 
 
 def test_chance_baseline_flags_an_attribute_blind_screener_often_at_small_n_only():

@@ -157,3 +157,16 @@ def test_credentials_in_the_spec_never_reach_the_validity_card(tmp_path):
         spec = f"openai:m@{srv.url.replace('http://', f'http://bob:{key}@')}"
         card = validity_card(spec, n=5, cache=False, injection_n=1)
     assert key not in json.dumps(card, default=str) and "127.0.0.1" in card["spec"]
+
+
+def test_a_password_that_occurs_in_replies_does_not_corrupt_them(monkeypatch):
+    """Replies are parsed as sent; only what is stored is scrubbed. A basic-auth password
+    that is also a word of every reply ("choices") used to turn each reply into a failure."""
+    from popresume.screeners import cache as C
+
+    monkeypatch.setattr(C, "_SECRETS", set())
+    with FaultServer() as srv:
+        scr = get_screener({"kind": "openai", "model": "m", "base_url": srv.url.replace("http://", "http://bob:choices@"),
+                            "max_retries": 0, "backoff": 0})
+        out = score_resumes(scr, _resumes(["ok", "ok"]), cache=False)
+    assert out["parse_ok"].all() and out["score"].notna().all(), out[["score", "raw"]]

@@ -154,19 +154,20 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
                 min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
     """LL144 scoring rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
 
-    The numbers are :func:`popresume.audit.metrics.ll144_impact_ratios` on the rows whose
-    categories are known; ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile
-    intervals over ``n_boot`` resamples of the rows (the median recomputed each time). Rows
-    with an unknown category are one ``unknown`` row per breakdown (``n``, ``excluded`` True,
-    no ratio), as LL144 audits report them.
+    The numbers are :func:`popresume.audit.metrics.ll144_impact_ratios` on every scored row:
+    one median, that of the whole sample, and each breakdown rated on the rows whose
+    categories it needs (a row with a known sex and an unknown race counts for sex).
+    ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over ``n_boot``
+    resamples of the same rows (the median recomputed each time). Rows with an unknown
+    category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no ratio), as
+    LL144 audits report them.
     """
     from popresume.audit.metrics import ll144_impact_ratios
 
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
     names = {"gender": sex, "race": race}
-    known_all = d[[sex, race]].notna().all(axis=1)
-    point = ll144_impact_ratios(d[known_all], score=score, sex=sex, race=race, min_share=min_share)
+    point = ll144_impact_ratios(d, score=score, sex=sex, race=race, min_share=min_share)
     rng = np.random.default_rng(seed)
     y = d[score].to_numpy(float)
     n = len(d)
@@ -186,7 +187,7 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
         hit = np.stack([((cb == j) & above).sum(axis=1) for j in range(k)], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = hit / cnt
-            share = cnt / np.maximum((cb >= 0).sum(axis=1, keepdims=True), 1)
+            share = cnt / n  # of the whole sample, as in the point estimate
             ref = np.nanmax(np.where(share >= min_share, rate, np.nan), axis=1, keepdims=True)
             ratio = rate / ref
         for j, c in enumerate(cats):

@@ -150,14 +150,19 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
     eff = pd.DataFrame(report["effects"])
     for attr, t in eff.groupby("attribute", sort=False):
         te = t[t["effect"] == "TE"].iloc[0]
-        sig = [r["effect"] for _, r in t.iterrows() if r["p_holm"] is not None and r["p_holm"] < 0.05]
+        sig = [r["effect"] for _, r in t.iterrows() if pd.notna(r["p_holm"]) and r["p_holm"] < 0.05]
         case = report["decomposition"][attr]["cases"]
-        out.append(f"{attr}: total effect {te['estimate']:+.2f} points [{te['ci_low']:.2f}, {te['ci_high']:.2f}]; "
-                   f"significant after Holm: {', '.join(sig) if sig else 'none'}; cases (paper rule): {case}.")
+        out.append(f"{attr}: total effect {'–' if pd.isna(te['estimate']) else format(te['estimate'], '+.2f')} points [{fmt(te['ci_low'])}, {fmt(te['ci_high'])}]; "
+                   f"Holm-adjusted p < 0.05 (normal influence-function test, five effects): "
+                   f"{', '.join(sig) if sig else 'none'}; cases (paper rule: bootstrap CI excludes 0, unadjusted): "
+                   f"{case}.")
     for row in report["chance_baseline"]:
+        if row["observed_lowest_ratio"] is None:  # e.g. every score the same: no category scores above the median
+            out.append(f"LL144 {row['breakdown']}: no impact ratio (no category scores above the sample median).")
+            continue
         out.append(f"LL144 {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; a screener "
-                   f"that ignores the attribute falls under 0.8 in {row['flag_rate']:.1%} of permutations at this n "
-                   f"(permutation p = {row['p_perm']:.3f}).")
+                   f"that ignores the attribute falls under 0.8 in {fmt(None if row['flag_rate'] is None else 100 * row['flag_rate'], 1)}% of permutations "
+                   f"at this n (permutation p = {fmt(row['p_perm'], 3)}).")
     for d in report["disagreements"]:
         if d.get("disagreement"):
             out.append(f"{d['attribute']}: the outcome-level verdict and the decomposition disagree — "

@@ -224,7 +224,7 @@ def add_overlap(view: pd.DataFrame, results: pd.DataFrame, keys: Sequence[str] =
     require_columns(results, keys, "results table")
     ov = pd.concat([results[keys].reset_index(drop=True), overlap_columns(results).reset_index(drop=True)], axis=1)
     ov = ov.rename(columns={"min_ess": "min ESS", "clipped_share": "clipped share"})
-    ov["min ESS"], ov["clipped share"] = ov["min ESS"].round(0), ov["clipped share"].round(3)
+    ov["min ESS"], ov["clipped share"] = ov["min ESS"].round(0).astype("Int64"), ov["clipped share"].round(3)
     if "source" in view.columns:
         ov["source"] = "ours"
         keys = keys + ["source"]

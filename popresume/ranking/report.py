@@ -34,7 +34,9 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     out: dict[str, pd.DataFrame] = {}
     src = lambda df: df.assign(source=df["model"].map(lambda m: source_of(m, sources)))  # noqa: E731
     sel = rates.selection_rates(long, n_boot=n_boot, seed=seed)
-    sel = rates.adjust_pvalues(rates.adjust_pvalues(sel, "p_chance"), "p_vs_best")
+    # one family per model (its 4 jobs × 8 groups): a model's adjusted p-values do not depend on
+    # which other models or screener runs share the table
+    sel = rates.adjust_pvalues(rates.adjust_pvalues(sel, "p_chance", family=["model"]), "p_vs_best", family=["model"])
     out["selection_rates"] = src(sel)
     out["published_reproduced"] = rates.published_layout(sel[~sel["model"].isin(list(sources))])[PUBLISHED_COLUMNS]
     if published is not None:
@@ -63,8 +65,10 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     if clogit_fit:
         # Bloomberg's runs only: a few hundred runs of a deterministic scorer separate some terms
         gpt = long[~long["model"].isin(list(sources))]
-        cl = pd.concat([clogit.conditional_logit(gpt, position=True), clogit.conditional_logit(gpt, position=False)],
-                       ignore_index=True)
+        # a run folder read with --runs-dir has no résumé-template column: that term is left out
+        res = "resume" in gpt.columns
+        cl = pd.concat([clogit.conditional_logit(gpt, position=True, resume=res),
+                        clogit.conditional_logit(gpt, position=False, resume=res)], ignore_index=True)
         cl = rates.adjust_pvalues(cl[cl["term"].str.startswith("demo_")].rename(columns={"p": "p_group"}), "p_group",
                                   family=["spec"])
         out["clogit"] = src(cl)

@@ -317,7 +317,9 @@ class OpenAIScreener(BaseScreener):
                 if time.perf_counter() > deadline:
                     raise httpx.ReadTimeout(f"the reply was not complete within {self.timeout:g} s", request=r.request)
             data = b"".join(parts)
-        return r, scrub(data.decode(r.encoding or "utf-8", errors="replace")) or ""
+        # the body as sent: it is parsed as is (a secret that happens to occur in a reply must not
+        # corrupt it); what is printed or stored is scrubbed where it is printed or stored
+        return r, data.decode(r.encoding or "utf-8", errors="replace")
 
     def post(self, payload: dict) -> dict:
         """POST ``payload`` to ``/chat/completions``; the decoded JSON body, or raises
@@ -346,26 +348,26 @@ class OpenAIScreener(BaseScreener):
                     try:
                         body = json.loads(text)
                     except (json.JSONDecodeError, ValueError):
-                        last = f"HTTP 200 with a non-JSON body: {text[:200]!r}"
+                        last = f"HTTP 200 with a non-JSON body: {scrub(text)[:200]!r}"
                     else:
                         if isinstance(body, dict) and (body.get("object") == "error" or
                                                        ("error" in body and "choices" not in body)):
                             # some proxies answer 200 with an error body (vLLM behind RunPod)
-                            raise RequestRefused(200, server_message(text), url)
+                            raise RequestRefused(200, server_message(scrub(text)), url)
                         self._count(body, time.perf_counter() - t0)
                         return body
                 elif r.status_code in (401, 403):
                     hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
                         else f"the key in {self.api_key_env} was rejected"
                     raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
-                                          f"{server_message(text)}")
+                                          f"{server_message(scrub(text))}")
                 elif r.status_code == 500 and is_validation_500(text):
-                    raise RequestRefused(500, server_message(text), url)
+                    raise RequestRefused(500, server_message(scrub(text)), url)
                 elif r.status_code in _TRANSIENT_STATUS:
-                    last = f"HTTP {r.status_code}: {server_message(text)[:200]}"
+                    last = f"HTTP {r.status_code}: {server_message(scrub(text))[:200]}"
                     retry_after = r.headers.get("retry-after")
                 else:
-                    raise RequestRefused(r.status_code, server_message(text), url)
+                    raise RequestRefused(r.status_code, server_message(scrub(text)), url)
             log.info("retrying after %s", last)
             if attempt < self.max_retries:
                 self._sleep(attempt, retry_after)
@@ -489,9 +491,9 @@ class OpenAIScreener(BaseScreener):
         return ``(parsed JSON object or None, raw reply text)``. Transport errors raise."""
         msgs = self._with_images(messages, images)
         body = self.post(self.payload(msgs, schema, logprobs=False))
-        raw = scrub(self._content(body)) or ""
-        obj = parse_json_reply(raw)
-        return (obj if isinstance(obj, dict) else None), raw
+        content = self._content(body) or ""
+        obj = parse_json_reply(content)  # parsed as sent, stored scrubbed
+        return (obj if isinstance(obj, dict) else None), scrub(content) or ""
 
     # -- protocol -----------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
@@ -521,7 +523,8 @@ class OpenAIScreener(BaseScreener):
             except TransientFailure as e:  # not a property of the résumé: recorded, not cached
                 return ScoreResult.failure(f"error: résumé {rid!r}: {scrub(str(e))}", "transport",
                                            attempts=attempt, cacheable=False)
-            raw = scrub(self._content(body)) or ""
+            content = self._content(body) or ""
+            raw = scrub(content) or ""  # what is stored and printed
             if self.scoring == "expected":
                 lp = self._logprobs(body)
                 if lp is None:
@@ -531,7 +534,7 @@ class OpenAIScreener(BaseScreener):
                 if ev is not None:
                     return ScoreResult(ev["expected"], True, json.dumps({"reply": raw, **ev}), attempts=attempt)
                 continue
-            parsed = parse_score(raw)
+            parsed = parse_score(content)
             if parsed.ok and parsed.method in ("key_value", "bare_number") and self._cut_off(body):
                 # '{"score": 10' cut at max_tokens may be the start of 100: not a score
                 return ScoreResult.failure(f"error: résumé {rid!r}: reply cut off at max_tokens={self.max_tokens} "
