@@ -99,8 +99,9 @@ display(Markdown("```text\n" + render_prompt("{job_text}", "{resume_text}") + "\
 # %%
 replies = ['{"score": 85}', '```json\n{"score": 72.5}\n```', "Score = 64", "I cannot grade this."]
 parsed = [parse_score(r) for r in replies]
-labelled(pd.DataFrame({"reply": [repr(r) for r in replies], "score": [p.score for p in parsed],
-                       "method": [p.method or "–" for p in parsed]}).set_index("reply"),
+shown = [r.replace("\n", " ↵ ") for r in replies]
+labelled(pd.DataFrame({"reply (↵ = line break)": shown, "score": [p.score for p in parsed],
+                       "method": [p.method or "–" for p in parsed]}).set_index("reply (↵ = line break)"),
          "ours: popresume.screeners.parse_score on four example replies", precision=1)
 
 # %% [markdown]

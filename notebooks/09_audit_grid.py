@@ -172,7 +172,8 @@ view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
 published = M.published_table()
 sbs = S.add_overlap(M.side_by_side(results, published, digits=2), results)  # overlap: ours only
 occ0 = results["occupation"].iloc[0]
-SBS = "ours and published (Tables 4-5); min ESS and clipped share are ours only (– : the paper reports no overlap)"
+SBS = ("ours and published: Tables 4-5 beside our audits; min ESS and clipped share are ours only (– : the paper "
+       "reports no overlap)")
 labelled(sbs[(sbs["attribute"] == "gender") & (sbs["occupation"] == occ0)].drop(columns=["attribute", "occupation"]),
          f"{SBS}; gender, {occ0}")
 

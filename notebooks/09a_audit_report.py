@@ -70,11 +70,19 @@ print(f"wrote {html_path.name} ({html_path.stat().st_size / 1e3:.0f} kB, figures
 
 # %% [markdown]
 # The lines above are what the command prints: the probe's estimate of the time, the
-# gate's verdict and the scoring summary. The same run from the command line:
+# gate's verdict and the scoring summary. The same run from the command line (with the
+# chapter's parameters; the command's defaults are 500 bootstrap draws, a 40-résumé card and
+# tuned nuisance models):
 #
 # ```bash
-# popresume audit --screener synthetic --occupation accountant --n 800 --report report/ --force
+# popresume audit --screener synthetic --occupation accountant --n 800 --report report/ --force \
+#     --n-boot 200 --card-n 10 --no-tune
 # ```
+#
+# `--leakage` adds Beyond the Name's three tasks for the same screener (a screener that can
+# answer them: a generative model over an OpenAI-compatible server, or the embedding model);
+# the synthetic screener answers none, so the command refuses `--leakage` for it before any
+# work.
 #
 # ## The summary
 #

@@ -99,7 +99,7 @@ def test_chance_baseline_flags_an_attribute_blind_screener_often_at_small_n_only
 
 def test_plan_and_limitations_follow_the_facts():
     p = R.plan(0.5, n=200, card_n=10)
-    assert p["validity_s"] == 30 and p["total_s"] == 130
+    assert p["validity_s"] == 40 and p["total_s"] == 140  # 6 conditions × 10 résumés + 2 × 10 planted
     with pytest.raises(ValueError, match="seconds per résumé"):
         R.plan(float("nan"), n=1, card_n=1)
     ident = {"screener_id": "openai", "model": "m", "prompt_hash": "abc"}

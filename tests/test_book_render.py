@@ -760,9 +760,10 @@ import pandas as pd
 print({"TE": 0.25, "NDE": 0.1, "n_clipped": 3})
 
 # %%
-effects = ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE", "ctf-SE", "exp-SE")
-cols = [f"{k} [95% CI]" for k in effects] + ["min ESS", "clipped share"]
-wide = pd.DataFrame([[f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in np.linspace(-1, 1, 10)] + [123.4, 0.01]] * 3,
+# cells wrap (popresume.css), so only a table with far too many columns still overflows
+effects = ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE", "ctf-SE", "exp-SE") * 8
+cols = [f"{k} [95% CI] {i}" for i, k in enumerate(effects)] + ["min ESS", "clipped share"]
+wide = pd.DataFrame([[f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in np.linspace(-1, 1, 80)] + [123.4, 0.01]] * 3,
                     columns=cols, index=pd.MultiIndex.from_tuples(
                         [("synthetic screener with a long name", "registered_nurse", "gender")] * 3))
 wide

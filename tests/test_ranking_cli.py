@@ -74,3 +74,18 @@ def test_cli_reads_a_run_folder_and_refuses_bad_runs(tmp_path):
 def test_cli_refuses_an_unknown_model(tmp_path):
     res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o"), "--model", "claude", *FAST])
     assert res.exit_code == 1 and "unknown model 'claude'" in res.output
+
+
+def test_runs_without_a_resume_column_still_get_the_conditional_logit():
+    """A run folder read with --runs-dir has no résumé-template column: the logit leaves
+    that term out instead of stopping the whole command."""
+    from popresume.ranking import bloomberg as bb
+    from popresume.ranking.report import ranking_tables
+
+    long = bb.load_bloomberg_ranks(["gpt-4"])
+    long = long[long["job"] == long["job"].iloc[0]].drop(columns=["resume"])
+    T = ranking_tables(long, published=None, n_boot=10, n_sim=50)
+    cl = T["clogit"]
+    assert len(cl) == 2 * 7  # seven group terms (reference W_M), with and without position
+    assert set(cl["spec"]) == {"group + position", "group"}
+    assert cl["p_group_holm"].between(0, 1).all()

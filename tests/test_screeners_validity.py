@@ -111,6 +111,11 @@ def test_reader_passes_blind_and_synthetic_fail(profiles):
     assert r["education_up"]["ci_low"] > 0 and r["experience_up"]["ci_high"] > 0
     assert r["whitespace"]["max_abs"] == 0 and r["section_order"]["max_abs"] == 0
     assert r["parse_rate"] == 1.0 and r["rule"] == PASS_RULE and r["source"] == "ours"
+    from popresume.screeners.validity import card_resumes
+
+    # the audit's plan budgets for at most this many (profiles already at the top level of
+    # education or experience have no "more" variant)
+    assert card_resumes(30) == 6 * 30 + 2 * 10 and card_resumes(30) - 30 < r["n_requests"] <= card_resumes(30)
 
     b = validity_card(Blind(), n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
     assert b["verdict"] == "fail" and b["matched_minus_mismatched"]["estimate"] == 0

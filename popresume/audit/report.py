@@ -54,12 +54,15 @@ SOURCES = {
 
 
 # --------------------------------------------------------------------------- planning
-def plan(seconds_per_resume: float, *, n: int, card_n: int, card_conditions: int = 6) -> dict[str, float]:
-    """Expected seconds of the validity card (``card_conditions`` × ``card_n`` résumés) and of
-    the whole run (the card plus the ``n`` audit résumés), from a probe's seconds per résumé."""
+def plan(seconds_per_resume: float, *, n: int, card_n: int) -> dict[str, float]:
+    """Expected seconds of the validity card (the résumés of
+    :func:`popresume.screeners.validity.card_resumes`) and of the whole run (the card plus the
+    ``n`` audit résumés), from a probe's seconds per résumé."""
+    from popresume.screeners.validity import card_resumes
+
     if not seconds_per_resume >= 0:
         raise ValueError(f"seconds per résumé must be a number >= 0, got {seconds_per_resume!r}")
-    card = seconds_per_resume * card_n * card_conditions
+    card = seconds_per_resume * card_resumes(card_n)
     return {"seconds_per_resume": float(seconds_per_resume), "validity_s": float(card),
             "scoring_s": float(seconds_per_resume * n), "total_s": float(card + seconds_per_resume * n)}
 

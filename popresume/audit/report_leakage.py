@@ -66,9 +66,14 @@ def leakage_section(judge: Any, *, bases: int | None = None, cache: Any = None, 
 
     variants, baselines = corpus(bases)
     if cache is False:
-        cache = None
-    elif not isinstance(cache, ScoreCache):  # the report's score cache holds the replies too
-        cache = ScoreCache(default_cache_path() if cache in (None, True) else cache)
+        return _section(judge, variants, baselines, None, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
+    if isinstance(cache, ScoreCache):
+        return _section(judge, variants, baselines, cache, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
+    with ScoreCache(default_cache_path() if cache in (None, True) else cache) as store:  # the report's score cache
+        return _section(judge, variants, baselines, store, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
+
+
+def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo) -> dict[str, Any]:
     if callable(getattr(judge, "calibrate", None)):
         # the embedding judge sets its thresholds on the cue-free omission baselines (no labels)
         judge.calibrate(baselines["text"].tolist(), [job_description(o) for o in baselines["occupation"]])

@@ -258,7 +258,12 @@ def write_report(report: Mapping[str, Any], folder: str | os.PathLike) -> tuple[
     page = render_html(report)
     rep = json.loads(json.dumps(report))
     rep["run"]["timings"]["rendering_s"] = time.perf_counter() - t
+    body = json.dumps(rep, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
     folder.mkdir(parents=True, exist_ok=True)
-    h = write_text(page, folder / "report.html")
-    j = write_text(json.dumps(rep, indent=1, ensure_ascii=False, allow_nan=False), folder / "report.json")
+    try:
+        j = write_text(body, folder / "report.json")
+        h = write_text(page, folder / "report.html")
+    except OSError:
+        (folder / "report.json").unlink(missing_ok=True)  # no JSON without its page
+        raise
     return h, j

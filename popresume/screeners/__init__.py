@@ -219,15 +219,6 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     screener = get_screener(screener)
     jobs = _job_lookup(job_descriptions)
     items = _build_items(screener, resumes, profiles, jobs)
-    own_cache = False
-    store: ScoreCache | None
-    if cache is False:
-        store = None
-    elif isinstance(cache, ScoreCache):
-        store = cache
-    else:
-        store = ScoreCache(default_cache_path() if cache in (None, True) else cache)
-        own_cache = True
     params = screener.cache_params()
     ph = screener.prompt_hash
     results: list[ScoreResult | None] = [None] * len(items)
@@ -241,17 +232,31 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                                              cacheable=False)
             continue
         keys[i] = screener_cache_key(screener, hashes[i], sha256(it.job_description))
+    own_cache = False
+    store: ScoreCache | None
+    if cache is False:
+        store = None
+    elif isinstance(cache, ScoreCache):
+        store = cache
+    else:
+        store = ScoreCache(default_cache_path() if cache in (None, True) else cache)
+        own_cache = True
     n_cached = 0
-    if store is not None:
-        hit = store.get_many(k for k in keys if k is not None)
-        for i, k in enumerate(keys):
-            if k is not None and k in hit and (hit[k][1] or not retry_failed):
-                s, ok, raw, att = hit[k]
-                results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
-                n_cached += 1
-    todo = [i for i, r in enumerate(results) if r is None]
-    if todo and callable(getattr(screener, "warmup", None)):  # optional hook, not a capability
-        screener.warmup()  # load weights before the clock starts: throughput is scoring only
+    try:
+        if store is not None:
+            hit = store.get_many(k for k in keys if k is not None)
+            for i, k in enumerate(keys):
+                if k is not None and k in hit and (hit[k][1] or not retry_failed):
+                    s, ok, raw, att = hit[k]
+                    results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
+                    n_cached += 1
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo and callable(getattr(screener, "warmup", None)):  # optional hook, not a capability
+            screener.warmup()  # load weights before the clock starts: throughput is scoring only
+    except BaseException:
+        if own_cache:  # a cache error or a failed warm-up must not leave the connection open
+            store.close()
+        raise
     t0 = time.perf_counter()
     bar = None
     if progress:
