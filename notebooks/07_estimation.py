@@ -294,7 +294,7 @@ pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": inf["boot_s
 # :class: dropdown
 #
 # Without normalisation each fold's weights keep whatever mean the estimated propensities
-# give them (the `raw mean` column, which is the same with or without normalisation);
+# give them (the "raw mean" column, which is the same with or without normalisation);
 # under weak overlap these means wander away from 1 and the estimates get noisier (larger
 # `sd`, wider intervals). Self-normalisation divides the weights by their fold mean, their
 # population value being exactly 1, and removes that noise.

@@ -433,10 +433,7 @@ def test_no_table_is_cut_short(built_book):
     assert not problems, "cells cut short (set pandas display options or shorten labels):\n" + "\n".join(problems[:40])
 
 
-KNOWN = pytest.mark.xfail(strict=False, reason="known open defects of the built book (issue 22 item 5): wide tables in 01, 08b, 09, 10c and others overflow at 1280 px, some outputs are printed reprs, and some prose names columns a table does not show; the check fails on them today, the pages still need fixing")
 
-
-@KNOWN
 def test_text_names_only_columns_that_are_shown(built_book):
     problems = []
     for page_path in chapter_pages(built_book):
@@ -600,7 +597,6 @@ def test_no_page_shows_tex_markup_as_text(built_book):
     assert not problems, "TeX markup shown as text (outside a formula):\n" + "\n".join(problems[:40])
 
 
-@KNOWN
 def test_no_output_is_a_printed_dict_or_dataframe(built_book):
     problems = on_every_page(built_book, lambda page: printed_reprs(page) + [
         f"raw NaN in a table row: {r}" for r in raw_nan_cells(page)])
@@ -707,7 +703,6 @@ def test_measuring_script_detects_overflow_and_literal_tex(tmp_path):
     assert report["tex"] == ["edu\\_level"]
 
 
-@KNOWN
 def test_no_output_or_display_equation_overflows(rendered):
     problems = [f"{p.relative_to(HTML)}: {o['what']} hides {o['hidden']} px / sticks out {o['spill']} px: {o['text']!r}"
                 for p, r in rendered.items() for o in r["overflow"]]
@@ -761,6 +756,7 @@ print({"TE": 0.25, "NDE": 0.1, "n_clipped": 3})
 
 # %%
 # cells wrap (popresume.css), so only a table with far too many columns still overflows
+pd.set_option("display.max_columns", None)
 effects = ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE", "ctf-SE", "exp-SE") * 8
 cols = [f"{k} [95% CI] {i}" for i, k in enumerate(effects)] + ["min ESS", "clipped share"]
 wide = pd.DataFrame([[f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in np.linspace(-1, 1, 80)] + [123.4, 0.01]] * 3,

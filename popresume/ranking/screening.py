@@ -96,8 +96,11 @@ SCREENER_RUNS = "screener_runs.parquet"
 
 
 def validity_of(spec: str, screener) -> tuple[str, str]:
-    """The verdict of the screener's stored validity card (``card_for(..., compute=False)``) and
-    where it came from; ``"unchecked"`` when no card is stored (the gate is not run here)."""
+    """The verdict of the screener's stored validity card (n=40, seed 0, looked up by the
+    screener's identity, not by ``spec``) and where it came from; ``"unchecked"`` when no card
+    is stored (the gate is not run here). A card of the same weights made through another
+    backend is not found this way: the shipped SmolLM2 runs carry the HF backend's card,
+    attached by hand (data/README.md says so)."""
     from popresume.screeners.validity import card_path_for, read_card
 
     path = card_path_for(screener, n=40, seed=0)
