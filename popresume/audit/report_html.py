@@ -28,6 +28,7 @@ table { border-collapse: collapse; margin: .6rem 0 1rem; font-size: .82rem; widt
 th, td { border: 1px solid #d0d0d0; padding: .2rem .4rem; text-align: right; vertical-align: top;
          overflow-wrap: anywhere; }
 th { background: #f2f2f2; } td.l, th.l { text-align: left; }
+td:not(.l) { white-space: nowrap; overflow-wrap: normal; }
 caption { caption-side: top; text-align: left; font-size: .78rem; color: #444; padding-bottom: .2rem; }
 figure { margin: .8rem 0; } figure img { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: .78rem; color: #444; }
