@@ -258,7 +258,9 @@ def build_book(
     source = Path(path) / "_config.yml"
     if not source.is_file():
         raise ValueError(f"{source}: no _config.yml to derive the student edition from")
-    config = student_config(yaml.safe_load(source.read_text(encoding="utf-8")) or {})
+    from popresume import yamlio
+
+    config = student_config(yamlio.load(source.read_text(encoding="utf-8")) or {})
     # jupyter-book reads local extensions' folders relative to the configuration file
     local = config["sphinx"]["local_extensions"]
     config["sphinx"]["local_extensions"] = {name: str(path / folder) for name, folder in local.items()}
