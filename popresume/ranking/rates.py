@@ -122,7 +122,11 @@ def adjust_pvalues(table: pd.DataFrame, p: str = "p_chance", *, family: Sequence
 
     require_columns(table, [p] + list(family), "p-value table")
     out = table.copy()
-    groups = out.groupby(list(family), sort=False).groups.values() if family else [out.index]
+    if family:
+        codes = out.groupby(list(family), sort=False, dropna=False).ngroup().to_numpy()
+        groups = [out.index[codes == k] for k in np.unique(codes)]
+    else:
+        groups = [out.index]
     out[f"{p}_holm"] = np.nan
     out[f"{p}_bh"] = np.nan
     for idx in groups:
