@@ -349,3 +349,15 @@ def test_sigkill_during_scoring_then_rerun_rescores_nothing_cached(tmp_path):
     repeats = sum(after[k] - 1 for k in after if k in audit and k not in probe_texts)
     assert repeats <= 1, repeats
     assert sum(1 for k in before if k not in probe_texts) >= 29
+
+
+def test_the_probe_times_one_batch_of_a_batching_screener():
+    from popresume.audit.report_run import PROBE_N, probe_size
+    from popresume.screeners import get_screener
+
+    class Embedder:
+        capabilities = frozenset({"text", "embeddings"})
+        batch_size = 16
+
+    assert probe_size(Embedder()) == 16  # three résumés of a batch cost what sixteen do
+    assert probe_size(get_screener("synthetic")) == PROBE_N == 3

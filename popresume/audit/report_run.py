@@ -88,6 +88,17 @@ def identity(screener) -> dict[str, Any]:
     return ident
 
 
+def probe_size(screener) -> int:
+    """Résumés the probe times: one model batch for a screener that embeds résumés in
+    batches (three résumés of a batch cost what 32 do, and would overstate the run's time
+    tenfold), else :data:`PROBE_N`."""
+    from popresume.screeners.base import has_capability
+
+    if has_capability(screener, "embeddings"):
+        return max(PROBE_N, int(getattr(screener, "batch_size", PROBE_N)))
+    return PROBE_N
+
+
 def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N) -> dict[str, Any]:
     """Score ``k`` résumés without the cache (after one untimed warm-up résumé); seconds per
     résumé and prompt tokens per request (when the server reports usage)."""
@@ -149,7 +160,7 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     timings["population_and_resumes_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    pr = probe(scr, resumes, prof)
+    pr = probe(scr, resumes, prof, k=probe_size(scr))
     timings["probe_s"] = time.perf_counter() - t
     pl = R.plan(pr["seconds_per_resume"], n=len(resumes), card_n=card_n)
     tpr = pr["prompt_tokens_per_request"]
