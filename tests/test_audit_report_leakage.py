@@ -90,3 +90,18 @@ def test_a_screener_that_answers_no_task_is_refused_before_any_work(cli, tmp_pat
     res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "300", "--report", out,
               "--leakage-bases", "2")
     assert res.exit_code != 0 and "--leakage-bases needs --leakage" in res.output
+
+
+def test_the_embedding_screener_answers_the_tasks_through_the_command(cli, tmp_path):
+    """The real path: the audited embedding model becomes the calibrated embedding judge."""
+    out = tmp_path / "rep"
+    res = cli("audit", "--screener", "embedding", "--occupation", "accountant", "--n", "100", "--attributes", "race",
+              "--report", out, "--force", "--cache", tmp_path / "c.sqlite", "--card-n", "5", "--n-boot", "50",
+              "--no-tune", "--no-progress", "--leakage", "--leakage-bases", "2")
+    assert res.exit_code == 0, res.output
+    assert "leakage: 496 prompts of Tasks 1-3" in res.output
+    leak = json.loads((out / "report.json").read_text())["leakage"]
+    assert leak["judge"].startswith("embedding:") and leak["variants"] == 62
+    assert all(c["outside_schema"] == 0 for c in leak["counts"].values())
+    head = {r["quantity"]: r["ours"] for r in leak["headline"]}
+    assert 0 <= head["overall recovery rate (T1-T3)"] <= 1
