@@ -170,7 +170,7 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
          f"(plus estimation), before the score cache")
     if leakage:
         echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * pr['seconds_per_resume']:.0f} s at the "
-             f"probe's pace; a batched embedding judge is faster)")
+             f"probe's pace)")
     if dry_run:
         return None
 
