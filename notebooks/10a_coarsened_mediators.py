@@ -194,11 +194,10 @@ sample = C.label_mediators(coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embe
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 # the paper-size run's cells re-estimated with grouped and refined R (data/README.md says how)
 refined = pd.read_csv(data_path("results", "audit_paper_text_refined_names.csv"))
-paper_rows = ((refined["occupation"] == occupation) & (refined["attribute"] == "race")).any()
-if not paper_rows:  # the paper-size run was made for software developers only
+paper = C.refined_rows(refined, occupation, "race", required=False)
+if paper.empty:  # the paper-size run was made for software developers only
     print(f"the paper-size run has no {occupation} / race cell; its rows are left out")
-both = pd.concat([sw, sample] + ([C.refined_rows(refined, occupation, "race")] if paper_rows else []),
-                 ignore_index=True)
+both = pd.concat([sw, sample, paper], ignore_index=True)
 S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]

@@ -45,12 +45,13 @@ def test_section_numbers_follow_the_judge_and_the_cache_serves_a_rerun(tmp_path)
     from popresume.screeners.cache import ScoreCache
 
     judge, db = KnowingJudge(), ScoreCache(tmp_path / "c.sqlite")
+    variants, baselines = L.corpus(2)
     logs = []
-    sec = L.leakage_section(judge, bases=2, cache=db, n_boot=100, seed=0, echo=logs.append)
+    sec = L.leakage_section(judge, variants, baselines, cache=db, n_boot=100, seed=0, echo=logs.append)
     assert sec["bases"] == 2 and sec["variants"] == 62  # 31 variants per base
     assert sec["counts"]["task1"] == {"replies": 62, "outside_schema": 0}
     assert sec["counts"]["task2"]["replies"] == 62 * 3 * 2  # three regimes, both orders
-    assert judge.asked == L.n_requests(2) == 62 * 8
+    assert judge.asked == L.n_requests(variants) == 62 * 8
     head = {r["quantity"]: r for r in sec["headline"]}
     assert head["overall recovery rate (T1-T3)"]["ours"] == 1.0
     diffs = {r["condition"]: r for r in sec["score_differences"]}
@@ -60,7 +61,7 @@ def test_section_numbers_follow_the_judge_and_the_cache_serves_a_rerun(tmp_path)
     assert all(r["ratio"] == pytest.approx(1.0) for r in sec["selection_rate_ratios"])
     assert len(logs) == 3 and logs[1].startswith("leakage Task 2: 372 replies")
     again = KnowingJudge()
-    L.leakage_section(again, bases=2, cache=db, n_boot=100, seed=0, echo=lambda s: None)
+    L.leakage_section(again, variants, baselines, cache=db, n_boot=100, seed=0, echo=lambda s: None)
     assert again.asked == 0  # everything came from the score cache
 
 

@@ -298,10 +298,15 @@ def label_mediators(rows: pd.DataFrame, prefix: str, n: int | None = None) -> pd
 
 
 def refined_rows(refined: pd.DataFrame, occupation: str, attribute: str, *,
-                 prefix: str = "paper-size run") -> pd.DataFrame:
-    """The grouped and refined rows of one cell of a stored :func:`refine_cells` table, labelled."""
+                 prefix: str = "paper-size run", required: bool = True) -> pd.DataFrame:
+    """The grouped and refined rows of one cell of a stored :func:`refine_cells` table, labelled.
+
+    A cell the table does not hold raises ``ValueError`` naming the cells it has; with
+    ``required=False`` it gives an empty table instead."""
     require_columns(refined, ["occupation", "attribute", "mediators", "n"], "refined-names table")
     rows = refined[(refined["occupation"] == occupation) & (refined["attribute"] == attribute)]
+    if rows.empty and not required:
+        return label_mediators(rows, prefix)
     if rows.empty:
         raise ValueError(f"the refined-names table has no row for occupation {occupation!r}, attribute "
                          f"{attribute!r}; it has {sorted(set(zip(refined['occupation'], refined['attribute'])))}")

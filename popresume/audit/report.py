@@ -354,7 +354,8 @@ def limitations(*, verdict: str, reasons: Sequence[str], forced: bool, warnings:
         out.append("The applicants are a synthetic population (popresume.population, PopResume §4.1 Assumption 1): "
                    "first names depend on gender and age only, surnames on race only, and the embedded P1 assumes "
                    "race independent of (gender, age) given education, and state independent of (gender, age, "
-                   "education) given race, within the occupation; effects on a real applicant pool can differ where these fail.")
+                   "education) given race, within the occupation; effects on a real applicant pool can differ "
+                   "where these fail.")
     else:
         out.append("The applicants are the profiles the user supplied (--profiles); their representativeness is "
                    "theirs to establish.")

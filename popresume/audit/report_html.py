@@ -153,7 +153,8 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
         te = t[t["effect"] == "TE"].iloc[0]
         sig = [r["effect"] for _, r in t.iterrows() if pd.notna(r["p_holm"]) and r["p_holm"] < 0.05]
         case = report["decomposition"][attr]["cases"]
-        out.append(f"{attr}: total effect {'–' if pd.isna(te['estimate']) else format(te['estimate'], '+.2f')} points [{fmt(te['ci_low'])}, {fmt(te['ci_high'])}]; "
+        total = "–" if pd.isna(te["estimate"]) else format(te["estimate"], "+.2f")
+        out.append(f"{attr}: total effect {total} points [{fmt(te['ci_low'])}, {fmt(te['ci_high'])}]; "
                    f"Holm-adjusted p < 0.05 (normal influence-function test, five effects): "
                    f"{', '.join(sig) if sig else 'none'}; cases (paper rule: bootstrap CI excludes 0, unadjusted): "
                    f"{case}.")
@@ -161,9 +162,10 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
         if row["observed_lowest_ratio"] is None:  # e.g. every score the same: no category scores above the median
             out.append(f"LL144 {row['breakdown']}: no impact ratio (no category scores above the sample median).")
             continue
+        flags = fmt(None if row["flag_rate"] is None else 100 * row["flag_rate"], 1)
         out.append(f"LL144 {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; a screener "
-                   f"that ignores the attribute falls under 0.8 in {fmt(None if row['flag_rate'] is None else 100 * row['flag_rate'], 1)}% of permutations "
-                   f"at this n (permutation p = {fmt(row['p_perm'], 3)}).")
+                   f"that ignores the attribute falls under 0.8 in {flags}% of permutations at this n "
+                   f"(permutation p = {fmt(row['p_perm'], 3)}).")
     for d in report["disagreements"]:
         if d.get("disagreement"):
             out.append(f"{d['attribute']}: the outcome-level verdict and the decomposition disagree — "
@@ -173,6 +175,7 @@ def summary_items(report: Mapping[str, Any]) -> list[str]:
         head = {r["quantity"]: r for r in leak["headline"]}
         rec = head.get("overall recovery rate (T1-T3)")
         worst = next((r for q, r in head.items() if q.startswith("lowest group selection-rate ratio")), None)
+
         def ci(r, spec):  # a CI is null where every bootstrap draw is the same (one base)
             lo, hi = r["ours_ci_low"], r["ours_ci_high"]
             return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"

@@ -3,8 +3,8 @@
 :func:`leakage_judge` turns the audited screener into a judge (a generative screener answers
 the tasks' JSON prompts; an embedding screener becomes the calibrated embedding judge) and
 refuses, in one line and before any work, a screener that can do neither (the synthetic
-screener). :func:`leakage_section` runs the three tasks on the factorial corpus (all 20
-bases, or the first ``bases`` of them) through the score cache, so an interrupted run asks
+screener). :func:`leakage_section` runs the three tasks on the factorial corpus
+(:func:`corpus`: all 20 bases, or the first ``bases`` of them) through the score cache, so an interrupted run asks
 again only what it had not stored, and returns the report's ``leakage`` entry: the
 headline quantities of the paper beside ours, the Task 2 selection-rate ratios, the Task 3
 score differences, the Top-Score Rate both ways, counts and timings. Every CI is a
@@ -52,25 +52,25 @@ def corpus(bases: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     return variants, baselines
 
 
-def n_requests(bases: int | None = None, *, regimes=REGIMES) -> int:
-    """How many prompts the three tasks ask (Task 2: every variant × regime × order)."""
-    variants, _ = corpus(bases)
+def n_requests(variants: pd.DataFrame, *, regimes=REGIMES) -> int:
+    """How many prompts the three tasks ask of ``variants`` (Task 2: every variant × regime × order)."""
     return len(variants) * (2 + 2 * len(tuple(regimes)))
 
 
-def leakage_section(judge: Any, *, bases: int | None = None, cache: Any = None, n_boot: int = 500, seed: int = 0,
-                    progress: bool = False, echo: Callable[[str], None] = print) -> dict[str, Any]:
-    """Run Tasks 1-3 with ``judge`` and return the report's ``leakage`` entry (plain records)."""
-    from popresume.screeners import default_cache_path
-    from popresume.screeners.cache import ScoreCache
+def leakage_section(judge: Any, variants: pd.DataFrame, baselines: pd.DataFrame, *, cache: Any = None,
+                    n_boot: int = 500, seed: int = 0, progress: bool = False,
+                    echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run Tasks 1-3 on ``variants`` (and their ``baselines``, from :func:`corpus`) with
+    ``judge`` and return the report's ``leakage`` entry (plain records). ``cache``: as for
+    :func:`popresume.screeners.score_run` (default: the score cache)."""
+    from popresume.screeners import open_cache
 
-    variants, baselines = corpus(bases)
-    if cache is False:
-        return _section(judge, variants, baselines, None, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
-    if isinstance(cache, ScoreCache):
-        return _section(judge, variants, baselines, cache, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
-    with ScoreCache(default_cache_path() if cache in (None, True) else cache) as store:  # the report's score cache
+    store, own = open_cache(cache)
+    try:
         return _section(judge, variants, baselines, store, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
+    finally:
+        if own:
+            store.close()
 
 
 def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo) -> dict[str, Any]:

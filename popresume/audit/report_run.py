@@ -152,7 +152,8 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
         from popresume.audit import report_leakage as L
 
         judge = L.leakage_judge(scr)  # a screener that can run no task is refused before any work
-        n_leak = L.n_requests(leakage_bases)
+        leak_variants, leak_baselines = L.corpus(leakage_bases)
+        n_leak = L.n_requests(leak_variants)
 
     t = time.perf_counter()
     prof, population = load_population(occupation, n, seed=seed, profiles=profiles)
@@ -215,8 +216,8 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     leak = None
     if judge is not None:
         t = time.perf_counter()
-        leak = L.leakage_section(judge, bases=leakage_bases, cache=cache, n_boot=max(n_boot, 200), seed=seed,
-                                 progress=progress, echo=echo)
+        leak = L.leakage_section(judge, leak_variants, leak_baselines, cache=cache, n_boot=max(n_boot, 200),
+                                 seed=seed, progress=progress, echo=echo)
         timings["leakage_s"] = time.perf_counter() - t
 
     ident = identity(scr)

@@ -59,6 +59,17 @@ def default_cache_path() -> Path:
     return cache_path("scores", "scores.sqlite")
 
 
+def open_cache(cache: "str | os.PathLike | ScoreCache | None | bool") -> tuple[ScoreCache | None, bool]:
+    """The store a ``cache`` argument names, and whether it was opened here (the caller then
+    closes it): ``False`` is no cache, a :class:`ScoreCache` is itself, and a path, ``None``
+    or ``True`` open the SQLite cache there (default :func:`default_cache_path`)."""
+    if cache is False:
+        return None, False
+    if isinstance(cache, ScoreCache):
+        return cache, False
+    return ScoreCache(default_cache_path() if cache in (None, True) else cache), True
+
+
 def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **options: Any) -> Screener:
     """Build a screener from a spec string or dict (see the module docstring).
 
@@ -232,15 +243,7 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                                              cacheable=False)
             continue
         keys[i] = screener_cache_key(screener, hashes[i], sha256(it.job_description))
-    own_cache = False
-    store: ScoreCache | None
-    if cache is False:
-        store = None
-    elif isinstance(cache, ScoreCache):
-        store = cache
-    else:
-        store = ScoreCache(default_cache_path() if cache in (None, True) else cache)
-        own_cache = True
+    store, own_cache = open_cache(cache)
     n_cached = 0
     try:
         if store is not None:

@@ -118,7 +118,12 @@ class TransientFailure(TimeoutError):
 def server_message(text: str) -> str:
     """The human-readable error message inside an error body of any of the common shapes:
     OpenAI/llama.cpp/llama-cpp-python/Ollama ``{"error": {"message": …}}``, vLLM
-    ``{"object": "error", "message": …}``, TGI ``{"error": "…"}``, FastAPI ``{"detail": …}``."""
+    ``{"object": "error", "message": …}``, TGI ``{"error": "…"}``, FastAPI ``{"detail": …}``;
+    read from the body as sent, and scrubbed of registered secrets (it is printed and stored)."""
+    return scrub(_error_message(text)) or ""
+
+
+def _error_message(text: str) -> str:
     try:
         body = json.loads(text)
     except (json.JSONDecodeError, ValueError):
@@ -353,21 +358,21 @@ class OpenAIScreener(BaseScreener):
                         if isinstance(body, dict) and (body.get("object") == "error" or
                                                        ("error" in body and "choices" not in body)):
                             # some proxies answer 200 with an error body (vLLM behind RunPod)
-                            raise RequestRefused(200, server_message(scrub(text)), url)
+                            raise RequestRefused(200, server_message(text), url)
                         self._count(body, time.perf_counter() - t0)
                         return body
                 elif r.status_code in (401, 403):
                     hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
                         else f"the key in {self.api_key_env} was rejected"
                     raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
-                                          f"{server_message(scrub(text))}")
+                                          f"{server_message(text)}")
                 elif r.status_code == 500 and is_validation_500(text):
-                    raise RequestRefused(500, server_message(scrub(text)), url)
+                    raise RequestRefused(500, server_message(text), url)
                 elif r.status_code in _TRANSIENT_STATUS:
-                    last = f"HTTP {r.status_code}: {server_message(scrub(text))[:200]}"
+                    last = f"HTTP {r.status_code}: {server_message(text)[:200]}"
                     retry_after = r.headers.get("retry-after")
                 else:
-                    raise RequestRefused(r.status_code, server_message(scrub(text)), url)
+                    raise RequestRefused(r.status_code, server_message(text), url)
             log.info("retrying after %s", last)
             if attempt < self.max_retries:
                 self._sleep(attempt, retry_after)
