@@ -177,7 +177,8 @@ t2.pivot_table(index="regime", columns="metric", values="estimate").round(3)
 
 # %%
 srr = M.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
-(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_holm", "rate"]]
+(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_value", "p_holm",
+                                          "p_bh", "rate"]]
  .round(3).rename_axis(columns="ours: embedding judge"))
 
 # %%
@@ -208,8 +209,8 @@ pb = M.position_bias(r2, n_boot=n_boot, seed=seed)
 #
 # A generative model can have a position bias of its own. The small model
 # (SmolLM2-135M-Instruct, constrained to the schema's verdicts) judges `smol_pairs` variants
-# in both orders under all three regimes (about 2–10 s a verdict on two CPU cores, so the
-# default is one variant: six verdicts). Six verdicts on one pair support no claim about its
+# in both orders under all three regimes (several seconds a verdict on two CPU cores: the
+# cell prints its time, so the default is one variant: six verdicts). Six verdicts on one pair support no claim about its
 # position bias, and this chapter makes none: the cell shows that the path works (a local
 # model, the schema, the cache) and what the verdicts were. The exercise runs enough pairs
 # to say something. Its replies are cached, so a rebuild does not redo them.
@@ -328,8 +329,9 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 # popresume book run notebooks/11_leakage.py -p false_attribution 0.25
 # ```
 #
-# How do the recovery rate per tier, the abstention rate and the control's false-attribution
-# rate move? Which of them is the price of the higher recovery?
+# (`false_attribution` is the share of the cue-free baselines that the calibrated threshold
+# attributes to *some* group.) How do the recovery rate per tier, the abstention rate and the
+# control's false-attribution rate move? Which of them is the price of the higher recovery?
 # :::
 #
 # :::{solution} ex-11-abstain
