@@ -338,14 +338,18 @@ shift = pd.DataFrame({
     ).set_index("resume_id")["score"] - original
     for where in ("top", "end")})
 print(f"planted line: {INJECTION!r}")
+for col in shift:
+    print(f"{col}: raised {(shift[col] > 0).sum()} of {len(shift)} scores, mean change {shift[col].mean():+.2f} points")
 labelled(shift.agg(["mean", "min", "max"]).T, f"ours: score change when {len(few)} résumés carry the instruction, "
          "embedding screener (all-MiniLM-L6-v2), points", precision=2)
 
 # %% [markdown]
-# The embedding screener has no notion of an instruction: the planted line is one more
-# sentence whose similarity to the posting moves the score a little, either way, as the
-# table shows. A generative screener reads the line as text addressed to it, and that is
-# where the contrast matters.
+# The embedding screener has no notion of an instruction, yet the planted line is not
+# neutral for it: it is one more sentence, and a sentence about scoring a candidate for a
+# job sits close to any posting in embedding space, so it pulls the résumé's similarity,
+# and its score, upwards; the lines above count how many scores it raised and by how much
+# on average, at the top and at the end. A generative screener reads the same line as text
+# addressed to it, and that is where the contrast matters most.
 #
 # - **For an auditor**, a screener that moves towards 100 when told to is steerable by
 #   the applicants themselves, and nothing in a decomposition by gender or race sees it:
