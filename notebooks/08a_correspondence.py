@@ -434,9 +434,11 @@ plt.show()
 #   (difference −7.00 pp [−11.75, −2.25]), and it calls back female names more often
 #   than male ones within the same ad (−4.74 pp [−8.01, −1.47], p = 0.004 before any
 #   correction; Holm over the two attributes still excludes 0). Its replies copy the
-#   prompt's format (median score 6.0 of 100, three quarters below 10) and it fails every
-#   check of the validity gate, so this is a reaction to name tokens by a model that does
-#   not read the qualifications, not a hiring judgement; it is exactly the kind of number
+#   prompt's format (median score 6.0 of 100, three quarters below 10) and it fails the
+#   validity gate: of the card's checks it passes only the parse rate and spread (it parses
+#   and its scores vary), not the posting, qualification or stability checks, so this is a
+#   reaction to name tokens by a model that does not read the qualifications, not a hiring
+#   judgement; it is exactly the kind of number
 #   the gate exists to keep out of an audit report.
 #
 # Neither model is a résumé screener anyone should use; the point of the runs is that the
