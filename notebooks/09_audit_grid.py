@@ -349,8 +349,10 @@ S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases
 #    tracks race *within* the class and lands on the direct path. Chapter 10a measures
 #    this artefact and re-estimates the same cell with refined name variables and at a
 #    larger $n$.
-# 2. **Weak overlap.** With a fifth of the propensities clipped and a small ESS, the
-#    NDE is carried by the outcome models' extrapolation and its interval is unreliable.
+# 2. **Weak overlap.** Where many of the propensities are clipped and the ESS is small
+#    (the overlap columns of the tables in this chapter: for gender most propensities are
+#    clipped, for race few), the NDE is carried by the outcome models' extrapolation and
+#    its interval is unreliable.
 #
 # At the paper's size (next section) the software developers' race NDE covers 0, but the
 # artefact shows up in another cell: teachers by gender, a C1 with three quarters of its
@@ -402,6 +404,12 @@ S.effects_view(full_c1, source="ours", keys=["attribute", "occupation", "n"], ef
 # the names' typicalities, the same scores give an NDE of 0.57 [−0.37, 1.48]
 # (Chapter 10a). Bigger samples do not cure the artefact: they only narrow the interval
 # around the wrong number.
+#
+# The table above carries two more gender labels than that one C1: accountants by gender
+# are a C4 (a redlining effect alone), and the teachers' cell is also a C5 (its BIE and RIE
+# both exclude 0). They are gender cells with the same weak overlap, so their NIE, BIE and
+# RIE rest on the same extrapolation as the NDE, and the labels are no sturdier than the
+# teachers' C1: a label is only as good as the effects it rests on.
 
 # %%
 occs = sorted(full["occupation"].unique())
