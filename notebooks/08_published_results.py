@@ -209,7 +209,8 @@ effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "mo
 # design, because it is the book's known-truth device, the screener whose true effects
 # are known so that the classification code can be checked on it, not a screener under
 # audit. Its case labels test the code; they say nothing about a hiring tool. The
-# published rows above carry no verdict: the paper puts no model through such a check.
+# published rows say "not carded (published model)": the paper puts no model through such
+# a check.
 # The last two columns are the overlap diagnostics every audit table of the book carries: the
 # smallest effective sample size (ESS) of any of the estimator's weights, and the largest
 # share of propensities clipped to [0.01, 0.99] (Chapter 10a explains what they mean for

@@ -70,6 +70,7 @@ from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 from popresume.paths import data_path
 from popresume.plots.tables import labelled
+from popresume.schema import NOT_CARDED_HUMANS, VERDICT_COLUMN
 from popresume.screeners.validity import card_for, read_card
 
 pd.set_option("display.max_colwidth", None)  # never cut a label short
@@ -411,8 +412,8 @@ shipped_runs = {"embedding": ("gaps_embedding.csv", card_embedding), "SmolLM2 ov
 shipped = pd.concat([pd.read_csv(data_path("results", "correspondence", f)).assign(run=name, verdict=card["verdict"])
                      for name, (f, card) in shipped_runs.items()], ignore_index=True)
 # the gate is about the screener: the recruiters' rows have none
-shipped["validity gate"] = shipped["verdict"].where(~shipped["source"].str.startswith("recruiters"), "n/a (recruiters)")
-labelled(shipped.set_index(["run", "attribute", "source"])[["validity gate", "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
+shipped[VERDICT_COLUMN] = shipped["verdict"].where(~shipped["source"].str.startswith("recruiters"), NOT_CARDED_HUMANS)
+labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
          .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
 
 # %%

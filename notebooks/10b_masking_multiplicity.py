@@ -52,7 +52,7 @@ print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(
 #
 # Two kinds of audits are recounted on this page. The *published* ones are the paper's four
 # LLMs and four VLMs; the paper puts no screener through a validity check, so their verdict
-# is "unchecked", and the counts below are about the paper's statistics, not about whether
+# is "not carded (published model)", and the counts below are about the paper's statistics, not about whether
 # those models read résumés. *Ours* are Chapter 9's grid, and each of its screeners carries
 # the verdict of its validity card (Chapter 5):
 

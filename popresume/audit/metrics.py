@@ -38,7 +38,7 @@ from popresume.causal.cases import CASES, case_counts, flags_from_significance, 
 from popresume.causal.effects import significant
 from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
-from popresume.schema import PSE_NAMES
+from popresume.schema import NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
 
 Z975 = 1.959963984540054
 KEY_COLUMNS = ("attribute", "occupation", "format", "model")
@@ -398,7 +398,7 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
     configurations present in ``ours`` are kept. Our rows say which screener produced them
     (``model`` carries "(synthetic)" for the synthetic screener); when ``ours`` has a
     ``validity_verdict`` column, a "validity gate" column follows ``model`` (the paper
-    reports no such check: its rows say "not reported").
+    reports no such check: its rows say ``schema.NOT_CARDED_PUBLISHED``).
     """
     keys = ["attribute", "occupation", "format"]
     pub = published.rename(columns={"paper_cases": "cases"})
@@ -407,7 +407,7 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
         d = t[keys + ["model"]].copy()
         d.insert(3, "source", src)
         if "validity_verdict" in ours.columns:
-            d["validity gate"] = t["validity_verdict"].to_numpy() if src == "ours" else "not reported"
+            d[VERDICT_COLUMN] = t["validity_verdict"].to_numpy() if src == "ours" else NOT_CARDED_PUBLISHED
         d["cases"] = t["cases"].to_numpy() if "cases" in t.columns else ""
         d = pd.concat([d.reset_index(drop=True), format_effects(t, digits=digits).reset_index(drop=True)], axis=1)
         parts.append(d)
