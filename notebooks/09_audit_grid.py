@@ -153,7 +153,7 @@ print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages
 view = S.effects_view(results, source="ours", cases="cases")
 print(f"{len(view)} audits; the first 12 are shown, in two tables so that every column fits the page")
 keys = ["attribute", "occupation", "format", "model"]
-display(view[["source"] + keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
+display(view[keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
 view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
 
 # %% [markdown]
