@@ -65,7 +65,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume import correspondence as cr
-from popresume.correspondence import plots as P
+from popresume.correspondence import plots as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 from popresume.paths import data_path
@@ -128,7 +128,7 @@ labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
 # %%
 fig, ax = plt.subplots(figsize=(10.5, 3.8))
-P.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
+correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
 plt.show()
 
@@ -178,7 +178,7 @@ pd.DataFrame({"naive (HC0), ours": [naive.difference_ci_low, naive.difference_ci
 # - What is left is $X \to R \to Y$: **TE is the name path**, which PopResume calls RIE.
 
 # %%
-fig = P.plot_designs()
+fig = correspondence_plots.plot_designs()
 plt.show()
 
 # %% [markdown]
@@ -290,7 +290,7 @@ labelled(names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_pape
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 7.5))
-P.plot_name_peaks(names, ax)
+correspondence_plots.plot_name_peaks(names, ax)
 fig.tight_layout()
 plt.show()
 
@@ -348,7 +348,7 @@ labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_p
 
 # %%
 fig, ax = plt.subplots(figsize=(9, 4.2))
-P.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
+correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
             f"vs {label}")
 fig.tight_layout()
 plt.show()
@@ -419,7 +419,7 @@ labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n",
 # %%
 fig, axes = plt.subplots(2, 1, figsize=(9, 7.4))
 for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
-    P.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
+    correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
 fig.tight_layout()
 plt.show()
 
