@@ -22,15 +22,18 @@ highest rate), as the rule allows (6 RCNY §5-301(d)).
 
 **Intervals that hold near parity.** The reference is the highest rate, picked from the same
 data, so a percentile bootstrap of ``rate / max(rate)`` under-covers where the groups are
-close (docs/DESIGN.md §7). Here every rate gets an exact Clopper–Pearson interval
-(``statsmodels.stats.proportion.proportion_confint(method="beta")``) at the Šidák level
-``level ** (1 / k)`` over the table's ``k`` known categories, so that all ``k`` true rates
-lie in their intervals at once with probability at least ``level``. On that event every true
-ratio ``r_i / max_j r_j`` lies in ``[lo_i / max_j hi_j, min(1, hi_i / max_j lo_j)]`` (``j``
-over the reference categories), which is the reported interval. It is conservative by
-construction: the harness (:mod:`popresume.coverage.ll144`) measures its coverage at 0.96 to
-1.00 of every category's interval at once, where the old percentile bootstrap covered one
-category's ratio as little as 0.67 at parity.
+close (docs/DESIGN.md §7). Here the impact ratio is written as a minimum of pairwise
+ratios, ``r_i / max_j r_j = min_j r_i / r_j``, and every pairwise ratio gets the
+Miettinen–Nurminen score interval (the inverted score test, as
+``statsmodels.stats.proportion.confint_proportions_2indep(compare="ratio", method="score")``)
+at a Bonferroni level over the pairs. On the event that every pairwise interval holds, every
+impact ratio lies in ``[min_j L_ij, min(1, min_j U_ij)]``: the intervals cover all categories
+at once with probability at least ``level``, whichever category is truly the best. They are
+conservative where ratios sit at 1 (the truth is then on the cap), and near nominal for a
+category well below the rest; :mod:`popresume.coverage.ll144` measures both. Each rate's own
+interval is exact Clopper–Pearson (``proportion_confint(method="beta")``) at the Šidák
+level ``level ** (1 / k)``, simultaneous over the ``k`` categories; ``ratio_method="box"``
+derives the ratio bounds from that box instead (wider).
 
 **Chance of a flag.** A tool that ignores the attribute still shows ratios below 0.8 in a
 small sample. With the group sizes and the number of selected rows fixed, such a tool
@@ -172,9 +175,10 @@ def _box(selected: np.ndarray, n: np.ndarray, level: float, k: int) -> tuple[np.
 def ratio_bounds(rate_lo: np.ndarray, rate_hi: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of every ratio ``r_i / max_j r_j`` (``j`` where ``reference``) from a box of rate bounds.
 
-    Broadcasts over leading axes (one box per row of a simulation): the last axis is the
-    categories. ``lower = lo_i / max_j hi_j``, ``upper = min(1, hi_i / max_j lo_j)`` (1 when
-    every reference lower bound is 0).
+    The ``ratio_method="box"`` interval of :func:`impact_ratio_table`. Broadcasts over leading
+    axes (one box per row of a simulation): the last axis is the categories.
+    ``lower = lo_i / max_j hi_j``, ``upper = min(1, hi_i / max_j lo_j)`` (1 when every
+    reference lower bound is 0).
     """
     lo = np.asarray(rate_lo, float)
     hi = np.asarray(rate_hi, float)
@@ -187,8 +191,103 @@ def ratio_bounds(rate_lo: np.ndarray, rate_hi: np.ndarray, reference: np.ndarray
     return low, high
 
 
+def _mn_score(theta, x1, n1, x2, n2):
+    """Miettinen–Nurminen score statistic of H0: p1 / p2 = theta (restricted MLE in closed form)."""
+    total = n1 + n2
+    a = theta * total
+    b = -(theta * n1 + x1 + n2 + theta * x2)
+    c = x1 + x2
+    p2 = (-b - np.sqrt(np.maximum(b * b - 4 * a * c, 0))) / (2 * a)
+    p1 = theta * p2
+    var = (p1 * (1 - p1) / n1 + theta ** 2 * p2 * (1 - p2) / n2) * total / (total - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (x1 / n1 - theta * x2 / n2) ** 2 / var
+
+
+_LOG_RANGE = 20.0
+
+
+def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, iters: int = 48) -> tuple[np.ndarray, np.ndarray]:
+    """Score interval of the ratio of two independent binomial rates ``(x1/n1) / (x2/n2)``.
+
+    The Miettinen–Nurminen score test inverted, vectorised (bisection on the log ratio): the
+    same interval as ``statsmodels.stats.proportion.confint_proportions_2indep(...,
+    compare="ratio", method="score")``, which takes one pair at a time. The lower bound is 0
+    when ``x1 == 0``, the upper bound infinite when ``x2 == 0``.
+
+    Examples
+    --------
+    >>> lo, hi = rate_ratio_interval(120, 500, 250, 500)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.4006, 0.5729)
+    """
+    from scipy.stats import norm
+
+    x1, n1, x2, n2 = (np.asarray(v, float) for v in np.broadcast_arrays(x1, n1, x2, n2))
+    z2 = norm.isf(np.asarray(alpha, float) / 2) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.log((x1 / n1) / (x2 / n2))
+    centre = np.clip(np.nan_to_num(est, nan=0.0, posinf=_LOG_RANGE, neginf=-_LOG_RANGE), -_LOG_RANGE, _LOG_RANGE)
+
+    def bound(upper: bool) -> np.ndarray:
+        a = centre.copy() if upper else np.full_like(centre, -_LOG_RANGE)
+        b = np.full_like(centre, _LOG_RANGE) if upper else centre.copy()
+        for _ in range(iters):
+            mid = (a + b) / 2
+            outside = _mn_score(np.exp(mid), x1, n1, x2, n2) > z2
+            if upper:
+                a, b = np.where(outside, a, mid), np.where(outside, mid, b)
+            else:
+                a, b = np.where(outside, mid, a), np.where(outside, b, mid)
+        return (a + b) / 2
+
+    lo, hi = bound(False), bound(True)
+    lo = np.where((x1 == 0) | (lo <= -_LOG_RANGE + 1e-6), 0.0, np.exp(lo))
+    hi = np.where((x2 == 0) | (hi >= _LOG_RANGE - 1e-6), np.inf, np.exp(hi))
+    return lo, hi
+
+
+def pairwise_ratio_bounds(selected: np.ndarray, n: np.ndarray, reference: np.ndarray, *,
+                          level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous bounds of every impact ratio from score intervals of the pairwise rate ratios.
+
+    ``r_i / max_j r_j = min_j (r_i / r_j)`` over the reference categories ``j`` (with 1 when
+    ``i`` is itself one), so bounds on every pairwise ratio ``r_i / r_j`` bound every impact
+    ratio: ``[min_j L_ij, min_j U_ij]``, each also capped at 1 for a reference category. Each
+    distinct pair gets :func:`rate_ratio_interval` at the Bonferroni level ``1 - (1 -
+    level) / m`` over the ``m`` pairs, so all impact ratios are covered at once with
+    probability at least ``level``. The last axis is the categories; leading axes broadcast
+    (one table per row of a simulation). Categories with ``n == 0`` get NaN.
+    """
+    x = np.asarray(selected, float)
+    size = np.broadcast_to(np.asarray(n, float), x.shape)
+    ref = np.asarray(reference, bool) & (np.asarray(n) > 0)
+    rated = np.asarray(n) > 0
+    k = x.shape[-1]
+    # one interval per distinct pair: the score interval of r_j / r_i is [1 / U_ij, 1 / L_ij]
+    pairs = [(i, j) for i in range(k) for j in range(k)
+             if rated[i] and ref[j] and (i < j or (i > j and not ref[i]))]
+    alpha = (1 - level) / max(len(pairs), 1)
+    low = np.where(ref, 1.0, np.inf) * np.ones(x.shape)
+    high = low.copy()
+    for i, j in pairs:
+        lo, hi = rate_ratio_interval(x[..., i], size[..., i], x[..., j], size[..., j], alpha=alpha)
+        low[..., i] = np.minimum(low[..., i], lo)
+        high[..., i] = np.minimum(high[..., i], hi)
+        if ref[i]:
+            with np.errstate(divide="ignore"):
+                low[..., j] = np.minimum(low[..., j], 1 / hi)
+                high[..., j] = np.minimum(high[..., j], 1 / lo)
+    low = np.where(rated, low, np.nan)
+    high = np.where(rated, high, np.nan)
+    return low, high
+
+
+RATIO_METHODS = ("pairwise_score", "box")
+
+
 def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: float = SMALL_CATEGORY_SHARE,
-                       threshold: float = FOUR_FIFTHS) -> pd.DataFrame:
+                       threshold: float = FOUR_FIFTHS, ratio_method: str = "pairwise_score") -> pd.DataFrame:
     """Rates, impact ratios with intervals that hold near parity, the under-2% rule and the flag.
 
     Parameters
@@ -204,6 +303,10 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
         such exclusion).
     threshold : float
         The ratio under which a category is ``flag``-ged.
+    ratio_method : {"pairwise_score", "box"}
+        How the ratio intervals are made: from score intervals of the pairwise rate ratios
+        (:func:`pairwise_ratio_bounds`, the default and the narrower) or from the simultaneous
+        box of the rate intervals (:func:`ratio_bounds`). Both cover every category at once.
 
     Returns
     -------
@@ -211,9 +314,9 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
         The columns of ``counts`` and ``share`` (n over all rows), ``rate`` (selected / n: the
         scoring rate or the selection rate, as ``rule`` says), ``rate_ci_low``/``rate_ci_high``
         (Clopper–Pearson, simultaneous over the known categories by Šidák), ``ratio`` (rate over
-        the highest reference rate), ``ci_low``/``ci_high`` (the ratio's bounds from the
-        simultaneous box: they cover every category's true ratio at once with probability at
-        least ``level``, conservatively: measured 0.96-1.00 in :mod:`popresume.coverage.ll144`),
+        the highest reference rate), ``ci_low``/``ci_high`` (the ratio's simultaneous bounds:
+        they cover every category's true ratio at once with probability at least ``level``;
+        conservative where ratios are near 1, see :mod:`popresume.coverage.ll144`),
         ``under_2pct``, ``reference`` (the category with the highest reference rate) and
         ``flag`` (``ratio < threshold`` for a category in the reference set). The unknown row
         has a rate but no ratio, interval or flag.
@@ -253,8 +356,12 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(known & (n > 0), rate / best, np.nan) if best > 0 else np.full(len(out), np.nan)
     out["ratio"] = ratio
-    if ref.any():
+    if ratio_method not in RATIO_METHODS:
+        raise ValueError(f"ratio_method must be one of {list(RATIO_METHODS)}, got {ratio_method!r}")
+    if ref.any() and ratio_method == "box":
         cl, ch = ratio_bounds(np.nan_to_num(lo), np.nan_to_num(hi), ref)
+    elif ref.any():
+        cl, ch = pairwise_ratio_bounds(np.where(known, sel, 0), np.where(known, n, 0), ref, level=level)
     else:
         cl = ch = np.full(len(out), np.nan)
     out["ci_low"] = np.where(known & (n > 0), cl, np.nan)
@@ -376,7 +483,8 @@ class ChanceOfFlag:
     observed : float
         The observed lowest ratio (NaN when none was given).
     p_value : float
-        P(lowest ratio <= observed) for such a tool (NaN when no observed ratio).
+        P(lowest ratio <= observed) for such a tool (NaN when no observed ratio); from draws it
+        is the permutation p-value ``(1 + hits) / (1 + n_sim)``, valid at any ``n_sim``.
     null_median : float
         The median lowest ratio of such a tool.
     """
@@ -397,7 +505,9 @@ class ChanceOfFlag:
 
     @property
     def p_value_text(self) -> str:
-        """``p_value`` written like :attr:`probability_text`."""
+        """``p_value`` written like :attr:`probability_text` ("< 1/n_sim" when no draw was as low)."""
+        if self.n_sim and self.p_value <= 1 / (1 + self.n_sim) + 1e-15:
+            return format_probability(0.0, self.n_sim)
         return format_probability(self.p_value, self.n_sim)
 
     @property
@@ -530,7 +640,7 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
     low = low[~np.isnan(low)]
     b = int(low.size)
     prob = float(np.mean(low < threshold)) if b else float("nan")
-    p_val = float(np.mean(low <= obs + 1e-12)) if (observed is not None and b) else float("nan")
+    p_val = float((1 + np.sum(low <= obs + 1e-12)) / (1 + b)) if (observed is not None and b) else float("nan")
     return ChanceOfFlag(rule, threshold, prob, b, "simulation (multivariate hypergeometric)", obs, p_val,
                         float(np.median(low)) if b else float("nan"))
 
@@ -574,6 +684,7 @@ def chance_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender",
 
 
 __all__ = ["FOUR_FIFTHS", "SMALL_CATEGORY_SHARE", "UNKNOWN", "RULES", "SELECT_TOP", "BREAKDOWNS",
-           "category_counts", "impact_ratio_table", "ratio_bounds", "lowest_ratio", "scoring_rates",
+           "category_counts", "impact_ratio_table", "ratio_bounds", "rate_ratio_interval",
+           "pairwise_ratio_bounds", "RATIO_METHODS", "lowest_ratio", "scoring_rates",
            "selection_rates_at_cut", "breakdown_table", "ChanceOfFlag", "chance_of_flag", "format_probability",
            "chance_table"]
