@@ -183,3 +183,18 @@ def test_bad_input_is_one_line():
         ll144.category_counts(six_rows(), "gender", "score", rule="selection_cut", select_top=1.5)
     with pytest.raises(ValueError, match="needs n_selected"):
         ll144.chance_of_flag([10, 10], rule="median_split")
+
+
+def test_ll144_sits_below_every_layer():
+    """It imports only popresume.errors of the package (docs/DESIGN.md §1)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(ll144.__file__).read_text(encoding="utf-8"))
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("popresume"):
+            own.add(node.module)
+        elif isinstance(node, ast.Import):
+            own |= {a.name for a in node.names if a.name.startswith("popresume")}
+    assert own == {"popresume.errors"}
