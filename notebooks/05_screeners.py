@@ -126,7 +126,7 @@ print("chunks per résumé:", ", ".join(f"{k} chunk(s): {v} résumés" for k, v 
       "| median tokens:", int(info["n_tokens"].median()))
 labelled(emb_scores.head(), "ours: first scores of the embedding screener (all-MiniLM-L6-v2)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict in the cards below): score distributions by occupation."}}
 emb = emb_scores.merge(resumes[["resume_id", "occupation"]], on="resume_id")
 plot_score_distributions(emb, title="Ours: embedding screener (all-MiniLM-L6-v2), score by occupation")
 plt.tight_layout()
@@ -230,7 +230,7 @@ wide = compare_table(all_scores)
 shown = wide.loc[handful["resume_id"]] if len(handful) else wide.head()
 labelled(shown, "ours: scores of the same résumés, one column per screener/model", precision=1)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the embedding screener's scores against the synthetic screener's on the same résumés (both fail the validity gate, for the reasons given in the text)."}}
 occ = resumes.set_index("resume_id")["occupation"]
 plot_screener_comparison(all_scores, "embedding/all-MiniLM-L6-v2", "synthetic/synthetic-v1", hue=occ)
 plt.tight_layout()
@@ -291,7 +291,7 @@ for mode in ("greedy", "expected"):
 labelled(card_summary(cards), "ours: validity cards, one column per screener (paired differences in "
          "score points)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the validity cards of the screeners this chapter runs, each contrast with its 95% CI and the card's verdict."}}
 ax = plot_validity_cards(cards)
 plt.tight_layout()
 

@@ -252,7 +252,7 @@ labelled(order_table, "ours: exact sums on the toy SCMs", precision=4)
 # the ½ splits the interaction evenly instead of handing it to whichever path is
 # intervened on second.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, toy SCMs with exact values: the BIE under the two orders of intervention and their average."}}
 fig, ax = plt.subplots(figsize=(8, 3.4))
 bie_orders = order_table.loc[["BIE order (i): R at x0", "BIE order (ii): R at x1", "BIE (½ average)"]].T
 bie_orders.index = [textwrap.fill(str(name), 18) for name in bie_orders.index]  # one model per column

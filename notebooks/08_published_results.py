@@ -70,7 +70,7 @@ effects_view(published.head(), source="published", cases="paper_cases", digits=3
 # six panels of Figure 4 are six rows of Table 4; hatched bars are effects whose CI
 # contains 0.
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): Figure 4 redrawn from the paper's own numbers for its LLM and VLM screeners (not carded: the paper runs no validity check)."}}
 fig = plot_figure4(published)
 fig.suptitle("Figure 4 as published (PopResume Table 4; the paper's LLM and VLM screeners)", fontsize=10)
 fig.tight_layout()

@@ -126,7 +126,7 @@ assert check["match"].all(), check[~check["match"]]
 print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced")
 labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (Bertrand & Mullainathan 2004, Table 1) beside ours recomputed from their 4,870 résumés: callback rates by race of the name."}}
 fig, ax = plt.subplots(figsize=(10.5, 3.8))
 correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
@@ -177,7 +177,7 @@ pd.DataFrame({"naive (HC0), ours": [naive.difference_ci_low, naive.difference_ci
 #   through the name, so the edge $X \to Y$ is cut: **NDE = 0**.
 # - What is left is $X \to R \to Y$: **TE is the name path**, which PopResume calls RIE.
 
-# %%
+# %% mystnb={"figure": {"caption": "The two designs side by side: the correspondence study randomises names on otherwise random résumés; PopResume draws whole applicants from the population."}}
 fig = correspondence_plots.plot_designs()
 plt.show()
 
@@ -288,7 +288,7 @@ labelled(names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_pape
 # reacting to age as much as to race, a confound the 2001 study did not have. The peak years
 # show the same thing.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from the SSA's national birth counts: each B&M first name's peak year, by the name's race and sex, against the birth years B&M drew names from."}}
 fig, ax = plt.subplots(figsize=(8, 7.5))
 correspondence_plots.plot_name_peaks(names, ax)
 fig.tight_layout()
@@ -346,7 +346,7 @@ labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_p
                "gap_ci_high_pp"]], "ours: recruiters' callbacks from the B&M data, the screener's from its scores on "
          "the same résumés (– : a difference of two gaps has no rate of its own)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Callback gaps on the same résumés: the recruiters' (B&M's recorded callbacks) against the screener's (ours; its validity verdict is in the table above)."}}
 fig, ax = plt.subplots(figsize=(9, 4.2))
 correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
             f"vs {label}")
@@ -416,7 +416,7 @@ shipped[VERDICT_COLUMN] = shipped["verdict"].where(~shipped["source"].str.starts
 labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
          .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
 
-# %%
+# %% mystnb={"figure": {"caption": "The shipped runs: each screener's callback gaps (ours; verdict in the table above) against the recruiters' on the same résumés (B&M's recorded callbacks)."}}
 fig, axes = plt.subplots(2, 1, figsize=(9, 7.4))
 for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
     correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")

@@ -208,7 +208,7 @@ width.round(3)
 # One panel per occupation and format, one point per screener and effect; a filled point
 # means its 95% CI excludes 0 (the paper's "significant"). First our run, by attribute.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, Figure 4's layout for this grid: path-specific effects by occupation and format (text: embedding screener; image formats: synthetic screener; both fail the validity gate, see the cards above). Filled markers: the 95% CI excludes 0."}}
 for attribute in ("gender", "race"):
     fig = audit_plots.figure4(results, attribute=attribute)
     fig.suptitle(f"ours: path-specific effects, {attribute} (text: embedding screener; image formats: synthetic "
@@ -219,7 +219,7 @@ for attribute in ("gender", "race"):
 # The same function draws the published table, where each panel holds the paper's four
 # models of that format.
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): the gender effects of the paper's LLMs and VLMs, drawn by the same function (not carded: the paper runs no validity check)."}}
 fig = audit_plots.figure4(published, attribute="gender", occupations=["Registered Nurses", "Software Developers"])
 fig.suptitle("published (PopResume Table 4): gender effects of the paper's LLMs and VLMs; filled: CI excludes 0",
              fontsize=10)
@@ -231,7 +231,7 @@ plt.show()
 # audits are taken from those without a photo: Case 1 is defined for résumés that carry
 # no explicit demographic information, and a photo is such information.
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the paper's Figure 4, one audit per case among the audits without a photo."}}
 no_photo = published[published["format"] != "image+photo"]
 fig = audit_plots.figure4_cases(no_photo.rename(columns={"paper_cases": "cases"}))
 fig.suptitle("Figure 4 as published: one audit per case, among the audits without a photo "
@@ -247,7 +247,7 @@ plt.show()
 # configuration side by side. For our synthetic screener the true NDE is 0 without a photo
 # and $+2$ (gender) or $+1.5$ (race) with one; the estimates should follow.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, synthetic screener (fails the validity gate by design; a known-truth device): effects with and without a photo."}}
 fig = audit_plots.figure5(results, max_panels=6)
 fig.suptitle("ours: synthetic screener with and without a photo", fontsize=10)
 fig.tight_layout()
@@ -266,7 +266,7 @@ check.round(3).head(10)
 # %% [markdown]
 # The paper's two examples of Figure 5, drawn from the published table:
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): the paper's Figure 5, two audits with and without a photo."}}
 pairs = pd.DataFrame({"attribute": ["gender", "gender"],
                       "occupation": ["Accountants Auditors", "Registered Nurses"],
                       "model": ["Gemini-2.5-Flash-Lite (VLM)", "GPT-4o"]})
@@ -286,7 +286,7 @@ pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[publish
               "published VLMs (both)": summaries.photo_shift(published),
               "ours, synthetic screener (both)": summaries.photo_shift(results)})
 
-# %%
+# %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (left) and ours, synthetic screener (right)."}}
 fig, ax = plt.subplots(1, 2, figsize=(9, 3.8))
 audit_plots.plot_nde_photo_shift(published, ax=ax[0])
 ax[0].set_title("published VLMs", fontsize=9)
@@ -411,7 +411,7 @@ summaries.effects_view(full_c1, source="ours", keys=["attribute", "occupation", 
 # RIE rest on the same extrapolation as the NDE, and the labels are no sturdier than the
 # teachers' C1: a label is only as good as the effects it rests on.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict: fail) at the paper's size: the effects of the ten text audits."}}
 occs = sorted(full["occupation"].unique())
 fig, axes = plt.subplots(1, len(occs), figsize=(3.2 * len(occs), 3.6), sharey=False)
 for ax, occ in zip(axes, occs):

@@ -101,7 +101,7 @@ summary
 # %%
 summaries.effect_survival(published).rename_axis("published effect")
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5), p-values recovered from the printed CIs: unadjusted, Holm and Benjamini-Hochberg, sorted by the unadjusted p."}}
 tests = audit_metrics.adjust(audit_metrics.long_tests(published))
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
 audit_plots.plot_adjusted_p(tests, ax=ax)
@@ -125,7 +125,7 @@ counts = summaries.recount_summary(published, rule="paper", labels_column="paper
 counts.columns = [f"published, {c}" for c in counts.columns]
 counts
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the audits in each case under each significance standard."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.4))
 audit_plots.plot_case_counts(counts.loc[["C1 (no photo)", "C2", "C3", "C4", "C5"]].drop(columns=["published, printed"]),
                    ax=ax, title="published audits per case, by significance standard")

@@ -115,7 +115,7 @@ print(f"ours: {OCCUPATION_LABELS[occupation]}, {partition_format}, {partition_at
       f"n = {len(pcell)}; same W in every row: {bool(by_partition['same_w'].all())}")
 summaries.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.8))
 audit_plots.plot_effects(by_partition, label="partition", ax=ax, legend=False,
                title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
