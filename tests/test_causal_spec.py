@@ -192,8 +192,15 @@ def test_prepare_refuses_scores_outside_the_scale():
         prepare(prof, bad)
     with pytest.raises(ValueError, match="-3.0"):
         prepare(prof, ok.assign(score=[50.0, -3.0, np.inf]))
-    # the synthetic screener is a formula with no declared scale
-    assert len(prepare(prof, bad.assign(screener="synthetic"))) == 3
+    # a file whose rows say "synthetic" is held to the scale too
+    with pytest.raises(ValueError, match=r"1000000\.0 \(resume_id 'b'\) of screener 'synthetic'"):
+        prepare(prof, bad.assign(screener="synthetic"))
+    # a failed parse is not a score: its number is not used (missing), not checked, not estimated on
+    failed = bad.assign(parse_ok=[True, False, True])
+    got = prepare(prof, failed).set_index("resume_id")["score"]
+    assert got["a"] == 50.0 and np.isnan(got["b"]) and got["c"] == 20.0
+    got = prepare(prof, ok.assign(score=[10.0, 60.0, 70.0], parse_ok=[True, True, False])).set_index("resume_id")
+    assert np.isnan(got.loc["c", "score"]) and got.loc["b", "score"] == 60.0
 
 
 def test_cli_estimate_refuses_nonsense_scores(estimate_files, cli, tmp_path):

@@ -115,6 +115,7 @@ class EstimatorModel(_Block):
     n_rep: int = Field(**field_bounds("n_rep"))  # repeated cross-fitting (DoubleML's n_rep)
     aggregate: Literal[CHOICES["aggregate"]] = Field(**field_bounds("aggregate"))  # how repetitions combine
     threads: int = Field(**field_bounds("threads"))  # XGBoost threads per fit (cells run in parallel processes)
+    identification: Literal[CHOICES["identification"]] = Field(**field_bounds("identification"))  # overlap | paper
 
 
 class RenderModel(_Block):

@@ -12,7 +12,8 @@ checked once), ``PSEEstimator`` (``fit``, ``bootstrap``, ``refit_draws``) and ``
 (``summary``, ``psi``, ``confint``, ``pvalues``, ``p_adjust``, ``diagnostics``, ``overlap``,
 ``row``), with the options and their allowed values declared once in ``spec``
 (``EstimatorSpec``). ``estimate`` holds ``estimate_pse`` and ``estimate_row`` (one audit as
-one table row); ``effects`` is the vocabulary for effects tables (long and wide forms,
+one table row); ``identification`` which effects the overlap supports (``estimable``,
+``reason``) and the trimmed overlap population; ``effects`` is the vocabulary for effects tables (long and wide forms,
 significance, warning capture); ``results`` the result object.
 
 ``__all__`` lists what a user calls; the helpers of the submodules stay importable from
@@ -22,12 +23,13 @@ is their module.
 
 from __future__ import annotations
 
-from .cases import case_counts, classify_cases
+from .cases import case_counts, case_label, classify_cases
 from .crossfit import PSEEstimator
 from .data import PSEData
 from .effects import (PSEWarning, capture_pse_warnings, ci_significance, effect_columns, joined, long_form,
                       significant, to_wide, wide_row)
 from .estimate import estimate_captured, estimate_pse, estimate_row
+from .identification import identification_table, overlap_population
 from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effects_from_psi
 from .nuisance import Learners
 from .plugin import plugin_pse, plugin_psi
@@ -37,7 +39,8 @@ from .scm import SCM_KINDS, DiscreteSCM, make_scm
 from .spec import EstimatorSpec
 
 __all__ = [
-    "estimate_pse", "estimate_row", "plugin_pse", "classify_cases", "case_counts", "default_roles",
+    "estimate_pse", "estimate_row", "plugin_pse", "classify_cases", "case_label", "case_counts", "default_roles",
+    "identification_table", "overlap_population",
     "partition_roles", "compare_partitions", "prepare", "PSEData", "PSEEstimator", "PSEResult", "EstimatorSpec",
     "Learners", "PSEWarning", "significant", "make_scm", "EFFECT_WEIGHTS", "PSI_TRIPLES", "PSI_LABELS",
 ]

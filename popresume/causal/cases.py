@@ -35,6 +35,16 @@ On unrounded CIs from our own estimator both readings of "excludes 0" coincide, 
 paper rule differs from the stated one only by the NIE requirement. C1 is assigned on all
 rows; the paper's "49 of 80" counts C1 over the 80 configurations without a photo
 (``case_counts`` with ``exclude_formats``).
+
+**No label on an effect the data cannot identify.** An effect the estimator calls not
+estimable (``PSEResult.summary``: NaN ``ci_low``/``ci_high``, ``estimable`` False) has no
+significance, so each case is decided in three-valued (Kleene) logic: a case whose rule
+needs that effect's significance is unknown, unless the other effects settle it (C2 is
+false whenever NDE is negligible, whatever TE is). A label with any unknown case is
+``None`` (:func:`case_label`, :func:`classify_cases`): no label rests on a non-estimable
+effect. The significance behind a label is one standard throughout: the CI-excludes-0 rule
+of the intervals given, or the pattern given to :func:`flags_from_significance` (e.g.
+Holm-adjusted tests), never a mixture.
 """
 
 from __future__ import annotations
@@ -68,7 +78,10 @@ def flags_from_significance(sig: pd.DataFrame, nde, nie, rule: str = "stated") -
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     require_columns(sig, PSE_NAMES, "significance table")
-    s = sig[list(PSE_NAMES)].astype(bool)
+    s = sig[list(PSE_NAMES)]
+    # missing significance (a non-estimable effect): Kleene logic, so a case is unknown (NA)
+    # exactly when the known effects do not settle it
+    s = s.astype("boolean") if s.isna().to_numpy().any() else s.astype(bool)
     cancel = np.asarray(nde, dtype=float) * np.asarray(nie, dtype=float) < 0
     f = pd.DataFrame(index=sig.index)
     f["C1"] = s["NDE"]
@@ -83,8 +96,12 @@ def flags_from_significance(sig: pd.DataFrame, nde, nie, rule: str = "stated") -
 
 
 def labels_from_flags(flags: pd.DataFrame) -> pd.Series:
-    """"C1,C5"-style labels ("-" when no case applies, the published spelling), indexed like ``flags``."""
-    labels = [",".join(c for c in CASES if row[c]) or "-" for row in flags[list(CASES)].to_dict("records")]
+    """"C1,C5"-style labels ("-" when no case applies, the published spelling), indexed like ``flags``.
+
+    ``None`` for a row where some case is unknown (NA: it would rest on a non-estimable effect).
+    """
+    labels = [None if any(pd.isna(row[c]) for c in CASES) else (",".join(c for c in CASES if row[c]) or "-")
+              for row in flags[list(CASES)].to_dict("records")]
     return pd.Series(labels, index=flags.index, name="cases", dtype=object)
 
 
@@ -96,10 +113,15 @@ def case_flags(table: pd.DataFrame, rule: str = "stated") -> pd.DataFrame:
         t = to_wide(table)
     except ValueError as err:
         raise ValueError(f"classify_cases: {err}") from None
-    nan = t[[f"{e}_{k}" for e in PSE_NAMES for k in ("estimate", "ci_low", "ci_high")]].isna().any(axis=1)
-    if nan.any():
-        raise ValueError(f"classify_cases: missing effect values in row {t.index[nan.to_numpy().argmax()]!r}")
+    nan = t[[f"{e}_estimate" for e in PSE_NAMES]].isna().any(axis=1)
+    half = pd.concat([t[f"{e}_ci_low"].isna() != t[f"{e}_ci_high"].isna() for e in PSE_NAMES], axis=1).any(axis=1)
+    bad = nan | half
+    if bad.any():
+        raise ValueError(f"classify_cases: missing effect values in row {t.index[bad.to_numpy().argmax()]!r}")
     sig = ci_significance(t, signed_zero=rule == "paper")
+    unknown = pd.DataFrame({e: t[f"{e}_ci_low"].isna().to_numpy() for e in PSE_NAMES}, index=t.index)
+    if unknown.to_numpy().any():  # no interval: the effect is not estimable, its significance unknown
+        sig = sig.astype("boolean").mask(unknown, pd.NA)
     return flags_from_significance(sig, t["NDE_estimate"], t["NIE_estimate"], rule)
 
 
@@ -109,9 +131,35 @@ def classify_cases(table: pd.DataFrame, rule: str = "stated") -> pd.Series:
     ``table`` has columns {TE,NDE,NIE,BIE,RIE}_{estimate,ci_low,ci_high} (the published
     CSV's form), or is one effects table from ``estimate_pse``. ``rule="stated"`` applies
     §5.2's definitions literally; ``rule="paper"`` reproduces the authors' labels (see the
-    module docstring for what differs and why).
+    module docstring for what differs and why). A row with an effect without interval (not
+    estimable) gets ``None`` when its label would rest on that effect.
     """
     return labels_from_flags(case_flags(table, rule))
+
+
+def case_label(table: pd.DataFrame, rule: str = "paper") -> str | None:
+    """The label of one audit ("C1,C5", "-"), or ``None`` when it would rest on a non-estimable effect.
+
+    ``table``: one effects table (``PSEResult.summary`` / ``estimate_pse``'s, where a
+    non-estimable effect has NaN ``ci_low``/``ci_high``) or one wide row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"estimate": [1.0, 0.9, 0.1, 0.0, 0.1],
+    ...                   "ci_low": [0.5, 0.4, -0.3, -0.2, -0.3],
+    ...                   "ci_high": [1.5, 1.4, 0.5, 0.2, 0.5]},
+    ...                  index=["TE", "NDE", "NIE", "BIE", "RIE"])
+    >>> case_label(t)
+    'C1'
+    >>> t.loc["NDE", ["ci_low", "ci_high"]] = float("nan")  # NDE not estimable
+    >>> case_label(t) is None
+    True
+    """
+    labels = classify_cases(table, rule)
+    if len(labels) != 1:
+        raise ValueError(f"case_label: expected one audit, got {len(labels)} rows")
+    return labels.iloc[0]
 
 
 def normalize_label(label: str) -> str:

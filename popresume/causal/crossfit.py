@@ -207,12 +207,14 @@ class PSEEstimator:
     threads: int = DEFAULTS.threads
     min_group: int = 50
     min_ess: float = 30.0
+    identification: str = DEFAULTS.identification
+    population: str | None = None  # the estimand's population when the rows were trimmed
 
     def __post_init__(self):
         check_options(folds=self.folds, seed=self.seed, clip=self.clip, normalize=self.normalize,
                       nested_crossfit=self.nested_crossfit, tune=self.tune, tune_rows=self.tune_rows,
                       missing=self.missing, level=self.level, n_rep=self.n_rep, aggregate=self.aggregate,
-                      threads=self.threads)
+                      threads=self.threads, identification=self.identification)
         if isinstance(self.data, PSEData):
             self.data_ = self.data
             for k, v in self.data_.roles.items():
@@ -256,7 +258,8 @@ class PSEEstimator:
         psi = aggregate_reps(phi_reps.mean(axis=1), self.aggregate)
         raised = self._reliability_warnings(runs)
         self.result_ = PSEResult(psi, phi_reps, aggregate=self.aggregate, level=self.level,
-                                 diagnostics=self._diagnostics(runs, raised), fold=first.fold)
+                                 diagnostics=self._diagnostics(runs, raised), fold=first.fold,
+                                 identification=self.identification, population=self.population)
         return self
 
     # -- the fitted state, read from ``result_`` (the one place it is kept)

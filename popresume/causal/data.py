@@ -88,8 +88,12 @@ def validate(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str,
         # shows up as clipped propensities instead (a PSEWarning from fit()).
         if df[c].nunique() > min(50, max(2, len(df) // 5)):
             continue
-        g = pd.crosstab(df[c], xi)
-        if g.shape[1] == 2 and ((g > 0).sum(axis=1) == 1).all() and len(g) > 1:
+        codes, levels_c = pd.factorize(df[c])
+        if len(levels_c) < 2:
+            continue
+        with_x1 = np.bincount(codes, weights=xi, minlength=len(levels_c)) > 0
+        with_x0 = np.bincount(codes, weights=~xi, minlength=len(levels_c)) > 0
+        if xi.any() and (~xi).any() and not (with_x1 & with_x0).any():
             raise ValueError(
                 f"column {c!r} perfectly separates {x!r}: each of its levels holds only {x0!r} or only {x1!r} rows, "
                 f"so P(X | {c}) is 0 or 1 and the path-specific effects are not identified (positivity fails). "

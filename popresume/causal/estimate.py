@@ -24,7 +24,8 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
                  nested_crossfit: bool = DEFAULTS.nested_crossfit, tune: bool = DEFAULTS.tune,
                  tune_rows: int = DEFAULTS.tune_rows, grid: dict | None = None, missing: str = DEFAULTS.missing,
                  level: float = DEFAULTS.level, progress: bool = False, return_estimator: bool = False,
-                 n_rep: int = DEFAULTS.n_rep, aggregate: str = DEFAULTS.aggregate, threads: int = DEFAULTS.threads):
+                 n_rep: int = DEFAULTS.n_rep, aggregate: str = DEFAULTS.aggregate, threads: int = DEFAULTS.threads,
+                 identification: str = DEFAULTS.identification, trim: tuple[float, float] | None = None):
     """TE, NDE, NIE, BIE, RIE of X on Y with cross-fitted DML and bootstrap CIs.
 
     Parameters
@@ -60,11 +61,20 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     ``pvalues``, ``p_adjust``, the ``overlap`` and the ``diagnostics`` (propensity ranges,
     clipping, weight raw means and ESS, chosen hyperparameters, reliability warnings).
     """
-    check_options(n_boot=n_boot, bootstrap=bootstrap)
+    check_options(n_boot=n_boot, bootstrap=bootstrap, identification=identification)
+    population = None
+    if trim is not None:
+        from .data import validate
+        from .identification import overlap_population
+
+        rows = validate(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
+        data, population = overlap_population(rows, x=x, x0=x0, x1=x1, z=z, b=b, r=r, bounds=tuple(trim),
+                                              folds=folds, seed=seed)
     est = PSEEstimator(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, folds=folds, seed=seed, learners=learners,
                        clip=clip, normalize=normalize, nested_crossfit=nested_crossfit, tune=tune,
                        tune_rows=tune_rows, grid=grid, missing=missing, level=level, n_rep=n_rep,
-                       aggregate=aggregate, threads=threads)
+                       aggregate=aggregate, threads=threads, identification=identification,
+                       population=population)
     est.fit()
     if n_boot:
         est.bootstrap(n_boot, method=bootstrap, progress=progress)

@@ -284,11 +284,16 @@ class CellMeans:
         s = np.bincount(inv, weights=y, minlength=len(uniq))
         c = np.bincount(inv, minlength=len(uniq)).astype(float)
         self.global_ = float(y.mean())
-        self.table_ = dict(zip(uniq.tolist(), ((s + self.prior * self.global_) / (c + self.prior)).tolist()))
+        self.keys_, self.means_ = uniq, (s + self.prior * self.global_) / (c + self.prior)
         return self
 
     def predict(self, X):
-        return np.array([self.table_.get(k, self.global_) for k in self._keys(X).tolist()])
+        keys = self._keys(X)
+        if len(self.keys_) == 0 or len(keys) == 0:
+            return np.full(len(keys), self.global_)
+        # the sorted unique keys of fit: a binary search per row; unseen cells get the global mean
+        idx = np.minimum(np.searchsorted(self.keys_, keys), len(self.keys_) - 1)
+        return np.where(self.keys_[idx] == keys, self.means_[idx], self.global_)
 
     def predict_proba(self, X):
         p = self.predict(X)

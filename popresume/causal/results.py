@@ -32,7 +32,8 @@ from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
-from .spec import AGGREGATIONS
+from .identification import MAX_CLIPPED_SHARE, MIN_ESS, identification_table
+from .spec import AGGREGATIONS, IDENTIFICATIONS
 
 OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
 
@@ -74,6 +75,14 @@ class PSEResult:
     boot_kind: str | None = None
     diagnostics: dict = field(default_factory=dict, repr=False)
     fold: np.ndarray | None = field(default=None, repr=False)  # fold of each row, first split
+    identification: str = "overlap"  # "overlap" or "paper" (see ``identification``)
+    max_clipped_share: float = MAX_CLIPPED_SHARE
+    min_ess: float = MIN_ESS
+    population: str | None = None  # the estimand's population when the data were trimmed
+
+    def __post_init__(self):
+        if self.identification not in IDENTIFICATIONS:
+            raise ValueError(f"identification must be one of {list(IDENTIFICATIONS)}, got {self.identification!r}")
 
     # -- basic quantities
     @property
@@ -157,16 +166,21 @@ class PSEResult:
     # -- tests
     @property
     def pvalues(self) -> pd.Series:
-        """Two-sided p-values of "effect = 0" from the influence-function SE (normal reference)."""
+        """Two-sided p-values of "effect = 0" from the influence-function SE (normal reference).
+
+        NaN for an effect that is not estimable (``estimable``): no test is offered there.
+        """
         est, se = self.effects.to_numpy(), self.se.to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(se > 0, est / se, np.where(est == 0, 0.0, np.inf))
-        return pd.Series(2 * norm.sf(np.abs(z)), index=list(PSE_NAMES), name="p")
+        p = np.where(self.estimable.to_numpy(), 2 * norm.sf(np.abs(z)), np.nan)
+        return pd.Series(p, index=list(PSE_NAMES), name="p")
 
     def p_adjust(self, method: str = "holm") -> pd.DataFrame:
         """p-values adjusted over the five effects: ``"holm"``, ``"bh"`` or ``"bonferroni"``.
 
-        Returns estimate, p and p_adj per effect. (The audit grid adjusts over every effect
+        Returns estimate, p and p_adj per effect; the family is the estimable effects only
+        (a non-estimable effect has p = p_adj = NaN). (The audit grid adjusts over every effect
         of every audit: ``popresume.audit.metrics.adjust``.)
         """
         from popresume.multiplicity import adjust_p
@@ -176,18 +190,73 @@ class PSEResult:
                             index=pd.Index(list(PSE_NAMES), name="effect"))
 
     # -- tables
+    # -- identification
+    def identification_table(self) -> pd.DataFrame:
+        """The overlap verdict per effect (``identification.identification_table``), whatever the rule."""
+        return identification_table(self.diagnostics, max_clipped_share=self.max_clipped_share,
+                                    min_ess=self.min_ess)
+
+    @property
+    def estimable(self) -> pd.Series:
+        """Per effect: may its interval, p-value and significance be shown.
+
+        Under ``identification="overlap"`` the verdict of :meth:`identification_table`;
+        under ``"paper"`` every effect (the paper's behaviour). Without diagnostics (a result
+        built by hand) every effect counts as estimable.
+        """
+        if self.identification == "paper" or not self.diagnostics:
+            return pd.Series(True, index=list(PSE_NAMES), name="estimable")
+        return self.identification_table()["estimable"].rename("estimable")
+
+    @property
+    def reasons(self) -> pd.Series:
+        """One line per effect saying why it is not estimable ("" when it is)."""
+        if self.identification == "paper" or not self.diagnostics:
+            return pd.Series("", index=list(PSE_NAMES), name="reason")
+        return self.identification_table()["reason"].rename("reason")
+
+    def projection_valid(self) -> pd.Series:
+        """Per effect: does its CI half-width shrink like 1/√n, so that "the n needed for a
+        half-width h" (``n · (half-width / h)²``) may be printed.
+
+        True exactly where the effect is estimable by the overlap rule (whatever
+        ``identification`` says): the coverage harness measures half-width × √n constant
+        across n there, and growing with n where propensities are clipped.
+        """
+        if not self.diagnostics:
+            return pd.Series(True, index=list(PSE_NAMES), name="projection_valid")
+        return self.identification_table()["estimable"].rename("projection_valid")
+
+    # -- tables
     @property
     def summary(self) -> pd.DataFrame:
-        """The effects table: estimate, se, ci_low, ci_high, boot_se, significant, ci_method, n."""
+        """The effects table: estimate, se, ci_low, ci_high, boot_se, significant, ci_method, n,
+        estimable, reason, diag_ci_low, diag_ci_high (and population when trimmed).
+
+        A non-estimable effect keeps its estimate and se but has NaN ci_low / ci_high and
+        ``significant`` missing (``pd.NA``); its raw interval, not valid as an interval,
+        stays in ``diag_ci_low`` / ``diag_ci_high`` for diagnosis.
+        """
         est, se = self.effects.to_numpy(), self.se.to_numpy()
         ci = self.confint()
+        ok = self.estimable.to_numpy()
         bse = self.boot.std(axis=0, ddof=1) if self.boot is not None else np.full(len(est), np.nan)
-        out = pd.DataFrame({"estimate": est, "se": se, "ci_low": ci["ci_low"].to_numpy(),
-                            "ci_high": ci["ci_high"].to_numpy(), "boot_se": bse},
+        lo, hi = ci["ci_low"].to_numpy(), ci["ci_high"].to_numpy()
+        out = pd.DataFrame({"estimate": est, "se": se, "ci_low": np.where(ok, lo, np.nan),
+                            "ci_high": np.where(ok, hi, np.nan), "boot_se": bse},
                            index=pd.Index(list(PSE_NAMES), name="effect"))
-        out["significant"] = significant(out["ci_low"], out["ci_high"])
+        sig = significant(lo, hi)
+        if not ok.all():  # a missing verdict, not a False one: no test is offered there
+            sig = pd.array(sig, dtype="boolean")
+            sig[~ok] = pd.NA
+        out["significant"] = sig
         out["ci_method"] = self.ci_method
         out["n"] = self.n
+        out["estimable"] = ok
+        out["reason"] = self.reasons.to_numpy()
+        out["diag_ci_low"], out["diag_ci_high"] = lo, hi
+        if self.population is not None:
+            out["population"] = self.population
         return out
 
     @property

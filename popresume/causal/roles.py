@@ -20,10 +20,10 @@ _B = ["edu_group", "exp_year"]
 _R = ["fn_gender", "fn_age", "surname_group", "region"]
 GROUP_COLUMNS = ("fn_gender", "fn_age", "surname_group", "edu_group", "race_binary")
 #: The scale every screener's prompt declares ("a single score from 0 to 100",
-#: popresume.screeners.prompt.SCORE_SCHEMA). The synthetic screener is a formula with no
-#: declared scale (unless it clips), so its rows are not held to it.
+#: popresume.screeners.prompt.SCORE_SCHEMA). Every row is held to it, the synthetic
+#: screener's too: its defaults keep Y well inside [0, 100], and a file that says
+#: "synthetic" is no proof of where its numbers came from.
 SCORE_SCALE = (0.0, 100.0)
-UNSCALED_SCREENERS = ("synthetic",)
 
 
 def default_roles(attribute: str) -> dict:
@@ -58,16 +58,14 @@ def screeners_present(scores: pd.DataFrame) -> list[str]:
 def check_score_scale(scores: pd.DataFrame, score_col: str = "score", scale=SCORE_SCALE) -> None:
     """Refuse a score outside the screener's declared ``scale`` (NaN, a failed score, passes).
 
-    Rows of a screener in :data:`UNSCALED_SCREENERS` are not checked. ``scale=None``
-    checks nothing. The error names the column, the value, its ``resume_id`` and how many
+    Every row is checked, whatever its ``screener`` says. ``scale=None`` checks nothing. The error names the column, the value, its ``resume_id`` and how many
     scores are outside.
     """
     if scale is None:
         return
     lo, hi = scale
     v = pd.to_numeric(scores[score_col], errors="coerce")
-    held = ~scores["screener"].astype(str).isin(UNSCALED_SCREENERS) if "screener" in scores.columns else True
-    bad = held & v.notna() & ((v < lo) | (v > hi) | ~np.isfinite(v.fillna(0.0)))
+    bad = v.notna() & ((v < lo) | (v > hi) | ~np.isfinite(v.fillna(0.0)))
     if bad.any():
         first = scores[bad].iloc[0]
         rid = f" (resume_id {first['resume_id']!r})" if "resume_id" in scores.columns else ""
@@ -84,8 +82,10 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
     ``scores`` is the screeners' table (resume_id, screener, model, score, ...). When it holds
     several screeners, pass ``screener=`` (matched against the ``screener`` or ``model``
     column). Group columns are added with ``popresume.grouping.add_groups`` when missing.
-    Rows whose score is missing keep NaN: the estimator decides (``missing=``). A score
-    outside the screener's ``scale`` (default [0, 100]) is refused (:func:`check_score_scale`).
+    Rows whose score is missing keep NaN: the estimator decides (``missing=``). A row whose
+    ``parse_ok`` is False is a failed reply whatever number it holds: its score counts as
+    missing. A score outside the screener's ``scale`` (default [0, 100]) is refused
+    (:func:`check_score_scale`).
     """
     for name, t in (("profiles", profiles), ("scores", scores)):
         if "resume_id" not in t.columns:
@@ -102,6 +102,10 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
     if s["resume_id"].duplicated().any():
         dup = s.loc[s["resume_id"].duplicated(), "resume_id"].iloc[0]
         raise ValueError(f"scores have duplicate resume_id {dup!r} (several screeners/models?)")
+    if "parse_ok" in s.columns:
+        failed = ~s["parse_ok"].fillna(False).astype(bool)
+        if failed.any():  # a failed parse is not a score, whatever number sits in the column
+            s = s.assign(**{score_col: pd.to_numeric(s[score_col], errors="coerce").mask(failed)})
     check_score_scale(s, score_col, scale)
     keep = ["resume_id", score_col] + [c for c in ("screener", "model") if c in s.columns]
     df = profiles.merge(s[keep], on="resume_id", how="inner", validate="one_to_one")

@@ -136,6 +136,10 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
     * ``"weak_overlap"``: P(X = x1 | z) as extreme as 0.04 / 0.96 in some strata, and R
       nearly determined by X in some cells: the regime where clipping matters.
     * ``"no_direct"``: NDE = 0 exactly (m ignores x), mediated effects only.
+    * ``"proxy_reveals"``: R nearly reveals X (think first name and gender): P(r | x, z)
+      so tilted that "X changed, R kept" has almost no support. TE is identified with good
+      overlap (P(X = x1 | z) in [0.35, 0.65]); the direct and mediated paths are not, in
+      practice: the regime where the estimator reports them not estimable.
     """
     rng = np.random.default_rng(seed)
     nz, nr, nb = 3, 3, 4
@@ -150,6 +154,8 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
         r_tilt = 1.3
     if kind == "high_card_r":
         r_tilt = 1.2
+    if kind == "proxy_reveals":
+        r_tilt = 6.0
     base_r = rng.normal(0, 0.5, (nz, nr))
     x_r = rng.normal(0, 1, nr) * r_tilt
     pr_xz = np.stack([_softmax(base_r - x_r / 2), _softmax(base_r + x_r / 2)])  # (2, nz, nr)
@@ -168,7 +174,7 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
     return DiscreteSCM(name=kind, pz=pz, px1_z=px1_z, pr_xz=pr_xz, pb_xrz=pb_xrz, m=m, sigma=sigma)
 
 
-SCM_KINDS: tuple[str, ...] = ("basic", "high_card_r", "weak_overlap", "no_direct")
+SCM_KINDS: tuple[str, ...] = ("basic", "high_card_r", "weak_overlap", "no_direct", "proxy_reveals")
 
 
 def dml_method_name(n_rep: int, aggregate: str = "median") -> str:

@@ -22,6 +22,10 @@ from typing import Any
 AGGREGATIONS: tuple[str, ...] = ("median", "mean")
 BOOTSTRAPS: tuple[str, ...] = ("influence", "refit")
 MISSING: tuple[str, ...] = ("raise", "drop")
+# "overlap": an effect whose propensities are clipped or whose weights have too small an
+# effective sample size gets no interval, p-value or significance (``identification``);
+# "paper": every interval reported as is, the behaviour the chapters reproducing the paper use.
+IDENTIFICATIONS: tuple[str, ...] = ("overlap", "paper")
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,9 @@ class EstimatorSpec:
     weights; ``nested_crossfit``: μ2's pseudo-outcomes from μ3 fits without the row's fold;
     ``tune`` / ``tune_rows`` / ``grid``: the Appendix C.5 grid search; ``missing``:
     "raise" or "drop" incomplete rows; ``level``: interval level; ``n_rep`` /
-    ``aggregate``: repeated cross-fitting; ``threads``: XGBoost threads per fit.
-    Building one checks every value (:func:`check_options`).
+    ``aggregate``: repeated cross-fitting; ``threads``: XGBoost threads per fit;
+    ``identification``: "overlap" (effects without support are reported not estimable)
+    or "paper" (every interval as is). Building one checks every value (:func:`check_options`).
     """
 
     folds: int = 5
@@ -85,6 +90,7 @@ class EstimatorSpec:
     n_rep: int = 1
     aggregate: str = "median"
     threads: int = 1
+    identification: str = "overlap"
 
     def __post_init__(self):
         check_options(**{f.name: getattr(self, f.name) for f in fields(self)})
@@ -100,7 +106,8 @@ BOUNDS: dict[str, Bound] = {
     "n_rep": Bound(1),
     "threads": Bound(1),
 }
-CHOICES: dict[str, tuple[str, ...]] = {"bootstrap": BOOTSTRAPS, "missing": MISSING, "aggregate": AGGREGATIONS}
+CHOICES: dict[str, tuple[str, ...]] = {"bootstrap": BOOTSTRAPS, "missing": MISSING, "aggregate": AGGREGATIONS,
+                                       "identification": IDENTIFICATIONS}
 _INTS = ("folds", "n_boot", "seed", "tune_rows", "n_rep", "threads")
 _FLAGS = ("normalize", "nested_crossfit", "tune")
 NESTED_MIN_FOLDS = 3

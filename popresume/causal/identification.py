@@ -1,0 +1,153 @@
+"""Identification before inference: which effects the data at hand can estimate.
+
+Every effect is a fixed combination of the counterfactual means ψ(a_y, a_b, a_r)
+(``functional``), and each mean is weighted by π1, π2, π3 of docs/DESIGN.md §3. Which
+propensities a mean's weights really use follows from those formulas (the rest cancel):
+
+* π1 uses p(x | Z) always;
+* π2 uses p(x | R, Z) only when a_r ≠ a_b;
+* π3 uses p(x | B, R, Z) only when a_b ≠ a_y (and p(x | R, Z) when a_r ≠ a_b).
+
+So TE (ψ111 − ψ000) rests on p(x | Z) alone; NDE and NIE (through ψ100) also on
+p(x | B, R, Z); BIE and RIE (ψ100, ψ101, ψ110) on all three. Where a mediator nearly
+reveals the attribute (a first name and gender), "X changed, mediators kept" has almost no
+support: the propensities an effect rests on are clipped (a bias the interval ignores, and
+one that more data does not remove) and its weights have a small effective sample size
+(ESS). The rule (:func:`identification_table`) calls an effect *estimable* when
+
+    the largest share of clipped propensities among those it uses ≤ ``MAX_CLIPPED_SHARE``
+    and the smallest ESS among the weights of the means it uses ≥ ``MIN_ESS``,
+
+the thresholds being those at which the coverage harness (``popresume.coverage.causal``)
+measures nominal 95% intervals covering 93-97% of the time. A non-estimable effect keeps
+its point estimate, but gets no interval presented as valid, no p-value and no
+significance (``PSEResult.summary``); the raw interval stays in ``diag_ci_low`` /
+``diag_ci_high`` for diagnosis only.
+
+``identification="paper"`` keeps the paper's behaviour (every interval reported as is), for
+the chapters that reproduce it. The honest alternatives are options, never silent defaults:
+:func:`overlap_population` trims the data to the rows with support (the estimand becomes the
+effect in that population, and the summary says so), and a coarser mediator (chapter 10a,
+``popresume.audit.coarsening``) trades the path's resolution for support.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from popresume.schema import PSE_NAMES
+
+from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES
+
+# Calibrated by popresume.coverage.causal (benchmarks/results/coverage.csv): with clipping at
+# 0.01, effects within both thresholds keep 93-97% coverage of nominal 95% intervals.
+MAX_CLIPPED_SHARE = 0.01
+MIN_ESS = 100.0
+
+PROPENSITY_MODELS: tuple[str, ...] = ("p(x1|Z)", "p(x1|R,Z)", "p(x1|B,R,Z)")
+_WEIGHT_SYMBOL = {"pi1": "π1", "pi2": "π2", "pi3": "π3"}
+# What lacks support, in words, for the reason of a non-estimable effect.
+_PATHS = {
+    "TE": "the total effect has too little support where the confounders reveal the attribute",
+    "NDE": "the direct path has too little support where the mediators reveal the attribute",
+    "NIE": "the indirect paths have too little support where the mediators reveal the attribute",
+    "BIE": "the business-necessity path has too little support where the mediators reveal the attribute",
+    "RIE": "the redlining path has too little support where the mediators reveal the attribute",
+}
+
+
+def psi_propensities(triple: tuple[int, int, int]) -> tuple[str, ...]:
+    """The propensity models the weights of ψ(a_y, a_b, a_r) really use (the rest cancel)."""
+    a_y, a_b, a_r = triple
+    used = ["p(x1|Z)"]
+    if a_r != a_b:
+        used.append("p(x1|R,Z)")
+    if a_b != a_y:
+        used.append("p(x1|B,R,Z)")
+    return tuple(used)
+
+
+def effect_psis(effect: str) -> tuple[str, ...]:
+    """The counterfactual means an effect combines (its non-zero weights in ``EFFECT_WEIGHTS``)."""
+    row = EFFECT_WEIGHTS.loc[effect]
+    return tuple(row.index[row.to_numpy() != 0])
+
+
+def effect_propensities(effect: str) -> tuple[str, ...]:
+    """The propensity models an effect rests on, in ``PROPENSITY_MODELS`` order."""
+    used = {m for t in effect_psis(effect) for m in psi_propensities(PSI_TRIPLES[t])}
+    return tuple(m for m in PROPENSITY_MODELS if m in used)
+
+
+def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CLIPPED_SHARE,
+                         min_ess: float = MIN_ESS) -> pd.DataFrame:
+    """Per effect: ``estimable``, ``reason`` and the two numbers the verdict rests on.
+
+    ``diagnostics`` is ``PSEResult.diagnostics`` (its ``propensity`` table with
+    ``n_clipped`` per model, its ``weights`` table with ``ess`` per mean and weight, ``n``).
+    Columns: ``estimable`` (bool), ``reason`` (one line, empty when estimable),
+    ``clipped_share`` (largest share of clipped propensities among the models the effect
+    uses), ``clipped_model``, ``min_ess`` (smallest ESS among the weights of its means) and
+    ``min_ess_weight``.
+    """
+    prop = diagnostics["propensity"]
+    w = diagnostics["weights"]
+    n = float(diagnostics["n"])
+    share = dict(zip(prop.index, prop["n_clipped"].to_numpy(dtype=float) / n))
+    ess_of = list(zip(w["psi"], w["weight"], w["ess"].to_numpy(dtype=float)))
+    rows = []
+    for e in PSE_NAMES:
+        worst_model = max((m for m in effect_propensities(e) if m in share), key=share.__getitem__)
+        clipped = share[worst_model]
+        psis = effect_psis(e)
+        psi, weight, ess = min((t for t in ess_of if t[0] in psis), key=lambda t: t[2])
+        where = f"{_WEIGHT_SYMBOL.get(weight, weight)} of {PSI_LABELS.get(psi, psi)}"
+        ok = clipped <= max_clipped_share and ess >= min_ess
+        reason = ""
+        if not ok:
+            what = []
+            if clipped > max_clipped_share:
+                what.append(f"{clipped:.0%} of propensities {worst_model} clipped (at most {max_clipped_share:.0%})")
+            if ess < min_ess:
+                what.append(f"smallest ESS {ess:.0f} ({where}; at least {min_ess:.0f})")
+            reason = f"{'; '.join(what)}: {_PATHS[e]}"
+        rows.append({"effect": e, "estimable": ok, "reason": reason, "clipped_share": clipped,
+                     "clipped_model": worst_model, "min_ess": ess, "min_ess_weight": where})
+    return pd.DataFrame(rows).set_index("effect")
+
+
+def overlap_population(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, bounds: tuple[float, float] = (0.05, 0.95),
+                       folds: int = 5, seed: int = 0, learners=None) -> tuple[pd.DataFrame, str]:
+    """The rows with support: cross-fitted P(X = x1 | B, R, Z) inside ``bounds``.
+
+    The trimming of Crump et al. (2009) applied to the richest propensity, the one the
+    direct and mediated paths rest on. It changes the estimand: the effects estimated on the
+    returned rows are those *of the overlap population* (résumés whose mediators do not
+    reveal the attribute), not of everyone; the returned description says which rows and
+    how many, for the summary (``PSEResult.population``). ``learners``: a classifier with
+    ``fit``/``predict_proba`` (default: XGBoost at the middle of the Appendix C.5 grid).
+
+    Returns ``(rows, description)``.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from .nuisance import Encoder, fit_predict, xgb_classifier
+
+    lo, hi = bounds
+    if not 0 < lo < hi < 1:
+        raise ValueError(f"trim bounds must satisfy 0 < low < high < 1, got {bounds!r}")
+    cols = [*z, *b, *r]
+    df = data.reset_index(drop=True)
+    xv = (df[x] == x1).to_numpy()
+    X = Encoder.fit(df, cols).transform(df)
+    clf = learners if learners is not None else xgb_classifier()
+    p = np.empty(len(df))
+    for tr, ev in StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, xv):
+        (p[ev],) = fit_predict(clf, "propensity", X[tr], xv[tr].astype(int), [X[ev]])
+    keep = (p >= lo) & (p <= hi)
+    if not keep.any():
+        raise ValueError(f"no row has P({x}={x1!r} | B, R, Z) inside {bounds}: the overlap population is empty")
+    desc = (f"overlap population: rows with cross-fitted P({x}={x1!r} | B,R,Z) in [{lo:g}, {hi:g}], "
+            f"{int(keep.sum()):,} of {len(df):,}")
+    return df[keep].reset_index(drop=True), desc
