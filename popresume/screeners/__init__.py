@@ -33,7 +33,7 @@ from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, Scor
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
-from popresume.screeners.specs import check_spec
+from popresume.screeners.specs import build_spec, check_spec, parse_spec
 
 with warnings.catch_warnings():
     # tqdm.auto warns "IProgress not found" inside Jupyter without ipywidgets; transformers and
@@ -49,7 +49,6 @@ __all__ = [
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
-_KINDS = ("embedding", "hf", "openai", "synthetic")
 
 
 def default_cache_path() -> Path:
@@ -71,11 +70,13 @@ def open_cache(cache: "str | os.PathLike | ScoreCache | None | bool") -> tuple[S
 
 
 def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **options: Any) -> Screener:
-    """Build a screener from a spec string or dict (see the module docstring).
+    """Build a screener from a spec string or dict (the grammar of
+    :func:`popresume.screeners.specs.parse_spec`).
 
-    ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` passes the remaining keys to
-    the backend's constructor; keyword ``options`` (e.g. ``scoring="expected"``) are added to
-    them. A screener object is returned unchanged (options are then refused).
+    ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` is checked against the kind's
+    spec model (:func:`~popresume.screeners.specs.build_spec`), whose defaults fill what is not
+    given; keyword ``options`` (e.g. ``scoring="expected"``; ``None`` skipped) are added to
+    it. A screener object is returned unchanged (options are then refused).
     """
     if not isinstance(spec, (str, Mapping)):
         if isinstance(spec, Screener):
@@ -83,40 +84,25 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
                 raise ValueError(f"options {sorted(options)} cannot be applied to an existing screener object")
             return spec
         raise ValueError(f"screener spec must be a string, a dict or a screener, got {type(spec).__name__}")
-    if isinstance(spec, str):
-        s = spec.strip()
-        kind, _, rest = s.partition(":")
-        kind = kind.strip().lower()
-        params: dict[str, Any] = {}
-        if kind == "openai":
-            if "@" not in rest:
-                raise ValueError(f"openai spec must be 'openai:MODEL@BASE_URL', got {spec!r}")
-            model, _, base_url = rest.partition("@")
-            params = {"model": model, "base_url": base_url}
-        elif rest:
-            params = {"model": rest}
-    else:
-        params = dict(spec)
-        kind = str(params.pop("kind", "")).lower()
-    if kind not in _KINDS:
-        raise ValueError(f"unknown screener kind {kind!r} in spec {spec!r}; expected one of {_KINDS}")
+    params = parse_spec(spec)
+    params["kind"] = str(params.get("kind", "")).lower()
     params.update({k: v for k, v in options.items() if v is not None})
-    check_spec({"kind": kind, **params})
-    if kind == "embedding":
+    model = build_spec(params)
+    if model.kind == "embedding":
         from popresume.screeners.embedding import EmbeddingScreener
 
-        return EmbeddingScreener(**params)
-    if kind == "hf":
+        return EmbeddingScreener(model)
+    if model.kind == "hf":
         from popresume.screeners.hf import HFScreener
 
-        return HFScreener(**params)
-    if kind == "openai":
+        return HFScreener(model)
+    if model.kind == "openai":
         from popresume.screeners.openai_http import OpenAIScreener
 
-        return OpenAIScreener(**params)
+        return OpenAIScreener(model)
     from popresume.screeners.synthetic import SyntheticScreener
 
-    return SyntheticScreener(**params)
+    return SyntheticScreener(model)
 
 
 def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], str]:

@@ -79,15 +79,14 @@ from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from popresume.errors import StoppedRun
-from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
 from popresume.screeners.cache import register_secret, scrub
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.specs import DIALECTS, OpenAISpec, spec_for
 
 log = logging.getLogger(__name__)
 
-#: Reply-format dialects, in the order negotiation tries them.
-DIALECTS = ("json_schema", "json_object", "prompt")
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _KEYED_HOSTS = ("api.openai.com",)
 # words by which a 500 body says "your request is invalid" rather than "I crashed"
@@ -186,57 +185,40 @@ class OpenAIScreener(BaseScreener):
     screener_id = "openai"
     needs_profile = False
 
-    def __init__(self, model: str, base_url: str = "https://api.openai.com/v1", *,
-                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 24,
-                 seed: int | None = 0, concurrency: int = 8, timeout: float = 60.0, max_retries: int = 5,
-                 backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 1,
-                 response_format: str | None = "auto", scoring: str = "greedy", top_logprobs: int = 20,
-                 fail_fast: int = 3, max_prompt_chars: int = 60_000, supports_images: bool = True,
-                 extra_body: dict | None = None, template: str = PAPER_PROMPT):
-        if not model:
-            raise ValueError("model name is empty")
-        if not base_url or urlparse(base_url).scheme not in ("http", "https"):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
-        if response_format is None:
-            response_format = "prompt"
-        if response_format not in ("auto",) + DIALECTS:
-            raise ValueError(f"response_format must be 'auto' or one of {DIALECTS}, got {response_format!r}")
-        if scoring not in SCORING_MODES:
-            raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
-        if scoring == "expected" and float(temperature) != 0.0:
-            raise ValueError("scoring='expected' reads the greedy reply's log-probabilities: use temperature=0")
-        self.model = str(model)
-        base_url, self._auth = split_credentials(base_url)
+    def __init__(self, spec: OpenAISpec | None = None, /, **settings):
+        """``spec`` (an :class:`~popresume.screeners.specs.OpenAISpec`), or its keys as keyword
+        ``settings`` (``OpenAIScreener(model="m", base_url=url)``); defaults come from the spec."""
+        self.spec = spec = spec_for(OpenAISpec, spec, settings)
+        self.model = spec.model
+        base_url, self._auth = split_credentials(spec.base_url)
         self.base_url = base_url.rstrip("/")
-        self.api_key_env = api_key_env
-        self._key = os.environ.get(api_key_env) or None
+        self.api_key_env = spec.api_key_env
+        self._key = os.environ.get(spec.api_key_env) or None
         register_secret(self._key)
         host = urlparse(self.base_url).hostname or ""
         if self._key is None and host in _KEYED_HOSTS:
-            raise PermissionError(f"{host} needs an API key: set the environment variable {api_key_env}")
-        self.temperature = float(temperature)
-        self.max_tokens = int(max_tokens)
-        self.seed = seed
-        self.concurrency = max(1, int(concurrency))
-        self.timeout = float(timeout)
-        self.max_retries = max(0, int(max_retries))
-        self.backoff = float(backoff)
-        self.max_backoff = float(max_backoff)
-        self.parse_retries = max(0, int(parse_retries))
-        self.response_format = response_format
-        self.scoring = scoring
-        self.top_logprobs = max(1, min(20, int(top_logprobs)))
-        self.fail_fast = max(1, int(fail_fast))
-        self.max_prompt_chars = int(max_prompt_chars)
-        if extra_body is not None and not isinstance(extra_body, dict):
-            raise ValueError(f"extra_body must be a dict of request fields, got {type(extra_body).__name__}")
-        self.extra_body = dict(extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
+            raise PermissionError(f"{host} needs an API key: set the environment variable {spec.api_key_env}")
+        self.temperature = spec.temperature
+        self.max_tokens = spec.max_tokens
+        self.seed = spec.seed
+        self.concurrency = spec.concurrency
+        self.timeout = spec.timeout
+        self.max_retries = spec.max_retries
+        self.backoff = spec.backoff
+        self.max_backoff = spec.max_backoff
+        self.parse_retries = spec.parse_retries
+        self.response_format = "prompt" if spec.response_format is None else spec.response_format
+        self.scoring = spec.scoring
+        self.top_logprobs = spec.top_logprobs
+        self.fail_fast = spec.fail_fast
+        self.max_prompt_chars = spec.max_prompt_chars
+        self.extra_body = dict(spec.extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
         # "logprobs": the client can request them; whether this server returns them is checked
         # when a run with scoring="expected" negotiates
         self.capabilities = frozenset({"text", "json", "logprobs"})
-        self.supports_images = bool(supports_images)
-        self.template = template
-        self.prompt_hash = prompt_hash(template)
+        self.supports_images = spec.supports_images
+        self.template = spec.template
+        self.prompt_hash = prompt_hash(spec.template)
         self._client = None
         self._lock = threading.Lock()
         self._dialect: str | None = None
