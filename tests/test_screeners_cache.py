@@ -185,7 +185,7 @@ def test_capabilities_are_declared_and_checked():
     from popresume.screeners.base import check_capabilities
 
     syn = get_screener("synthetic")
-    assert syn.capabilities == frozenset({"text", "images"})
+    assert syn.capabilities == frozenset({"text", "images", "true_effects"})
     assert has_capability(syn, "images") and not has_capability(syn, "json")
     with pytest.raises(ValueError, match="'json' capability"):
         require_capability(syn, "json", "answer the leakage tasks")

@@ -91,3 +91,21 @@ def test_spec_docstring_examples_run():
     """The numpydoc Examples of build_spec (and the rest of the module) run as doctests."""
     result = doctest.testmod(screener_specs, optionflags=doctest.ELLIPSIS, raise_on_error=False)
     assert result.attempted >= 3 and result.failed == 0, result
+
+
+def test_abilities_are_declared_on_every_screener():
+    """What the report and the leakage runner used to probe with getattr is declared: the
+    capabilities, and neutral defaults for the rest (stats, prepare_profiles, public_spec)."""
+    from popresume.screeners.base import can_judge, has_capability
+    from popresume.screeners.embedding import EmbeddingScreener
+
+    syn = get_screener({"kind": "synthetic", "noise_sd": 0.0})
+    emb = EmbeddingScreener(batch_size=8)  # no weights are loaded by the constructor
+    http = get_screener(f"openai:m@{URL}")
+    assert has_capability(syn, "true_effects") and not has_capability(http, "true_effects")
+    assert has_capability(emb, "batches") and emb.batch_size == 8 and not has_capability(http, "batches")
+    assert [can_judge(s) for s in (syn, emb, http)] == [False, True, True]
+    assert syn.stats == {} and http.stats["requests"] == 0
+    assert syn.public_spec() == {"kind": "synthetic", "noise_sd": 0.0}
+    with pytest.raises(ValueError, match="not a screener"):
+        has_capability(object(), "json")

@@ -253,9 +253,16 @@ def task_items(task: int, variants: pd.DataFrame, baselines: pd.DataFrame | None
 # ---------------------------------------------------------------------------- judges
 @runtime_checkable
 class Judge(Protocol):
-    """What the runner needs: an id and a JSON reply per item (see :class:`GenerativeJudge`)."""
+    """What the runner needs: an id and a JSON reply per item (see :class:`GenerativeJudge`).
+
+    Declared, not probed: ``answers_in_batches`` (True: ``reply_batch(task, items)`` answers
+    many items at once, deterministically, so repetitions are identical) and ``backend``
+    (the screener that answers, whose id and model label the cached replies; None when the
+    judge is no screener)."""
 
     judge_id: str
+    answers_in_batches: bool
+    backend: Any
 
     def supports(self, task: int) -> bool: ...
 
@@ -273,9 +280,12 @@ class GenerativeJudge:
     cannot change a reply): the runner asks once.
     """
 
+    answers_in_batches = False
+
     def __init__(self, screener: Any, *, tasks: Iterable[int] = TASKS):
         require_capability(screener, "json", "answer the leakage tasks as a generative judge")
-        self.screener = screener
+        self.screener = self.backend = screener
+        self._warm = False
         self.tasks = tuple(_check_task(t) for t in tasks)
         params = screener.cache_params()
         # decoding settings are part of the id, hence of every cache key
@@ -292,7 +302,7 @@ class GenerativeJudge:
             # schema also lets backends constrain decoding. Integer replies satisfy TASK3_SCHEMA.
             schema = {**schema, "properties": {**schema["properties"],
                                                "score": {"type": "integer", "minimum": 0, "maximum": 100}}}
-        if not getattr(self, "_warm", False):
+        if not self._warm:
             # the first call loads the model; transformers prints a GGUF de-quantisation
             # progress bar on stderr that would land in the book's output cells
             import contextlib
@@ -303,10 +313,6 @@ class GenerativeJudge:
             self._warm = True
             return out
         return self.screener.complete_json(item_messages(task, item), schema)
-
-
-def _backend_name(b: Any) -> str:
-    return repr(getattr(b, "screener_id", None) or getattr(b, "judge_id", None) or type(b).__name__)
 
 
 def as_judge(backend: Any) -> Judge:
@@ -320,9 +326,8 @@ def as_judge(backend: Any) -> Judge:
         return GenerativeJudge(backend)
     if has_capability(backend, "embeddings"):
         return EmbeddingJudge(embedder=backend)
-    caps = sorted(getattr(backend, "capabilities", ()) or ())
-    raise ValueError(f"backend {_backend_name(backend)} can run none of the leakage tasks: it needs the 'json' "
-                     f"(generative) or the 'embeddings' capability, and declares {caps}")
+    raise ValueError(f"backend {backend.screener_id!r} can run none of the leakage tasks: it needs the 'json' "
+                     f"(generative) or the 'embeddings' capability, and declares {sorted(backend.capabilities)}")
 
 
 def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
@@ -392,11 +397,10 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
         else:
             todo.append((i, rep, key))
     put = _storer(judge, task, store)
-    batch = getattr(judge, "reply_batch", None)
-    if callable(batch) and todo:
+    if judge.answers_in_batches and todo:
         # deterministic judges answer a whole batch at once; repetitions are identical
         uniq = sorted({i for i, _, _ in todo})
-        answers = dict(zip(uniq, batch(task, [records[i] for i in uniq])))
+        answers = dict(zip(uniq, judge.reply_batch(task, [records[i] for i in uniq])))
         for i, rep, key in todo:
             results[(i, rep)] = _checked(task, records[i], *answers[i], put, key)
     else:
@@ -435,9 +439,9 @@ def _storer(judge: Any, task: int, store: ScoreCache | None):
     """A function that commits one valid reply of ``judge`` to ``store`` (None: no cache)."""
     if store is None:
         return None
-    scr = getattr(judge, "screener", None) or getattr(judge, "embedder", None)
-    sid = str(getattr(scr, "screener_id", None) or judge.judge_id.split("|")[0])
-    model = str(getattr(scr, "model", ""))
+    scr = judge.backend
+    sid = judge.judge_id.split("|")[0] if scr is None else str(scr.screener_id)
+    model = "" if scr is None else str(scr.model)
 
     def put(key: str, item: dict, reply: dict, raw: str) -> None:
         store.put_reply(key, screener_id=sid, model=model, prompt_hash=f"leakage-task{task}", item_hash=key,

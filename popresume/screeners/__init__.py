@@ -145,9 +145,8 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             raise ValueError(f"screener {screener.screener_id!r} needs profiles= (joined on resume_id)")
         if "resume_id" not in profiles.columns:
             raise ValueError("profiles is missing the column 'resume_id'")
-        prep = getattr(screener, "prepare_profiles", None)
-        p = prep(profiles) if prep is not None else profiles
-        prof_map = {r["resume_id"]: r for r in p.to_dict("records")}
+        prepared = screener.prepare_profiles(profiles)
+        prof_map = {r["resume_id"]: r for r in prepared.to_dict("records")}
     items: list[ScoreItem] = []
     fmt_col = "format" in resumes.columns
     for i, row in enumerate(resumes.to_dict("records")):
@@ -240,7 +239,7 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                     results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
                     n_cached += 1
         todo = [i for i, r in enumerate(results) if r is None]
-        if todo and callable(getattr(screener, "warmup", None)):  # optional hook, not a capability
+        if todo:
             screener.warmup()  # load weights before the clock starts: throughput is scoring only
     except BaseException:
         if own_cache:  # a cache error or a failed warm-up must not leave the connection open

@@ -74,7 +74,7 @@ class EmbeddingScreener(BaseScreener):
     """Cosine similarity between résumé and job description, mapped to 0–100."""
 
     screener_id = "embedding"
-    capabilities = frozenset({"text", "embeddings"})
+    capabilities = frozenset({"text", "embeddings", "batches"})
     needs_profile = False
     prompt_hash = "none"
 

@@ -223,8 +223,15 @@ class OpenAIScreener(BaseScreener):
         self._lock = threading.Lock()
         self._dialect: str | None = None
         self.negotiation: list[dict] = []
-        self.stats = {"requests": 0, "retries": 0, "http_seconds": 0.0, "prompt_tokens": 0,
+        self._stats = {"requests": 0, "retries": 0, "http_seconds": 0.0, "prompt_tokens": 0,
                       "server_prompt_ms": 0.0, "server_prompt_tokens": 0, "server_predicted_ms": 0.0}
+
+    @property
+    def stats(self) -> dict:
+        """Request counters: requests, retries, http_seconds, prompt_tokens and llama.cpp's
+        server timings (server_prompt_ms, server_prompt_tokens, server_predicted_ms)."""
+        with self._lock:
+            return dict(self._stats)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.api_key_env!r})"
@@ -280,15 +287,15 @@ class OpenAIScreener(BaseScreener):
 
     def _count(self, body: dict, seconds: float) -> None:
         with self._lock:
-            self.stats["http_seconds"] += seconds
+            self._stats["http_seconds"] += seconds
             usage = body.get("usage") if isinstance(body, dict) else None
             if isinstance(usage, dict):
-                self.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
+                self._stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
             t = body.get("timings") if isinstance(body, dict) else None  # llama.cpp's server
             if isinstance(t, dict):
-                self.stats["server_prompt_ms"] += float(t.get("prompt_ms") or 0.0)
-                self.stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
-                self.stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
+                self._stats["server_prompt_ms"] += float(t.get("prompt_ms") or 0.0)
+                self._stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
+                self._stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
 
     def _send(self, url: str, payload: dict, *, deadline: float):
         """POST and read the whole reply by ``deadline`` (``time.perf_counter()`` seconds):
@@ -319,8 +326,8 @@ class OpenAIScreener(BaseScreener):
         connect_failures = 0
         for attempt in range(self.max_retries + 1):
             with self._lock:
-                self.stats["requests"] += 1
-                self.stats["retries"] += bool(attempt)
+                self._stats["requests"] += 1
+                self._stats["retries"] += bool(attempt)
             retry_after = None
             t0 = time.perf_counter()
             try:

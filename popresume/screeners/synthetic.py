@@ -59,7 +59,7 @@ class SyntheticScreener(BaseScreener):
 
     screener_id = "synthetic"
     # it reads the profile, not the pixels; the format switches the photo channel
-    capabilities = frozenset({"text", "images"})
+    capabilities = frozenset({"text", "images", "true_effects"})
     needs_profile = True
     prompt_hash = "none"
     batch_size = 4096
