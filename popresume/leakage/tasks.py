@@ -35,6 +35,7 @@ from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS, job_descri
 from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.screeners.base import has_capability, require_capability
 from popresume.screeners.cache import ScoreCache
+from popresume.screeners.secrets import NO_SECRETS
 
 REGIMES: tuple[str, ...] = ("Forbidden", "Neutral", "Encouraged")
 ORDERS = ("marked_first", "baseline_first")
@@ -285,7 +286,6 @@ class GenerativeJudge:
     def __init__(self, screener: Any, *, tasks: Iterable[int] = TASKS):
         require_capability(screener, "json", "answer the leakage tasks as a generative judge")
         self.screener = self.backend = screener
-        self._warm = False
         self.tasks = tuple(_check_task(t) for t in tasks)
         params = screener.cache_params()
         # decoding settings are part of the id, hence of every cache key
@@ -302,16 +302,7 @@ class GenerativeJudge:
             # schema also lets backends constrain decoding. Integer replies satisfy TASK3_SCHEMA.
             schema = {**schema, "properties": {**schema["properties"],
                                                "score": {"type": "integer", "minimum": 0, "maximum": 100}}}
-        if not self._warm:
-            # the first call loads the model; transformers prints a GGUF de-quantisation
-            # progress bar on stderr that would land in the book's output cells
-            import contextlib
-            import io
-
-            with contextlib.redirect_stderr(io.StringIO()):
-                out = self.screener.complete_json(item_messages(task, item), schema)
-            self._warm = True
-            return out
+        # a local model's GGUF loading bar is silenced where the model loads (screeners.base.quiet_hf)
         return self.screener.complete_json(item_messages(task, item), schema)
 
 
@@ -406,9 +397,9 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
     else:
         it_todo = todo
         if progress:
-            from tqdm.auto import tqdm
+            from popresume.progress import progress_bar
 
-            it_todo = tqdm(todo, desc=f"Task {task}", unit="reply")
+            it_todo = progress_bar(todo, desc=f"Task {task}", unit="reply")
         for i, rep, key in it_todo:
             reply, raw = judge.reply(task, records[i])
             results[(i, rep)] = _checked(task, records[i], reply, raw, put, key)
@@ -442,11 +433,12 @@ def _storer(judge: Any, task: int, store: ScoreCache | None):
     scr = judge.backend
     sid = judge.judge_id.split("|")[0] if scr is None else str(scr.screener_id)
     model = "" if scr is None else str(scr.model)
+    secrets = NO_SECRETS if scr is None else scr.secrets
 
     def put(key: str, item: dict, reply: dict, raw: str) -> None:
         store.put_reply(key, screener_id=sid, model=model, prompt_hash=f"leakage-task{task}", item_hash=key,
                         params={"judge": judge.judge_id, "task": task}, item_id=str(item.get("item_id", "")),
-                        reply=reply, raw=raw)
+                        reply=reply, raw=raw, secrets=secrets)
     return put
 
 

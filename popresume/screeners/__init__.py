@@ -35,12 +35,6 @@ from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
 from popresume.screeners.specs import build_spec, check_spec, parse_spec
 
-with warnings.catch_warnings():
-    # tqdm.auto warns "IProgress not found" inside Jupyter without ipywidgets; transformers and
-    # sentence-transformers import it. Harmless (a text bar is used): import it once, silently.
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    import tqdm.auto  # noqa: F401
-
 __all__ = [
     "get_screener", "score_resumes", "score_run", "ScoreRun", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
     "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
@@ -248,9 +242,9 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     t0 = time.perf_counter()
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from popresume.progress import progress_bar
 
-        bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
+        bar = progress_bar(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
                    unit="résumé")
     writing = store is not None
     n_not_cached = 0
@@ -263,7 +257,8 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                 if writing and res.cacheable and keys[i] is not None:
                     try:
                         store.put(keys[i], screener_id=screener.screener_id, model=screener.model, prompt_hash=ph,
-                                  resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res)
+                                  resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res,
+                                  secrets=screener.secrets)
                     except CacheWriteError as e:
                         # a full disk must not cost the scores: they stay in this run's result
                         writing = False

@@ -50,10 +50,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+
+from popresume.screeners.secrets import NO_SECRETS, Secrets
 
 NAN = float("nan")
 #: Seconds of work between two yields of :meth:`BaseScreener.score_iter` (so between two commits
@@ -121,6 +124,7 @@ class Screener(Protocol):
     capabilities: frozenset
     needs_profile: bool
     prompt_hash: str
+    secrets: Secrets
 
     def cache_params(self) -> dict: ...
 
@@ -192,6 +196,8 @@ class BaseScreener:
 
     #: the validated spec that built the screener (popresume.screeners.specs), if any
     spec: Any = None
+    #: the secrets the screener holds (immutable; popresume.screeners.secrets)
+    secrets: Secrets = NO_SECRETS
 
     @property
     def stats(self) -> dict:
@@ -285,14 +291,24 @@ class quiet_hf:
     """Context manager that silences known-harmless library chatter while loading models:
     transformers' "Loading weights" / GGUF de-quantisation progress bars, its logging below
     ERROR, and Python warnings (deprecations inside transformers / sentence-transformers).
-    Restores the previous state on exit."""
+    Restores the previous state on exit.
+
+    The GGUF loader draws its tqdm bar outside transformers' progress-bar switch, on
+    ``sys.stderr``; stderr is therefore captured while the model loads and written out
+    again on exit when the load failed (an exception's own message is never lost: it
+    travels with the exception)."""
 
     def __enter__(self):
+        import contextlib
+        import io
         import warnings
 
         self._w = warnings.catch_warnings()
         self._w.__enter__()
         warnings.simplefilter("ignore")
+        self._stderr = io.StringIO()
+        self._redirect = contextlib.redirect_stderr(self._stderr)
+        self._redirect.__enter__()
         try:
             from transformers.utils import logging as hf_logging
 
@@ -301,24 +317,14 @@ class quiet_hf:
             self._bar = hf_logging.is_progress_bar_enabled()
             hf_logging.set_verbosity_error()
             hf_logging.disable_progress_bar()
-        except Exception:  # transformers absent: nothing to silence
+        except ImportError:  # transformers absent: nothing to silence
             self._hf = None
-        # the GGUF loader draws its own tqdm bar, outside transformers' switch
-        self._gguf = None
-        try:
-            import functools
-
-            import transformers.modeling_gguf_pytorch_utils as gguf_utils
-
-            self._gguf = (gguf_utils, gguf_utils.tqdm)
-            gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
-        except Exception:
-            pass
         return self
 
     def __exit__(self, *exc):
-        if self._gguf is not None:
-            self._gguf[0].tqdm = self._gguf[1]
+        self._redirect.__exit__(*exc)
+        if exc[0] is not None:  # a failed load: what it printed may explain it
+            sys.stderr.write(self._stderr.getvalue())
         if self._hf is not None:
             self._hf.set_verbosity(self._verb)
             if self._bar:

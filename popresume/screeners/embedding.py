@@ -108,10 +108,9 @@ class EmbeddingScreener(BaseScreener):
         if self._st is None:
             from popresume.extras import require
 
-            torch = require("torch", "the embedding screener")
-            SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
-
-            with quiet_hf():
+            with quiet_hf():  # importing the model libraries warns too (tqdm.auto without ipywidgets)
+                torch = require("torch", "the embedding screener")
+                SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
                 m = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
             self._window = int(m.max_seq_length)

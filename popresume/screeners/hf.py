@@ -246,9 +246,10 @@ class HFScreener(BaseScreener):
             return
         from popresume.extras import require
 
-        torch = require("torch", "the Hugging Face screener")
-        require("transformers", "the Hugging Face screener")
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        with quiet_hf():  # importing transformers warns too (tqdm.auto without ipywidgets)
+            torch = require("torch", "the Hugging Face screener")
+            require("transformers", "the Hugging Face screener")
+            from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kw: dict[str, Any] = {"local_files_only": True}
         if self.gguf_file:

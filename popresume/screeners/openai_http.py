@@ -59,7 +59,9 @@ A ``user:password@`` inside the base URL is taken out of it (:func:`split_creden
 sent as HTTP basic auth; the URL that is stored (cache parameters, outputs) or printed has none.
 The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
 at construction; it is sent only as the ``Authorization`` header and never stored in the cache
-key, the cache, the raw replies or log messages (:func:`popresume.screeners.cache.register_secret`).
+key, the cache, the raw replies or log messages: the screener holds them in its own
+:class:`~popresume.screeners.secrets.Secrets` (``secrets``), which scrubs every text it
+prints, stores or returns, and which the score cache checks each row against.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ from urllib.parse import unquote, urlparse
 
 from popresume.errors import StoppedRun
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
-from popresume.screeners.cache import register_secret, scrub
+from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
 from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
 from popresume.screeners.specs import DIALECTS, OpenAISpec, spec_for
@@ -118,11 +120,8 @@ def server_message(text: str) -> str:
     """The human-readable error message inside an error body of any of the common shapes:
     OpenAI/llama.cpp/llama-cpp-python/Ollama ``{"error": {"message": …}}``, vLLM
     ``{"object": "error", "message": …}``, TGI ``{"error": "…"}``, FastAPI ``{"detail": …}``;
-    read from the body as sent, and scrubbed of registered secrets (it is printed and stored)."""
-    return scrub(_error_message(text)) or ""
-
-
-def _error_message(text: str) -> str:
+    read from the body as sent (:meth:`OpenAIScreener.server_message` scrubs it of the
+    screener's secrets, for printing and storing)."""
     try:
         body = json.loads(text)
     except (json.JSONDecodeError, ValueError):
@@ -148,18 +147,19 @@ def is_validation_500(text: str) -> bool:
     return bool(_VALIDATION_500.search(text or ""))
 
 
-def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
-    """``(url without user:password@, (user, password) or None)``. The credentials are sent
-    as HTTP basic auth and registered as secrets; the URL that is stored or printed has none."""
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None, tuple[str, ...]]:
+    """``(url without user:password@, (user, password) or None, the secrets they make)``.
+    The credentials are sent as HTTP basic auth and become secrets of the screener (as
+    written in the URL, decoded, and base64-encoded as a server may echo them); the URL that
+    is stored or printed has none."""
     u = urlparse(url)
     if "@" not in u.netloc:
-        return url, None
+        return url, None, ()
     userinfo, host = u.netloc.rsplit("@", 1)
     user, _, password = userinfo.partition(":")
     user, password = unquote(user), unquote(password)
-    for secret in (password, userinfo, u.password):
-        register_secret(secret)
-    return u._replace(netloc=host).geturl(), (user, password)
+    secrets = (userinfo, u.password or "", *basic_auth_forms(user, password))
+    return u._replace(netloc=host).geturl(), (user, password), secrets
 
 
 def image_data_url(path: str | os.PathLike) -> str:
@@ -190,11 +190,12 @@ class OpenAIScreener(BaseScreener):
         ``settings`` (``OpenAIScreener(model="m", base_url=url)``); defaults come from the spec."""
         self.spec = spec = spec_for(OpenAISpec, spec, settings)
         self.model = spec.model
-        base_url, self._auth = split_credentials(spec.base_url)
+        base_url, self._auth, url_secrets = split_credentials(spec.base_url)
         self.base_url = base_url.rstrip("/")
         self.api_key_env = spec.api_key_env
         self._key = os.environ.get(spec.api_key_env) or None
-        register_secret(self._key)
+        #: this screener's secrets: every text it prints, stores or returns is scrubbed of them
+        self.secrets = Secrets.of(self._key, *url_secrets)
         host = urlparse(self.base_url).hostname or ""
         if self._key is None and host in _KEYED_HOSTS:
             raise PermissionError(f"{host} needs an API key: set the environment variable {spec.api_key_env}")
@@ -232,6 +233,14 @@ class OpenAIScreener(BaseScreener):
         server timings (server_prompt_ms, server_prompt_tokens, server_predicted_ms)."""
         with self._lock:
             return dict(self._stats)
+
+    def scrub(self, text: str | None) -> str | None:
+        """``text`` without this screener's secrets (key, URL credentials) or any URL's password."""
+        return self.secrets.scrub(text)
+
+    def server_message(self, text: str) -> str:
+        """:func:`server_message` of an error body, scrubbed (it is printed and stored)."""
+        return self.scrub(server_message(text)) or ""
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.api_key_env!r})"
@@ -342,26 +351,26 @@ class OpenAIScreener(BaseScreener):
                     try:
                         body = json.loads(text)
                     except (json.JSONDecodeError, ValueError):
-                        last = f"HTTP 200 with a non-JSON body: {scrub(text)[:200]!r}"
+                        last = f"HTTP 200 with a non-JSON body: {self.scrub(text)[:200]!r}"
                     else:
                         if isinstance(body, dict) and (body.get("object") == "error" or
                                                        ("error" in body and "choices" not in body)):
                             # some proxies answer 200 with an error body (vLLM behind RunPod)
-                            raise RequestRefused(200, server_message(text), url)
+                            raise RequestRefused(200, self.server_message(text), url)
                         self._count(body, time.perf_counter() - t0)
                         return body
                 elif r.status_code in (401, 403):
                     hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
                         else f"the key in {self.api_key_env} was rejected"
                     raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
-                                          f"{server_message(text)}")
+                                          f"{self.server_message(text)}")
                 elif r.status_code == 500 and is_validation_500(text):
-                    raise RequestRefused(500, server_message(text), url)
+                    raise RequestRefused(500, self.server_message(text), url)
                 elif r.status_code in _TRANSIENT_STATUS:
-                    last = f"HTTP {r.status_code}: {server_message(text)[:200]}"
+                    last = f"HTTP {r.status_code}: {self.server_message(text)[:200]}"
                     retry_after = r.headers.get("retry-after")
                 else:
-                    raise RequestRefused(r.status_code, server_message(text), url)
+                    raise RequestRefused(r.status_code, self.server_message(text), url)
             log.info("retrying after %s", last)
             if attempt < self.max_retries:
                 self._sleep(attempt, retry_after)
@@ -487,7 +496,7 @@ class OpenAIScreener(BaseScreener):
         body = self.post(self.payload(msgs, schema, logprobs=False))
         content = self._content(body) or ""
         obj = parse_json_reply(content)  # parsed as sent, stored scrubbed
-        return (obj if isinstance(obj, dict) else None), scrub(content) or ""
+        return (obj if isinstance(obj, dict) else None), self.scrub(content) or ""
 
     # -- protocol -----------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
@@ -515,10 +524,10 @@ class OpenAIScreener(BaseScreener):
                 return ScoreResult.failure(f"error: résumé {rid!r}: HTTP {e.status}: {e.message}",
                                            f"refused:{e.status}:{e.message}", attempts=attempt)
             except TransientFailure as e:  # not a property of the résumé: recorded, not cached
-                return ScoreResult.failure(f"error: résumé {rid!r}: {scrub(str(e))}", "transport",
+                return ScoreResult.failure(f"error: résumé {rid!r}: {self.scrub(str(e))}", "transport",
                                            attempts=attempt, cacheable=False)
             content = self._content(body) or ""
-            raw = scrub(content) or ""  # what is stored and printed
+            raw = self.scrub(content) or ""  # what is stored and printed
             if self.scoring == "expected":
                 lp = self._logprobs(body)
                 if lp is None:

@@ -57,7 +57,7 @@ import pandas as pd
 
 from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
-from popresume.screeners.cache import scrub, sha256
+from popresume.screeners.cache import sha256
 
 CARD_VERSION = 1
 #: Résumés in a validity card by default (and in the cards that other verbs look up).
@@ -259,7 +259,7 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
     a screener that obeys an applicant's instruction reads the résumé, which is what the gate
     asks; whether obeying is acceptable is the auditor's question, not a validity one.
     """
-    from tqdm.auto import tqdm
+    from popresume.progress import progress_bar
 
     from popresume.jobs import job_description
     from popresume.resumes import render_texts
@@ -293,7 +293,7 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
         lambda t, w=where: plant_instruction(t, w))), profiles, jd) for where in ("top", "end")]
     scores: dict[str, pd.Series] = {}
     n_req = n_ok = 0
-    bar = tqdm(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
+    bar = progress_bar(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
     for name, res, prof, jobs in bar:
         if len(res) == 0:
             scores[name] = pd.Series(dtype=float)
@@ -320,7 +320,7 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
         "card_version": CARD_VERSION,
         "source": "ours",
         # a base URL's user:password@ never reaches the card
-        "spec": scrub(spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id)),
+        "spec": scr.secrets.scrub(spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id)),
         "screener": screener_identity(scr),
         "scoring": scr.cache_params().get("scoring") or "direct",
         "n_profiles": int(len(profiles)),
