@@ -21,10 +21,10 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: $(STAMP)
 
-# POPRESUME_CHECK_FIGURES: every figure shown is checked for overlapping or cut text
-# (popresume/plots/layout.py); a problem is printed under the figure and fails the rendering tests
+# IPYTHONDIR: the chapters' kernels load the figure check (book/_ipython, popresume/plots/layout.py):
+# a figure with overlapping or cut text gets a warning under it, which fails the rendering tests
 book: setup
-	POPRESUME_CHECK_FIGURES=1 $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	IPYTHONDIR=$(CURDIR)/book/_ipython $(VENV)/bin/jupyter-book build . -W -n --keep-going
 
 # llama.cpp's llama-server for the live-server tests (tests/test_screeners_live.py) and
 # `popresume serve`: built from source once (cmake, g++); the book does not need it

@@ -6,12 +6,3 @@ and the separate leakage audit of "Beyond the Name" in ``popresume.leakage``.
 """
 
 __version__ = "0.1.0"
-
-import os as _os
-
-if _os.environ.get("POPRESUME_CHECK_FIGURES"):
-    # the book build checks every figure it shows for overlapping or truncated text
-    # (popresume.plots.layout); a reader's own kernel is left alone
-    from popresume.plots.layout import install_figure_check as _install
-
-    _install()

@@ -22,6 +22,8 @@ class KnowingJudge:
     Task 2 (never ties), and scores Chinese variants ``GAP`` points higher in Task 3."""
 
     judge_id = "knowing-test-judge"
+    answers_in_batches = False
+    backend = None
 
     def __init__(self):
         self.asked = 0

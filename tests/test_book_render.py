@@ -96,7 +96,7 @@ def built_book() -> dict:
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
     start = time.time()
     # as `make book` does: every figure shown is checked for overlapping or cut text
-    env = {**os.environ, "POPRESUME_CHECK_FIGURES": "1"}
+    env = {**os.environ, "IPYTHONDIR": str(REPO_ROOT / "book" / "_ipython")}
     proc = subprocess.run(
         [exe, "build", ".", "-W", "-n", "--keep-going"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT, env=env,
@@ -448,7 +448,7 @@ def test_text_names_only_columns_that_are_shown(built_book):
 # figures: no overlapping or cut text (checked while the book executes)
 # --------------------------------------------------------------------------------------
 def test_no_figure_has_overlapping_or_cut_text(built_book):
-    """`make book` sets POPRESUME_CHECK_FIGURES=1: popresume.plots.layout writes a
+    """`make book` loads popresume.plots.layout in every kernel (book/_ipython): it writes a
     FigureLayoutWarning under any figure with overlapping tick labels, an ellipsis-cut
     label or a legend on its data; such a line on a page fails here."""
     problems = []

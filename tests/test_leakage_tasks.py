@@ -10,6 +10,7 @@ from popresume.leakage.tasks import (
     schema_for, task1_messages, task2_schema, task_items, validate_reply,
 )
 from popresume.screeners import ScoreCache, score_resumes
+from popresume.screeners.secrets import NO_SECRETS
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +25,7 @@ class ScriptedBackend:
     screener_id = "scripted"
     model = "script-v1"
     capabilities = frozenset({"text", "json"})
+    secrets = NO_SECRETS
 
     def __init__(self, replies):
         self.replies = list(replies)

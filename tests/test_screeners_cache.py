@@ -13,7 +13,8 @@ import pytest
 
 from popresume.screeners import ScoreCache, score_resumes, score_run
 from popresume.screeners.base import BaseScreener, ScoreResult
-from popresume.screeners.cache import cache_key, register_secret
+from popresume.screeners.cache import cache_key
+from popresume.screeners.secrets import Secrets
 
 JD = {"nurse": "Registered nurse wanted."}
 
@@ -95,16 +96,20 @@ def test_failures_cached_as_nan_not_zero(tmp_path):
 
 
 def test_api_key_never_cached(tmp_path):
+    """The screener owns its secrets; the cache checks every row against the scoring screener's."""
     secret = "sk-test-SECRET-123456"
-    register_secret(secret)
 
     class Leaky(Counting):
+        secrets = Secrets.of(secret)
+
         def score_one(self, item):
             return ScoreResult(50.0, True, f"my key is {secret}")
 
     with pytest.raises(ValueError, match="API key"):
         score_resumes(Leaky(), _resumes(1), cache=tmp_path / "c.sqlite", job_descriptions=JD)
     assert secret.encode() not in (tmp_path / "c.sqlite").read_bytes()
+    # another screener's secret is not this one's: nothing process-wide remembers it
+    assert Counting().secrets.scrub(f"my key is {secret}") == f"my key is {secret}"
 
 
 SCRIPT = textwrap.dedent("""
@@ -185,7 +190,7 @@ def test_capabilities_are_declared_and_checked():
     from popresume.screeners.base import check_capabilities
 
     syn = get_screener("synthetic")
-    assert syn.capabilities == frozenset({"text", "images"})
+    assert syn.capabilities == frozenset({"text", "images", "true_effects"})
     assert has_capability(syn, "images") and not has_capability(syn, "json")
     with pytest.raises(ValueError, match="'json' capability"):
         require_capability(syn, "json", "answer the leakage tasks")

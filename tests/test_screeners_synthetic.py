@@ -101,8 +101,11 @@ def test_photo_channel_follows_the_format_column(tmp_path):
 def test_bad_coefficients_are_clear_errors():
     p = toy_population(100)
     p["hobby"] = np.random.default_rng(0).choice(["chess", "golf"], len(p))  # not a function of Z
+    with pytest.raises(ValueError, match="unknown profile column 'hobby'"):  # refused by the spec, at once
+        SyntheticScreener(coef={"hobby": {"golf": 1.0}}, photo={}, direct={})
+    p["exp_year"] = np.arange(len(p)) % 7  # a profile column outside the roles of the effects
     with pytest.raises(ValueError, match="none of Z"):
-        SyntheticScreener(coef={"hobby": {"golf": 1.0}}, photo={}, direct={}).true_effects(p, "gender", roles=ROLES)
+        SyntheticScreener(coef={"exp_year": 0.1}, photo={}, direct={}).true_effects(p, "gender", roles=ROLES)
     with pytest.raises(ValueError, match="direct="):
         SyntheticScreener(coef={"gender": {"M": 1.0}}, photo={}, direct={}).true_effects(p, "gender", roles=ROLES)
     with pytest.raises(ValueError, match="format"):

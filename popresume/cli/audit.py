@@ -96,7 +96,7 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
 def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, tune,
             target, leakage, leakage_bases, cache_path, progress):
     from popresume.audit.report_run import run_report, write_report
-    from popresume.cli.score import _spec_dict
+    from popresume.screeners.specs import parse_spec
 
     for name, val in (("--occupation", occupation), ("--n", n)):
         if val is None:
@@ -106,7 +106,7 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
     if leakage_bases is not None and not leakage:
         raise click.UsageError("--leakage-bases needs --leakage")
     attrs = [a.strip() for a in attributes.split(",") if a.strip()]
-    rep = run_report(_spec_dict(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
+    rep = run_report(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
                      profiles=profiles_path, seed=seed, force=force, dry_run=dry_run, card_n=card_n, n_boot=n_boot,
                      tune=tune, target=target, cache=cache_path, progress=progress, echo=click.echo,
                      leakage=leakage, leakage_bases=leakage_bases)

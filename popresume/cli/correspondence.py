@@ -85,7 +85,7 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
     import pandas as pd
 
     from popresume import correspondence as cr
-    from popresume.cli.score import _parse_options, _spec_dict
+    from popresume.cli.score import parse_options
     from popresume.correspondence.plots import plot_gaps
     from popresume.io import write_parquet, write_table
     from popresume.screeners import get_screener
@@ -94,13 +94,11 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
         raise click.UsageError("--no-scores and --screeners-only together leave nothing to do")
     if rate is not None and not 0 < rate < 1:
         raise click.BadParameter(f"must be between 0 and 1, got {rate}", param_hint="--rate")
-    extra = _parse_options(options)
+    extra = parse_options(options)
     screeners = []
     if not no_scores:  # build every screener first, so a bad spec fails before any work
         for spec in specs:
-            params = _spec_dict(spec)
-            params.update(extra)
-            screeners.append((spec, get_screener(params)))
+            screeners.append((spec, get_screener(spec, **extra)))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rate = cr.STUDY_CALLBACK_RATE if rate is None else rate

@@ -60,10 +60,9 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
                                  param_hint="--n-boot/--n-sim")
     screeners = []
     if specs:
-        from popresume.cli.score import _spec_dict
         from popresume.screeners import get_screener
 
-        screeners = [(s, get_screener(_spec_dict(s))) for s in specs]  # a bad spec fails before any work
+        screeners = [(s, get_screener(s)) for s in specs]  # a bad spec fails before any work
     if runs_dir is not None:
         long = rank_runs(bb.read_run_dir(runs_dir, models or None))
         published = None

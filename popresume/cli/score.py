@@ -10,7 +10,8 @@ from popresume.cli._errors import OutPath, UserError
 from popresume.errors import StoppedRun
 
 
-def _parse_options(options: tuple[str, ...]) -> dict:
+def parse_options(options: tuple[str, ...]) -> dict:
+    """``-o KEY=VALUE`` options as a dict (a value is JSON when it parses as JSON, else a string)."""
     out = {}
     for o in options:
         if "=" not in o:
@@ -23,37 +24,17 @@ def _parse_options(options: tuple[str, ...]) -> dict:
     return out
 
 
-def _spec_dict(spec: str) -> dict:
-    """A spec string as the dict form, so that options can be added to it."""
-    s = spec.strip()
-    if s.startswith("{"):
-        try:
-            d = json.loads(s)
-        except json.JSONDecodeError as e:
-            raise click.BadParameter(f"not valid JSON ({e}): {spec!r}", param_hint="--screener") from None
-        if not isinstance(d, dict):
-            raise click.BadParameter(f"a JSON spec must be an object with 'kind', got {spec!r}",
-                                     param_hint="--screener")
-        return d
-    kind, _, rest = s.partition(":")
-    d: dict = {"kind": kind.strip().lower()}
-    if d["kind"] == "openai":
-        if "@" not in rest:
-            raise click.BadParameter("openai spec must be 'openai:MODEL@BASE_URL'", param_hint="--screener")
-        d["model"], _, d["base_url"] = rest.partition("@")
-    elif rest:
-        d["model"] = rest
-    return d
-
-
 def screener_params(spec: str, options: tuple[str, ...], **settings) -> dict:
     """The screener spec of ``--screener``, ``-o KEY=VALUE`` and the named ``settings``
     (``--scoring``, …; ``None`` skipped) as one dict, checked as an audit config's screener
     entry is (:func:`popresume.screeners.check_spec`); a problem names the option it came from."""
-    from popresume.screeners import check_spec
+    from popresume.screeners.specs import check_spec, parse_spec
 
-    params = _spec_dict(spec)
-    steps = [("--screener", {}), ("-o/--option", _parse_options(options))]
+    try:
+        params = parse_spec(spec)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--screener") from None
+    steps = [("--screener", {}), ("-o/--option", parse_options(options))]
     steps += [(f"--{k.replace('_', '-')}", {k: v}) for k, v in settings.items() if v is not None]
     for hint, extra in steps:
         params.update(extra)
@@ -108,7 +89,7 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     from popresume.io import write_parquet
     from popresume.screeners import get_screener, score_run
 
-    if concurrency is not None and _spec_dict(spec).get("kind") != "openai":
+    if concurrency is not None and screener_params(spec, ()).get("kind") != "openai":
         raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
     params = screener_params(spec, options, concurrency=concurrency, scoring=scoring)
     jobs = read_jobs(jobs_path)

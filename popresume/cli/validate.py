@@ -11,12 +11,13 @@ from __future__ import annotations
 import click
 
 from popresume.cli._errors import OutPath
+from popresume.screeners.validity import CARD_N
 
 
 @click.command("validate")
 @click.option("--screener", "spec", default="embedding", show_default=True,
               help="embedding | hf | hf:PATH | openai:MODEL@BASE_URL | synthetic | a JSON dict.")
-@click.option("--n", "n", type=click.IntRange(min=5), default=40, show_default=True,
+@click.option("--n", "n", type=click.IntRange(min=5), default=CARD_N, show_default=True,
               help="Number of résumés (spread over the five occupations).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the profiles and their rendering.")
 @click.option("--profiles", "profiles_path", type=click.Path(exists=True, dir_okay=False), default=None,

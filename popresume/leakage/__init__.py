@@ -10,13 +10,7 @@
   embedding model as zero-shot Task 1 classifier and Tasks 2-3 scorer.
 """
 
-import warnings
-
-# tqdm.auto, imported by the model libraries, warns on stderr when ipywidgets is absent;
-# the book's kernels have no widgets and the text progress bar is what we want.
-warnings.filterwarnings("ignore", message="IProgress not found")
-
-from popresume.leakage.corpus import (  # noqa: E402,F401
+from popresume.leakage.corpus import (  # noqa: F401
     COMPARATOR,
     CONDITIONS,
     CONTROL,

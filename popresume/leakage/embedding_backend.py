@@ -112,6 +112,9 @@ def joint_thresholds(scores: np.ndarray, false_attribution: float) -> np.ndarray
 class EmbeddingJudge:
     """An embedding model answering the three leakage tasks (see the module docstring).
 
+    It answers many items at once (:meth:`reply_batch`; ``answers_in_batches``), the same
+    way every time.
+
     ``embedder``: a screener that declares the ``"embeddings"`` capability
     (``embed(texts) -> np.ndarray`` of L2-normalised rows, see :mod:`popresume.screeners.base`);
     default :func:`default_embedder`. ``threshold``: Task 1 abstention threshold on the
@@ -119,11 +122,13 @@ class EmbeddingJudge:
     score points. ``shortlist_threshold``: Task 3 cut-off in score points.
     """
 
+    answers_in_batches = True
+
     def __init__(self, embedder: Any = None, *, model_path: str | None = None, threshold: float | dict[str, float] = 0.10,
                  tie_margin: float = 0.25, encouraged_factor: float = 3.0, shortlist_threshold: float = 60.0,
                  temperature: float = 0.05, descriptions: dict[str, list[str]] | None = None,
                  tasks: Iterable[int] = TASKS):
-        self.embedder = embedder if embedder is not None else default_embedder(model_path)
+        self.embedder = self.backend = embedder if embedder is not None else default_embedder(model_path)
         require_capability(self.embedder, "embeddings", "serve as the embedding judge's embedder")
         self.descriptions = descriptions or GROUP_DESCRIPTIONS
         if set(self.descriptions) != set(GROUPS):
@@ -157,7 +162,7 @@ class EmbeddingJudge:
     # -- identity: every setting that changes a reply is in the id (hence in cache keys)
     @property
     def model(self) -> str:
-        return str(getattr(self.embedder, "model", type(self.embedder).__name__))
+        return str(self.embedder.model)
 
     @property
     def judge_id(self) -> str:

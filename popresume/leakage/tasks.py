@@ -35,6 +35,7 @@ from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS, job_descri
 from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.screeners.base import has_capability, require_capability
 from popresume.screeners.cache import ScoreCache
+from popresume.screeners.secrets import NO_SECRETS
 
 REGIMES: tuple[str, ...] = ("Forbidden", "Neutral", "Encouraged")
 ORDERS = ("marked_first", "baseline_first")
@@ -253,9 +254,16 @@ def task_items(task: int, variants: pd.DataFrame, baselines: pd.DataFrame | None
 # ---------------------------------------------------------------------------- judges
 @runtime_checkable
 class Judge(Protocol):
-    """What the runner needs: an id and a JSON reply per item (see :class:`GenerativeJudge`)."""
+    """What the runner needs: an id and a JSON reply per item (see :class:`GenerativeJudge`).
+
+    Declared, not probed: ``answers_in_batches`` (True: ``reply_batch(task, items)`` answers
+    many items at once, deterministically, so repetitions are identical) and ``backend``
+    (the screener that answers, whose id and model label the cached replies; None when the
+    judge is no screener)."""
 
     judge_id: str
+    answers_in_batches: bool
+    backend: Any
 
     def supports(self, task: int) -> bool: ...
 
@@ -273,9 +281,11 @@ class GenerativeJudge:
     cannot change a reply): the runner asks once.
     """
 
+    answers_in_batches = False
+
     def __init__(self, screener: Any, *, tasks: Iterable[int] = TASKS):
         require_capability(screener, "json", "answer the leakage tasks as a generative judge")
-        self.screener = screener
+        self.screener = self.backend = screener
         self.tasks = tuple(_check_task(t) for t in tasks)
         params = screener.cache_params()
         # decoding settings are part of the id, hence of every cache key
@@ -292,21 +302,8 @@ class GenerativeJudge:
             # schema also lets backends constrain decoding. Integer replies satisfy TASK3_SCHEMA.
             schema = {**schema, "properties": {**schema["properties"],
                                                "score": {"type": "integer", "minimum": 0, "maximum": 100}}}
-        if not getattr(self, "_warm", False):
-            # the first call loads the model; transformers prints a GGUF de-quantisation
-            # progress bar on stderr that would land in the book's output cells
-            import contextlib
-            import io
-
-            with contextlib.redirect_stderr(io.StringIO()):
-                out = self.screener.complete_json(item_messages(task, item), schema)
-            self._warm = True
-            return out
+        # a local model's GGUF loading bar is silenced where the model loads (screeners.base.quiet_hf)
         return self.screener.complete_json(item_messages(task, item), schema)
-
-
-def _backend_name(b: Any) -> str:
-    return repr(getattr(b, "screener_id", None) or getattr(b, "judge_id", None) or type(b).__name__)
 
 
 def as_judge(backend: Any) -> Judge:
@@ -320,9 +317,8 @@ def as_judge(backend: Any) -> Judge:
         return GenerativeJudge(backend)
     if has_capability(backend, "embeddings"):
         return EmbeddingJudge(embedder=backend)
-    caps = sorted(getattr(backend, "capabilities", ()) or ())
-    raise ValueError(f"backend {_backend_name(backend)} can run none of the leakage tasks: it needs the 'json' "
-                     f"(generative) or the 'embeddings' capability, and declares {caps}")
+    raise ValueError(f"backend {backend.screener_id!r} can run none of the leakage tasks: it needs the 'json' "
+                     f"(generative) or the 'embeddings' capability, and declares {sorted(backend.capabilities)}")
 
 
 def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
@@ -392,19 +388,18 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
         else:
             todo.append((i, rep, key))
     put = _storer(judge, task, store)
-    batch = getattr(judge, "reply_batch", None)
-    if callable(batch) and todo:
+    if judge.answers_in_batches and todo:
         # deterministic judges answer a whole batch at once; repetitions are identical
         uniq = sorted({i for i, _, _ in todo})
-        answers = dict(zip(uniq, batch(task, [records[i] for i in uniq])))
+        answers = dict(zip(uniq, judge.reply_batch(task, [records[i] for i in uniq])))
         for i, rep, key in todo:
             results[(i, rep)] = _checked(task, records[i], *answers[i], put, key)
     else:
         it_todo = todo
         if progress:
-            from tqdm.auto import tqdm
+            from popresume.progress import progress_bar
 
-            it_todo = tqdm(todo, desc=f"Task {task}", unit="reply")
+            it_todo = progress_bar(todo, desc=f"Task {task}", unit="reply")
         for i, rep, key in it_todo:
             reply, raw = judge.reply(task, records[i])
             results[(i, rep)] = _checked(task, records[i], reply, raw, put, key)
@@ -435,14 +430,15 @@ def _storer(judge: Any, task: int, store: ScoreCache | None):
     """A function that commits one valid reply of ``judge`` to ``store`` (None: no cache)."""
     if store is None:
         return None
-    scr = getattr(judge, "screener", None) or getattr(judge, "embedder", None)
-    sid = str(getattr(scr, "screener_id", None) or judge.judge_id.split("|")[0])
-    model = str(getattr(scr, "model", ""))
+    scr = judge.backend
+    sid = judge.judge_id.split("|")[0] if scr is None else str(scr.screener_id)
+    model = "" if scr is None else str(scr.model)
+    secrets = NO_SECRETS if scr is None else scr.secrets
 
     def put(key: str, item: dict, reply: dict, raw: str) -> None:
         store.put_reply(key, screener_id=sid, model=model, prompt_hash=f"leakage-task{task}", item_hash=key,
                         params={"judge": judge.judge_id, "task": task}, item_id=str(item.get("item_id", "")),
-                        reply=reply, raw=raw)
+                        reply=reply, raw=raw, secrets=secrets)
     return put
 
 

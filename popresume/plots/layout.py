@@ -5,9 +5,11 @@ sits on the data cannot be read, and nobody notices in a build log. ``figure_pro
 measures a drawn Matplotlib figure (the renderer's own text extents, in pixels) and says
 what is wrong, in words. ``install_figure_check`` runs it on every figure an IPython kernel
 is about to show and writes each problem to stderr as a ``FigureLayoutWarning``; the book's
-rendering tests fail on any warning shown on a page. The book build turns it on with the
-environment variable ``POPRESUME_CHECK_FIGURES=1`` (see the Makefile), so a reader's own
-kernel is left alone.
+rendering tests fail on any warning shown on a page. The module is an IPython extension
+(:func:`load_ipython_extension`): the book build loads it in every chapter's kernel through
+the kernel configuration ``book/_ipython/profile_default/ipython_kernel_config.py``
+(``IPYTHONDIR=book/_ipython``, see the Makefile), so a reader's own kernel is left alone and
+importing popresume changes nothing.
 """
 
 from __future__ import annotations
@@ -226,6 +228,11 @@ def check_open_figures(stream=None) -> list[str]:
     for line in found:
         stream.write(f"FigureLayoutWarning: {line}\n")
     return found
+
+
+def load_ipython_extension(ipython) -> None:
+    """IPython's entry point (``%load_ext popresume.plots.layout``, or the book's kernel config)."""
+    install_figure_check()
 
 
 def install_figure_check() -> bool:

@@ -33,13 +33,7 @@ from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, Scor
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
 from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
-from popresume.screeners.specs import check_spec
-
-with warnings.catch_warnings():
-    # tqdm.auto warns "IProgress not found" inside Jupyter without ipywidgets; transformers and
-    # sentence-transformers import it. Harmless (a text bar is used): import it once, silently.
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    import tqdm.auto  # noqa: F401
+from popresume.screeners.specs import build_spec, check_spec, parse_spec
 
 __all__ = [
     "get_screener", "score_resumes", "score_run", "ScoreRun", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
@@ -49,7 +43,6 @@ __all__ = [
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
-_KINDS = ("embedding", "hf", "openai", "synthetic")
 
 
 def default_cache_path() -> Path:
@@ -71,11 +64,13 @@ def open_cache(cache: "str | os.PathLike | ScoreCache | None | bool") -> tuple[S
 
 
 def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **options: Any) -> Screener:
-    """Build a screener from a spec string or dict (see the module docstring).
+    """Build a screener from a spec string or dict (the grammar of
+    :func:`popresume.screeners.specs.parse_spec`).
 
-    ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` passes the remaining keys to
-    the backend's constructor; keyword ``options`` (e.g. ``scoring="expected"``) are added to
-    them. A screener object is returned unchanged (options are then refused).
+    ``{"kind": "openai", "model": ..., "base_url": ..., ...}`` is checked against the kind's
+    spec model (:func:`~popresume.screeners.specs.build_spec`), whose defaults fill what is not
+    given; keyword ``options`` (e.g. ``scoring="expected"``; ``None`` skipped) are added to
+    it. A screener object is returned unchanged (options are then refused).
     """
     if not isinstance(spec, (str, Mapping)):
         if isinstance(spec, Screener):
@@ -83,40 +78,25 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
                 raise ValueError(f"options {sorted(options)} cannot be applied to an existing screener object")
             return spec
         raise ValueError(f"screener spec must be a string, a dict or a screener, got {type(spec).__name__}")
-    if isinstance(spec, str):
-        s = spec.strip()
-        kind, _, rest = s.partition(":")
-        kind = kind.strip().lower()
-        params: dict[str, Any] = {}
-        if kind == "openai":
-            if "@" not in rest:
-                raise ValueError(f"openai spec must be 'openai:MODEL@BASE_URL', got {spec!r}")
-            model, _, base_url = rest.partition("@")
-            params = {"model": model, "base_url": base_url}
-        elif rest:
-            params = {"model": rest}
-    else:
-        params = dict(spec)
-        kind = str(params.pop("kind", "")).lower()
-    if kind not in _KINDS:
-        raise ValueError(f"unknown screener kind {kind!r} in spec {spec!r}; expected one of {_KINDS}")
+    params = parse_spec(spec)
+    params["kind"] = str(params.get("kind", "")).lower()
     params.update({k: v for k, v in options.items() if v is not None})
-    check_spec({"kind": kind, **params})
-    if kind == "embedding":
+    model = build_spec(params)
+    if model.kind == "embedding":
         from popresume.screeners.embedding import EmbeddingScreener
 
-        return EmbeddingScreener(**params)
-    if kind == "hf":
+        return EmbeddingScreener(model)
+    if model.kind == "hf":
         from popresume.screeners.hf import HFScreener
 
-        return HFScreener(**params)
-    if kind == "openai":
+        return HFScreener(model)
+    if model.kind == "openai":
         from popresume.screeners.openai_http import OpenAIScreener
 
-        return OpenAIScreener(**params)
+        return OpenAIScreener(model)
     from popresume.screeners.synthetic import SyntheticScreener
 
-    return SyntheticScreener(**params)
+    return SyntheticScreener(model)
 
 
 def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], str]:
@@ -159,9 +139,8 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             raise ValueError(f"screener {screener.screener_id!r} needs profiles= (joined on resume_id)")
         if "resume_id" not in profiles.columns:
             raise ValueError("profiles is missing the column 'resume_id'")
-        prep = getattr(screener, "prepare_profiles", None)
-        p = prep(profiles) if prep is not None else profiles
-        prof_map = {r["resume_id"]: r for r in p.to_dict("records")}
+        prepared = screener.prepare_profiles(profiles)
+        prof_map = {r["resume_id"]: r for r in prepared.to_dict("records")}
     items: list[ScoreItem] = []
     fmt_col = "format" in resumes.columns
     for i, row in enumerate(resumes.to_dict("records")):
@@ -254,7 +233,7 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                     results[i] = ScoreResult(s if ok else float("nan"), ok, raw, attempts=att)
                     n_cached += 1
         todo = [i for i, r in enumerate(results) if r is None]
-        if todo and callable(getattr(screener, "warmup", None)):  # optional hook, not a capability
+        if todo:
             screener.warmup()  # load weights before the clock starts: throughput is scoring only
     except BaseException:
         if own_cache:  # a cache error or a failed warm-up must not leave the connection open
@@ -263,9 +242,9 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     t0 = time.perf_counter()
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from popresume.progress import progress_bar
 
-        bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
+        bar = progress_bar(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
                    unit="résumé")
     writing = store is not None
     n_not_cached = 0
@@ -278,7 +257,8 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
                 if writing and res.cacheable and keys[i] is not None:
                     try:
                         store.put(keys[i], screener_id=screener.screener_id, model=screener.model, prompt_hash=ph,
-                                  resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res)
+                                  resume_hash=hashes[i], params=params, resume_id=items[i].resume_id, result=res,
+                                  secrets=screener.secrets)
                     except CacheWriteError as e:
                         # a full disk must not cost the scores: they stay in this run's result
                         writing = False

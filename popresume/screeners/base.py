@@ -11,7 +11,7 @@ the error text; it is never a number (STYLE.md counter-examples).
 
 **Capabilities are declared, not probed.** Every screener carries ``capabilities``, a
 frozenset drawn from :data:`CAPABILITIES`; code that needs an optional ability asks
-:func:`has_capability` / :func:`require_capability` instead of ``hasattr``:
+:func:`has_capability` / :func:`require_capability` instead of ``hasattr`` (docs/DESIGN.md §4):
 
 * ``"text"`` – scores text résumés through :meth:`Screener.score_iter`;
 * ``"images"`` – scores image résumés (``ScoreItem.image_path``) through the same method;
@@ -20,7 +20,24 @@ frozenset drawn from :data:`CAPABILITIES`; code that needs an optional ability a
   judges use this);
 * ``"logprobs"`` – the backend can read token log-probabilities, so ``scoring="expected"``
   (the probability-weighted score) is available;
-* ``"embeddings"`` – ``embed(texts) -> ndarray`` of L2-normalised rows.
+* ``"embeddings"`` – ``embed(texts) -> ndarray`` of L2-normalised rows;
+* ``"batches"`` – one call scores a whole model batch of ``batch_size`` résumés, and costs
+  a whole batch however few résumés it holds (a probe of its speed times one batch);
+* ``"true_effects"`` – the screener knows its true effects:
+  ``true_effects(profiles, attribute, format=...)`` (the synthetic screener).
+
+Whether a screener can judge the leakage tasks follows from these (``"json"`` or
+``"embeddings"``: :func:`can_judge`); whether a given server answers the tasks within
+their schemas is asked of it once, before any work
+(:func:`popresume.leakage.tasks.check_judge`).
+
+Every :class:`BaseScreener` also declares, with neutral defaults: ``batch_size``;
+``needs_profile`` (the screener reads the profile table, joined on ``resume_id``:
+:meth:`BaseScreener.prepare_profiles`); ``stats``, the request counters of a backend that
+counts them (``requests``, ``retries``, ``prompt_tokens``, …; empty otherwise);
+``min_chunk`` / ``max_chunk`` (the résumés one :meth:`BaseScreener.score_batch` call
+holds); :meth:`BaseScreener.warmup`; and :meth:`BaseScreener.public_spec`, the spec that
+built it with every secret removed (what a report may print).
 
 **Cache identity.** :meth:`Screener.cache_params` returns every setting that can move a
 score (decoding, scoring mode, batch size where numerics depend on it, …) but never a
@@ -33,10 +50,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+
+from popresume.screeners.secrets import NO_SECRETS, Secrets
 
 NAN = float("nan")
 #: Seconds of work between two yields of :meth:`BaseScreener.score_iter` (so between two commits
@@ -44,7 +64,7 @@ NAN = float("nan")
 COMMIT_SECONDS = 2.0
 
 #: The abilities a screener may declare (see the module docstring).
-CAPABILITIES = frozenset({"text", "images", "json", "logprobs", "embeddings"})
+CAPABILITIES = frozenset({"text", "images", "json", "logprobs", "embeddings", "batches", "true_effects"})
 #: Scoring modes: the greedy reply's number, or the probability-weighted (expected) score.
 SCORING_MODES = ("greedy", "expected")
 
@@ -104,10 +124,15 @@ class Screener(Protocol):
     capabilities: frozenset
     needs_profile: bool
     prompt_hash: str
+    secrets: Secrets
 
     def cache_params(self) -> dict: ...
 
     def item_hash(self, item: ScoreItem) -> str: ...
+
+    def prepare_profiles(self, profiles): ...
+
+    def warmup(self) -> None: ...
 
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]: ...
 
@@ -125,17 +150,32 @@ def has_capability(screener: Any, capability: str) -> bool:
     """Whether ``screener`` declares ``capability`` (one of :data:`CAPABILITIES`)."""
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown screener capability {capability!r}; expected one of {sorted(CAPABILITIES)}")
-    return capability in frozenset(getattr(screener, "capabilities", ()) or ())
+    return capability in declared_capabilities(screener)
+
+
+def declared_capabilities(screener: Any) -> frozenset:
+    """``screener.capabilities``; a ValueError for an object that declares none (it is not a screener)."""
+    try:
+        return frozenset(screener.capabilities)
+    except AttributeError:
+        raise ValueError(f"a {type(screener).__name__} is not a screener: it declares no capabilities") from None
+
+
+def can_judge(screener: Any) -> bool:
+    """Whether ``screener`` can answer the leakage tasks at all: as a generative judge
+    (``"json"``) or as the embedding judge's embedder (``"embeddings"``)."""
+    return has_capability(screener, "json") or has_capability(screener, "embeddings")
 
 
 def require_capability(screener: Any, capability: str, purpose: str) -> None:
     """Raise a ValueError naming the screener when it lacks ``capability`` (needed for ``purpose``)."""
-    if not has_capability(screener, capability):
-        sid = getattr(screener, "screener_id", type(screener).__name__)
-        model = getattr(screener, "model", "")
-        caps = sorted(getattr(screener, "capabilities", ()) or ())
-        raise ValueError(f"screener {sid!r} ({model}) cannot {purpose}: it does not declare the "
-                         f"{capability!r} capability (it declares {caps})")
+    try:
+        if has_capability(screener, capability):
+            return
+    except ValueError as e:
+        raise ValueError(f"cannot {purpose}: {e}") from None
+    raise ValueError(f"screener {screener.screener_id!r} ({screener.model}) cannot {purpose}: it does not "
+                     f"declare the {capability!r} capability (it declares {sorted(screener.capabilities)})")
 
 
 class BaseScreener:
@@ -150,6 +190,32 @@ class BaseScreener:
     #: for generative screeners, how a reply becomes a score: "greedy" (the reply's number)
     #: or "expected" (probability-weighted over the valid replies); None for the others
     scoring: str | None = None
+    #: résumés per score_batch call, at least and at most (None: 1 and batch_size)
+    min_chunk: int | None = None
+    max_chunk: int | None = None
+
+    #: the validated spec that built the screener (popresume.screeners.specs), if any
+    spec: Any = None
+    #: the secrets the screener holds (immutable; popresume.screeners.secrets)
+    secrets: Secrets = NO_SECRETS
+
+    @property
+    def stats(self) -> dict:
+        """Request counters (``requests``, ``retries``, ``prompt_tokens``, …) of a backend that
+        counts them; empty for one that does not."""
+        return {}
+
+    def prepare_profiles(self, profiles):
+        """The profile table as the screener reads it (``needs_profile`` screeners add the
+        columns they need); unchanged by default."""
+        return profiles
+
+    def public_spec(self) -> dict:
+        """The spec that built this screener, as given (defaults left out), with no secret in
+        it: what a report or a card may print. Empty for a screener built without a spec."""
+        if self.spec is None:
+            return {}
+        return {"kind": self.spec.kind, **self.spec.model_dump(exclude_unset=True, exclude={"kind"})}
 
     @property
     def supports_images(self) -> bool:
@@ -186,8 +252,8 @@ class BaseScreener:
         ``min_chunk`` (if set: a backend whose call costs a fixed batch), each sized to take
         about :data:`COMMIT_SECONDS`: the driver commits each score as it is yielded, so a run
         killed at any point loses at most a few seconds of work (or one fixed batch)."""
-        most = max(1, int(getattr(self, "max_chunk", None) or self.batch_size))
-        least = min(most, max(1, int(getattr(self, "min_chunk", None) or 1)))
+        most = max(1, int(self.max_chunk or self.batch_size))
+        least = min(most, max(1, int(self.min_chunk or 1)))
         size = max(least, min(most, 4))
         start = 0
         while start < len(items):
@@ -225,14 +291,24 @@ class quiet_hf:
     """Context manager that silences known-harmless library chatter while loading models:
     transformers' "Loading weights" / GGUF de-quantisation progress bars, its logging below
     ERROR, and Python warnings (deprecations inside transformers / sentence-transformers).
-    Restores the previous state on exit."""
+    Restores the previous state on exit.
+
+    The GGUF loader draws its tqdm bar outside transformers' progress-bar switch, on
+    ``sys.stderr``; stderr is therefore captured while the model loads and written out
+    again on exit when the load failed (an exception's own message is never lost: it
+    travels with the exception)."""
 
     def __enter__(self):
+        import contextlib
+        import io
         import warnings
 
         self._w = warnings.catch_warnings()
         self._w.__enter__()
         warnings.simplefilter("ignore")
+        self._stderr = io.StringIO()
+        self._redirect = contextlib.redirect_stderr(self._stderr)
+        self._redirect.__enter__()
         try:
             from transformers.utils import logging as hf_logging
 
@@ -241,24 +317,14 @@ class quiet_hf:
             self._bar = hf_logging.is_progress_bar_enabled()
             hf_logging.set_verbosity_error()
             hf_logging.disable_progress_bar()
-        except Exception:  # transformers absent: nothing to silence
+        except ImportError:  # transformers absent: nothing to silence
             self._hf = None
-        # the GGUF loader draws its own tqdm bar, outside transformers' switch
-        self._gguf = None
-        try:
-            import functools
-
-            import transformers.modeling_gguf_pytorch_utils as gguf_utils
-
-            self._gguf = (gguf_utils, gguf_utils.tqdm)
-            gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
-        except Exception:
-            pass
         return self
 
     def __exit__(self, *exc):
-        if self._gguf is not None:
-            self._gguf[0].tqdm = self._gguf[1]
+        self._redirect.__exit__(*exc)
+        if exc[0] is not None:  # a failed load: what it printed may explain it
+            sys.stderr.write(self._stderr.getvalue())
         if self._hf is not None:
             self._hf.set_verbosity(self._verb)
             if self._bar:

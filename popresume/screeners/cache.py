@@ -10,7 +10,8 @@ scores only the rest (tested by ``tests/test_screeners_cache.py``).
 
 Secrets never reach the cache: the decoding parameters are built by each backend from an
 explicit allow-list (an API key is not one of them), and :meth:`ScoreCache.put` refuses a
-row whose text contains a registered secret.
+row whose text contains one of the scoring screener's secrets (its ``secrets``,
+:class:`~popresume.screeners.secrets.Secrets`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable
 
 from popresume.screeners.base import ScoreResult, stable_json
+from popresume.screeners.secrets import NO_SECRETS, Secrets
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
@@ -43,30 +44,6 @@ CREATE TABLE IF NOT EXISTS scores (
     created REAL
 )
 """
-
-_SECRETS: set[str] = set()
-
-
-def register_secret(value: str | None) -> None:
-    """Remember a secret (an API key) so that it can be scrubbed from anything stored/logged."""
-    if value and len(value) >= 4:
-        _SECRETS.add(value)
-
-
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
-
-
-def scrub(text: str | None) -> str | None:
-    """Replace every registered secret in ``text`` with ``***``, and the ``user:password@``
-    of any URL in it with ``***@``."""
-    if text is None:
-        return None
-    text = _URL_USERINFO.sub(r"\1***@", text)
-    for s in _SECRETS:
-        if s in text:
-            text = text.replace(s, "***")
-    return text
-
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -141,12 +118,13 @@ class ScoreCache:
         return out
 
     def _insert(self, key: str, screener_id: str, model: str, prompt_hash: str, item_hash: str, params: dict,
-                item_id: str, score: float | None, parse_ok: bool, raw: str, attempts: int) -> None:
-        """Commit one row (its own transaction). Refuses text that holds a registered secret."""
+                item_id: str, score: float | None, parse_ok: bool, raw: str, attempts: int,
+                secrets: Secrets) -> None:
+        """Commit one row (its own transaction). Refuses text that holds one of ``secrets``."""
         params_json = stable_json(params)
-        for s in _SECRETS:
-            if s in raw or s in params_json:
-                raise ValueError("refusing to cache a row that contains an API key")
+        found = secrets.found_in(raw, params_json)
+        if found:
+            raise ValueError(f"refusing to cache a row that contains {found}")
         with self._lock:
             try:
                 self._con.execute(
@@ -158,14 +136,15 @@ class ScoreCache:
                 raise CacheWriteError(f"score cache {self.path}: cannot write: {e}") from None
 
     def put(self, key: str, *, screener_id: str, model: str, prompt_hash: str, resume_hash: str,
-            params: dict, resume_id: str, result: ScoreResult) -> None:
-        """Commit one score (its own transaction). Refuses text that holds a registered secret."""
+            params: dict, resume_id: str, result: ScoreResult, secrets: Secrets = NO_SECRETS) -> None:
+        """Commit one score (its own transaction). Refuses text that holds one of ``secrets``
+        (the scoring screener's)."""
         score = None if not result.parse_ok else float(result.score)
         self._insert(key, screener_id, model, prompt_hash, resume_hash, params, resume_id, score,
-                     result.parse_ok, result.raw or "", result.attempts)
+                     result.parse_ok, result.raw or "", result.attempts, secrets)
 
     def put_reply(self, key: str, *, screener_id: str, model: str, prompt_hash: str, item_hash: str,
-                  params: dict, item_id: str, reply: dict, raw: str) -> None:
+                  params: dict, item_id: str, reply: dict, raw: str, secrets: Secrets = NO_SECRETS) -> None:
         """Commit a structured reply (a JSON object, e.g. a leakage judge's answer) in the same
         table: ``raw`` holds ``{"reply": ..., "raw": ...}``; ``score`` the reply's numeric
         ``score`` field when it has one. Only valid replies are meant to be stored."""
@@ -173,7 +152,7 @@ class ScoreCache:
         sc = float(sc) if isinstance(sc, (int, float)) and not isinstance(sc, bool) else None
         sc = None if sc != sc else sc  # NaN stored as NULL
         self._insert(key, screener_id, model, prompt_hash, item_hash, params, item_id, sc, True,
-                     stable_json({"reply": reply, "raw": raw}), 1)
+                     stable_json({"reply": reply, "raw": raw}), 1, secrets)
 
     def get_replies(self, keys: Iterable[str]) -> dict[str, tuple[dict, str]]:
         """``{key: (reply, raw)}`` for the keys stored with :meth:`put_reply`."""

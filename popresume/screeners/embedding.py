@@ -42,6 +42,7 @@ from typing import Sequence
 import numpy as np
 
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet_hf, torch_threads
+from popresume.screeners.specs import EmbeddingSpec, spec_for
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
@@ -73,33 +74,31 @@ class EmbeddingScreener(BaseScreener):
     """Cosine similarity between résumé and job description, mapped to 0–100."""
 
     screener_id = "embedding"
-    capabilities = frozenset({"text", "embeddings"})
+    capabilities = frozenset({"text", "embeddings", "batches"})
     needs_profile = False
     prompt_hash = "none"
 
-    def __init__(self, model: str | os.PathLike | None = None, *, precision: str = "auto", device: str = "cpu",
-                 batch_size: int = 32, cos_low: float = 0.1, cos_high: float = 0.8, overlap: int = 0,
-                 num_threads: int | None = None):
-        if precision not in ("auto", "fp32", "bf16"):
-            raise ValueError(f"precision must be 'auto', 'fp32' or 'bf16', got {precision!r}")
-        if not cos_high > cos_low:
-            raise ValueError("cos_high must be greater than cos_low")
-        if model is None:
+    def __init__(self, spec: EmbeddingSpec | None = None, /, **settings):
+        """``spec`` (an :class:`~popresume.screeners.specs.EmbeddingSpec`), or its keys as
+        keyword ``settings`` (``EmbeddingScreener(batch_size=8)``); defaults come from the spec."""
+        self.spec = spec = spec_for(EmbeddingSpec, spec, settings)
+        if spec.model is None:
             self.model_path = default_model_path()
             self.model = DEFAULT_MODEL_NAME
         else:
-            self.model_path = Path(model)
+            self.model_path = Path(spec.model)
             if not self.model_path.exists():
                 raise FileNotFoundError(f"sentence-transformers model folder not found: {self.model_path}")
-            self.model = str(model)
+            self.model = spec.model
+        precision = spec.precision
         if precision == "auto":
-            precision = "bf16" if (device.startswith("cuda") or cpu_has_bf16()) else "fp32"
+            precision = "bf16" if (spec.device.startswith("cuda") or cpu_has_bf16()) else "fp32"
         self.precision = precision
-        self.device = device
-        self.batch_size = int(batch_size)
-        self.cos_low, self.cos_high = float(cos_low), float(cos_high)
-        self.overlap = int(overlap)
-        self.num_threads = num_threads
+        self.device = spec.device
+        self.batch_size = spec.batch_size
+        self.cos_low, self.cos_high = spec.cos_low, spec.cos_high
+        self.overlap = spec.overlap
+        self.num_threads = spec.num_threads
         self._st = None
         self._jd_cache: dict[str, np.ndarray] = {}
 
@@ -109,10 +108,9 @@ class EmbeddingScreener(BaseScreener):
         if self._st is None:
             from popresume.extras import require
 
-            torch = require("torch", "the embedding screener")
-            SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
-
-            with quiet_hf():
+            with quiet_hf():  # importing the model libraries warns too (tqdm.auto without ipywidgets)
+                torch = require("torch", "the embedding screener")
+                SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
                 m = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
             self._window = int(m.max_seq_length)

@@ -44,9 +44,10 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult, iter_chunks, quiet_hf, torch_threads
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, iter_chunks, quiet_hf, torch_threads
 from popresume.screeners.parsing import parse_json_reply, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.specs import HFSpec, spec_for
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _MAX_CANDIDATES = 20000
@@ -189,16 +190,11 @@ class HFScreener(BaseScreener):
     needs_profile = False
     batch_size = 1
 
-    def __init__(self, model: str | os.PathLike | None = None, *, gguf_file: str | None = None, device: str = "cpu",
-                 dtype: str | None = None, template: str = PAPER_PROMPT, max_new_tokens: int = 64,
-                 constrained: bool = True, num_threads: int | None = None, scoring: str = "greedy",
-                 min_prob: float = 1e-4, node_batch: int = 64):
-        if scoring not in SCORING_MODES:
-            raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
-        if scoring == "expected" and not constrained:
-            raise ValueError("scoring='expected' needs constrained=True (the valid replies must be enumerable)")
-        if not 0.0 <= float(min_prob) < 1.0:
-            raise ValueError(f"min_prob must be in [0, 1), got {min_prob!r}")
+    def __init__(self, spec: HFSpec | None = None, /, **settings):
+        """``spec`` (an :class:`~popresume.screeners.specs.HFSpec`), or its keys as keyword
+        ``settings``; defaults come from the spec."""
+        self.spec = spec = spec_for(HFSpec, spec, settings)
+        model, gguf_file = spec.model, spec.gguf_file
         if model is None:
             path = smollm2_gguf_path()
             self.model_dir, self.gguf_file = path.parent, path.name
@@ -212,16 +208,16 @@ class HFScreener(BaseScreener):
             else:
                 self.model_dir, self.gguf_file = p, gguf_file
             self.model = str(model) if gguf_file is None else f"{model}/{gguf_file}"
-        self.device = device
-        self.dtype = dtype
-        self.template = template
-        self.prompt_hash = prompt_hash(template)
-        self.max_new_tokens = int(max_new_tokens)
-        self.constrained = bool(constrained)
-        self.num_threads = num_threads
-        self.scoring = scoring
-        self.min_prob = float(min_prob)
-        self.node_batch = max(1, int(node_batch))  # tree nodes per forward pass (memory, not results)
+        self.device = spec.device
+        self.dtype = spec.dtype
+        self.template = spec.template
+        self.prompt_hash = prompt_hash(spec.template)
+        self.max_new_tokens = spec.max_new_tokens
+        self.constrained = spec.constrained
+        self.num_threads = spec.num_threads
+        self.scoring = spec.scoring
+        self.min_prob = spec.min_prob
+        self.node_batch = spec.node_batch
         self._tok = self._lm = self._proc = None
         self._token_text: list[str] | None = None
         self._supports_images: bool | None = None
@@ -250,9 +246,10 @@ class HFScreener(BaseScreener):
             return
         from popresume.extras import require
 
-        torch = require("torch", "the Hugging Face screener")
-        require("transformers", "the Hugging Face screener")
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        with quiet_hf():  # importing transformers warns too (tqdm.auto without ipywidgets)
+            torch = require("torch", "the Hugging Face screener")
+            require("transformers", "the Hugging Face screener")
+            from transformers import AutoModelForCausalLM, AutoTokenizer
 
         kw: dict[str, Any] = {"local_files_only": True}
         if self.gguf_file:

@@ -59,7 +59,9 @@ A ``user:password@`` inside the base URL is taken out of it (:func:`split_creden
 sent as HTTP basic auth; the URL that is stored (cache parameters, outputs) or printed has none.
 The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
 at construction; it is sent only as the ``Authorization`` header and never stored in the cache
-key, the cache, the raw replies or log messages (:func:`popresume.screeners.cache.register_secret`).
+key, the cache, the raw replies or log messages: the screener holds them in its own
+:class:`~popresume.screeners.secrets.Secrets` (``secrets``), which scrubs every text it
+prints, stores or returns, and which the score cache checks each row against.
 """
 
 from __future__ import annotations
@@ -79,15 +81,14 @@ from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from popresume.errors import StoppedRun
-from popresume.screeners.base import SCORING_MODES, BaseScreener, ScoreItem, ScoreResult
-from popresume.screeners.cache import register_secret, scrub
+from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
+from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.specs import DIALECTS, OpenAISpec, spec_for
 
 log = logging.getLogger(__name__)
 
-#: Reply-format dialects, in the order negotiation tries them.
-DIALECTS = ("json_schema", "json_object", "prompt")
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 _KEYED_HOSTS = ("api.openai.com",)
 # words by which a 500 body says "your request is invalid" rather than "I crashed"
@@ -119,11 +120,8 @@ def server_message(text: str) -> str:
     """The human-readable error message inside an error body of any of the common shapes:
     OpenAI/llama.cpp/llama-cpp-python/Ollama ``{"error": {"message": …}}``, vLLM
     ``{"object": "error", "message": …}``, TGI ``{"error": "…"}``, FastAPI ``{"detail": …}``;
-    read from the body as sent, and scrubbed of registered secrets (it is printed and stored)."""
-    return scrub(_error_message(text)) or ""
-
-
-def _error_message(text: str) -> str:
+    read from the body as sent (:meth:`OpenAIScreener.server_message` scrubs it of the
+    screener's secrets, for printing and storing)."""
     try:
         body = json.loads(text)
     except (json.JSONDecodeError, ValueError):
@@ -149,18 +147,19 @@ def is_validation_500(text: str) -> bool:
     return bool(_VALIDATION_500.search(text or ""))
 
 
-def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
-    """``(url without user:password@, (user, password) or None)``. The credentials are sent
-    as HTTP basic auth and registered as secrets; the URL that is stored or printed has none."""
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None, tuple[str, ...]]:
+    """``(url without user:password@, (user, password) or None, the secrets they make)``.
+    The credentials are sent as HTTP basic auth and become secrets of the screener (as
+    written in the URL, decoded, and base64-encoded as a server may echo them); the URL that
+    is stored or printed has none."""
     u = urlparse(url)
     if "@" not in u.netloc:
-        return url, None
+        return url, None, ()
     userinfo, host = u.netloc.rsplit("@", 1)
     user, _, password = userinfo.partition(":")
     user, password = unquote(user), unquote(password)
-    for secret in (password, userinfo, u.password):
-        register_secret(secret)
-    return u._replace(netloc=host).geturl(), (user, password)
+    secrets = (userinfo, u.password or "", *basic_auth_forms(user, password))
+    return u._replace(netloc=host).geturl(), (user, password), secrets
 
 
 def image_data_url(path: str | os.PathLike) -> str:
@@ -186,63 +185,62 @@ class OpenAIScreener(BaseScreener):
     screener_id = "openai"
     needs_profile = False
 
-    def __init__(self, model: str, base_url: str = "https://api.openai.com/v1", *,
-                 api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0, max_tokens: int = 24,
-                 seed: int | None = 0, concurrency: int = 8, timeout: float = 60.0, max_retries: int = 5,
-                 backoff: float = 0.5, max_backoff: float = 30.0, parse_retries: int = 1,
-                 response_format: str | None = "auto", scoring: str = "greedy", top_logprobs: int = 20,
-                 fail_fast: int = 3, max_prompt_chars: int = 60_000, supports_images: bool = True,
-                 extra_body: dict | None = None, template: str = PAPER_PROMPT):
-        if not model:
-            raise ValueError("model name is empty")
-        if not base_url or urlparse(base_url).scheme not in ("http", "https"):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
-        if response_format is None:
-            response_format = "prompt"
-        if response_format not in ("auto",) + DIALECTS:
-            raise ValueError(f"response_format must be 'auto' or one of {DIALECTS}, got {response_format!r}")
-        if scoring not in SCORING_MODES:
-            raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
-        if scoring == "expected" and float(temperature) != 0.0:
-            raise ValueError("scoring='expected' reads the greedy reply's log-probabilities: use temperature=0")
-        self.model = str(model)
-        base_url, self._auth = split_credentials(base_url)
+    def __init__(self, spec: OpenAISpec | None = None, /, **settings):
+        """``spec`` (an :class:`~popresume.screeners.specs.OpenAISpec`), or its keys as keyword
+        ``settings`` (``OpenAIScreener(model="m", base_url=url)``); defaults come from the spec."""
+        self.spec = spec = spec_for(OpenAISpec, spec, settings)
+        self.model = spec.model
+        base_url, self._auth, url_secrets = split_credentials(spec.base_url)
         self.base_url = base_url.rstrip("/")
-        self.api_key_env = api_key_env
-        self._key = os.environ.get(api_key_env) or None
-        register_secret(self._key)
+        self.api_key_env = spec.api_key_env
+        self._key = os.environ.get(spec.api_key_env) or None
+        #: this screener's secrets: every text it prints, stores or returns is scrubbed of them
+        self.secrets = Secrets.of(self._key, *url_secrets)
         host = urlparse(self.base_url).hostname or ""
         if self._key is None and host in _KEYED_HOSTS:
-            raise PermissionError(f"{host} needs an API key: set the environment variable {api_key_env}")
-        self.temperature = float(temperature)
-        self.max_tokens = int(max_tokens)
-        self.seed = seed
-        self.concurrency = max(1, int(concurrency))
-        self.timeout = float(timeout)
-        self.max_retries = max(0, int(max_retries))
-        self.backoff = float(backoff)
-        self.max_backoff = float(max_backoff)
-        self.parse_retries = max(0, int(parse_retries))
-        self.response_format = response_format
-        self.scoring = scoring
-        self.top_logprobs = max(1, min(20, int(top_logprobs)))
-        self.fail_fast = max(1, int(fail_fast))
-        self.max_prompt_chars = int(max_prompt_chars)
-        if extra_body is not None and not isinstance(extra_body, dict):
-            raise ValueError(f"extra_body must be a dict of request fields, got {type(extra_body).__name__}")
-        self.extra_body = dict(extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
+            raise PermissionError(f"{host} needs an API key: set the environment variable {spec.api_key_env}")
+        self.temperature = spec.temperature
+        self.max_tokens = spec.max_tokens
+        self.seed = spec.seed
+        self.concurrency = spec.concurrency
+        self.timeout = spec.timeout
+        self.max_retries = spec.max_retries
+        self.backoff = spec.backoff
+        self.max_backoff = spec.max_backoff
+        self.parse_retries = spec.parse_retries
+        self.response_format = "prompt" if spec.response_format is None else spec.response_format
+        self.scoring = spec.scoring
+        self.top_logprobs = spec.top_logprobs
+        self.fail_fast = spec.fail_fast
+        self.max_prompt_chars = spec.max_prompt_chars
+        self.extra_body = dict(spec.extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
         # "logprobs": the client can request them; whether this server returns them is checked
         # when a run with scoring="expected" negotiates
         self.capabilities = frozenset({"text", "json", "logprobs"})
-        self.supports_images = bool(supports_images)
-        self.template = template
-        self.prompt_hash = prompt_hash(template)
+        self.supports_images = spec.supports_images
+        self.template = spec.template
+        self.prompt_hash = prompt_hash(spec.template)
         self._client = None
         self._lock = threading.Lock()
         self._dialect: str | None = None
         self.negotiation: list[dict] = []
-        self.stats = {"requests": 0, "retries": 0, "http_seconds": 0.0, "prompt_tokens": 0,
+        self._stats = {"requests": 0, "retries": 0, "http_seconds": 0.0, "prompt_tokens": 0,
                       "server_prompt_ms": 0.0, "server_prompt_tokens": 0, "server_predicted_ms": 0.0}
+
+    @property
+    def stats(self) -> dict:
+        """Request counters: requests, retries, http_seconds, prompt_tokens and llama.cpp's
+        server timings (server_prompt_ms, server_prompt_tokens, server_predicted_ms)."""
+        with self._lock:
+            return dict(self._stats)
+
+    def scrub(self, text: str | None) -> str | None:
+        """``text`` without this screener's secrets (key, URL credentials) or any URL's password."""
+        return self.secrets.scrub(text)
+
+    def server_message(self, text: str) -> str:
+        """:func:`server_message` of an error body, scrubbed (it is printed and stored)."""
+        return self.scrub(server_message(text)) or ""
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.api_key_env!r})"
@@ -298,15 +296,15 @@ class OpenAIScreener(BaseScreener):
 
     def _count(self, body: dict, seconds: float) -> None:
         with self._lock:
-            self.stats["http_seconds"] += seconds
+            self._stats["http_seconds"] += seconds
             usage = body.get("usage") if isinstance(body, dict) else None
             if isinstance(usage, dict):
-                self.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
+                self._stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
             t = body.get("timings") if isinstance(body, dict) else None  # llama.cpp's server
             if isinstance(t, dict):
-                self.stats["server_prompt_ms"] += float(t.get("prompt_ms") or 0.0)
-                self.stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
-                self.stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
+                self._stats["server_prompt_ms"] += float(t.get("prompt_ms") or 0.0)
+                self._stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
+                self._stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
 
     def _send(self, url: str, payload: dict, *, deadline: float):
         """POST and read the whole reply by ``deadline`` (``time.perf_counter()`` seconds):
@@ -337,8 +335,8 @@ class OpenAIScreener(BaseScreener):
         connect_failures = 0
         for attempt in range(self.max_retries + 1):
             with self._lock:
-                self.stats["requests"] += 1
-                self.stats["retries"] += bool(attempt)
+                self._stats["requests"] += 1
+                self._stats["retries"] += bool(attempt)
             retry_after = None
             t0 = time.perf_counter()
             try:
@@ -353,26 +351,26 @@ class OpenAIScreener(BaseScreener):
                     try:
                         body = json.loads(text)
                     except (json.JSONDecodeError, ValueError):
-                        last = f"HTTP 200 with a non-JSON body: {scrub(text)[:200]!r}"
+                        last = f"HTTP 200 with a non-JSON body: {self.scrub(text)[:200]!r}"
                     else:
                         if isinstance(body, dict) and (body.get("object") == "error" or
                                                        ("error" in body and "choices" not in body)):
                             # some proxies answer 200 with an error body (vLLM behind RunPod)
-                            raise RequestRefused(200, server_message(text), url)
+                            raise RequestRefused(200, self.server_message(text), url)
                         self._count(body, time.perf_counter() - t0)
                         return body
                 elif r.status_code in (401, 403):
                     hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
                         else f"the key in {self.api_key_env} was rejected"
                     raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
-                                          f"{server_message(text)}")
+                                          f"{self.server_message(text)}")
                 elif r.status_code == 500 and is_validation_500(text):
-                    raise RequestRefused(500, server_message(text), url)
+                    raise RequestRefused(500, self.server_message(text), url)
                 elif r.status_code in _TRANSIENT_STATUS:
-                    last = f"HTTP {r.status_code}: {server_message(text)[:200]}"
+                    last = f"HTTP {r.status_code}: {self.server_message(text)[:200]}"
                     retry_after = r.headers.get("retry-after")
                 else:
-                    raise RequestRefused(r.status_code, server_message(text), url)
+                    raise RequestRefused(r.status_code, self.server_message(text), url)
             log.info("retrying after %s", last)
             if attempt < self.max_retries:
                 self._sleep(attempt, retry_after)
@@ -498,7 +496,7 @@ class OpenAIScreener(BaseScreener):
         body = self.post(self.payload(msgs, schema, logprobs=False))
         content = self._content(body) or ""
         obj = parse_json_reply(content)  # parsed as sent, stored scrubbed
-        return (obj if isinstance(obj, dict) else None), scrub(content) or ""
+        return (obj if isinstance(obj, dict) else None), self.scrub(content) or ""
 
     # -- protocol -----------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
@@ -526,10 +524,10 @@ class OpenAIScreener(BaseScreener):
                 return ScoreResult.failure(f"error: résumé {rid!r}: HTTP {e.status}: {e.message}",
                                            f"refused:{e.status}:{e.message}", attempts=attempt)
             except TransientFailure as e:  # not a property of the résumé: recorded, not cached
-                return ScoreResult.failure(f"error: résumé {rid!r}: {scrub(str(e))}", "transport",
+                return ScoreResult.failure(f"error: résumé {rid!r}: {self.scrub(str(e))}", "transport",
                                            attempts=attempt, cacheable=False)
             content = self._content(body) or ""
-            raw = scrub(content) or ""  # what is stored and printed
+            raw = self.scrub(content) or ""  # what is stored and printed
             if self.scoring == "expected":
                 lp = self._logprobs(body)
                 if lp is None:

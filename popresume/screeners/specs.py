@@ -1,28 +1,48 @@
-"""Screener specs: the keys and value types each backend's constructor takes, checked
-before anything is built.
+"""Screener specs: the one declaration of every screener setting, its default and its bounds.
 
-A spec is ``{"kind": ..., **constructor keys}`` (the dict form of
-:func:`popresume.screeners.get_screener`). Each kind has a pydantic model with
+A spec is ``{"kind": ..., **settings}``. Each kind has a pydantic model with
 ``extra="forbid"`` and ``strict=True`` (:class:`EmbeddingSpec`, :class:`HFSpec`,
 :class:`OpenAISpec`, :class:`SyntheticSpec`), so a misspelt key (``bogus``), a string where
 a number belongs (``batch_size="abc"``) or an unknown level of a synthetic coefficient table
-is refused with the place of the key and what is allowed there. :func:`spec_problems` is the
-one check: the audit config runs it on every screener entry, and ``get_screener`` (hence
-``popresume score`` and ``validate``) on every spec it builds (:func:`check_spec`).
+is refused with the place of the key and what is allowed there. The backends' constructors
+take the validated model (:func:`build_spec`) and read every setting from it: a default
+written here is the default a screener runs with, and no constructor declares its own.
+
+Spec strings have one grammar (:func:`parse_spec`), used by every verb and by
+:func:`popresume.screeners.get_screener`: ``KIND``, ``KIND:MODEL``,
+``openai:MODEL@BASE_URL`` or a JSON object. :func:`spec_problems` is the one check: the
+audit config runs it on every screener entry, and ``get_screener`` (hence every verb) on
+every spec it builds.
 """
 
 from __future__ import annotations
 
 import os
+import json
 from typing import Any, Literal, Mapping, Union
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, REGIONS
+from popresume.screeners.prompt import PAPER_PROMPT
 
-# Screener kinds the contract defines (popresume.screeners.get_screener).
-SCREENER_KINDS = ("embedding", "hf", "openai", "synthetic")
+#: Reply-format dialects of an OpenAI-compatible server, in the order negotiation tries them
+#: (:mod:`popresume.screeners.openai_http`).
+DIALECTS = ("json_schema", "json_object", "prompt")
+
+# The synthetic screener's default f (docs/DESIGN.md §3): the grouped columns of Appendix
+# C.4, so that the estimator sees exactly the variables f reads and can recover the truth.
+DEFAULT_DIRECT = {"gender": {"M": 1.0}, "race_binary": {"White": 1.0}}
+DEFAULT_PHOTO = {"gender": {"M": 1.0}, "race_binary": {"White": 0.5}}
+DEFAULT_COEF = {
+    "age": 0.05,
+    "edu_group": {"low": 0.0, "medium": 4.0, "high": 8.0},
+    "exp_year": 0.6,
+    "fn_gender": {"female": -1.0},
+    "surname_group": {"Black": -1.5, "Asian": -0.5},
+    "region": {"West": 0.5},
+}
 
 
 # Columns of a generated profile table after popresume.grouping.add_groups (Appendix C.4),
@@ -72,50 +92,71 @@ def _plain(v):
 class EmbeddingSpec(Block):
     """``popresume.screeners.embedding.EmbeddingScreener`` settings."""
 
-    kind: Literal["embedding"]
+    kind: Literal["embedding"] = "embedding"
+    #: a sentence-transformers folder; None: all-MiniLM-L6-v2 from its wheel
     model: str | None = None
     precision: Literal["auto", "fp32", "bf16"] = "auto"
     device: str = "cpu"
     batch_size: int = Field(32, ge=1)
-    cos_low: float = 0.1
-    cos_high: float = 0.8
+    # the cosine range mapped to 0-100 (popresume.screeners.embedding's docstring)
+    cos_low: float = Field(0.1, allow_inf_nan=False)
+    cos_high: float = Field(0.8, allow_inf_nan=False)
     overlap: int = Field(0, ge=0)
     num_threads: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered_range(self):
+        if not self.cos_high > self.cos_low:
+            raise ValueError(f"cos_high must be greater than cos_low, got {self.cos_high} <= {self.cos_low}")
+        return self
 
 
 class HFSpec(Block):
     """``popresume.screeners.hf.HFScreener`` settings."""
 
-    kind: Literal["hf"]
+    kind: Literal["hf"] = "hf"
+    #: a model folder or .gguf file; None: SmolLM2-135M-Instruct from its wheel
     model: str | None = None
     gguf_file: str | None = None
     device: str = "cpu"
     dtype: str | None = None
-    template: str | None = None
+    template: str = PAPER_PROMPT
     max_new_tokens: int = Field(64, ge=1)
     constrained: bool = True
     num_threads: int | None = Field(None, ge=1)
     scoring: Literal["greedy", "expected"] = "greedy"
     min_prob: float = Field(1e-4, gt=0.0, lt=1.0)
+    #: tree nodes per forward pass of expected scoring (memory, not results)
     node_batch: int = Field(64, ge=1)
+
+    @model_validator(mode="after")
+    def _expected_needs_constraint(self):
+        if self.scoring == "expected" and not self.constrained:
+            raise ValueError("scoring='expected' needs constrained=True (the valid replies must be enumerable)")
+        return self
 
 
 class OpenAISpec(Block):
     """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server)."""
 
-    kind: Literal["openai"]
+    kind: Literal["openai"] = "openai"
     model: str = Field(min_length=1)
     base_url: str = Field("https://api.openai.com/v1", pattern=r"^https?://")
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = Field(0.0, ge=0.0)
-    max_tokens: int = Field(16, ge=1)
+    temperature: float = Field(0.0, ge=0.0, allow_inf_nan=False)
+    # room for the paper's {"score": X.X} with a tokenizer that spells digits one per token
+    # (SmolLM2's), the whitespace a JSON grammar allows, or a code fence in the "prompt"
+    # dialect: about 10-20 tokens. A reply cut at max_tokens is a failure, not a score.
+    max_tokens: int = Field(24, ge=1)
     seed: int | None = 0
     concurrency: int = Field(8, ge=1)
-    timeout: float = Field(60.0, gt=0.0)
+    #: seconds for a whole request (connecting, status line, headers and body), per attempt
+    timeout: float = Field(60.0, gt=0.0, allow_inf_nan=False)
     max_retries: int = Field(5, ge=0)
-    backoff: float = Field(0.5, ge=0.0)
-    max_backoff: float = Field(30.0, ge=0.0)
+    backoff: float = Field(0.5, ge=0.0, allow_inf_nan=False)
+    max_backoff: float = Field(30.0, ge=0.0, allow_inf_nan=False)
     parse_retries: int = Field(1, ge=0)
+    #: "auto" (negotiate), one of DIALECTS, or None (the "prompt" dialect)
     response_format: str | None = "auto"
     scoring: Literal["greedy", "expected"] = "greedy"
     top_logprobs: int = Field(20, ge=1, le=20)
@@ -123,16 +164,20 @@ class OpenAISpec(Block):
     max_prompt_chars: int = Field(60_000, ge=1)
     supports_images: bool = True
     extra_body: dict[str, Any] | None = None
-    template: str | None = None
+    template: str = PAPER_PROMPT
 
     @field_validator("response_format")
     @classmethod
     def _known_dialect(cls, v):
-        from popresume.screeners.openai_http import DIALECTS  # the backend's list, not a copy
-
-        if v is not None and v not in ("auto",) + tuple(DIALECTS):
+        if v is not None and v not in ("auto",) + DIALECTS:
             raise ValueError(f"must be 'auto' or one of {list(DIALECTS)}, got {v!r}")
         return v
+
+    @model_validator(mode="after")
+    def _expected_needs_greedy_decoding(self):
+        if self.scoring == "expected" and self.temperature != 0.0:
+            raise ValueError("scoring='expected' reads the greedy reply's log-probabilities: use temperature=0")
+        return self
 
 
 _Coef = Union[float, dict[str, float]]
@@ -146,12 +191,12 @@ class SyntheticSpec(Block):
     table with the Appendix C.4 groups (:data:`PROFILE_LEVELS`).
     """
 
-    kind: Literal["synthetic"]
-    intercept: float = 50.0
-    direct: dict[str, dict[str, float]] | None = None
-    photo: dict[str, dict[str, float]] | None = None
-    coef: dict[str, _Coef] | None = None
-    noise_sd: float = Field(5.0, ge=0.0)
+    kind: Literal["synthetic"] = "synthetic"
+    intercept: float = Field(50.0, allow_inf_nan=False)
+    direct: dict[str, dict[str, float]] = Field(default_factory=lambda: _copy(DEFAULT_DIRECT))
+    photo: dict[str, dict[str, float]] = Field(default_factory=lambda: _copy(DEFAULT_PHOTO))
+    coef: dict[str, _Coef] = Field(default_factory=lambda: _copy(DEFAULT_COEF))
+    noise_sd: float = Field(5.0, ge=0.0, allow_inf_nan=False)
     seed: int = 0
     format: Literal["text", "image", "image+photo", None] = None
     clip: bool = False
@@ -182,6 +227,13 @@ class SyntheticSpec(Block):
 SPEC_MODELS: dict[str, type[Block]] = {
     "embedding": EmbeddingSpec, "hf": HFSpec, "openai": OpenAISpec, "synthetic": SyntheticSpec,
 }
+#: The screener kinds (:func:`popresume.screeners.get_screener`).
+SCREENER_KINDS = tuple(SPEC_MODELS)
+ScreenerSpec = Union[EmbeddingSpec, HFSpec, OpenAISpec, SyntheticSpec]
+
+
+def _copy(table: Mapping) -> dict:
+    return {k: dict(v) if isinstance(v, Mapping) else v for k, v in table.items()}
 
 
 class Place(ValueError):
@@ -255,12 +307,94 @@ def spec_problems(spec: Mapping, base: tuple = ()) -> list[tuple[tuple, str]]:
     return []
 
 
-def check_spec(spec: Mapping[str, Any], what: str = "screener spec") -> None:
-    """Refuse a spec mapping with a misspelt key or a value of the wrong type: a ``ValueError``
-    naming each problem (and, for an unknown key, the known ones)."""
-    plain = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in spec.items()}
+def parse_spec(spec: "str | Mapping[str, Any]") -> dict:
+    """The dict form of a spec string: the one grammar of ``--screener`` and of
+    :func:`popresume.screeners.get_screener`.
+
+    ``KIND`` (``"embedding"``), ``KIND:MODEL`` (``"hf:/path/model.gguf"``),
+    ``openai:MODEL@BASE_URL`` (the model name ends at the first ``@``), or a JSON object
+    with a ``kind``. A mapping is returned as a dict. Nothing is checked beyond the grammar:
+    :func:`build_spec` checks the keys and values.
+    """
+    if isinstance(spec, Mapping):
+        return dict(spec)
+    if not isinstance(spec, str):
+        raise ValueError(f"a screener spec must be a string or a mapping, got {type(spec).__name__}")
+    text = spec.strip()
+    if text.startswith(("{", "[")):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"screener spec is not valid JSON ({e}): {text[:200]!r}") from None
+        if not isinstance(parsed, dict):
+            raise ValueError(f"a JSON screener spec must be an object with 'kind', got {text[:200]!r}")
+        return parsed
+    kind, _, rest = text.partition(":")
+    out: dict[str, Any] = {"kind": kind.strip().lower()}
+    if out["kind"] == "openai":
+        if "@" not in rest:
+            raise ValueError(f"an openai screener spec is 'openai:MODEL@BASE_URL', got {text!r}")
+        out["model"], _, out["base_url"] = rest.partition("@")
+    elif rest:
+        out["model"] = rest
+    return out
+
+
+def build_spec(spec: "str | Mapping[str, Any]", what: str = "screener spec") -> ScreenerSpec:
+    """The validated spec model of ``spec`` (a spec string or mapping; see :func:`parse_spec`).
+
+    Refuses a misspelt key, a value of the wrong type or out of bounds: one ``ValueError``
+    naming each problem (and, for an unknown key, the known ones). ``os.PathLike`` values
+    are taken as their paths.
+
+    Parameters
+    ----------
+    spec : str or mapping
+        ``"synthetic"``, ``"openai:MODEL@URL"``, a JSON object or a dict with ``kind``.
+    what : str
+        How the message names the spec (e.g. the option it came from).
+
+    Returns
+    -------
+    EmbeddingSpec, HFSpec, OpenAISpec or SyntheticSpec
+        Every setting, with the defaults of this module for those not given;
+        ``model_fields_set`` holds the ones given.
+
+    Examples
+    --------
+    >>> spec = build_spec({"kind": "openai", "model": "m", "base_url": "http://127.0.0.1:8080/v1"})
+    >>> spec.max_tokens, spec.timeout, spec.scoring
+    (24, 60.0, 'greedy')
+    >>> build_spec("synthetic").noise_sd
+    5.0
+    >>> build_spec({"kind": "openai", "model": "m", "timout": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: screener spec {'kind': 'openai', 'model': 'm', 'timout': 1}: unknown key 'timout'; known keys: ...
+    """
+    params = parse_spec(spec)
+    plain = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in params.items()}
     problems = spec_problems(plain)
     if problems:
         parts = [f"{'.'.join(str(p) for p in loc)}: {msg}" if loc and str(loc[-1]) not in msg else msg
                  for loc, msg in problems]
-        raise ValueError(f"{what} {dict(spec)!r}: " + "; ".join(parts))
+        raise ValueError(f"{what} {params!r}: " + "; ".join(parts))
+    return SPEC_MODELS[plain["kind"]].model_validate(plain)
+
+
+def check_spec(spec: "str | Mapping[str, Any]", what: str = "screener spec") -> None:
+    """Refuse a spec with a problem (:func:`build_spec`, whose result is not needed here)."""
+    build_spec(spec, what)
+
+
+def spec_for(model: type[Block], spec: Block | None, settings: Mapping[str, Any]) -> Block:
+    """A backend constructor's spec: ``spec`` itself, or one built from keyword ``settings``
+    (``EmbeddingScreener(batch_size=8)``); defaults come from ``model`` either way."""
+    if spec is None:
+        kind = model.model_fields["kind"].default
+        return build_spec({"kind": kind, **settings})
+    if settings:
+        raise ValueError(f"give a {model.__name__} or keyword settings, not both (got {sorted(settings)})")
+    if not isinstance(spec, model):
+        raise ValueError(f"expected a {model.__name__}, got {type(spec).__name__}")
+    return spec

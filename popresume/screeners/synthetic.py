@@ -36,17 +36,8 @@ import pandas as pd
 from popresume.grouping import add_groups
 from popresume.schema import PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
+from popresume.screeners.specs import SyntheticSpec, spec_for
 
-DEFAULT_DIRECT = {"gender": {"M": 1.0}, "race_binary": {"White": 1.0}}
-DEFAULT_PHOTO = {"gender": {"M": 1.0}, "race_binary": {"White": 0.5}}
-DEFAULT_COEF = {
-    "age": 0.05,
-    "edu_group": {"low": 0.0, "medium": 4.0, "high": 8.0},
-    "exp_year": 0.6,
-    "fn_gender": {"female": -1.0},
-    "surname_group": {"Black": -1.5, "Asian": -0.5},
-    "region": {"West": 0.5},
-}
 _ATTR_TO_X = {"gender": "gender", "race": "race_binary"}
 
 
@@ -68,29 +59,24 @@ class SyntheticScreener(BaseScreener):
 
     screener_id = "synthetic"
     # it reads the profile, not the pixels; the format switches the photo channel
-    capabilities = frozenset({"text", "images"})
+    capabilities = frozenset({"text", "images", "true_effects"})
     needs_profile = True
     prompt_hash = "none"
     batch_size = 4096
 
-    def __init__(self, *, intercept: float = 50.0, direct: Mapping | None = None, photo: Mapping | None = None,
-                 coef: Mapping | None = None, noise_sd: float = 5.0, seed: int = 0, format: str | None = None,
-                 clip: bool = False, model: str = "synthetic-v1"):
-        from popresume.schema import FORMATS
-
-        if format is not None and format not in FORMATS:
-            raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
-        if noise_sd < 0:
-            raise ValueError("noise_sd must be >= 0")
-        self.intercept = float(intercept)
-        self.direct = {k: dict(v) for k, v in (DEFAULT_DIRECT if direct is None else direct).items()}
-        self.photo = {k: dict(v) for k, v in (DEFAULT_PHOTO if photo is None else photo).items()}
-        self.coef = dict(DEFAULT_COEF if coef is None else coef)
-        self.noise_sd = float(noise_sd)
-        self.seed = int(seed)
-        self.format = format
-        self.clip = bool(clip)
-        self.model = str(model)
+    def __init__(self, spec: SyntheticSpec | None = None, /, **settings):
+        """``spec`` (a :class:`~popresume.screeners.specs.SyntheticSpec`), or its keys as
+        keyword ``settings`` (``SyntheticScreener(noise_sd=0.0)``); defaults come from the spec."""
+        self.spec = spec = spec_for(SyntheticSpec, spec, settings)
+        self.intercept = spec.intercept
+        self.direct = {k: dict(v) for k, v in spec.direct.items()}
+        self.photo = {k: dict(v) for k, v in spec.photo.items()}
+        self.coef = {k: dict(v) if isinstance(v, Mapping) else v for k, v in spec.coef.items()}
+        self.noise_sd = spec.noise_sd
+        self.seed = spec.seed
+        self.format = spec.format
+        self.clip = spec.clip
+        self.model = spec.model
 
     # -- identity ---------------------------------------------------------------------------
     def cache_params(self) -> dict:

@@ -57,9 +57,11 @@ import pandas as pd
 
 from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
-from popresume.screeners.cache import scrub, sha256
+from popresume.screeners.cache import sha256
 
 CARD_VERSION = 1
+#: Résumés in a validity card by default (and in the cards that other verbs look up).
+CARD_N = 40
 EDU_STEP = 2
 EXP_STEP = 5
 MIN_PARSE_RATE = 0.95
@@ -241,7 +243,7 @@ def screener_identity(screener) -> dict[str, Any]:
             "params": json.loads(stable_json(screener.cache_params()))}
 
 
-def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFrame | None = None,
+def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.DataFrame | None = None,
                   cache=None, progress: bool = False, spec: str | None = None,
                   job_descriptions: Mapping[str, str] | None = None, injection_n: int = INJECTION_N) -> dict[str, Any]:
     """Run the gate on ``n`` résumés (or on ``profiles``) and return the card (a dict).
@@ -257,7 +259,7 @@ def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFram
     a screener that obeys an applicant's instruction reads the résumé, which is what the gate
     asks; whether obeying is acceptable is the auditor's question, not a validity one.
     """
-    from tqdm.auto import tqdm
+    from popresume.progress import progress_bar
 
     from popresume.jobs import job_description
     from popresume.resumes import render_texts
@@ -291,7 +293,7 @@ def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFram
         lambda t, w=where: plant_instruction(t, w))), profiles, jd) for where in ("top", "end")]
     scores: dict[str, pd.Series] = {}
     n_req = n_ok = 0
-    bar = tqdm(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
+    bar = progress_bar(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
     for name, res, prof, jobs in bar:
         if len(res) == 0:
             scores[name] = pd.Series(dtype=float)
@@ -318,7 +320,7 @@ def validity_card(screener, *, n: int = 40, seed: int = 0, profiles: pd.DataFram
         "card_version": CARD_VERSION,
         "source": "ours",
         # a base URL's user:password@ never reaches the card
-        "spec": scrub(spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id)),
+        "spec": scr.secrets.scrub(spec if spec is not None else (screener if isinstance(screener, str) else scr.screener_id)),
         "screener": screener_identity(scr),
         "scoring": scr.cache_params().get("scoring") or "direct",
         "n_profiles": int(len(profiles)),
@@ -447,7 +449,7 @@ def card_path_for(screener, *, n: int, seed: int, root: str | os.PathLike | None
     return base / f"{name}-{key}.json"
 
 
-def card_for(spec, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None = None, cache=None,
+def card_for(spec, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | None = None, cache=None,
              progress: bool = False, refresh: bool = False, compute: bool = True, **options) -> dict[str, Any] | None:
     """The validity card of ``spec``, computed once and kept on disk (see :func:`card_path_for`).
 
@@ -492,7 +494,7 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
     return out
 
 
-def stored_verdicts(entries, *, n: int = 40, seed: int = 0, root: str | os.PathLike | None = None) -> dict[str, str]:
+def stored_verdicts(entries, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | None = None) -> dict[str, str]:
     """``{name: verdict}`` for ``(name, spec)`` pairs (or objects with ``.name`` and ``.spec``,
     such as an audit config's screeners), from the cards already on disk (:func:`card_for`
     with ``compute=False``; nothing is scored): "pass", "fail", or "unchecked" when no card

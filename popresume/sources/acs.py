@@ -604,9 +604,9 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
         total = int(r.headers.get("content-length", 0)) or None
         bar = None
         if progress:
-            from tqdm.auto import tqdm
+            from popresume.progress import progress_bar
 
-            bar = tqdm(total=total, unit="B", unit_scale=True, desc=zip_path.name)
+            bar = progress_bar(total=total, unit="B", unit_scale=True, desc=zip_path.name)
         with atomic_path(zip_path, ".zip") as tmp, open(tmp, "wb") as fh:
             for block in r.iter_content(1 << 20):
                 fh.write(block)
