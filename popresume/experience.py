@@ -16,19 +16,21 @@ Gender, race and collar (as far as the data allow): the regressor's features are
 gender, years of schooling, potential experience (age - schooling - 6), Black (1/0) and
 white collar (1/0). Race and collar are used only when every source row records them: a
 column missing for one survey would act as an indicator of that survey (PSID1976 has no
-collar, so the default PSID source leaves collar out). With the default PSID source race
+collar, so the ``"psid"`` source leaves collar out). With the ``"psid"`` source race
 is left out of the mean too (:data:`popresume.sources.experience_data.PSID_MEAN_COVARIATES`):
 all PSID1976 women are white, so among women "Black" would stand for "a PSID7682 row", whose
 experience is gap-free by the age assumption. Race still enters the reweighting. The
 density-ratio classifier balances age, schooling, gender and, when both tables carry race,
 the share of Black workers; collar is not reweighted (the target's collar is the
 occupation's, :data:`OCCUPATION_COLLAR`, and enters the mean as a feature at sampling time).
-State is not used: no PSID file here carries it (PSID7682 has only a South indicator).
+State is not used: no source file here records it for every row (PSID7682 has only a
+South indicator). The default source ``"measured"`` records neither race nor collar on
+every row, so neither enters.
 
-One implementation choice, stated because the default source needs it: with
+One implementation choice, stated because the sources need it: with
 ``target="share"`` (default) the regressor predicts the *share of potential years worked*,
 exp_year / (age - 18), and μ = (age - 18) · f(x), σ = (age - 18) · s(age, gender, J). The
-share extrapolates sensibly where the source is thin (PSID1976 women are all 30 or older):
+share extrapolates sensibly where the source is thin (few measured rows are under 25):
 a 24-year-old who works like a 30-year-old has worked the same share of her possible years.
 ``target="years"`` fits exp_year directly, as the paper's notation reads.
 

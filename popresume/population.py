@@ -3,7 +3,7 @@
 For each occupation J the joint distribution of a profile is factorised (Assumption 1)
 
     P(X, Z, B, R | J) = P(gender, race, age, state, edu_level | J)      P1 (ACS PUMS)
-                        · P(exp_year | gender, race, age, state, edu_level, J)   P2 (PSID)
+                        · P(exp_year | gender, race, age, state, edu_level, J)   P2 (survey panels)
                         · P(first_name | gender, age)                    P3 (SSA)
                         · P(surname | race)                              P4 (Census 2010)
 
