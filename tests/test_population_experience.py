@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from popresume.experience import (
-    density_ratio_weights, fit_experience_model, hierarchical_sigma, qq_data, truncnorm_sample,
+    density_ratio_weights, describe_source, fit_experience_model, gender_balance_weights, hierarchical_sigma,
+    qq_data, truncnorm_sample,
 )
 from popresume.sources.experience_data import load_experience_source, read_experience_table
 
@@ -125,8 +126,51 @@ def test_sample_respects_truncation():
     assert (x[age == 18] == 0).all()
 
 
-def test_default_source_is_psid_microdata():
+def test_default_source_has_measured_age_for_both_genders():
     src = load_experience_source()
+    assert src["age_measured"].all()
+    counts = src.groupby(["source", "gender"]).size().to_dict()
+    # PSID 1975 working wives 428, NLS 1980 men 935, Vella's workers 221 women + 395 men
+    assert counts == {("PSID 1975 women (AER::PSID1976)", "F"): 428, ("wage2 (NLS 1980)", "M"): 935,
+                      ("fringe (Vella 1993, late 1970s)", "F"): 221, ("fringe (Vella 1993, late 1970s)", "M"): 395}
+    # both genders are measured in every 5-year band from 20 to 59 (the bands P2 is fitted on)
+    band = src["age"] // 5 * 5
+    assert (src[band.between(20, 55)].groupby(band)["gender"].nunique() == 2).all()
+
+
+def test_gender_balance_weights_hand_case():
+    # band 30: 3 women, 1 man -> women 4/(2*3) = 2/3 each, man 4/(2*1) = 2; band 40: men only -> 1
+    w = gender_balance_weights([30, 31, 32, 33, 40, 41], ["F", "F", "F", "M", "M", "M"])
+    raw = np.array([2 / 3, 2 / 3, 2 / 3, 2.0, 1.0, 1.0])
+    np.testing.assert_allclose(w, raw / raw.mean())
+
+
+def test_gender_free_model_ignores_gender():
+    """A source whose women worked a known smaller share: the gender-free mean is the two
+    genders' average (equal weights per age band), the same for a man and a woman."""
+    rng = np.random.default_rng(9)
+    src = _simulate(3000, rng, 22, 60, 0.5, 13, noise=0.02)
+    female = (src["gender"] == "F").to_numpy()
+    src["exp_year"] = np.clip(src["exp_year"] / (src["age"] - 18) - 0.2 * female, 0, 1) * (src["age"] - 18)
+    model = fit_experience_model(src, src, reweight=False, gender_term=False)
+    age, e = np.full(2, 40), np.full(2, 13.0)
+    both = model.mean(age, np.array(["F", "M"]), e)
+    assert both[0] == both[1]
+    gendered = fit_experience_model(src, src, reweight=False).mean(age, np.array(["F", "M"]), e)
+    assert both[0] == pytest.approx(gendered.mean(), abs=0.6)
+    assert set(model.sigma_table["gender"]) == {"*"}
+    np.testing.assert_array_equal(model.sigma(age, np.array(["F", "M"]))[0], model.sigma(age, np.array(["F", "M"]))[1])
+
+
+def test_describe_source_names_the_source_and_assumption():
+    assert describe_source() == describe_source("measured")
+    assert "no gender term" in describe_source() and "1970s" in describe_source()
+    assert "every career break the model knows is a woman's" in describe_source("psid")
+    assert "user's experience file my.csv" in describe_source("my.csv")
+
+
+def test_psid_source_is_psid_microdata():
+    src = load_experience_source("psid")
     panel = src[src["source"].str.contains("PSID7682")]
     wives = src[src["source"].str.contains("PSID1976")]
     # PSID 1976-82: 595 heads of household x 7 waves (528 men, 67 women, 43 African-American)

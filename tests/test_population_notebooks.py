@@ -11,7 +11,8 @@ from popresume.paths import NOTEBOOKS_DIR
 
 CASES = [
     ("01_population.py", {"size": 300, "seed": 1, "effects_size": 300}),
-    ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300, "n_careers": 150}),
+    ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300, "n_careers": 150,
+                          "n_audit": 600, "n_boot": 50}),
     ("03_names_grouping.py", {"size": 300}),
 ]
 
@@ -28,6 +29,9 @@ def test_chapter_runs(tmp_path, name, params):
             assert o["output_type"] != "error"
             if o["output_type"] == "stream":
                 assert o.get("name") != "stderr", "".join(o["text"])
-    if name == "02_experience.py":  # the careers-by-gender check, before and after the layout change
-        text = "".join(str(o.get("data", {}).get("text/plain", "")) for c in nb["cells"] for o in c.get("outputs", []))
-        assert "last role ended > 2 years before 2023.12" in text and "now (ends 2023.12)" in text
+    if name == "02_experience.py":  # breaks by gender on both sources, and the audit's BIE on both
+        text = "".join(str(o.get("data", {}).get("text/plain", "")) + "".join(o.get("text", ""))
+                       for c in nb["cells"] for o in c.get("outputs", []))
+        assert "P2 source 'measured' (default)" in text
+        assert "adjusted_gap_break_months" in text and "psid (earlier default)" in text
+        assert "true BIE:" in text and "estimated BIE:" in text

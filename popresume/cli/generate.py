@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -39,12 +40,20 @@ def _parse_sizes(size, sizes):
 @click.option("--acs", "acs", type=click.Path(exists=True), default=None,
               help="ACS data for P1: an IPUMS USA DDI .xml (its .dat/.csv, gzipped or not, beside it), "
                    "psam_p*.csv / ssYYp*.csv, a folder of them, or a tidy .parquet; default: embedded seeded IPF.")
-@click.option("--experience", "experience", type=click.Path(exists=True), default=None,
-              help="Own PSID extract (age, gender, educ_years, exp_year; optional race, collar); default: PSID 1976-82 + PSID 1975.")
+@click.option("--experience", "experience", default=None,
+              help="P2 source: 'measured' (default: both genders with measured age, no gender term), 'psid' "
+                   "(the earlier default: every career break a woman's), 'wooldridge', or the path of an own PSID "
+                   "extract (age, gender, educ_years, exp_year; optional race, collar).")
 def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, experience):
     """Generate population-representative applicant profiles and write them to OUT."""
+    from popresume.experience import describe_source
     from popresume.io import write_parquet
     from popresume.population import generate_population, summarize
+    from popresume.sources.experience_data import EXPERIENCE_SOURCES
+
+    if experience is not None and experience not in EXPERIENCE_SOURCES and not os.path.exists(experience):
+        raise click.BadParameter(f"{experience!r} is neither a source name ({', '.join(EXPERIENCE_SOURCES)}) "
+                                 f"nor an existing file", param_hint="--experience")
 
     occ = [o.strip() for o in occupations.split(",")] if occupations else None
     t0 = time.perf_counter()
@@ -54,4 +63,5 @@ def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, e
     write_parquet(df, out)
     click.echo(f"wrote {len(df):,} profiles to {out} in {time.perf_counter() - t0:.1f} s "
                f"(P1: {'ACS ' + str(acs) if acs else 'embedded default: IPF from GSS/ACS 2012 seeds to published margins'})")
+    click.echo(describe_source(experience))
     click.echo(summarize(df).to_string())

@@ -30,7 +30,7 @@ Rules (Appendix B.1, with the choices the paper leaves open made explicit):
   and 2023.12 that ``exp_year`` does not cover are breaks between roles, split equally
   (with a single role, a later start). The alternative, ``career_end="forward"``,
   runs the roles contiguously and lets the career end where it ends, which puts all the
-  time not worked after the last role: with the default PSID source, whose men have no
+  time not worked after the last role: with the ``"psid"`` experience source, whose men have no
   time out by construction (their age is derived from schooling and experience), that
   makes "no current job" a property of women's résumés only. Seniority by order, oldest
   first: junior, mid, senior, senior.
@@ -41,9 +41,9 @@ Rules (Appendix B.1, with the choices the paper leaves open made explicit):
   the occupation's typical entry-level education (BLS Employment Projections,
   education and training assignments: a Bachelor's for the four professions, no
   formal credential for construction laborers), or the person's own highest
-  credential when that is lower (the ACS says they hold the job). PSID experience
-  counts every year of full-time work since age 18, so 29% of the default population
-  has more experience than fits between the end of education and 2023.12. For them
+  credential when that is lower (the ACS says they hold the job). Survey experience
+  counts the years of work since age 18, so some profiles have more experience than
+  fits between the end of education and 2023.12. For them
   the career ends at 2023.12 and starts ``exp_year`` years earlier: the time before the
   needed degree is spent in *preparatory* roles that need only high school (nursing
   assistant, accounting clerk, ... from the content's ``preparatory`` pool), the roles in
@@ -426,7 +426,7 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
             breaks = ref_idx - start_idx - total
             if n == 1:  # no role to put a break between: the one role starts later
                 start_idx, breaks = ref_idx - total, 0
-    else:  # more PSID experience than fits after education: the career ends at the reference date
+    else:  # more experience than fits after education: the career ends at the reference date
         start_idx = ref_idx - total
     gaps = [0] + [breaks // (n - 1) + (i < breaks % (n - 1)) for i in range(n - 1)] if n > 1 else [0]
     needs = qualifying_degree(occ, plan)

@@ -8,6 +8,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from popresume.resumes.breaks import break_months
 from popresume.resumes.rules import Resume, month_index
 from popresume.resumes.text import format_text
 
@@ -68,7 +69,8 @@ def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFr
     Columns: resume_id, occupation, edu_level, age, exp_year, ``graduation`` (year of the
     last education entry), ``first_start`` / ``last_end`` (``YYYY.MM``), ``career_months``,
     ``gap_months`` (graduation → first role; negative when the first role began before the
-    last degree), ``months_since_end`` (last role's end → 2023.12), ``ends_at_reference``,
+    last degree), ``months_since_end`` (last role's end → 2023.12), ``break_months``
+    (:func:`popresume.resumes.breaks.break_months`), ``ends_at_reference``,
     ``n_preparatory`` (roles before the degree the occupation needs) and
     ``needs_ok`` (every role starts after the graduation of the degree it needs).
     """
@@ -90,6 +92,7 @@ def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFr
             "career_months": r.career_months,
             "gap_months": month_index(chron[0].start) - month_index(last_grad),
             "months_since_end": ref - month_index(chron[-1].end),
+            "break_months": break_months(r),
             "ends_at_reference": month_index(chron[-1].end) == ref,
             "n_preparatory": sum(x.preparatory for x in chron),
             "needs_ok": all(x.needs is None or month_index(x.start) > month_index(r.graduation[x.needs])
