@@ -187,13 +187,96 @@ def test_conditional_logit_recovers_group_and_position_effects():
     assert (res["se"] > 0).all() and res["n_names"].iloc[0] == 240
 
 
-def test_numpy_engine_equals_statsmodels_conditional_logit(long):
+def test_engines_agree_and_a_template_never_ranked_first_is_set_aside(long):
+    """gpt-4 retail: résumé template 3 is never ranked first, so its coefficient is minus
+    infinity. Both engines leave it out (and say so) and agree on every other coefficient;
+    statsmodels used to return NaN here."""
     sub = long[(long["model"] == "gpt-4") & (long["job"] == "retail")]
     sub = sub[sub["run"].isin(sub["run"].unique()[:200])]
-    a = clogit.conditional_logit(sub, engine="numpy", resume=False)
-    b = clogit.conditional_logit(sub, engine="statsmodels", resume=False)
-    np.testing.assert_allclose(a["coef"], b["coef"], atol=1e-4)
-    np.testing.assert_allclose(a["se"], b["se"], rtol=1e-3)
+    a = clogit.conditional_logit(sub, engine="numpy").set_index("term")
+    b = clogit.conditional_logit(sub, engine="statsmodels").set_index("term")
+    never = sorted(set(range(8)) - set(sub.loc[sub["rank"] == 1, "resume"]))
+    assert 3 in never
+    for t in (f"resume_{i}" for i in never if i > 0):
+        assert not a.loc[t, "estimable"] and "never ranked first" in a.loc[t, "reason"]
+        assert np.isnan(a.loc[t, "coef"]) and np.isnan(b.loc[t, "coef"])
+    ok = a["estimable"]
+    assert ok.sum() >= 18 and b.loc[ok, "coef"].notna().all()
+    np.testing.assert_allclose(a.loc[ok, "coef"], b.loc[ok, "coef"], atol=1e-4)
+
+
+def _small_case(seed=0, n_runs=60, k=4):
+    """A small conditional-logit data set: runs of k alternatives, 12 names reused across runs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_runs * k, 2))
+    strata = np.repeat(np.arange(n_runs), k)
+    names = np.concatenate([rng.choice(12, size=k, replace=False) for _ in range(n_runs)])
+    u = X @ np.array([0.8, -0.5]) + rng.gumbel(size=len(X))
+    y = np.zeros(len(X))
+    y[np.arange(n_runs) * k + u.reshape(n_runs, k).argmax(axis=1)] = 1
+    return X, y, strata, names
+
+
+def test_run_clustered_covariance_equals_statsmodels_sandwich():
+    """By-run clustering is the sandwich of statsmodels' own per-run scores and Hessian
+    (ConditionalLogit.score_grp, .hessian), with the CRV1 factor G/(G-1)·(N-1)/(N-K)."""
+    from statsmodels.discrete.conditional_models import ConditionalLogit
+
+    X, y, strata, names = _small_case()
+    model = ConditionalLogit(y, X, groups=strata)
+    b = np.asarray(model.fit(disp=False, method="newton").params)
+    np.testing.assert_allclose(clogit.fit_newton(X, y, strata), b, atol=1e-6)
+    scores = np.array([model.score_grp(g, b) for g in range(model._n_groups)])
+    bread = np.linalg.inv(-model.hessian(b))
+    G, N, K = len(scores), len(y), X.shape[1]
+    ref = bread @ (scores.T @ scores) @ bread * G / (G - 1) * (N - 1) / (N - K)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b, cluster="run"), ref, rtol=1e-4)
+
+
+def _two_way_by_hand(X, y, strata, names, b):
+    """Two-way clustering by hand: the per-alternative score pieces (x - xbar)(y - p), summed
+    by run, by name and by alternative, each with its CRV1 factor (Cameron, Gelbach, Miller)."""
+    eta = X @ b
+    p = np.exp(eta) / pd.Series(np.exp(eta)).groupby(strata).transform("sum").to_numpy()
+    xbar = pd.DataFrame(X * p[:, None]).groupby(strata).transform("sum").to_numpy()
+    pieces = (X - xbar) * (y - p)[:, None]
+    bread = np.linalg.inv(((X - xbar) * p[:, None]).T @ (X - xbar))
+    N, K = X.shape
+
+    def crv1(groups):
+        sums = pd.DataFrame(pieces).groupby(groups).sum().to_numpy()
+        G = len(sums)
+        return bread @ (sums.T @ sums) @ bread * G / (G - 1) * (N - 1) / (N - K)
+
+    return crv1(strata) + crv1(names) - crv1(np.arange(N)), crv1(names)
+
+
+def test_two_way_covariance_is_run_plus_name_minus_alternative():
+    X, y, strata, names = _small_case(seed=1)
+    b = clogit.fit_newton(X, y, strata)
+    ref, by_name = _two_way_by_hand(X, y, strata, names, b)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b), ref, rtol=1e-8)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b, cluster="name"), by_name, rtol=1e-8)
+
+
+def test_reported_se_is_the_two_way_sandwich():
+    """The table's se, z, p and CI are the two-way sandwich's, derived here by hand."""
+    from scipy.stats import norm
+
+    _, y, strata, names = _small_case(seed=2, n_runs=80)
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"model": "m", "job": "j", "run": strata, "position": np.tile(np.arange(1, 5), 80),
+                       "demo": rng.choice(["B_W", "A_M", "W_M"], size=len(y)), "name": names,
+                       "rank": np.where(y == 1, 1, 2)})
+    res = clogit.conditional_logit(df, resume=False).set_index("term")
+    X, yy, ss, nn = clogit.design(df, resume=False)
+    b = clogit.fit_newton(X.to_numpy(), yy, ss)
+    se = np.sqrt(np.diag(_two_way_by_hand(X.to_numpy(), yy, ss, nn, b)[0]))
+    np.testing.assert_allclose(res.loc[X.columns, "se"], se, rtol=1e-8)
+    np.testing.assert_allclose(res.loc[X.columns, "p"], 2 * norm.sf(np.abs(b / se)), rtol=1e-8)
+    np.testing.assert_allclose(res.loc[X.columns, "ci_high"] - res.loc[X.columns, "ci_low"], 2 * 1.959964 * se,
+                               rtol=1e-6)
+    assert res["cluster"].eq("two-way").all() and res["estimable"].all()
 
 
 # --- names --------------------------------------------------------------------------------

@@ -69,8 +69,9 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
         res = "resume" in gpt.columns
         cl = pd.concat([clogit.conditional_logit(gpt, position=True, resume=res),
                         clogit.conditional_logit(gpt, position=False, resume=res)], ignore_index=True)
+        # one family per model and specification (its 4 jobs × 7 group terms), as for the rates above
         cl = rates.adjust_pvalues(cl[cl["term"].str.startswith("demo_")].rename(columns={"p": "p_group"}), "p_group",
-                                  family=["spec"])
+                                  family=["model", "spec"])
         out["clogit"] = src(cl)
     return out
 
