@@ -47,11 +47,9 @@
 # from Bloomberg's recorded replies** is computed here from their raw replies; **ours,
 # screener X** comes from our screener X ranking the same sets.
 #
-# Parameters: `n_boot` (resampled run sets for the ratio intervals), `n_sim` (simulated fair
-# rankers), `seed`. The CLI `popresume ranking --out DIR` writes the same tables and figures.
+# Parameters: `n_sim` (simulated fair rankers), `seed`. The CLI `popresume ranking --out DIR` writes the same tables and figures.
 
 # %% tags=["parameters"]
-n_boot = 2000
 n_sim = 10000
 seed = 0
 
@@ -65,7 +63,8 @@ from IPython.display import display
 
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
-from popresume.ranking import chance, parse, plots, rates, report, screening
+from popresume.plots import ranking as plots
+from popresume.ranking import chance, parse, rates, report, screening
 
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 200)
@@ -100,7 +99,7 @@ screener_runs = screening.load_screener_runs()
 for m in screener_runs["model"].unique():
     sources[m] = f"ours, screener {m}"
 combined = pd.concat([long, screener_runs], ignore_index=True)
-T = report.ranking_tables(combined, published=bb.load_published(), sources=sources, n_boot=n_boot, n_sim=n_sim,
+T = report.ranking_tables(combined, published=bb.load_published(), sources=sources, n_sim=n_sim,
                           seed=seed)
 check = T["published_check"]
 print(f"{int(check['match'].sum())} of {len(check)} published cells (top count, selection rate, impact ratio) "
@@ -349,7 +348,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # tops = parse.top_picks(long)
 # keep = tops.loc[tops["position"] != 1, ["model", "job", "run"]]
 # sub = long.merge(keep, on=["model", "job", "run"])
-# rates.selection_rates(sub[(sub.model == "gpt-3.5-turbo") & (sub.job == "software engineer")], n_boot=0)
+# rates.selection_rates(sub[(sub.model == "gpt-3.5-turbo") & (sub.job == "software engineer")])
 # ```
 #
 # Only 166 runs remain, so the rates move by several points and the intervals are wide. The

@@ -6,7 +6,7 @@ from _notebooks import run_chapter_text  # tests/_notebooks.py
 
 pytestmark = pytest.mark.notebook
 
-SMALL = {"n_boot": 50, "n_sim": 300}
+SMALL = {"n_sim": 300}
 
 
 def test_ranking_chapter_runs_clean(tmp_path):

@@ -16,7 +16,8 @@ from . import chance, clogit, names, parse, position, rates
 #: the columns of the three tables other tools read (issue contract)
 PUBLISHED_COLUMNS = ["model", "job", "demo", "top", "selection_rate", "disparate_impact_ratio"]
 POSITION_COLUMNS = ["model", "job", "position", "n_runs", "top_rate"]
-CHANCE_COLUMNS = ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_null"]
+CHANCE_COLUMNS = ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_null", "null_p_text", "null_p_uniform",
+                  "flag_rate_uniform", "n_runs", "n_sim", "null"]
 
 
 def source_of(model: str, sources: Mapping[str, str]) -> str:
@@ -25,7 +26,7 @@ def source_of(model: str, sources: Mapping[str, str]) -> str:
 
 def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
                    sources: Mapping[str, str] | None = None,
-                   n_boot: int = 2000, n_sim: int = 10_000, seed: int = 0, clogit_fit: bool = True,
+                   n_sim: int = 10_000, seed: int = 0, clogit_fit: bool = True,
                    c4: bool = True) -> dict[str, pd.DataFrame]:
     """All tables of the audit. ``long``: the long table (Bloomberg's runs, and our screeners'
     runs with their label as ``model``); ``sources``: model -> source label for rows that are
@@ -33,7 +34,7 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     sources = dict(sources or {})
     out: dict[str, pd.DataFrame] = {}
     src = lambda df: df.assign(source=df["model"].map(lambda m: source_of(m, sources)))  # noqa: E731
-    sel = rates.selection_rates(long, n_boot=n_boot, seed=seed)
+    sel = rates.selection_rates(long)
     # one family per model (its 4 jobs × 8 groups): a model's adjusted p-values do not depend on
     # which other models or screener runs share the table
     sel = rates.adjust_pvalues(rates.adjust_pvalues(sel, "p_chance", family=["model"]), "p_vs_best", family=["model"])
@@ -42,7 +43,7 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     if published is not None:
         out["published_check"] = rates.compare_published(sel, published)
     out["min_max"] = src(rates.min_max_ratios(sel))
-    out["chance"] = chance.chance_table(sel, n_sim=n_sim, seed=seed)[CHANCE_COLUMNS]
+    out["chance"] = src(chance.chance_table(long, n_sim=n_sim, seed=seed)[CHANCE_COLUMNS])
     n_runs = sorted({100, 250, 500, 1000, 2000, 5000, 10_000, *sel["n_runs"].unique().tolist()})
     k = int(long.groupby(["model", "job", "run"]).size().max())
     out["chance_by_runs"] = chance.null_quantiles(n_runs, k, n_sim=min(n_sim, 4000), seed=seed)
@@ -50,7 +51,7 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     out["first_position"] = src(position.first_shown_first(long))
     out["ranks"] = src(rates.rank_summary(long))
     out["parse_missing"] = parse.missing_counts(long[~long["model"].isin(list(sources))])
-    by_rule = rates.rates_by_rule(long[~long["model"].isin(list(sources))], n_boot=0)
+    by_rule = rates.rates_by_rule(long[~long["model"].isin(list(sources))])
     out["rates_by_rule"] = by_rule
     out["min_max_by_rule"] = pd.concat([rates.min_max_ratios(s).assign(rule=r) for r, s in by_rule.groupby("rule",
                                                                                                       sort=False)])
