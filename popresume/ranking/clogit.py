@@ -108,8 +108,11 @@ def _strata_probs(X: np.ndarray, s_idx: np.ndarray, b: np.ndarray) -> np.ndarray
 
 def _score_hessian(X: np.ndarray, y: np.ndarray, s_idx: np.ndarray, b: np.ndarray):
     """Per-alternative score pieces ``(x_rj - xbar_r)(y_rj - p_rj)``, the Hessian and the log-likelihood."""
+    from scipy.sparse import csr_matrix
+
     p = _strata_probs(X, s_idx, b)
-    xbar = np.stack([np.bincount(s_idx, weights=p * X[:, c]) for c in range(X.shape[1])], axis=1)
+    by_run = csr_matrix((np.ones(len(s_idx)), (s_idx, np.arange(len(s_idx)))), shape=(s_idx.max() + 1, len(s_idx)))
+    xbar = by_run @ (p[:, None] * X)  # sum over each run's alternatives of p_rj x_rj
     dx = X - xbar[s_idx]
     H = -(dx * p[:, None]).T @ dx
     ll = float(np.log(p[y == 1]).sum())
