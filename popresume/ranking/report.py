@@ -1,8 +1,10 @@
-"""Every table of the ranking audit from one long table, labelled with its source.
+"""Every table of the ranking audit from one long table, labelled with its source and verdict.
 
 :func:`ranking_tables` is what ``popresume ranking`` writes and what the chapter shows. Each
-table carries a ``source`` column: "ours, from Bloomberg's recorded replies" for the GPT
-runs re-read by the parse rule, "ours, screener X" for our screeners' runs.
+table of a model's rows carries a ``source`` column ("ours, from Bloomberg's recorded
+replies" for the GPT runs re-read by the parse rule, "ours, screener X" for our screeners'
+runs) and a ``verdict`` column: the screener's validity verdict (the long table's
+``validity``), or :data:`RECORDED_VERDICT` for recorded decisions, which have no validity card.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ CHANCE_COLUMNS = ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_nu
                   "flag_rate_uniform", "n_runs", "n_sim", "null"]
 
 
+#: the verdict of a model whose decisions were recorded elsewhere: the validity gate never ran on it
+RECORDED_VERDICT = "not carded (recorded decisions)"
+
+
 def source_of(model: str, sources: Mapping[str, str]) -> str:
     return sources.get(model, "ours, from Bloomberg's recorded replies")
 
@@ -33,7 +39,13 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     not Bloomberg's recorded replies. ``published``: the published table, to check ours against."""
     sources = dict(sources or {})
     out: dict[str, pd.DataFrame] = {}
-    src = lambda df: df.assign(source=df["model"].map(lambda m: source_of(m, sources)))  # noqa: E731
+    verdicts = (long.dropna(subset=["validity"]).groupby("model")["validity"].first().to_dict()
+                if "validity" in long.columns else {})
+
+    def src(df: pd.DataFrame) -> pd.DataFrame:
+        return df.assign(source=df["model"].map(lambda m: source_of(m, sources)),
+                         verdict=df["model"].map(lambda m: verdicts.get(m, RECORDED_VERDICT)))
+
     sel = rates.selection_rates(long)
     # one family per model (its 4 jobs × 8 groups): a model's adjusted p-values do not depend on
     # which other models or screener runs share the table
@@ -49,7 +61,12 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     out["chance_by_runs"] = chance.null_quantiles(n_runs, k, n_sim=min(n_sim, 4000), seed=seed)
     out["position"] = position.position_rates(long)[POSITION_COLUMNS]
     out["first_position"] = src(position.first_shown_first(long))
+    if "resume" in long.columns:
+        out["top_resume"] = src(position.top_template_share(long[long["resume"].notna()]))
     out["ranks"] = src(rates.rank_summary(long))
+    gpt_only = long[~long["model"].isin(list(sources))]
+    out["ranks_by_rule"] = pd.concat([rates.rank_summary(parse.apply_rule(gpt_only, r)).assign(rule=r)
+                                      for r in parse.RULES], ignore_index=True)
     out["parse_missing"] = parse.missing_counts(long[~long["model"].isin(list(sources))])
     by_rule = rates.rates_by_rule(long[~long["model"].isin(list(sources))])
     out["rates_by_rule"] = by_rule
@@ -77,4 +94,4 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     return out
 
 
-__all__ = ["PUBLISHED_COLUMNS", "POSITION_COLUMNS", "CHANCE_COLUMNS", "ranking_tables"]
+__all__ = ["PUBLISHED_COLUMNS", "POSITION_COLUMNS", "CHANCE_COLUMNS", "RECORDED_VERDICT", "ranking_tables"]
