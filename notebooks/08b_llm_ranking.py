@@ -39,19 +39,21 @@
 #   rule does with replies that leave names out;
 # - what the table does not show: intervals, the spread that chance alone makes, and how
 #   strongly the models favour the résumé shown first;
+# - why chance must be simulated within the experiment's design, not as a uniform draw;
 # - how a conditional logit over the eight alternatives of a run separates group effects from
-#   position effects, with standard errors clustered by name;
+#   position effects, with standard errors clustered two ways, by run and by name;
 # - how our own screeners (which fail the validity gate) behave on the same 8-résumé sets.
 #
 # Labels: a table or figure marked **published (Bloomberg 2024)** is their number; **ours,
 # from Bloomberg's recorded replies** is computed here from their raw replies; **ours,
-# screener X** comes from our screener X ranking the same sets.
+# screener X** comes from our screener X ranking the same sets. Every table of a model's rows
+# has a `verdict` column: our screeners' validity verdict (chapter {doc}`05_screeners`), or
+# "not carded (recorded decisions)" for GPT-3.5 and GPT-4, whose decisions were recorded by
+# Bloomberg and never went through the validity gate.
 #
-# Parameters: `n_boot` (resampled run sets for the ratio intervals), `n_sim` (simulated fair
-# rankers), `seed`. The CLI `popresume ranking --out DIR` writes the same tables and figures.
+# Parameters: `n_sim` (simulated fair rankers), `seed`. The CLI `popresume ranking --out DIR` writes the same tables and figures.
 
 # %% tags=["parameters"]
-n_boot = 2000
 n_sim = 10000
 seed = 0
 
@@ -65,7 +67,10 @@ from IPython.display import display
 
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
-from popresume.ranking import chance, parse, plots, rates, report, screening
+from popresume.plots import ranking as plots
+from popresume.ranking import chance, parse, rates, report, screening
+
+VERDICT = report.RECORDED_VERDICT  # GPT-3.5 and GPT-4: recorded decisions, no validity card
 
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 200)
@@ -100,15 +105,15 @@ screener_runs = screening.load_screener_runs()
 for m in screener_runs["model"].unique():
     sources[m] = f"ours, screener {m}"
 combined = pd.concat([long, screener_runs], ignore_index=True)
-T = report.ranking_tables(combined, published=bb.load_published(), sources=sources, n_boot=n_boot, n_sim=n_sim,
+T = report.ranking_tables(combined, published=bb.load_published(), sources=sources, n_sim=n_sim,
                           seed=seed)
 check = T["published_check"]
 print(f"{int(check['match'].sum())} of {len(check)} published cells (top count, selection rate, impact ratio) "
       "reproduced exactly from the replies")
 pub = bb.load_published()
-labelled(pub[pub["model"] == "gpt-4"].assign(source=bb.PUBLISHED).set_index(["model", "job", "demo"])[
-    ["source", "top", "selection_rate", "disparate_impact_ratio"]].head(16),
-         bb.caption(bb.PUBLISHED))
+pub_wide = pub.pivot_table(index="demo", columns=["model", "job"], values="top")
+pub_wide.insert(0, ("verdict", ""), VERDICT)
+labelled(pub_wide, bb.caption(bb.PUBLISHED) + "; top picks of 1,000 runs per model × job", precision=0)
 
 # %% [markdown]
 # ## 2. What the published table does not show
@@ -117,24 +122,41 @@ labelled(pub[pub["model"] == "gpt-4"].assign(source=bb.PUBLISHED).set_index(["mo
 #
 # Each rate is a share of 1,000 runs. Its 95% interval (Wilson) is about ±2 points around
 # 12.5%. The impact ratio divides by the highest rate, and which group is highest is itself
-# uncertain, so its interval comes from resampling runs (each resample picks its own best group).
-# `p_chance` tests a rate against 1/8; its Holm and BH adjustments run over each model's 32
-# cells (4 jobs × 8 groups).
+# uncertain: a resampling interval that takes each resample's best group covered the true
+# ratio only about two times in three when all groups were equal. The interval here uses that a
+# group's ratio is the smallest of its ratios to every other group. Each pairwise ratio of two
+# top counts gets a Wald interval on the log scale. The upper bound must hold against all seven
+# other groups at once (Bonferroni), so the interval covers at least 95% of the time wherever
+# the groups are; the coverage harness (`popresume.coverage.ranking`) measures 0.97–0.99. It
+# treats runs as independent draws, which ignores that each group was shown first exactly 125
+# times, so for a model that mostly takes the first résumé it is wider than it need be (the
+# design-based chance null below is sharper there). `p_chance` tests a rate against 1/8; its
+# Holm and BH adjustments run over each model's 32 cells (4 jobs × 8 groups).
 
 # %%
 sel = T["selection_rates"]
 gpt_sel = sel[sel["model"].isin(bb.MODELS)]
-cols = ["source", "top", "selection_rate", "rate_ci_low", "rate_ci_high", "disparate_impact_ratio", "ratio_ci_low",
-        "ratio_ci_high", "p_chance", "p_chance_holm", "p_chance_bh"]
-labelled(gpt_sel[gpt_sel["model"] == "gpt-4"].set_index(["model", "job", "demo"])[cols], bb.caption(bb.OURS))
+ratio_text = gpt_sel.assign(ratio=[f"{r:.2f} [{lo:.2f}, {hi:.2f}]" for r, lo, hi in
+                                   gpt_sel[["disparate_impact_ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy()])
+for m in bb.MODELS:
+    wide = ratio_text[ratio_text["model"] == m].pivot(index="demo", columns="job", values="ratio")
+    wide.insert(0, "verdict", VERDICT)
+    display(labelled(wide, f"{bb.caption(bb.OURS)}; {m}: impact ratio [95% CI]"))
 
 # %%
 fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95% intervals")
 plt.show()
 
+# %%
+near = gpt_sel[gpt_sel["disparate_impact_ratio"].between(0.7, 0.8, inclusive="left")]
+print(f"{len(near)} cells with a ratio in [0.70, 0.80): {int((near['ratio_ci_high'] >= 1).sum())} have an interval "
+      f"that reaches 1; {int((gpt_sel['ratio_ci_low'] < 0.8).sum())} of {len(gpt_sel)} intervals reach below 0.8")
+
 # %% [markdown]
-# Most intervals cross the four-fifths line. A ratio of 0.75 from 1,000 runs is
-# compatible with no disparity, and the group at 1.0 is often not the best one in a resample.
+# Most intervals cross the four-fifths line. Of the cells with a ratio between 0.70 and 0.80,
+# most have an interval that reaches 1 (the count is printed above): on this interval alone, a
+# ratio of 0.75 from 1,000 runs is compatible with no disparity. The leader's own interval reaches
+# well below 1, because another group may be the best.
 #
 # ### Chance
 #
@@ -143,23 +165,46 @@ plt.show()
 # 1,000 draws spread by a few points, and the ratio of the extremes amplifies that.
 
 # %%
-display(labelled(T["chance_by_runs"].set_index("n_runs"), "ours: simulated fair rankers (uniform top pick among "
-                 "eight): quantiles of the min/max ratio and the share under 0.8, by number of runs"))
-labelled(T["chance"].set_index(["model", "job"]), bb.caption(bb.OURS) + " (observed) vs simulated fair rankers")
+labelled(T["chance_by_runs"].set_index("n_runs"), "ours: simulated fair rankers (uniform top pick among "
+         "eight): quantiles of the min/max ratio and the share under 0.8, by number of runs")
+
+# %% [markdown]
+# That uniform ranker is not the right yardstick for these runs, though. The models favour
+# positions and résumé texts (next section), and Bloomberg's design fixed how often each group
+# was shown first (125 times per model × job). A fair ranker *of this experiment* is one whose
+# choices do not depend on the groups: each run's top pick stays at the position it was, and
+# only the randomisation that put the groups at those positions is drawn again. The
+# design-based null does exactly that: it permutes the runs' shown group orders across the
+# runs (which keeps the 125-per-group balance) and counts the groups at the winning positions.
+# `null_p` is the share of those draws with a min/max ratio as low as observed or lower, written
+# with the digits the draws support (`< 0.0001` when none reaches it); `flag_rate_under_null`
+# is the share the four-fifths rule would flag. The uniform ranker's values sit beside them for
+# comparison.
 
 # %%
-k = int(long["position"].max())
-null = {"fair ranker, 1000 runs": chance.null_min_max(1000, k, n_sim=n_sim, seed=seed)}
-fig = plots.plot_chance(null, T["chance"][T["chance"]["model"].isin(bb.MODELS)],
+ch = T["chance"]
+gpt_ch = ch[ch["model"].isin(bb.MODELS)]
+labelled(gpt_ch.set_index(["model", "job"])[["verdict", "n_runs", "min_max_ratio", "null_p_text",
+                                             "flag_rate_under_null", "null_p_uniform", "flag_rate_uniform"]],
+         bb.caption(bb.OURS) + " (observed) vs simulated fair rankers of the same design")
+
+# %%
+fig = plots.plot_chance(chance.null_draws(long, gpt_ch, n_sim=n_sim, seed=seed), gpt_ch,
                         title=f"{bb.OURS} vs simulated fair rankers")
 plt.show()
 
 # %% [markdown]
-# The four-fifths rule flags a perfectly fair ranker in about two experiments (of 1,000 runs
-# each) out of three (`flag_rate_under_null`). Most observed min/max ratios sit inside the fair
-# ranker's distribution (`null_p` is the share of fair rankers with a ratio as low or lower).
-# The clear exceptions are GPT-3.5 for HR specialists and for financial analysts, whose
-# ratios fair rankers almost never reach.
+# Under the uniform null the four-fifths rule flags a fair ranker in about two experiments (of
+# 1,000 runs each) out of three. Under the design-based null the flag rate is still about one
+# in two or more for GPT-4 and for GPT-3.5's retail, HR and financial-analyst runs, but not for
+# GPT-3.5's software-engineer runs:
+# there it took the résumé shown first in 83% of runs, and each group was shown first equally
+# often, so a fair ranker of that design gives nearly equal top counts and is flagged only about
+# one time in twenty. Its observed ratio of 0.76 is then beyond chance (p about 0.008), where
+# the uniform null put it at 0.40. The clear exceptions are GPT-3.5 for HR specialists and for
+# financial analysts (no draw reaches their ratios) and GPT-3.5 for software engineers. The
+# harness checks that the design-based p-value rejects at most 5% of fair rankers of this
+# design and that its flag rate matches how often such fair rankers are flagged.
 #
 # ### Position
 #
@@ -169,7 +214,7 @@ plt.show()
 # %%
 first = T["first_position"]
 labelled(first[first["model"].isin(bb.MODELS)].set_index(["model", "job"])[
-    ["n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
+    ["verdict", "n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
 
 # %%
 pos = T["position"]
@@ -182,16 +227,38 @@ plt.show()
 # financial analysts. This is the claim of "Beyond the Name" {cite}`beyondthename` (Task 2),
 # that forced choice manufactures positional dominance. It was made for pairwise judgements;
 # here it holds on real recorded decisions of two production models, over eight alternatives.
-# What it confirms: most of what decides the top pick is the position, not the name.
-# The design saves the group comparison only because the position was balanced across groups.
+#
+# The position is not the only thing that decides. Each run shows the job's eight résumé texts
+# once each, so a text that does not matter is ranked first in 1/8 of runs. The table below
+# sets the most-picked text's share of top picks beside the shown-first share.
+
+# %%
+tr = T["top_resume"]
+labelled(tr[tr["model"].isin(bb.MODELS)].set_index(["model", "job"])[
+    ["verdict", "n_runs", "top_resume", "top_resume_share", "shown_first_share"]],
+         bb.caption(bb.OURS) + "; top picks by résumé text and by position (chance 0.125 each)")
+
+# %% [markdown]
+# For GPT-3.5 the position decides more than any text in three jobs (in financial analysis the
+# two are close). For GPT-4 it is the other way round in three jobs: one résumé text takes 57–70%
+# of the top picks for HR specialists, retail and software engineers, while the résumé shown
+# first takes 14–40%. Neither is the name. The design saves the group comparison only because
+# both position and text were randomised independently of the groups.
 #
 # ### Group effects given position: a conditional logit
 #
 # Each run is one choice among eight alternatives. The conditional logit has dummies for the
 # position shown, for the résumé text (the eight texts of a job differ a little), and for the
-# group (reference: White men, `W_M`). Standard errors are clustered by name, because a name
-# appears in about ten runs per job. Holm and BH adjust over the 56 group terms of each
-# specification.
+# group (reference: White men, `W_M`). A résumé text that is never ranked first (three GPT-4
+# jobs have one) has a coefficient of minus infinity; its alternatives are left out of their
+# runs, which is the likelihood's limit, and the term is reported as not estimable.
+#
+# Standard errors are clustered two ways, by run and by name. A run's eight alternatives share
+# one choice, so their scores are correlated; a name appears in about ten runs per job.
+# Clustering by name alone drops the first correlation: on Bloomberg's design, with choices
+# simulated without any group effect, its nominal 5% tests rejected about 10% of the time,
+# against about 5% for the two-way SEs (the coverage harness, `popresume.coverage.ranking`).
+# Holm and BH adjust over the 28 group terms of each model and specification (4 jobs × 7 terms).
 
 # %%
 cl = T["clogit"]
@@ -199,13 +266,15 @@ gcl = cl[cl["model"].isin(bb.MODELS)]
 fig = plots.plot_clogit(gcl, title=f"{bb.OURS}: conditional logit, group terms")
 plt.show()
 surv = gcl[gcl["p_group_holm"] < 0.05]
-labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_ratio", "p_group", "p_group_holm",
-                                                         "p_group_bh"]], bb.caption(bb.OURS) + " (Holm-adjusted p < 0.05)")
+labelled(surv.set_index(["model", "job", "spec", "term"])[["verdict", "coef", "se", "odds_ratio", "p_group",
+                                                         "p_group_holm", "p_group_bh"]],
+         bb.caption(bb.OURS) + " (Holm-adjusted p < 0.05, SEs clustered by run and name)")
 
 # %% [markdown]
-# Few of the 56 group gaps of each specification survive Holm's correction; the table lists
-# them by model, job and specification (with position and résumé text held fixed, or not),
-# and most are GPT-3.5's. Positions were balanced across groups by design, so position
+# Few of the 28 group gaps of each model and specification survive Holm's correction; the
+# table lists them by model, job and specification (with position and résumé text held fixed,
+# or not). All are GPT-3.5's, in HR and financial analysis; no GPT-4 gap survives. Positions
+# were balanced across groups by design, so position
 # does not confound the groups. Still, the group coefficients grow once it is in the model: an
 # odds ratio is not collapsible, and taking out a strong predictor of the choice sharpens the
 # others. Without the correction many more gaps look "significant" (compare `p_group` with
@@ -219,16 +288,25 @@ labelled(surv.set_index(["model", "job", "spec", "term"])[["coef", "se", "odds_r
 # a rank. So here are the two alternatives: left-out names unranked, and those runs dropped.
 
 # %%
-labelled(T["parse_missing"].set_index(["model", "job"]), bb.caption(bb.OURS))
+labelled(T["parse_missing"].assign(verdict=VERDICT).set_index(["model", "job"]), bb.caption(bb.OURS))
 
 # %%
 mm = T["min_max_by_rule"].pivot_table(index=["model", "job"], columns="rule", values="min_max_ratio")
-labelled(mm[["last", "unranked", "drop"]], bb.caption(bb.OURS) + "; min/max ratio under each parse rule")
+mm = mm[["last", "unranked", "drop"]]
+mm.insert(0, "verdict", VERDICT)
+labelled(mm, bb.caption(bb.OURS) + "; min/max ratio under each parse rule")
+
+# %%
+rr = T["ranks_by_rule"].pivot_table(index=["model", "demo"], columns="rule", values="mean_rank")
+shift = (rr["unranked"] - rr["last"]).groupby(level="model").agg(lambda s: s.abs().max())
+labelled(shift.rename("largest change in a group's mean rank, unranked vs last").to_frame()
+         .assign(verdict=VERDICT), bb.caption(bb.OURS))
 
 # %% [markdown]
 # Dropping the runs with a left-out name moves the min/max ratio by up to 0.05 (the
 # four-fifths verdict flips for GPT-3.5 software engineers). Ranking them unranked changes
-# nothing at rank 1, but it changes mean ranks (`ranks.csv` of the CLI).
+# nothing at rank 1, but it changes the groups' mean ranks (the last table: a left-out name no
+# longer counts as ranked last).
 #
 # ### Names
 #
@@ -240,7 +318,8 @@ labelled(mm[["last", "unranked", "drop"]], bb.caption(bb.OURS) + "; min/max rati
 # %%
 conc = T["name_concentration"]
 labelled(conc[conc["model"].isin(bb.MODELS)].set_index(["model", "demo"])[
-    ["names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]], bb.caption(bb.OURS))
+    ["verdict", "names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]],
+         bb.caption(bb.OURS))
 
 # %%
 labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloomberg's names vs their labels")
@@ -260,8 +339,9 @@ labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloo
 
 # %%
 rk = T["ranks"]
-labelled(rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], columns="job", values="mean_rank"),
-         bb.caption(bb.OURS) + "; mean rank")
+mean_ranks = rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], columns="job", values="mean_rank")
+mean_ranks.insert(0, "verdict", VERDICT)
+labelled(mean_ranks, bb.caption(bb.OURS) + "; mean rank")
 
 # %% [markdown]
 # ## 3. Our screeners on the same task
@@ -278,29 +358,28 @@ labelled(screening.screener_summary(screener_runs).set_index("screener"),
          "ours: screener runs and their validity verdicts")
 
 # %%
-side = sel.merge(T["min_max"][["model", "job", "min_max_ratio"]], on=["model", "job"])
-verdict = screener_runs.groupby("model")["validity"].first()
-side["validity gate"] = side["model"].map(verdict).fillna("n/a (GPT, recorded)")
-mm_side = (side.drop_duplicates(["model", "job"]).set_index(["job", "model"])
-           [["source", "validity gate", "n_runs", "min_max_ratio"]].sort_index())
-labelled(mm_side, "ours: GPT from Bloomberg's recorded replies, our screeners on the same sets (column source)")
+ours_ch = ch[~ch["model"].isin(bb.MODELS)]
+labelled(ours_ch.set_index(["model", "job"])[["verdict", "n_runs", "min_max_ratio", "null_p_text",
+                                              "flag_rate_under_null"]],
+         "ours: our screeners on Bloomberg's run sets (observed) vs simulated fair rankers of the same design")
 
 # %%
 fp = T["first_position"].set_index(["job", "model"]).sort_index()
-labelled(fp[["source", "n_runs", "top_rate", "ci_low", "ci_high"]],
-         "ours: share of runs whose top pick was shown first (chance 0.125)")
+labelled(fp[["source", "verdict", "n_runs", "top_rate", "ci_low", "ci_high"]],
+         "ours: share of runs whose top pick was shown first (chance 0.125), GPT from Bloomberg's recorded "
+         "replies and our screeners on the same sets (column source)")
 
 # %% [markdown]
 # The embedding screener fails the validity gate, so its gaps are not evidence about any
 # hiring model. What it shows is how a scorer that sees one résumé at a time behaves on this
 # task. It has no position effect: its top pick was shown first in 8–20% of runs, around
 # chance. Its min/max ratios, 0.30–0.40 on 50 runs per job, would be "severe adverse impact"
-# under the four-fifths rule. Yet they are what a fair ranker gives at that size (`null_p` in
-# `chance`), and the rule flags a fair ranker at 50 runs almost every time.
+# under the four-fifths rule. Yet they are what a fair ranker gives at that size (`null_p_text`
+# above), and the rule flags a fair ranker at 50 runs almost every time.
 #
 # SmolLM2-135M through `popresume serve` (llama.cpp's `llama-server`, greedy) ranked 5 run
-# sets per job, 20 runs in all, far too few to say anything about groups (its `null_p` is 1 and
-# a fair ranker at 5 runs is flagged every time). It shows the other artefact of this task: a
+# sets per job, 20 runs in all, far too few to say anything about groups (a fair ranker at 5
+# runs is flagged every time). It shows the other artefact of this task: a
 # third of its replies carried no parseable score (`failed` above), and the project ranks those
 # résumés as unranked, never as a score of 0. Its verdict is the card of the same GGUF weights
 # through the local HF backend (chapter {doc}`05_screeners`): fail. No model that runs on these
@@ -318,7 +397,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # :label: ex-08b-runs
 #
 # How many runs would make a ratio of 0.8 mean something? Using
-# `chance.null_quantiles`, find the number of runs at which a fair ranker's min/max
+# `chance.null_quantiles`, find the number of runs at which a uniform fair ranker's min/max
 # ratio falls below 0.8 in fewer than 5% of experiments.
 # :::
 #
@@ -349,7 +428,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # tops = parse.top_picks(long)
 # keep = tops.loc[tops["position"] != 1, ["model", "job", "run"]]
 # sub = long.merge(keep, on=["model", "job", "run"])
-# rates.selection_rates(sub[(sub.model == "gpt-3.5-turbo") & (sub.job == "software engineer")], n_boot=0)
+# rates.selection_rates(sub[(sub.model == "gpt-3.5-turbo") & (sub.job == "software engineer")])
 # ```
 #
 # Only 166 runs remain, so the rates move by several points and the intervals are wide. The

@@ -113,7 +113,7 @@ def test_prompt_split_and_template_match():
 # --- the published table ------------------------------------------------------------------
 
 def test_all_64_published_cells_reproduced_from_the_replies(long):
-    sel = rates.selection_rates(parse.rank_runs(bb.load_bloomberg_runs()), n_boot=0)
+    sel = rates.selection_rates(parse.rank_runs(bb.load_bloomberg_runs()))
     check = rates.compare_published(sel, bb.load_published())
     assert len(check) == 64 and check["match"].all()
     assert (sel["top_og"] == 125).all()  # rebalanced: each group shown first 125 times
@@ -124,16 +124,39 @@ def test_all_64_published_cells_reproduced_from_the_replies(long):
 
 def test_selection_rate_intervals_and_pvalues():
     fair = synthetic(800, lambda d, rng: int(rng.integers(8)), seed=3)
-    sel = rates.selection_rates(fair, n_boot=500)
+    sel = rates.selection_rates(fair)
     assert np.isclose(sel["selection_rate"].sum(), 1)
     assert (sel["rate_ci_low"] < sel["selection_rate"]).all() and (sel["selection_rate"] < sel["rate_ci_high"]).all()
-    assert (sel["ratio_ci_low"] < sel["disparate_impact_ratio"]).all() and (sel["ratio_ci_high"] <= 1).all()
     # a ranker that always picks the Black woman: her rate is 1, everyone else's 0
     biased = synthetic(200, lambda d, rng: d.index("B_W"))
-    s2 = rates.selection_rates(biased, n_boot=0).set_index("demo")
+    s2 = rates.selection_rates(biased).set_index("demo")
     assert s2.loc["B_W", "selection_rate"] == 1 and s2.loc["B_W", "p_chance"] < 1e-50
+    assert (s2.drop(index="B_W")["ratio_ci_high"] < 0.15).all() and (s2.drop(index="B_W")["ratio_ci_low"] == 0).all()
     adj = rates.adjust_pvalues(sel, "p_chance")
     assert (adj["p_chance_holm"] >= adj["p_chance"]).all() and (adj["p_chance_bh"] <= adj["p_chance_holm"]).all()
+
+
+def test_ratio_interval_by_hand():
+    """Two groups, 100 and 80 top picks of 180 runs. var log(80/100) = 1/80 + 1/100 (multinomial
+    delta method); with k - 1 = 1 comparison both bounds use z = 1.96: the ratio 0.8 gets
+    exp(log 0.8 -/+ 1.96 * 0.15) = [0.596, 1.07], capped at 1; the leader's lower bound is
+    exp(log 1.25 - 1.96 * 0.15) = 0.932 (the other group may be the better one).
+    p_vs_best = 2 * (k-1) * P(Z > -log(0.8)/0.15) = 0.137."""
+    from scipy.stats import norm
+
+    se = np.sqrt(1 / 80 + 1 / 100)
+    low, high, p = rates.ratio_intervals([100, 80])
+    assert np.isclose(low[1], np.exp(np.log(0.8) - 1.959964 * se)) and np.isclose(low[1], 0.596, atol=1e-3)
+    assert np.isclose(low[0], np.exp(np.log(1.25) - 1.959964 * se)) and np.isclose(low[0], 0.932, atol=1e-3)
+    assert high[1] == 1.0 and high[0] == 1.0
+    assert np.isclose(p[1], 2 * norm.sf(-np.log(0.8) / se)) and np.isclose(p[1], 0.137, atol=1e-3) and p[0] == 1
+    # eight groups: the upper bound of the lowest group takes Bonferroni over its 7 comparisons
+    top = np.array([150, 140, 130, 125, 120, 115, 110, 90])
+    low, high, _ = rates.ratio_intervals(top)
+    z7 = norm.ppf(1 - 0.05 / 14)
+    expect_high = min(np.exp(np.log(90 / h) + z7 * np.sqrt(1 / 90 + 1 / h)) for h in top[:-1])
+    expect_low = min(np.exp(np.log(90 / h) - 1.959964 * np.sqrt(1 / 90 + 1 / h)) for h in top[:-1])
+    assert np.isclose(high[-1], expect_high) and np.isclose(low[-1], expect_low)
 
 
 def test_rank_summary_top_k():
@@ -144,21 +167,58 @@ def test_rank_summary_top_k():
 
 # --- chance -------------------------------------------------------------------------------
 
-def test_fair_ranker_is_flagged_often_at_1000_runs_and_rarely_at_10000():
+def test_uniform_fair_ranker_is_flagged_often_at_1000_runs_and_rarely_at_10000():
     q = chance.null_quantiles([1000, 10_000], n_sim=2000)
     f1000, f10000 = q["flag_rate_under_null"].tolist()
     assert 0.5 < f1000 < 0.8 and f10000 < 0.01
-    sel = pd.DataFrame({"model": "m", "job": "j", "demo": DEMOS, "top": [125] * 8, "n_runs": 1000})
-    t = chance.chance_table(sel, n_sim=500)
-    assert t["min_max_ratio"].iloc[0] == 1 and t["null_p"].iloc[0] == 1
-    sel["top"] = [300] + [100] * 7
-    assert chance.chance_table(sel, n_sim=500)["null_p"].iloc[0] < 0.01
+
+
+def test_design_null_is_the_exact_permutation_distribution():
+    """4 runs of 2 positions, groups 0/1 each shown first twice; the top pick was at position
+    1, 1, 1, 2. The simulated null matches the distribution over all 24 permutations of the
+    runs' orders, enumerated with itertools."""
+    import itertools
+
+    orders = np.array([[0, 1], [0, 1], [1, 0], [1, 0]])
+    winners = np.array([0, 0, 0, 1])
+    exact = pd.Series([tuple(np.bincount(orders[list(p), [0, 0, 0, 1]], minlength=2))
+                       for p in itertools.permutations(range(4))]).value_counts(normalize=True)
+    sims = chance.design_null_counts(orders, winners, n_sim=20_000, seed=1)
+    got = pd.Series([tuple(r) for r in sims]).value_counts(normalize=True)
+    assert set(got.index) == set(exact.index)
+    np.testing.assert_allclose(got.reindex(exact.index), exact, atol=0.015)
+    # a ranker that always takes the first résumé, each group shown first equally often: the
+    # design null is degenerate at parity, so any gap is beyond chance
+    orders = np.array([[g, 1 - g] for g in (0, 1) * 50])
+    counts = chance.design_null_counts(orders, np.zeros(100, int), n_sim=200)
+    assert (counts == 50).all()
+
+
+def test_p_values_are_written_with_the_digits_the_draws_support():
+    assert chance.format_p(0.0, 10_000) == "< 0.0001"
+    assert chance.format_p(0.0, 1000) == "< 0.001"
+    assert chance.format_p(0.0076, 10_000) == "0.0076"  # MC SE 0.0009
+    assert chance.format_p(0.404, 1000) == "0.40"  # MC SE 0.016
+    assert chance.format_p(0.404, 10_000) == "0.404"  # MC SE 0.005
+
+
+def test_design_null_on_gpt35_software_engineer(long):
+    """GPT-3.5 put the first-shown résumé first in 83% of software-engineer runs, and each
+    group was shown first 125 times, so a fair ranker of that design gives nearly equal top
+    counts: its flag rate is about 5%, not the uniform ranker's 64%, and the observed 0.764 is
+    beyond chance (an independent recomputation gave p = 0.0076 and a 5.6% flag rate)."""
+    sub = long[(long["model"] == "gpt-3.5-turbo") & (long["job"] == "software engineer")]
+    t = chance.chance_table(sub, n_sim=4000).iloc[0]
+    assert round(t["min_max_ratio"], 3) == round(110 / 144, 3)
+    assert 0.002 < t["null_p"] < 0.02 and 0.03 < t["flag_rate_under_null"] < 0.08
+    assert 0.35 < t["null_p_uniform"] < 0.45 and 0.6 < t["flag_rate_uniform"] < 0.68
+    tops = sub[sub["rank"] == 1]["demo"].value_counts()
+    assert tops.min() / tops.max() == t["min_max_ratio"]
 
 
 def test_observed_chance_table(long):
-    sel = rates.selection_rates(long, n_boot=0)
-    t = chance.chance_table(sel, n_sim=2000).set_index(["model", "job"])
-    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p"] < 0.01  # far below what chance makes
+    t = chance.chance_table(long, n_sim=2000).set_index(["model", "job"])
+    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p_text"] == "< 0.0005"  # no draw reaches it
     assert t.loc[("gpt-4", "retail"), "null_p"] > 0.5  # well inside it
 
 
@@ -168,7 +228,10 @@ def test_position_rates_of_a_first_picker_and_of_gpt(long):
     pos = position.position_rates(synthetic(50, lambda d, rng: 0))
     assert pos.loc[pos["position"] == 1, "top_rate"].item() == 1 and pos["top_rate"].sum() == 1
     first = position.first_shown_first(long).set_index(["model", "job"])
-    assert first.loc[("gpt-3.5-turbo", "software engineer"), "top_rate"] == 0.834
+    se = long[(long["model"] == "gpt-3.5-turbo") & (long["job"] == "software engineer")]
+    shown_first_won = int(((se["rank"] == 1) & (se["position"] == 1)).sum())  # counted straight from the ranks
+    assert first.loc[("gpt-3.5-turbo", "software engineer"), "top_rate"] == shown_first_won / se["run"].nunique()
+    assert first.loc[("gpt-3.5-turbo", "software engineer"), "top_first"] == shown_first_won
     assert (first["top_rate"] > 1 / 8).all()
 
 
@@ -187,13 +250,96 @@ def test_conditional_logit_recovers_group_and_position_effects():
     assert (res["se"] > 0).all() and res["n_names"].iloc[0] == 240
 
 
-def test_numpy_engine_equals_statsmodels_conditional_logit(long):
+def test_engines_agree_and_a_template_never_ranked_first_is_set_aside(long):
+    """gpt-4 retail: résumé template 3 is never ranked first, so its coefficient is minus
+    infinity. Both engines leave it out (and say so) and agree on every other coefficient;
+    statsmodels used to return NaN here."""
     sub = long[(long["model"] == "gpt-4") & (long["job"] == "retail")]
     sub = sub[sub["run"].isin(sub["run"].unique()[:200])]
-    a = clogit.conditional_logit(sub, engine="numpy", resume=False)
-    b = clogit.conditional_logit(sub, engine="statsmodels", resume=False)
-    np.testing.assert_allclose(a["coef"], b["coef"], atol=1e-4)
-    np.testing.assert_allclose(a["se"], b["se"], rtol=1e-3)
+    a = clogit.conditional_logit(sub, engine="numpy").set_index("term")
+    b = clogit.conditional_logit(sub, engine="statsmodels").set_index("term")
+    never = sorted(set(range(8)) - set(sub.loc[sub["rank"] == 1, "resume"]))
+    assert 3 in never
+    for t in (f"resume_{i}" for i in never if i > 0):
+        assert not a.loc[t, "estimable"] and "never ranked first" in a.loc[t, "reason"]
+        assert np.isnan(a.loc[t, "coef"]) and np.isnan(b.loc[t, "coef"])
+    ok = a["estimable"]
+    assert ok.sum() >= 18 and b.loc[ok, "coef"].notna().all()
+    np.testing.assert_allclose(a.loc[ok, "coef"], b.loc[ok, "coef"], atol=1e-4)
+
+
+def _small_case(seed=0, n_runs=60, k=4):
+    """A small conditional-logit data set: runs of k alternatives, 12 names reused across runs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_runs * k, 2))
+    strata = np.repeat(np.arange(n_runs), k)
+    names = np.concatenate([rng.choice(12, size=k, replace=False) for _ in range(n_runs)])
+    u = X @ np.array([0.8, -0.5]) + rng.gumbel(size=len(X))
+    y = np.zeros(len(X))
+    y[np.arange(n_runs) * k + u.reshape(n_runs, k).argmax(axis=1)] = 1
+    return X, y, strata, names
+
+
+def test_run_clustered_covariance_equals_statsmodels_sandwich():
+    """By-run clustering is the sandwich of statsmodels' own per-run scores and Hessian
+    (ConditionalLogit.score_grp, .hessian), with the CRV1 factor G/(G-1)·(N-1)/(N-K)."""
+    from statsmodels.discrete.conditional_models import ConditionalLogit
+
+    X, y, strata, names = _small_case()
+    model = ConditionalLogit(y, X, groups=strata)
+    b = np.asarray(model.fit(disp=False, method="newton").params)
+    np.testing.assert_allclose(clogit.fit_newton(X, y, strata), b, atol=1e-6)
+    scores = np.array([model.score_grp(g, b) for g in range(model._n_groups)])
+    bread = np.linalg.inv(-model.hessian(b))
+    G, N, K = len(scores), len(y), X.shape[1]
+    ref = bread @ (scores.T @ scores) @ bread * G / (G - 1) * (N - 1) / (N - K)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b, cluster="run"), ref, rtol=1e-4)
+
+
+def _two_way_by_hand(X, y, strata, names, b):
+    """Two-way clustering by hand: the per-alternative score pieces (x - xbar)(y - p), summed
+    by run, by name and by alternative, each with its CRV1 factor (Cameron, Gelbach, Miller)."""
+    eta = X @ b
+    p = np.exp(eta) / pd.Series(np.exp(eta)).groupby(strata).transform("sum").to_numpy()
+    xbar = pd.DataFrame(X * p[:, None]).groupby(strata).transform("sum").to_numpy()
+    pieces = (X - xbar) * (y - p)[:, None]
+    bread = np.linalg.inv(((X - xbar) * p[:, None]).T @ (X - xbar))
+    N, K = X.shape
+
+    def crv1(groups):
+        sums = pd.DataFrame(pieces).groupby(groups).sum().to_numpy()
+        G = len(sums)
+        return bread @ (sums.T @ sums) @ bread * G / (G - 1) * (N - 1) / (N - K)
+
+    return crv1(strata) + crv1(names) - crv1(np.arange(N)), crv1(names)
+
+
+def test_two_way_covariance_is_run_plus_name_minus_alternative():
+    X, y, strata, names = _small_case(seed=1)
+    b = clogit.fit_newton(X, y, strata)
+    ref, by_name = _two_way_by_hand(X, y, strata, names, b)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b), ref, rtol=1e-8)
+    np.testing.assert_allclose(clogit.cluster_cov(X, y, strata, names, b, cluster="name"), by_name, rtol=1e-8)
+
+
+def test_reported_se_is_the_two_way_sandwich():
+    """The table's se, z, p and CI are the two-way sandwich's, derived here by hand."""
+    from scipy.stats import norm
+
+    _, y, strata, names = _small_case(seed=2, n_runs=80)
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"model": "m", "job": "j", "run": strata, "position": np.tile(np.arange(1, 5), 80),
+                       "demo": rng.choice(["B_W", "A_M", "W_M"], size=len(y)), "name": names,
+                       "rank": np.where(y == 1, 1, 2)})
+    res = clogit.conditional_logit(df, resume=False).set_index("term")
+    X, yy, ss, nn = clogit.design(df, resume=False)
+    b = clogit.fit_newton(X.to_numpy(), yy, ss)
+    se = np.sqrt(np.diag(_two_way_by_hand(X.to_numpy(), yy, ss, nn, b)[0]))
+    np.testing.assert_allclose(res.loc[X.columns, "se"], se, rtol=1e-8)
+    np.testing.assert_allclose(res.loc[X.columns, "p"], 2 * norm.sf(np.abs(b / se)), rtol=1e-8)
+    np.testing.assert_allclose(res.loc[X.columns, "ci_high"] - res.loc[X.columns, "ci_low"], 2 * 1.959964 * se,
+                               rtol=1e-6)
+    assert res["cluster"].eq("two-way").all() and res["estimable"].all()
 
 
 # --- names --------------------------------------------------------------------------------

@@ -19,6 +19,10 @@ import click
 from popresume.cli._errors import OutDir
 
 
+#: the most fair rankers --n-sim may ask for (each is a permutation of every run of a model × job)
+MAX_SIM = 1_000_000
+
+
 def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")[:80] or "screener"
 
@@ -33,12 +37,12 @@ def _slug(label: str) -> str:
 @click.option("--n-runs", type=int, default=25, show_default=True,
               help="With --screener: runs per job (gpt-3.5-turbo's sets, sampled with --seed).")
 @click.option("--no-screeners", is_flag=True, help="Leave out our screeners' recorded runs.")
-@click.option("--n-boot", type=int, default=2000, show_default=True, help="Resampled run sets for the ratio CIs.")
-@click.option("--n-sim", type=int, default=10_000, show_default=True, help="Fair rankers simulated for chance.csv.")
+@click.option("--n-sim", type=int, default=10_000, show_default=True,
+              help=f"Fair rankers simulated for chance.csv (1 to {MAX_SIM:,}).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-clogit", is_flag=True, help="Skip the conditional logit.")
 @click.option("--no-figures", is_flag=True, help="Tables only.")
-def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_sim, seed, no_clogit, no_figures):
+def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed, no_clogit, no_figures):
     """Reproduce Bloomberg's ranking table and audit what it does not show."""
     import matplotlib
 
@@ -47,7 +51,8 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
 
     from popresume.io import write_figure, write_table
     from popresume.ranking import bloomberg as bb
-    from popresume.ranking import chance, plots, report
+    from popresume.plots import ranking as plots
+    from popresume.ranking import chance, report
     from popresume.ranking import screening as recorded
     from popresume.ranking.parse import rank_runs
 
@@ -55,9 +60,8 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
         bb.check_model(m)
     if n_runs < 1:
         raise click.BadParameter(f"must be at least 1, got {n_runs}", param_hint="--n-runs")
-    if n_boot < 0 or n_sim < 1:
-        raise click.BadParameter(f"--n-boot must be >= 0 and --n-sim >= 1, got {n_boot} and {n_sim}",
-                                 param_hint="--n-boot/--n-sim")
+    if not 1 <= n_sim <= MAX_SIM:
+        raise click.BadParameter(f"must be between 1 and {MAX_SIM:,}, got {n_sim}", param_hint="--n-sim")
     screeners = []
     if specs:
         from popresume.screeners import get_screener
@@ -88,7 +92,7 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
         cards.append(recorded.screener_summary(run))
     long_all = pd.concat(parts, ignore_index=True)
     sources = {m: f"ours, screener {m}" for m in long_all["model"].unique() if m not in bb.MODELS}
-    tables = report.ranking_tables(long_all, published=published, sources=sources, n_boot=n_boot, n_sim=n_sim,
+    tables = report.ranking_tables(long_all, published=published, sources=sources, n_sim=n_sim,
                                    seed=seed, clogit_fit=not no_clogit)
     if cards:
         tables["screeners"] = pd.concat(cards, ignore_index=True)
@@ -109,10 +113,8 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_si
     if not no_figures:
         sel = tables["selection_rates"]
         write_figure(plots.plot_impact_ratios(sel[sel["model"].isin(bb.MODELS)], title=bb.OURS), out / "impact_ratios.png")
-        k = int(long["position"].max())
-        null = {f"fair ranker, {n} runs": chance.null_min_max(n, k, n_sim=n_sim, seed=seed)
-                for n in sorted(sel.loc[sel["model"].isin(bb.MODELS), "n_runs"].unique())}
-        write_figure(plots.plot_chance(null, tables["chance"][tables["chance"]["model"].isin(bb.MODELS)],
+        gpt_chance = tables["chance"][tables["chance"]["model"].isin(bb.MODELS)]
+        write_figure(plots.plot_chance(chance.null_draws(long, gpt_chance, n_sim=n_sim, seed=seed), gpt_chance,
                                        title=f"{bb.OURS} vs simulated fair rankers"), out / "chance.png")
         pos = tables["position"]
         write_figure(plots.plot_position(pos[pos["model"].isin(bb.MODELS)], title=bb.OURS), out / "position.png")

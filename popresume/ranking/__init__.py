@@ -6,12 +6,13 @@ The design, generic over models and data:
   alternatives for names a reply leaves out);
 * :mod:`~popresume.ranking.rates`: top-1 selection rates, impact ratios with intervals,
   Holm/BH adjustment, mean ranks and top-k rates, rates under each parse rule;
-* :mod:`~popresume.ranking.chance`: what a fair ranker produces (min/max ratio, four-fifths flags);
+* :mod:`~popresume.ranking.chance`: what a fair ranker produces under the experiment's design (min/max ratio,
+  four-fifths flags);
 * :mod:`~popresume.ranking.position`: how often the résumé shown at each position is ranked first;
-* :mod:`~popresume.ranking.clogit`: conditional logit over the k alternatives, SEs clustered by name;
+* :mod:`~popresume.ranking.clogit`: conditional logit over the k alternatives, SEs clustered two-way by run and name;
 * :mod:`~popresume.ranking.names`: per-name rates, concentration, Appendix C.4 on the names;
 * :mod:`~popresume.ranking.screening`: our screeners ranking the same sets;
-* :mod:`~popresume.ranking.report` and :mod:`~popresume.ranking.plots`: the chapter's tables and figures.
+* :mod:`~popresume.ranking.report`: the chapter's tables (its figures are :mod:`popresume.plots.ranking`).
 
 Bloomberg's 2024 GPT experiment (its files, codes and published table) is kept apart in
 :mod:`~popresume.ranking.bloomberg`.

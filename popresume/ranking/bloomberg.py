@@ -78,12 +78,24 @@ def parse_run_file(obj: Any, source: str) -> dict[str, Any]:
     for key in ("job", "default_order", "demo_order"):
         if key not in ctx:
             raise ValueError(f"{source}: run file's context has no {key!r}")
+    for key in ("default_order", "demo_order"):
+        value = ctx[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{source}: context's {key!r} must be a list of strings, got {_short(value)}")
     names, demos = list(ctx["default_order"]), list(ctx["demo_order"])
     if len(names) != len(demos) or not names:
         raise ValueError(f"{source}: context has {len(names)} names but {len(demos)} group codes")
     bad = [d for d in demos if d not in DEMOS]
     if bad:
         raise ValueError(f"{source}: unknown group code {bad[0]!r}; expected one of {list(DEMOS)}")
+    # the design shows each group once per run, under distinct names (the parse rule reads
+    # names case-insensitively, so a repeated name would take every repeat's rank)
+    lowered = [n.strip().lower() for n in names]
+    for what, values in (("name", lowered), ("group code", demos)):
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:
+            raise ValueError(f"{source}: {what} {repeated[0]!r} is shown {values.count(repeated[0])} times in one run; "
+                             f"each run shows {len(names)} distinct names, one per group")
     try:
         choice = obj["choices"][0]
         reply = choice["message"]["content"]
@@ -120,13 +132,31 @@ def read_run_dir(root, models: Sequence[str] | None = None) -> pd.DataFrame:
             continue
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason})") from None
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}: not valid JSON ({e})") from None
+        except RecursionError:
+            raise ValueError(f"{path}: JSON nested too deeply to be a run file") from None
         rec = parse_run_file(obj, str(path))
-        rows.append({"model": model, "run": path.stem, **rec})
+        rows.append({"model": model, "run": path.stem, "file": str(path), **rec})
     if not rows:
         raise ValueError(f"no run files (*.json) under {root}")
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    sizes = out["names"].map(len)
+    for (model, job), k in sizes.groupby([out["model"], out["job"]]):
+        if k.nunique() > 1:  # a conditional logit and a chance null need one design per model × job
+            usual = int(k.mode().iloc[0])
+            odd = out.loc[k.index[k != usual][0]]
+            raise ValueError(f"{odd['file']}: run {odd['run']} shows {len(odd['names'])} names, the other runs of "
+                             f"{model}/{job} show {usual}")
+    return out.drop(columns="file")
+
+
+def _short(value: Any) -> str:
+    """A value's type and a short repr, for an error message."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60] + '…' if len(text) > 60 else text}"
 
 
 def resume_templates(resumes_json: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

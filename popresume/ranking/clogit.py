@@ -6,11 +6,28 @@ dummies for the position shown, the résumé text (the job's templates differ a 
 the name's group (reference :data:`REFERENCE`). It is statsmodels' ``ConditionalLogit``
 (runs are the strata); ``engine="statsmodels"`` fits it there. The default engine maximises
 the same likelihood by Newton's method on arrays (statsmodels loops over the runs in Python:
-about a minute per model × job on a busy machine, against well under a second), and the tests
-check that both give the same coefficients. The same name appears in several runs, so the
-standard errors are clustered by name: the score of a run is a sum over its alternatives,
-``x_rj (y_rj - p_rj)``, and those pieces are summed by name for the sandwich's middle
-(with the usual G/(G-1) factor).
+about a minute per model × job on a busy machine, against well under a second). After the
+non-identified terms are set aside (below), both engines maximise the same likelihood on the
+same rows and agree to 1e-4 in every coefficient (tests/test_ranking.py checks it on all
+sixteen model × job fits).
+
+**Terms the data cannot identify.** A dummy whose alternatives are never ranked first (a
+résumé template no run put on top) has its maximum likelihood at minus infinity. Its limit
+is the same model with those alternatives left out of their runs (their probability is 0
+and they were not chosen), so :func:`design` leaves them out, drops the term, and the table
+keeps a row for it with ``estimable`` False and the ``reason``. A term ranked first in every
+run it appears in has its maximum at plus infinity and nothing else in those runs is
+identified; that fit is reported as not estimable.
+
+**Standard errors** (``cluster``). The score of run ``r`` is the sum over its alternatives of
+``(x_rj - xbar_r)(y_rj - p_rj)``. Runs are independent draws, and a name appears in about ten
+runs of a job, so the pieces are correlated within a run and within a name. The default is
+two-way clustering by run and by name (Cameron, Gelbach and Miller 2011: ``V_run + V_name -
+V_run∩name``; a name appears once in a run, so the intersection is one alternative), computed
+by statsmodels' ``cov_cluster_2groups`` from these pieces and the inverse Hessian. ``"run"``
+clusters by run only, ``"name"`` by name only (the previous default, which drops the
+covariance within a run: on Bloomberg's design with no group effect its nominal 5% Wald tests
+reject too often; :mod:`popresume.coverage.ranking` measures each, docs/DESIGN.md §5).
 
 A group coefficient is the log odds of being picked first against the reference group, for
 the same position and the same résumé text.
@@ -26,13 +43,16 @@ import pandas as pd
 from popresume.errors import require_columns
 
 REFERENCE = "W_M"
+#: how the sandwich's middle is clustered; the first is the default
+CLUSTERS = ("two-way", "run", "name")
 
 
 def design(long: pd.DataFrame, *, position: bool = True, resume: bool = True, reference: str = REFERENCE,
            group: str = "demo") -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """The design of one model × job: ``X`` (dummies), ``y`` (ranked first), strata (run), clusters (name).
 
-    Runs without a top pick are dropped (they carry no choice)."""
+    Runs without a top pick are dropped (they carry no choice). All dummies are kept here;
+    :func:`identified` sets aside the ones the choices cannot identify."""
     cols = ["run", "position", group, "name", "rank"] + (["resume"] if resume else [])
     require_columns(long, cols, "ranking table")
     d = long.copy()
@@ -51,6 +71,33 @@ def design(long: pd.DataFrame, *, position: bool = True, resume: bool = True, re
     return X, d["y"].to_numpy(), d["run"].to_numpy(), d["name"].to_numpy()
 
 
+def identified(X: pd.DataFrame, y: np.ndarray, strata: np.ndarray) -> tuple[np.ndarray, dict[str, str]]:
+    """Which rows and terms the likelihood identifies: a boolean mask of rows to keep and
+    ``{term: reason}`` for the terms set aside (see the module docstring).
+
+    Repeats until stable: a term never ranked first loses its alternatives (its coefficient's
+    limit is minus infinity), which can leave another term with no variation."""
+    keep = np.ones(len(y), bool)
+    dropped: dict[str, str] = {}
+    strata = np.asarray(strata)
+    while True:
+        changed = False
+        for c, term in enumerate(X.columns):
+            if term in dropped:
+                continue
+            x = X.iloc[:, c].to_numpy()[keep] > 0
+            if not x.any():
+                dropped[term] = "no alternative left with this term"
+                changed = True
+            elif not (y[keep][x] > 0).any():
+                dropped[term] = (f"never ranked first in {len(np.unique(strata[keep][x]))} runs: its coefficient "
+                                 "is minus infinity, so its alternatives are left out of their runs")
+                keep[np.flatnonzero(keep)[x]] = False
+                changed = True
+        if not changed:
+            return keep, dropped
+
+
 def _strata_probs(X: np.ndarray, s_idx: np.ndarray, b: np.ndarray) -> np.ndarray:
     eta = X @ b
     mx = np.full(s_idx.max() + 1, -np.inf)
@@ -61,8 +108,11 @@ def _strata_probs(X: np.ndarray, s_idx: np.ndarray, b: np.ndarray) -> np.ndarray
 
 def _score_hessian(X: np.ndarray, y: np.ndarray, s_idx: np.ndarray, b: np.ndarray):
     """Per-alternative score pieces ``(x_rj - xbar_r)(y_rj - p_rj)``, the Hessian and the log-likelihood."""
+    from scipy.sparse import csr_matrix
+
     p = _strata_probs(X, s_idx, b)
-    xbar = np.stack([np.bincount(s_idx, weights=p * X[:, c]) for c in range(X.shape[1])], axis=1)
+    by_run = csr_matrix((np.ones(len(s_idx)), (s_idx, np.arange(len(s_idx)))), shape=(s_idx.max() + 1, len(s_idx)))
+    xbar = by_run @ (p[:, None] * X)  # sum over each run's alternatives of p_rj x_rj
     dx = X - xbar[s_idx]
     H = -(dx * p[:, None]).T @ dx
     ll = float(np.log(p[y == 1]).sum())
@@ -92,59 +142,87 @@ def fit_newton(X: np.ndarray, y: np.ndarray, strata: np.ndarray, *, tol: float =
     return b
 
 
-def _cluster_cov(X: np.ndarray, y: np.ndarray, strata: np.ndarray, clusters: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Sandwich covariance with the score pieces of each alternative summed by ``clusters``."""
+def cluster_cov(X: np.ndarray, y: np.ndarray, strata: np.ndarray, names: np.ndarray, b: np.ndarray, *,
+                cluster: str = "two-way") -> np.ndarray:
+    """Cluster-robust sandwich covariance of the coefficients ``b`` (``cluster``: one of
+    :data:`CLUSTERS`), by statsmodels' ``cov_cluster`` / ``cov_cluster_2groups`` (CRV1, with their
+    small-sample factor ``G/(G-1) · (N-1)/(N-K)``) from the per-alternative score pieces and
+    the inverse of minus the Hessian."""
+    from statsmodels.stats.sandwich_covariance import cov_cluster, cov_cluster_2groups
+
+    if cluster not in CLUSTERS:
+        raise ValueError(f"unknown cluster {cluster!r}; use one of {list(CLUSTERS)}")
     _, s_idx = np.unique(strata, return_inverse=True)
+    _, n_idx = np.unique(names, return_inverse=True)
     score, H, _ = _score_hessian(X, y, s_idx, b)
-    _, c_idx = np.unique(clusters, return_inverse=True)
-    G = c_idx.max() + 1
-    S = np.zeros((G, X.shape[1]))
-    np.add.at(S, c_idx, score)
-    bread = np.linalg.inv(-H)
-    return bread @ (S.T @ S) @ bread * G / (G - 1)
+    pieces = (score, np.linalg.inv(-H))
+    if cluster == "run":
+        return cov_cluster(pieces, s_idx.astype(np.int64))
+    if cluster == "name":
+        return cov_cluster(pieces, n_idx.astype(np.int64))
+    return cov_cluster_2groups(pieces, s_idx.astype(np.int64), n_idx.astype(np.int64))[0]
 
 
 def conditional_logit(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"), position: bool = True,
                       resume: bool = True, reference: str = REFERENCE, level: float = 0.95,
-                      engine: str = "numpy") -> pd.DataFrame:
-    """Tidy coefficients per ``by``: ``term, coef, se`` (clustered by name), ``z, p, ci_low,
-    ci_high, odds_ratio``, and ``n_runs, n_names``; ``spec`` says which controls were in."""
+                      engine: str = "numpy", cluster: str = CLUSTERS[0]) -> pd.DataFrame:
+    """Tidy coefficients per ``by``: ``term, coef, se`` (clustered as ``cluster`` says), ``z, p,
+    ci_low, ci_high, odds_ratio``, ``n_runs, n_names``, ``estimable`` and ``reason`` (empty when
+    estimable; a term set aside has NaN statistics); ``spec`` says which controls were in."""
     from scipy.stats import norm
     from threadpoolctl import threadpool_limits
 
     if engine not in ("numpy", "statsmodels"):
         raise ValueError(f"unknown engine {engine!r}; use 'numpy' or 'statsmodels'")
+    if cluster not in CLUSTERS:
+        raise ValueError(f"unknown cluster {cluster!r}; use one of {list(CLUSTERS)}")
     by = list(by)
     require_columns(long, by, "ranking table")
     z = norm.ppf(0.5 + level / 2)
     spec = "group" + (" + position" if position else "") + (" + résumé" if resume else "")
     with threadpool_limits(1):  # small matrices: BLAS threads only contend
-        rows = _fit_all(long, by, position, resume, reference, engine, z, spec)
+        rows = _fit_all(long, by, position, resume, reference, engine, z, spec, cluster)
     return pd.DataFrame(rows)
 
 
-def _fit_all(long, by, position, resume, reference, engine, z, spec) -> list[dict]:
+def _fit_one(X: pd.DataFrame, y, strata, names, engine: str, cluster: str):
+    """Coefficients and SEs of the identified terms (a Series each), and the reasons of the others."""
+    keep, dropped = identified(X, y, strata)
+    cols = [c for c in X.columns if c not in dropped]
+    Xk, yk, sk, nk = X.loc[keep, cols].to_numpy(), y[keep], strata[keep], names[keep]
+    for c, term in enumerate(cols):  # plus infinity: chosen whenever shown (or never anything else)
+        x = Xk[:, c] > 0
+        runs = np.unique(sk[x])
+        if (yk[x] > 0).sum() == len(runs) and len(runs) == len(np.unique(sk)):
+            reason = f"{term} is ranked first in every run: the likelihood has no maximum"
+            return pd.Series(dtype=float), pd.Series(dtype=float), {t: reason for t in X.columns}
+    if engine == "statsmodels":
+        from statsmodels.discrete.conditional_models import ConditionalLogit
+
+        b = np.asarray(ConditionalLogit(yk, Xk, groups=sk).fit(disp=False, method="newton", maxiter=100).params)
+    else:
+        b = fit_newton(Xk, yk, sk)
+    se = np.sqrt(np.diag(cluster_cov(Xk, yk, sk, nk, b, cluster=cluster)))
+    return pd.Series(b, index=cols), pd.Series(se, index=cols), dropped
+
+
+def _fit_all(long, by, position, resume, reference, engine, z, spec, cluster) -> list[dict]:
     from scipy.stats import norm
 
     rows = []
     for key, sub in long.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         X, y, strata, names = design(sub, position=position, resume=resume, reference=reference)
-        if engine == "statsmodels":
-            from statsmodels.discrete.conditional_models import ConditionalLogit
-
-            b = np.asarray(ConditionalLogit(y, X.to_numpy(), groups=strata).fit(disp=False, method="newton",
-                                                                                 maxiter=100).params)
-        else:
-            b = fit_newton(X.to_numpy(), y, strata)
-        se = np.sqrt(np.diag(_cluster_cov(X.to_numpy(), y, strata, names, b)))
-        for term, bi, si in zip(X.columns, b, se):
+        coef, se, dropped = _fit_one(X, y, strata, names, engine, cluster)
+        for term in X.columns:
+            bi, si = coef.get(term, np.nan), se.get(term, np.nan)
             zi = bi / si
             rows.append({**dict(zip(by, key)), "spec": spec, "term": term, "coef": bi, "se": si, "z": zi,
                          "p": 2 * norm.sf(abs(zi)), "ci_low": bi - z * si, "ci_high": bi + z * si,
                          "odds_ratio": np.exp(bi), "n_runs": len(np.unique(strata)),
-                         "n_names": len(np.unique(names))})
+                         "n_names": len(np.unique(names)), "cluster": cluster,
+                         "estimable": term not in dropped, "reason": dropped.get(term, "")})
     return rows
 
 
-__all__ = ["REFERENCE", "design", "fit_newton", "conditional_logit"]
+__all__ = ["REFERENCE", "CLUSTERS", "design", "identified", "fit_newton", "cluster_cov", "conditional_logit"]

@@ -52,4 +52,22 @@ def first_shown_first(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"
     return first.drop(columns="position").reset_index(drop=True)
 
 
-__all__ = ["position_rates", "first_shown_first"]
+def top_template_share(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job")) -> pd.DataFrame:
+    """Per ``by``: the résumé text ranked first most often (``top_resume``), its share of the top
+    picks (``top_resume_share``; chance 1/k, each text is shown once per run) and, beside it,
+    the share of top picks that were shown first (``shown_first_share``): which of the two, the
+    text or the position, decides the top pick more often."""
+    by = list(by)
+    require_columns(long, by + ["run", "position", "rank", "resume"], "ranking table")
+    top = long[long["rank"] == 1]
+    rows = []
+    for key, s in top.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        counts = s["resume"].astype(int).value_counts()
+        rows.append({**dict(zip(by, key)), "n_runs": len(s), "top_resume": int(counts.index[0]),
+                     "top_resume_share": counts.iloc[0] / len(s),
+                     "shown_first_share": float((s["position"] == 1).mean())})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["position_rates", "first_shown_first", "top_template_share"]

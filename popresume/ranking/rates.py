@@ -4,16 +4,22 @@ In a forced choice among ``k`` résumés, one per group, a group's *selection ra
 share of runs whose top pick belongs to it (chance: 1/k), and its *impact ratio* the rate
 over the highest group's rate, the figure the four-fifths rule compares with 0.8.
 
-Intervals: a rate gets Wilson's interval. The ratio is a ratio to a maximum chosen from the
-same data, so its interval comes from resampling runs: the groups' top counts of the
-resampled runs are one multinomial draw with the observed shares, and each draw recomputes
-every group's rate over the highest rate *of that draw* (percentile interval). The best
-group's ratio is 1 in the data but below 1 in many draws, which is the point: which group is
-"best" is itself uncertain. ``p_chance`` tests each rate against 1/k (exact binomial); ``p_vs_best`` tests the ratio to the
-best group against 1 on the log scale, with the multinomial covariance of the two shares
-(``var = (1-p_g)/(n p_g) + (1-p_b)/(n p_b) + 2/n``). The best group is picked from the same
-data, so ``p_vs_best`` is too small; the chance table of :mod:`popresume.ranking.chance`
-does not have that problem.
+Intervals: a rate gets Wilson's interval. The ratio divides by a maximum chosen from the
+same data, and near parity which group is "best" is itself uncertain: a percentile bootstrap
+of the ratio to each draw's best covered the true ratio only 67% of the time when all groups
+were equal. :func:`ratio_intervals` uses instead that a group's ratio is the smallest of its
+ratios to every other group, ``p_g / max_h p_h = min(1, min_h p_g / p_h)``. The top counts of
+``n`` runs are one multinomial draw, for which ``log(top_g / top_h)`` has variance
+``1/(n p_g) + 1/(n p_h)`` (the multinomial covariance cancels the ``-1/n`` terms), so each
+pairwise log ratio gets a Wald interval. The lower bound needs only the comparison with the
+true best group to hold (one-sided, ``alpha/2``); the upper bound needs all ``k - 1`` to hold
+at once (Bonferroni, ``alpha / (2(k - 1))`` each), so the interval covers with probability at
+least ``level`` wherever the groups are. ``p_vs_best`` inverts the same upper bound: it is
+below ``1 - level`` exactly when the interval excludes 1 (the group is significantly below
+the best). ``p_chance`` tests each rate against 1/k (exact binomial). The harness
+(:mod:`popresume.coverage.ranking`) measures the coverage at parity, near it and well apart.
+This is the multinomial version of the LL144 impact-ratio interval: in a forced choice the
+groups share one draw per run, where LL144's categories are separate applicants.
 """
 
 from __future__ import annotations
@@ -32,13 +38,41 @@ KEYS = ("model", "job")
 
 
 
-def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: float = 0.95,
-                    n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+def ratio_intervals(top, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each group's impact-ratio interval and ``p_vs_best`` from its top counts (module docstring).
+
+    ``top``: the groups' top counts of one model × job (or an array whose last axis is the
+    groups, for many replications at once). A zero count gets 0.5 in the log ratios (and a
+    lower bound of 0). Returns ``(ci_low, ci_high, p_vs_best)`` in the shape of ``top``."""
+    from scipy.stats import norm
+
+    top = np.asarray(top, dtype=float)
+    k = top.shape[-1]
+    if k < 2:
+        raise ValueError(f"need at least two groups for an impact ratio, got {k}")
+    alpha = 1 - level
+    t = np.where(top > 0, top, 0.5)
+    log_ratio = np.log(t)[..., :, None] - np.log(t)[..., None, :]  # [g, h]: log(top_g / top_h)
+    se = np.sqrt(1 / t[..., :, None] + 1 / t[..., None, :])
+    other = ~np.eye(k, dtype=bool)
+    z_low, z_high = norm.ppf(1 - alpha / 2), norm.ppf(1 - alpha / (2 * (k - 1)))
+    low = np.exp(np.where(other, log_ratio - z_low * se, np.inf).min(axis=-1))
+    high = np.exp(np.where(other, log_ratio + z_high * se, np.inf).min(axis=-1))
+    low, high = np.minimum(low, 1.0), np.minimum(high, 1.0)
+    low = np.where(top > 0, low, 0.0)
+    worst = np.where(other, -log_ratio / se, -np.inf).max(axis=-1)  # strongest evidence of a better group
+    p_best = np.minimum(1.0, 2 * (k - 1) * norm.sf(worst))
+    empty = top.sum(axis=-1, keepdims=True) == 0
+    return (np.where(empty, np.nan, low), np.where(empty, np.nan, high), np.where(empty, np.nan, p_best))
+
+
+def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: float = 0.95) -> pd.DataFrame:
     """One row per ``by`` × group: ``top`` (runs the group was ranked first), ``top_og`` (runs
     it was shown first), ``n_runs`` (runs with a top pick), ``selection_rate`` with Wilson CI,
-    ``disparate_impact_ratio`` (rate over the highest rate) with its resampled CI, and
-    ``p_chance`` (exact binomial test of the rate against 1/k, k = groups per run)."""
-    from scipy.stats import binomtest, norm
+    ``disparate_impact_ratio`` (rate over the highest rate) with its interval and ``p_vs_best``
+    (:func:`ratio_intervals`), and ``p_chance`` (exact binomial test of the rate against 1/k,
+    k = groups per run)."""
+    from scipy.stats import binomtest
 
     by = list(by)
     group = "demo"
@@ -47,7 +81,6 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
     keys = ["model", "job", "run"]
     shown_first = long.loc[long["position"] == 1, keys + [group]].rename(columns={group: "first"})
     tops = tops.merge(shown_first, on=keys, how="left")
-    rng = np.random.default_rng(seed)
     rows = []
     for key, sub in long.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -60,18 +93,7 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
         rate = top / n if n else np.full(len(levels), np.nan)
         dir_ = rate / rate.max() if n else rate
         lo, hi = wilson_interval(top, np.full(len(levels), n), level)
-        if n and n_boot:
-            draws = rng.multinomial(n, top / n, size=n_boot).astype(float)
-            ratios = draws / draws.max(axis=1, keepdims=True)
-            a = (1 - level) / 2
-            dlo, dhi = np.quantile(ratios, [a, 1 - a], axis=0)
-        else:
-            dlo = dhi = np.full(len(levels), np.nan)
-        b = int(np.argmax(top))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            se = np.sqrt((1 - rate) / (n * rate) + (1 - rate[b]) / (n * rate[b]) + 2 / n)
-            p_best = 2 * norm.sf(np.abs(np.log(rate / rate[b])) / se)
-        p_best[b] = np.nan
+        dlo, dhi, p_best = ratio_intervals(top, level)
         for i, g in enumerate(levels):
             p = binomtest(int(top[i]), n, 1 / k).pvalue if n else np.nan
             rows.append({**dict(zip(by, key)), group: g, "top": int(top[i]), "top_og": int(og[i]), "n_runs": n,

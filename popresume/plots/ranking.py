@@ -1,5 +1,6 @@
-"""Figures of the ranking chapter. Each takes a tidy table and returns the Figure; the title
-names the source ("published (Bloomberg 2024)", "ours, ...")."""
+"""Figures of the forced-choice ranking audit (chapter 08b, ``popresume ranking``): one function
+per figure kind, each taking a tidy table of :mod:`popresume.ranking` and returning the
+Figure; the title names the source ("published (Bloomberg 2024)", "ours, ...")."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def _grid(keys: list[tuple], ncols: int = 4, size=(3.3, 2.8)):
 
 
 def plot_impact_ratios(rates: pd.DataFrame, *, title: str, threshold: float = 0.8):
-    """Impact ratio of each group with its resampled CI, one panel per model × job, the 0.8 line dashed."""
+    """Impact ratio of each group with its 95% CI (:func:`popresume.ranking.rates.ratio_intervals`),
+    one panel per model × job, the 0.8 line dashed."""
     require_columns(rates, ["model", "job", "demo", "disparate_impact_ratio", "ratio_ci_low", "ratio_ci_high"],
                     "selection-rate table")
     keys = list(rates.groupby(["model", "job"], sort=False).groups)
@@ -36,18 +38,19 @@ def plot_impact_ratios(rates: pd.DataFrame, *, title: str, threshold: float = 0.
         ax.set_yticks(y, s["demo"])
         ax.set_title(f"{key[0]}\n{key[1]}", fontsize=9)
         ax.set_xlim(0.3, 1.05)
-    fig.supxlabel("impact ratio (group's top-1 rate / highest group's), 95% CI over resampled runs")
+    fig.supxlabel("impact ratio (group's top-1 rate / highest group's), 95% CI (the best group is itself uncertain)")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
 
 
 def plot_chance(null: dict, chance: pd.DataFrame, *, title: str, threshold: float = 0.8):
-    """Histogram of a fair ranker's min/max ratio (``null``: label -> draws) with each observed ratio marked."""
+    """Histograms of fair rankers' min/max ratios (``null``: label -> draws, e.g. the design-based
+    and the uniform null of :mod:`popresume.ranking.chance`) with each observed ratio marked."""
     require_columns(chance, ["model", "job", "min_max_ratio"], "chance table")
     fig, ax = plt.subplots(figsize=(8, 3.6))
-    for label, draws in null.items():
-        counts, _, _ = ax.hist(draws, bins=40, range=(0.4, 1.0), color=GREY, alpha=0.45, label=label)
+    for (label, draws), colour in zip(null.items(), [GREY, "#e0a030", "#60a060"]):
+        ax.hist(draws, bins=40, range=(0.4, 1.0), color=colour, alpha=0.45, label=label)
     markers = {m: mk for m, mk in zip(sorted(chance["model"].unique()), ["v", "^", "s", "D", "o", "P"])}
     for i, r in enumerate(chance.itertuples(index=False)):
         ax.plot(r.min_max_ratio, -3 - 4 * (i % 4), markers[r.model], color=BLUE if "4" in r.model else RED,
@@ -86,7 +89,8 @@ def plot_position(pos: pd.DataFrame, *, title: str):
 
 def plot_clogit(coefs: pd.DataFrame, *, title: str):
     """Group log-odds (vs the reference) with 95% CIs, with and without position terms, per model × job."""
-    require_columns(coefs, ["model", "job", "spec", "term", "coef", "ci_low", "ci_high"], "conditional-logit table")
+    require_columns(coefs, ["model", "job", "spec", "term", "coef", "ci_low", "ci_high", "cluster"],
+                    "conditional-logit table")
     g = coefs[coefs["term"].str.startswith("demo_")]
     keys = list(g.groupby(["model", "job"], sort=False).groups)
     specs = list(dict.fromkeys(g["spec"]))
@@ -103,7 +107,8 @@ def plot_clogit(coefs: pd.DataFrame, *, title: str):
         ax.set_yticks(np.arange(len(terms)), [t.removeprefix("demo_") for t in terms])
         ax.set_title(f"{key[0]}\n{key[1]}", fontsize=9)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.supxlabel("log odds of being ranked first vs the reference group W_M (95% CI, clustered by name)")
+    cluster = {"two-way": "two-way by run and name", "run": "by run", "name": "by name"}[coefs["cluster"].iloc[0]]
+    fig.supxlabel(f"log odds of being ranked first vs the reference group W_M (95% CI, clustered {cluster})")
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.legend(handles, labels, loc="upper right", ncol=len(labels), fontsize=8, frameon=False)
