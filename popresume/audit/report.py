@@ -179,39 +179,53 @@ def _codes(df: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, list[str]
 BREAKDOWNS = (("sex", ("gender",)), ("race", ("race",)), ("sex × race", ("gender", "race")))
 
 
+def _quantiles(draws: np.ndarray, a: float) -> tuple[float, float]:
+    """The (a, 1 − a) percentile interval of the finite draws; NaN when there is none."""
+    ok = draws[np.isfinite(draws)]
+    return tuple(np.quantile(ok, [a, 1 - a])) if len(ok) else (np.nan, np.nan)
+
+
 def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
-                min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """LL144 scoring rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
+                min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0,
+                threshold: float | None = None) -> pd.DataFrame:
+    """LL144 rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
 
-    The numbers are :func:`popresume.audit.metrics.ll144_impact_ratios` on every scored row:
-    one median, that of the whole sample, and each breakdown rated on the rows whose
-    categories it needs (a row with a known sex and an unknown race counts for sex).
-    ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over ``n_boot``
-    resamples of the same rows (the median recomputed each time). Rows with an unknown
-    category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no ratio), as
-    LL144 audits report them.
+    A scoring tool (``threshold`` None): the scoring rate, the share above the median of every
+    scored row (one median for the whole sample), as
+    :func:`popresume.audit.metrics.ll144_impact_ratios`. A selection tool: the share at or
+    above ``threshold`` (0.5 for a 0/1 "selected" outcome). Each breakdown is rated on the
+    rows whose categories it needs (a row with a known sex and an unknown race counts for
+    sex). ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over
+    ``n_boot`` resamples of the same rows (the median recomputed each time). Rows with an
+    unknown category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no
+    ratio), as LL144 audits report them.
     """
-    from popresume.audit.metrics import ll144_impact_ratios
-
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
     names = {"gender": sex, "race": race}
-    point = ll144_impact_ratios(d, score=score, sex=sex, race=race, min_share=min_share)
     rng = np.random.default_rng(seed)
     y = d[score].to_numpy(float)
     n = len(d)
     idx = rng.integers(0, n, size=(n_boot, n))
     yb = y[idx]
-    above = yb > np.median(yb, axis=1, keepdims=True)
+    if threshold is None:
+        hit_all = y > np.median(y)
+        above = yb > np.median(yb, axis=1, keepdims=True)
+    else:
+        hit_all, above = y >= threshold, yb >= threshold
     a = (1 - level) / 2
     rows = []
     for name, cols in BREAKDOWNS:
         cols = [names[c] for c in cols]
         codes, cats, known = _codes(d, cols)
-        p = point[point["breakdown"] == name].set_index("category")
-        cb = codes[idx]
         k = len(cats)
-        # per draw and category: count and number above the median (known rows only)
+        size = np.bincount(codes[known], minlength=k)
+        excluded = size / n < min_share
+        with np.errstate(invalid="ignore", divide="ignore"):  # no category selected: no ratio
+            rate0 = np.bincount(codes[known], weights=hit_all[known], minlength=k) / size
+            ratio0 = rate0 / rate0[~excluded].max()
+        cb = codes[idx]
+        # per draw and category: count and number selected (known rows only)
         cnt = np.stack([(cb == j).sum(axis=1) for j in range(k)], axis=1)
         hit = np.stack([((cb == j) & above).sum(axis=1) for j in range(k)], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -220,17 +234,16 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
             ref = np.nanmax(np.where(share >= min_share, rate, np.nan), axis=1, keepdims=True)
             ratio = rate / ref
         for j, c in enumerate(cats):
-            r = p.loc[c]
-            rl, rh = np.nanquantile(rate[:, j], [a, 1 - a])
-            il, ih = np.nanquantile(ratio[:, j], [a, 1 - a])
-            rows.append({"breakdown": name, "category": c, "n": int(r["n"]), "share": float(r["share"]),
-                         "scoring_rate": float(r["scoring_rate"]), "rate_ci_low": float(rl), "rate_ci_high": float(rh),
-                         "impact_ratio": float(r["impact_ratio"]), "ci_low": float(il), "ci_high": float(ih),
-                         "excluded": bool(r["excluded"])})
+            rl, rh = _quantiles(rate[:, j], a)
+            il, ih = _quantiles(ratio[:, j], a)
+            rows.append({"breakdown": name, "category": c, "n": int(size[j]), "share": float(size[j] / n),
+                         "scoring_rate": float(rate0[j]), "rate_ci_low": float(rl), "rate_ci_high": float(rh),
+                         "impact_ratio": float(ratio0[j]), "ci_low": float(il), "ci_high": float(ih),
+                         "excluded": bool(excluded[j])})
         n_unknown = int((~known).sum())
         if n_unknown:
             rows.append({"breakdown": name, "category": "unknown", "n": n_unknown, "share": n_unknown / n,
-                         "scoring_rate": float(np.mean(y[~known] > np.median(y))), "rate_ci_low": np.nan,
+                         "scoring_rate": float(np.mean(hit_all[~known])), "rate_ci_low": np.nan,
                          "rate_ci_high": np.nan, "impact_ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                          "excluded": True})
     out = pd.DataFrame(rows)
@@ -239,22 +252,23 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
 
 
 def four_fifths_table(df: pd.DataFrame, *, score: str = "score", columns: Mapping[str, str] | None = None,
-                      select_top: float = 0.25) -> pd.DataFrame:
+                      select_top: float = 0.25, threshold: float | None = None) -> pd.DataFrame:
     """Selection rates, impact ratios and the four-fifths flag per group when the top
-    ``select_top`` share is selected (:func:`popresume.audit.metrics.selection_rates`)."""
+    ``select_top`` share is selected, or every row at or above ``threshold``
+    (:func:`popresume.audit.metrics.selection_rates`)."""
     from popresume.audit.metrics import selection_rates
 
     columns = dict(columns or {"sex": "gender", "race": "race"})
     d = df[df[score].notna()]
     parts = []
     for name, col in columns.items():
-        t = selection_rates(d[d[col].notna()], col, score=score, select_top=select_top)
+        t = selection_rates(d[d[col].notna()], col, score=score, select_top=select_top, threshold=threshold)
         t = t.rename(columns={col: "category"})
         t["category"] = t["category"].astype(str)
         t.insert(0, "breakdown", name)
         parts.append(t)
     out = pd.concat(parts, ignore_index=True)
-    out["select_top"] = float(select_top)
+    out["select_top"] = float(select_top) if threshold is None else float("nan")
     out["source"] = SOURCES["four_fifths"]
     return out
 
@@ -271,14 +285,15 @@ RULE_BREAKDOWNS = {"median_split": BREAKDOWNS, "selection_cut": BREAKDOWNS[:2]}
 
 
 def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str = "score", sex: str = "gender",
-                    race: str = "race", min_share: float = 0.02, select_top: float = 0.25, n_sim: int = 1000,
-                    seed: int = 0) -> pd.DataFrame:
+                    race: str = "race", min_share: float = 0.02, select_top: float = 0.25,
+                    threshold: float | None = None, n_sim: int = 1000, seed: int = 0) -> pd.DataFrame:
     """How often a screener that ignores sex and race would be flagged at this n, under ``rule``.
 
     ``rule="median_split"`` is the LL144 table's (:func:`ll144_table`: selected = above the
     median of every scored row, categories under ``min_share`` excluded from the reference,
     unknown categories counted apart); ``rule="selection_cut"`` is the four-fifths table's
-    (:func:`four_fifths_table`: the top ``select_top`` of the rows whose category is known).
+    (:func:`four_fifths_table`: the top ``select_top`` of the rows whose category is known, or
+    every row at or above ``threshold``, 0.5 for a 0/1 "selected" outcome).
     The observed selections are kept and the category labels permuted over the same rows
     ``n_sim`` times, which keeps every group's size and breaks any link between group and
     score. Per breakdown: the observed lowest impact ratio, ``flag_rate`` (the share of
@@ -302,7 +317,7 @@ def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str 
         else:
             sub = d[d[cols].notna().all(axis=1)].reset_index(drop=True)
             y = sub[score].to_numpy(float)
-            selected = y >= np.quantile(y, 1 - select_top)
+            selected = y >= (np.quantile(y, 1 - select_top) if threshold is None else threshold)
         codes, cats, _ = _codes(sub, cols)
         k = len(cats)
         size = np.bincount(codes[codes >= 0], minlength=k)
@@ -325,10 +340,20 @@ def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str 
     return out
 
 
-def outcome_level(data: pd.DataFrame, *, select_top: float = 0.25, n_boot: int = 500, n_sim: int = 1000,
-                  seed: int = 0) -> tuple[LL144, FourFifths, Chance]:
-    """The report's outcome-level sections: the LL144 table (median split), the four-fifths
-    table (selection cut) and the chance of a flag under each of the two rules."""
+def outcome_level(data: pd.DataFrame, *, selection: bool = False, select_top: float = 0.25, n_boot: int = 500,
+                  n_sim: int = 1000, seed: int = 0) -> tuple[LL144, FourFifths, Chance]:
+    """The report's outcome-level sections: the LL144 table, the four-fifths table and the
+    chance of a flag under each rule the report prints.
+
+    A scoring tool (``score``): LL144's scoring rate (median split), the four-fifths table at
+    the top ``select_top``, chance under both rules. A selection tool (``selection``: a 0/1
+    ``score``): both tables hold the selection rate and chance is computed for that one rule.
+    """
+    if selection:
+        ll = ll144_table(data, n_boot=n_boot, seed=seed, threshold=0.5)
+        ff = four_fifths_table(data, threshold=0.5)
+        chance = chance_baseline(data, rule="selection_cut", threshold=0.5, n_sim=n_sim, seed=seed)
+        return LL144(ll, rule="selection_cut"), FourFifths(ff), Chance(chance)
     ll = ll144_table(data, n_boot=n_boot, seed=seed)
     ff = four_fifths_table(data, select_top=select_top)
     chance = pd.concat([chance_baseline(data, rule=r, select_top=select_top, n_sim=n_sim, seed=seed)

@@ -128,7 +128,7 @@ def _validity(rep: AuditReport, lab: str) -> str:
                          {"check": "check", "estimate": "mean change", "ci_low": "95% CI low",
                           "ci_high": "95% CI high", "mean_abs": "mean |change|", "n_pairs": "pairs"},
                          f"Validity card, {v.n_profiles} résumés over five occupations, parse rate "
-                         f"{cell_text(v.parse_rate, 3)}. Source: {rep.provenance.sources['validity']}. Screener: {lab}.",
+                         f"{cell_text(v.parse_rate, 3)}. Source: {rep.provenance.sources['validity']}. {lab}.",
                          left=("check",)))
 
 
@@ -142,7 +142,7 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
         parts.append(figure_html(_figure(lambda f: effects_by_attribute(effects, figure=f)),
                                  f"Path-specific effects (score points; positive favours x1) with 95% CIs; "
                                  f"solid: the CI excludes 0; crosses: true effects where known. Source: "
-                                 f"{src['effects']}. Screener: {lab}.", "effects with confidence intervals"))
+                                 f"{src['effects']}. {lab}.", "effects with confidence intervals"))
     for attr, d in rep.decompositions.items():
         rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {r['reason']}"} for r in d.effect_records()]
         cols = {"effect": "effect", "estimate": "estimate", "ci_low": "CI low", "ci_high": "CI high",
@@ -153,7 +153,7 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
         parts.append(table_html(rows, cols, f"{attr}: n = {d.n:,}, {d.ci_method}; p: the estimator's normal "
                                 f"influence-function test, Holm over the five effects. Source: {src['effects']}"
                                 + (f"; true effects: {src['truth']}" if "truth" in cols else "")
-                                + f". Screener: {lab}.", digits={"p_holm": 4}, left=("effect", "estimable")))
+                                + f". {lab}.", digits={"p_holm": 4}, left=("effect", "estimable")))
         case = ("none (a label would rest on an effect that is not estimable)" if d.cases is None else d.cases)
         parts.append(f"<p>Cases (paper rule: the 95% CI excludes 0): <b>{_e(case)}</b>. Overlap: smallest "
                      f"effective sample size {cell_text(d.min_ess, 0)}, largest clipped share "
@@ -169,11 +169,13 @@ def _precision(rep: AuditReport, lab: str) -> str:
                              "n": "n", "target": "target half-width", "n_needed": "n needed"},
                       f"n needed = (z·sd(φ)/target)², printed only for an effect that is estimable at this overlap "
                       f"(elsewhere the half-width does not shrink like 1/√n). Source: "
-                      f"{rep.provenance.sources['precision']}. Screener: {lab}.", left=("attribute", "effect"))
+                      f"{rep.provenance.sources['precision']}. {lab}.", left=("attribute", "effect"))
 
 
-def _source(rep: AuditReport, key: str, fallback: str) -> str:
-    return rep.provenance.sources[key] if rep.provenance is not None else fallback
+def _source(section, fallback: str) -> str:
+    """The source line a section's table carries (its ``source`` column), else ``fallback``."""
+    t = section.table
+    return str(t["source"].iloc[0]) if "source" in t.columns and len(t) else fallback
 
 
 def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
@@ -181,26 +183,27 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
 
     parts = []
     if rep.ll144 is not None:
-        src = _source(rep, "ll144", "NYC LL144 scoring rate above the sample median")
+        src = _source(rep.ll144, "NYC LL144 (6 RCNY §5-301(b))")
         if figures:
             parts.append(figure_html(_figure(lambda f: ll144_figure(rep.ll144.table, figure=f)),
                                      f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, "
-                                     f"excluded). Source: {src}. Screener: {lab}.", "impact ratios"))
+                                     f"excluded). Source: {src}. {lab}.", "impact ratios"))
         parts.append(table_html(rep.ll144.to_json(), {"breakdown": "breakdown", "category": "category", "n": "n",
-                                                      "scoring_rate": "scoring rate", "impact_ratio": "impact ratio",
+                                                      "scoring_rate": "rate", "impact_ratio": "impact ratio",
                                                       "ci_low": "CI low", "ci_high": "CI high",
                                                       "excluded": "under 2%"},
-                                f"Scoring rate = share above the sample median; unknown categories counted, not "
-                                f"rated. Source: {src}. Screener: {lab}.",
+                                f"{rep.ll144.rate_text().capitalize()}; unknown categories counted, not "
+                                f"rated. Source: {src}. {lab}.",
                                 digits={"scoring_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
                                 left=("breakdown", "category")))
     if rep.four_fifths is not None:
         parts.append(table_html(rep.four_fifths.to_json(), {"breakdown": "breakdown", "category": "category",
                                                             "n": "n", "selection_rate": "selection rate",
                                                             "impact_ratio": "impact ratio", "four_fifths_ok": "≥ 0.8"},
-                                f"Selection of the top {rep.four_fifths.select_top:.0%} of scores. Source: "
-                                f"{_source(rep, 'four_fifths', 'EEOC four-fifths rule at the selection cut')}. "
-                                f"Screener: {lab}.",
+                                (f"Selection of the top {rep.four_fifths.select_top:.0%} of scores"
+                                 if np.isfinite(rep.four_fifths.select_top) else "Selection as recorded")
+                                + f". Source: {_source(rep.four_fifths, 'EEOC four-fifths rule (29 CFR 1607.4(D))')}. "
+                                f"{lab}.",
                                 digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
     if rep.chance is not None:
         rows = [{"rule": r["rule"], "breakdown": r["breakdown"], "n": r["n"],
@@ -212,7 +215,7 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
                                        "n_sim": "permutations"},
                                 f"Chance baseline for each rule printed above (median_split: the LL144 table; "
                                 f"selection_cut: the four-fifths table); digits as the permutations support. "
-                                f"Source: {_source(rep, 'chance', 'ours: the labels permuted')}. Screener: {lab}.",
+                                f"Source: {_source(rep.chance, 'ours: the labels permuted')}. {lab}.",
                                 digits={"observed_lowest_ratio": 3}, left=("rule", "breakdown")))
     if rep.disagreements is not None and len(rep.disagreements.table):
         rows = [{**r, "disagreement": r["disagreement"] or "none: they agree"} for r in rep.disagreements.to_json()]
@@ -220,7 +223,7 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
                                        "lowest_selection_ratio": "lowest selection ratio",
                                        "disagreement": "disagreement with the decomposition"},
                                 f"Outcome verdict beside the decomposition (paper rule: the CI excludes 0; an "
-                                f"effect that is not estimable counts as not significant). Screener: {lab}.",
+                                f"effect that is not estimable counts as not significant). {lab}.",
                                 digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement")))
     return "".join(parts)
 
@@ -234,26 +237,26 @@ def _leakage(rep: AuditReport, lab: str) -> str:
     parts.append(table_html(leak["headline"], {"quantity": "quantity", "published": "published", "ours": "ours",
                                                "ours_ci_low": "CI low", "ours_ci_high": "CI high", "note": "note"},
                             f"Headline quantities. Published: {leak['published_source']}. Ours: {leak['source']}. "
-                            f"Screener: {lab}.", digits={"ours": 3, "ours_ci_low": 3, "ours_ci_high": 3},
+                            f"{lab}.", digits={"ours": 3, "ours_ci_low": 3, "ours_ci_high": 3},
                             left=("quantity", "published", "note")))
     parts.append(table_html(leak["selection_rate_ratios"], {"regime": "regime", "condition": "condition",
                                                             "ratio": "ratio vs Anglo", "ci_low": "CI low",
                                                             "ci_high": "CI high", "four_fifths_flag": "< 0.8",
                                                             "p_holm": "p (Holm)"},
                             f"Task 2 selection-rate ratios (ties count half). Source: {leak['source']}. "
-                            f"Screener: {lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},
+                            f"{lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},
                             left=("regime", "condition")))
     parts.append(table_html(leak["score_differences"], {"condition": "condition", "difference": "minus Anglo",
                                                         "ci_low": "CI low", "ci_high": "CI high",
                                                         "p_holm": "p (Holm)"},
                             f"Task 3 mean score minus Anglo's (points of 100). Source: {leak['source']}. "
-                            f"Screener: {lab}.", digits={"p_holm": 4}, left=("condition",)))
+                            f"{lab}.", digits={"p_holm": 4}, left=("condition",)))
     parts.append(table_html(leak["top_score_rate"], {"condition": "condition", "paper_per_base":
                                                      "Top-Score Rate (paper, per base)", "ours_per_variant":
                                                      "ours, per variant", "variants_per_base": "variants per base"},
                             f"Task 3 Top-Score Rate: the paper's definition (any of the condition's variants on top "
                             f"of its base) beside ours (each variant on its own). Source: {leak['source']}. "
-                            f"Screener: {lab}.", digits={"paper_per_base": 3, "ours_per_variant": 3,
+                            f"{lab}.", digits={"paper_per_base": 3, "ours_per_variant": 3,
                                                          "variants_per_base": 1}, left=("condition",)))
     c = leak["counts"]
     parts.append("<p>Replies: " + "; ".join(f"{k.replace('task', 'Task ')} {v['replies']:,} "
@@ -294,7 +297,7 @@ def _omitted(rep: AuditReport, key: str) -> str:
 
 def render_body(rep: AuditReport, *, figures: bool = True) -> str:
     """The page's body: the header, the summary and every section the report has, numbered."""
-    lab = rep.label()
+    lab = f"Screener: {rep.label()}" if rep.provenance is not None else f"Ours, from {rep.run.subject}"
     parts = [_header(rep), _summary(rep)]
     sections: list[tuple[str, str]] = []
     if rep.validity is not None:

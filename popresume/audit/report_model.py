@@ -67,7 +67,7 @@ def proportion_text(p: float | None, n_draws: int) -> str:
     if p is None or not np.isfinite(p):
         return "–"
     if p <= 0:
-        return f"< {1 / n_draws:.{max(1, math.ceil(math.log10(n_draws)))}f}"
+        return f"< {1 / n_draws:.3g}"
     return f"{p:.{draw_decimals(n_draws)}f}"
 
 
@@ -204,9 +204,18 @@ class TableSection:
         return self.table.to_dict("records")
 
 
+@dataclass
 class LL144(TableSection):
-    """LL144 scoring rates and impact ratios by sex, race and sex × race, with CIs, the
-    under-2% flag (``excluded``) and one ``unknown`` row per breakdown."""
+    """LL144 rates and impact ratios by sex, race and sex × race, with CIs, the under-2% flag
+    (``excluded``) and one ``unknown`` row per breakdown. ``rule``: ``median_split`` (a
+    scoring tool: the share above the sample median) or ``selection_cut`` (a selection tool:
+    the share selected)."""
+
+    rule: str = "median_split"
+
+    def rate_text(self) -> str:
+        return ("scoring rate = share above the sample median" if self.rule == "median_split"
+                else "selection rate = share selected")
 
     def lowest(self, breakdown: str) -> float:
         t = self.table[(self.table["breakdown"] == breakdown) & ~self.table["excluded"].astype(bool)]
@@ -344,7 +353,7 @@ class AuditReport:
                     out.append(f"{rule}, {row['breakdown']}: no impact ratio (no category is selected).")
                     continue
                 out.append(f"{rule}, {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; "
-                           f"a screener that ignores the attribute falls under 0.8 with probability "
+                           f"a tool that ignores the attribute falls under 0.8 with probability "
                            f"{Chance.flag_text(row)} at this n (permutation p {_p_phrase(Chance.p_text(row))}, "
                            f"{int(row['n_sim']):,} permutations).")
         if self.disagreements is not None:

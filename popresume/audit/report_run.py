@@ -356,6 +356,7 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
     folder.mkdir(parents=True, exist_ok=True)
     final = {name: folder / name for name in REPORT_FILES}
+    earlier = any(p.exists() for p in final.values())
     temps: dict[str, Path] = {}
     backups: dict[str, Path] = {}
     try:
@@ -390,7 +391,7 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     except OSError as e:
         if e.errno == errno.ENOSPC:
             raise OSError(e.errno, f"cannot write the report into {folder}: no space left on the device; "
-                                   f"{'the earlier report is unchanged' if backups else 'nothing written'}") from None
+                                   f"{'the earlier report is unchanged' if earlier else 'nothing written'}") from None
         raise
     finally:
         for p in (*temps.values(), *backups.values()):
