@@ -246,7 +246,7 @@ def test_modes_do_not_mix(cli, tmp_path):
     res = cli("audit", "--config", "configs/default_audit.yaml", "--out", tmp_path / "x.csv", "--n", "100")
     assert res.exit_code != 0 and "--n applies to --screener only" in res.output
     res = cli("audit", "--n", "100")
-    assert res.exit_code != 0 and "give --screener" in res.output
+    assert res.exit_code != 0 and "give one of --screener" in res.output
 
 
 # --------------------------------------------------------------------------- a real HTTP screener

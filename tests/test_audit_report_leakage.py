@@ -68,11 +68,13 @@ def test_section_numbers_follow_the_judge_and_the_cache_serves_a_rerun(tmp_path)
 
 
 def test_report_json_and_html_carry_the_section(tmp_path, monkeypatch):
-    from popresume.audit.report_run import run_report, write_report
+    from popresume.audit.report_run import ReportRequest, run_report, write_report
 
     monkeypatch.setattr(L, "leakage_judge", lambda scr: KnowingJudge())
-    rep = run_report("synthetic", occupation="accountant", n=300, force=True, card_n=10, n_boot=50, tune=False,
-                     cache=tmp_path / "c.sqlite", echo=lambda s: None, leakage=True, leakage_bases=1)
+    req = ReportRequest("synthetic", occupation="accountant", n=300, force=True, card_n=10, n_boot=50, tune=False,
+                        leakage=True, leakage_bases=1)
+    rep = run_report(req, cache=tmp_path / "c.sqlite", echo=lambda s: None)
+    assert rep.leakage["n_boot"] == 50  # the user's draws, not a silent floor
     html, js = write_report(rep, tmp_path / "out")
     data = json.loads(js.read_text())
     assert data["leakage"]["variants"] == 31 and data["leakage"]["judge"] == "knowing-test-judge"

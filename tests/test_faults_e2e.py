@@ -13,6 +13,7 @@ import sys
 import time
 
 import pandas as pd
+import pytest
 
 from popresume.paths import REPO_ROOT
 from popresume.screeners import ScoreCache
@@ -68,3 +69,95 @@ def test_every_fault_at_once(tmp_path):
     out2 = pd.read_parquet(tmp_path / "s.parquet").set_index("resume_id")
     assert set(out2.index[out2["parse_ok"]]) == {f"r{i}" for i in (0, 1, 5, 6, 7, 8, 9)}
     assert out2.loc[sorted(scored), "score"].equals(out.loc[sorted(scored), "score"])
+
+
+# --------------------------------------------------------------------------- the audit report
+def _decisions_file(path, n=300, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    pd.DataFrame({"sex": rng.choice(["F", "M"], n), "race": rng.choice(["A", "B"], n),
+                  "score": rng.normal(50, 10, n)}).to_csv(path, index=False)
+    return path
+
+
+def test_a_report_write_onto_a_full_disk_keeps_the_last_good_report(cli, tmp_path, monkeypatch):
+    import errno
+
+    first, second = _decisions_file(tmp_path / "a.csv"), _decisions_file(tmp_path / "b.csv", seed=1)
+    out = tmp_path / "rep"
+    res = cli("audit", "--decisions", first, "--report", out, "--n-boot", "50", "--n-sim", "50")
+    assert res.exit_code == 0, res.output
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(old) == {"report.json", "report.html"}
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    # the disk fills while the new files are written ...
+    with monkeypatch.context() as m:
+        m.setattr(os, "fsync", full)
+        res = cli("audit", "--decisions", second, "--report", out, "--n-boot", "50", "--n-sim", "50")
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    err = [ln for ln in res.output.splitlines() if ln.startswith("Error:")]
+    assert len(err) == 1 and "no space left" in err[0] and str(out) in err[0] and "unchanged" in err[0], res.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old  # the old pair, whole; no temporary file
+
+    # ... or when the second of the two files is moved into place
+    real_replace, calls = os.replace, []
+
+    def second_fails(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_replace(src, dst)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", second_fails)
+        res = cli("audit", "--decisions", second, "--report", out, "--n-boot", "50", "--n-sim", "50")
+    assert res.exit_code == 1, res.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == old
+    assert "a.csv" in json.loads((out / "report.json").read_text())["run"]["file"]
+
+
+def test_resampling_options_are_bounded_before_any_work(cli, tmp_path):
+    base = ["audit", "--screener", "synthetic", "--occupation", "nurse", "--report", tmp_path / "rep",
+            "--cache", tmp_path / "c.sqlite", "--no-progress"]
+    for args, option in ((["--n", "200", "--n-boot", "10000000"], "--n-boot"),
+                         (["--n", "200", "--n-sim", "10000000"], "--n-sim"),
+                         (["--n", "100000", "--n-boot", "5000"], "--n-boot 5,000 at --n 100,000")):
+        res = cli(*base, *args)
+        assert res.exit_code != 0, res.output
+        err = [ln for ln in res.output.splitlines() if ln.startswith("Error:")]
+        assert len(err) == 1 and option in err[0], res.output
+        assert "probe" not in res.output  # refused before the population, the probe or the gate
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "c.sqlite").exists()
+
+
+@pytest.mark.parametrize("folder, message", [
+    ("", "--report '' names no folder"),
+    (str(REPO_ROOT), "is the repository's root"),
+    (str(REPO_ROOT / "popresume" / "rep"), "inside the repository's popresume/ folder"),
+    (str(REPO_ROOT / "notebooks"), "inside the repository's notebooks/ folder"),
+])
+def test_report_folders_that_would_land_among_the_sources_are_refused(cli, tmp_path, folder, message):
+    res = cli("audit", "--decisions", _decisions_file(tmp_path / "d.csv"), "--report", folder)
+    assert res.exit_code != 0
+    err = [ln for ln in res.output.splitlines() if ln.startswith("Error:")]
+    assert len(err) == 1 and message in err[0], res.output
+    assert not (REPO_ROOT / "report.json").exists() and not (REPO_ROOT / "popresume" / "rep").exists()
+
+
+def test_a_constant_screener_gets_a_report_that_says_it_is_constant(cli, tmp_path):
+    spec = json.dumps({"kind": "synthetic", "direct": {}, "photo": {}, "coef": {"edu_group": {}}, "noise_sd": 0})
+    out = tmp_path / "rep"
+    res = cli("audit", "--screener", spec, "--occupation", "accountant", "--n", "100", "--attributes", "gender",
+              "--report", out, "--force", "--cache", tmp_path / "c.sqlite", "--card-n", "5", "--n-boot", "50",
+              "--n-sim", "50", "--no-tune", "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "no positive width" not in res.output
+    rep = json.loads((out / "report.json").read_text())
+    assert "same score (50)" in rep["omitted"]["decomposition"] and rep["effects"] == []
+    assert any("constant" in s for s in rep["notes"])
+    page = (out / "report.html").read_text()
+    assert "The screener is constant" in page and "no score gap to decompose" in page

@@ -35,6 +35,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.audit import pipeline
 from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
 from popresume.audit.metrics import cases_from_significance
 from popresume.causal.effects import ci_significance
@@ -85,10 +86,6 @@ def file_part(name: str) -> str:
     return f"{slug or 'screener'}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
-def _frame_hash(df: pd.DataFrame) -> str:
-    return hashlib.sha256(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes()).hexdigest()[:16]
-
-
 class _Log:
     def __init__(self, progress: bool):
         self.progress = progress
@@ -132,22 +129,8 @@ def render_resumes(profiles: pd.DataFrame, fmt: str, cfg: AuditConfig, *, cache_
     path = cache_dir / "resumes" / f"{fmt.replace('+', '_')}-{key}.parquet"
     if path.exists():
         return pd.read_parquet(path)
-    base = profiles[["resume_id", "occupation"]].copy()
-    if fmt == "text":
-        from popresume.resumes import render_texts
-
-        out = render_texts(profiles, seed=cfg.seed, skills=bool(opts.get("skills", False)), progress=progress)
-    elif need_files:
-        from popresume.resumes import render_images
-
-        kwargs = {k: opts[k] for k in ("width", "face_source") if k in opts}
-        out = render_images(profiles, cache_dir / "images" / f"{fmt.replace('+', '_')}-{key}",
-                            photo=(fmt == "image+photo"), seed=cfg.seed, progress=progress,
-                            n_jobs=int(opts.get("n_jobs", 2)), **kwargs)
-    else:
-        out = base
-    out = out.copy()
-    out["format"] = fmt
+    out = pipeline.render_resumes(profiles, fmt, seed=cfg.seed, options=opts, images=pipeline.image_root(cache_dir),
+                                  need_files=need_files, progress=progress)
     write_parquet(out, path)
     return out
 
@@ -158,16 +141,14 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     # the résumés' ``format`` column reaches the screener (ScoreItem.format): the synthetic
     # screener's photo channel is on exactly for image+photo (a face shows X, PopResume §5.3)
     spec = entry.spec
-    key = _hash({"resumes": _frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
+    key = _hash({"resumes": pipeline.frame_hash(resumes.drop(columns=[c for c in ("image_path",) if c in resumes])),
                  "spec": spec, "format": fmt, "render": dict(cfg.render)})
     path = cache_dir / "scores" / f"{file_part(entry.name)}-{fmt.replace('+', '_')}-{key}.parquet"
     if path.exists():
         return pd.read_parquet(path)
-    from popresume.screeners import get_screener, score_resumes
+    from popresume.screeners import get_screener
 
-    screener = get_screener(spec)
-    scores = score_resumes(screener, resumes, profiles=profiles if getattr(screener, "needs_profile", False) else None,
-                           cache=score_cache, progress=progress)
+    scores = pipeline.score(get_screener(spec), resumes, profiles, cache=score_cache, progress=progress).table
     scores = scores.copy()
     scores["format"] = fmt
     scores["screener_name"] = entry.name
@@ -209,12 +190,12 @@ def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, 
     if not entry.synthetic:
         return {}
     from popresume.screeners import get_screener
+    from popresume.screeners.synthetic import SyntheticScreener
 
     scr = get_screener(entry.spec)
-    fn = getattr(scr, "true_effects", None)
-    if fn is None:
+    if not isinstance(scr, SyntheticScreener):
         return {}
-    t = fn(profiles, attribute, format=fmt)
+    t = scr.true_effects(profiles, attribute, format=fmt)
     return {e: float(t.loc[e, "true"]) for e in PSE_NAMES if e in t.index}
 
 
@@ -356,7 +337,7 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
         if len(data) < 20:
             raise ValueError(f"audit ({occ}, {fmt}, {attr}, {entry.name}) has only {len(data)} scored résumés")
         roles = default_roles(attr)
-        key = _hash({"scores": _frame_hash(data[["resume_id", "score"]]), "attribute": attr, "roles": roles,
+        key = _hash({"scores": pipeline.frame_hash(data[["resume_id", "score"]]), "attribute": attr, "roles": roles,
                      "estimator": cfg.estimator_key(), "columns": list(OVERLAP_COLUMNS)})
         path = cache / "estimates" / f"{occ}-{fmt.replace('+', '_')}-{attr}-{file_part(entry.name)}-{key}.parquet"
         meta = dict(occ=occ, fmt=fmt, attr=attr, entry=entry, roles=roles, n=len(sub), n_scored=len(data),

@@ -336,7 +336,13 @@ def compare_with_causal(outcome: pd.DataFrame, results: pd.DataFrame, *, method:
     keys = [c for c in KEY_COLUMNS if c in outcome.columns and c in results.columns]
     sig = significance(results, method).add_prefix("sig_")
     r = pd.concat([results[keys].reset_index(drop=True), sig.reset_index(drop=True)], axis=1)
-    m = outcome.merge(r, on=keys, how="inner", validate="one_to_one")
+    return name_disagreements(outcome.merge(r, on=keys, how="inner", validate="one_to_one"))
+
+
+def name_disagreements(m: pd.DataFrame) -> pd.DataFrame:
+    """Add the ``disagreement`` column of :func:`compare_with_causal` to a table that already
+    holds ``four_fifths_flag`` and the ``sig_{effect}`` flags (one row per audit)."""
+    m = m.copy()
     flag = m["four_fifths_flag"].astype(bool)
 
     def kinds(row):

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifths
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
@@ -40,7 +41,6 @@ TARGET_HALF_WIDTH = 0.5
 MIN_PER_GROUP = 20
 #: The four-fifths threshold (29 CFR 1607.4(D)).
 FOUR_FIFTHS = 0.8
-ATTRIBUTE_COLUMNS = {"gender": "gender", "race": "race_binary"}
 
 SOURCES = {
     "effects": "ours: cross-fitted DML (popresume.causal.estimate_pse), influence bootstrap CI",
@@ -80,15 +80,19 @@ def check_groups(data: pd.DataFrame, attribute: str, roles: Mapping, *, minimum:
 
 
 def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int = 500, seed: int = 0,
-              tune: bool = True, truth: pd.DataFrame | None = None, target: float = TARGET_HALF_WIDTH) -> dict:
+              tune: bool = True, truth: pd.DataFrame | None = None, target: float = TARGET_HALF_WIDTH
+              ) -> Decomposition:
     """The decomposition of one attribute on ``data`` (profiles with groups and ``score``).
 
-    Returns ``{"effects": DataFrame, "cases": str, "min_ess", "clipped_share", "warnings":
-    [str], "precision": DataFrame, "n": int, "ci_method": str}``; ``effects`` is indexed
-    TE..RIE with estimate, se, ci_low, ci_high, p, p_holm, significant and ``truth`` (NaN
-    unless ``truth`` — a table indexed by effect with column ``true`` — is given).
+    Returns a :class:`popresume.audit.report_model.Decomposition`: the effects indexed
+    TE..RIE with estimate, se, ci_low, ci_high, the estimator's own p-values (``p``, normal,
+    from the influence function, and ``p_holm`` over the five effects), ``significant`` (the
+    paper's rule: the CI excludes 0), ``truth`` (NaN unless ``truth`` — a table indexed by
+    effect with column ``true`` — is given), ``estimable`` and ``reason``; the paper-rule
+    cases (None where a label would rest on an effect that is not estimable), the overlap,
+    the estimator's warnings and the precision table.
     """
-    from popresume.causal import capture_pse_warnings, classify_cases, default_roles, estimate_pse
+    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse
 
     roles = default_roles(attribute)
     check_groups(data, attribute, roles)
@@ -102,11 +106,33 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     out["p_holm"] = holm["p_adj"].to_numpy()
     out["truth"] = (truth["true"].reindex(out.index).to_numpy(float) if truth is not None
                     else np.full(len(out), np.nan))
-    min_ess, clipped = res.overlap["min_ess"], res.overlap["clipped_share"]
-    return {"effects": out, "cases": str(classify_cases(table, "paper").iloc[0]), "min_ess": min_ess,
-            "clipped_share": clipped, "warnings": sorted(set(caught)), "n": int(res.n),
-            "ci_method": str(table["ci_method"].iloc[0]), "roles": roles,
-            "precision": precision_table(res, target=target)}
+    out["estimable"], out["reason"] = estimability(table)
+    precision = precision_table(res, target=target)
+    # the n-needed projection assumes a half-width that shrinks like 1/√n, which holds only
+    # where the effect is identified at this overlap (docs/DESIGN.md §7)
+    precision.loc[~out["estimable"].reindex(precision.index).astype(bool), "n_needed"] = np.nan
+    return Decomposition(attribute=attribute, x=roles["x"], x0=roles["x0"], x1=roles["x1"], effects=out,
+                         cases=case_label(table, out["estimable"]), min_ess=res.overlap["min_ess"],
+                         clipped_share=res.overlap["clipped_share"], warnings=sorted(set(caught)), n=int(res.n),
+                         ci_method=str(table["ci_method"].iloc[0]), precision=precision)
+
+
+def estimability(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each effect's ``estimable`` verdict and one-line ``reason`` from the estimator's table
+    (:attr:`popresume.causal.PSEResult.summary`)."""
+    if "estimable" in table.columns:
+        return table["estimable"].astype(bool).to_numpy(), table["reason"].fillna("").astype(str).to_numpy()
+    return np.ones(len(table), dtype=bool), np.full(len(table), "", dtype=object)
+
+
+def case_label(table: pd.DataFrame, estimable) -> str | None:
+    """The paper-rule case label of one audit, or None when it would rest on an effect that
+    is not estimable (every label of §5.2 reads NDE, NIE, BIE and RIE, so any one of them)."""
+    from popresume.causal import classify_cases
+
+    if not np.asarray(estimable, dtype=bool).all():
+        return None
+    return str(classify_cases(table, "paper").iloc[0])
 
 
 def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float = 0.95) -> pd.DataFrame:
@@ -153,39 +179,53 @@ def _codes(df: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, list[str]
 BREAKDOWNS = (("sex", ("gender",)), ("race", ("race",)), ("sex × race", ("gender", "race")))
 
 
+def _quantiles(draws: np.ndarray, a: float) -> tuple[float, float]:
+    """The (a, 1 − a) percentile interval of the finite draws; NaN when there is none."""
+    ok = draws[np.isfinite(draws)]
+    return tuple(np.quantile(ok, [a, 1 - a])) if len(ok) else (np.nan, np.nan)
+
+
 def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
-                min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """LL144 scoring rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
+                min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0,
+                threshold: float | None = None) -> pd.DataFrame:
+    """LL144 rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
 
-    The numbers are :func:`popresume.audit.metrics.ll144_impact_ratios` on every scored row:
-    one median, that of the whole sample, and each breakdown rated on the rows whose
-    categories it needs (a row with a known sex and an unknown race counts for sex).
-    ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over ``n_boot``
-    resamples of the same rows (the median recomputed each time). Rows with an unknown
-    category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no ratio), as
-    LL144 audits report them.
+    A scoring tool (``threshold`` None): the scoring rate, the share above the median of every
+    scored row (one median for the whole sample), as
+    :func:`popresume.audit.metrics.ll144_impact_ratios`. A selection tool: the share at or
+    above ``threshold`` (0.5 for a 0/1 "selected" outcome). Each breakdown is rated on the
+    rows whose categories it needs (a row with a known sex and an unknown race counts for
+    sex). ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over
+    ``n_boot`` resamples of the same rows (the median recomputed each time). Rows with an
+    unknown category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no
+    ratio), as LL144 audits report them.
     """
-    from popresume.audit.metrics import ll144_impact_ratios
-
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
     names = {"gender": sex, "race": race}
-    point = ll144_impact_ratios(d, score=score, sex=sex, race=race, min_share=min_share)
     rng = np.random.default_rng(seed)
     y = d[score].to_numpy(float)
     n = len(d)
     idx = rng.integers(0, n, size=(n_boot, n))
     yb = y[idx]
-    above = yb > np.median(yb, axis=1, keepdims=True)
+    if threshold is None:
+        hit_all = y > np.median(y)
+        above = yb > np.median(yb, axis=1, keepdims=True)
+    else:
+        hit_all, above = y >= threshold, yb >= threshold
     a = (1 - level) / 2
     rows = []
     for name, cols in BREAKDOWNS:
         cols = [names[c] for c in cols]
         codes, cats, known = _codes(d, cols)
-        p = point[point["breakdown"] == name].set_index("category")
-        cb = codes[idx]
         k = len(cats)
-        # per draw and category: count and number above the median (known rows only)
+        size = np.bincount(codes[known], minlength=k)
+        excluded = size / n < min_share
+        with np.errstate(invalid="ignore", divide="ignore"):  # no category selected: no ratio
+            rate0 = np.bincount(codes[known], weights=hit_all[known], minlength=k) / size
+            ratio0 = rate0 / rate0[~excluded].max()
+        cb = codes[idx]
+        # per draw and category: count and number selected (known rows only)
         cnt = np.stack([(cb == j).sum(axis=1) for j in range(k)], axis=1)
         hit = np.stack([((cb == j) & above).sum(axis=1) for j in range(k)], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -194,17 +234,16 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
             ref = np.nanmax(np.where(share >= min_share, rate, np.nan), axis=1, keepdims=True)
             ratio = rate / ref
         for j, c in enumerate(cats):
-            r = p.loc[c]
-            rl, rh = np.nanquantile(rate[:, j], [a, 1 - a])
-            il, ih = np.nanquantile(ratio[:, j], [a, 1 - a])
-            rows.append({"breakdown": name, "category": c, "n": int(r["n"]), "share": float(r["share"]),
-                         "scoring_rate": float(r["scoring_rate"]), "rate_ci_low": float(rl), "rate_ci_high": float(rh),
-                         "impact_ratio": float(r["impact_ratio"]), "ci_low": float(il), "ci_high": float(ih),
-                         "excluded": bool(r["excluded"])})
+            rl, rh = _quantiles(rate[:, j], a)
+            il, ih = _quantiles(ratio[:, j], a)
+            rows.append({"breakdown": name, "category": c, "n": int(size[j]), "share": float(size[j] / n),
+                         "scoring_rate": float(rate0[j]), "rate_ci_low": float(rl), "rate_ci_high": float(rh),
+                         "impact_ratio": float(ratio0[j]), "ci_low": float(il), "ci_high": float(ih),
+                         "excluded": bool(excluded[j])})
         n_unknown = int((~known).sum())
         if n_unknown:
             rows.append({"breakdown": name, "category": "unknown", "n": n_unknown, "share": n_unknown / n,
-                         "scoring_rate": float(np.mean(y[~known] > np.median(y))), "rate_ci_low": np.nan,
+                         "scoring_rate": float(np.mean(hit_all[~known])), "rate_ci_low": np.nan,
                          "rate_ci_high": np.nan, "impact_ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                          "excluded": True})
     out = pd.DataFrame(rows)
@@ -213,22 +252,23 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
 
 
 def four_fifths_table(df: pd.DataFrame, *, score: str = "score", columns: Mapping[str, str] | None = None,
-                      select_top: float = 0.25) -> pd.DataFrame:
+                      select_top: float = 0.25, threshold: float | None = None) -> pd.DataFrame:
     """Selection rates, impact ratios and the four-fifths flag per group when the top
-    ``select_top`` share is selected (:func:`popresume.audit.metrics.selection_rates`)."""
+    ``select_top`` share is selected, or every row at or above ``threshold``
+    (:func:`popresume.audit.metrics.selection_rates`)."""
     from popresume.audit.metrics import selection_rates
 
     columns = dict(columns or {"sex": "gender", "race": "race"})
     d = df[df[score].notna()]
     parts = []
     for name, col in columns.items():
-        t = selection_rates(d[d[col].notna()], col, score=score, select_top=select_top)
+        t = selection_rates(d[d[col].notna()], col, score=score, select_top=select_top, threshold=threshold)
         t = t.rename(columns={col: "category"})
         t["category"] = t["category"].astype(str)
         t.insert(0, "breakdown", name)
         parts.append(t)
     out = pd.concat(parts, ignore_index=True)
-    out["select_top"] = float(select_top)
+    out["select_top"] = float(select_top) if threshold is None else float("nan")
     out["source"] = SOURCES["four_fifths"]
     return out
 
@@ -239,38 +279,60 @@ def lowest_ratio(ll144: pd.DataFrame, breakdown: str) -> float:
     return float(t["impact_ratio"].min()) if len(t) else float("nan")
 
 
-def chance_baseline(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
-                    min_share: float = 0.02, n_sim: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """How often a screener that ignores sex and race would be flagged at this n.
+#: The breakdowns each selection rule is printed for: the LL144 table (median split) rates
+#: sex, race and their intersection; the four-fifths table (selection cut) sex and race.
+RULE_BREAKDOWNS = {"median_split": BREAKDOWNS, "selection_cut": BREAKDOWNS[:2]}
 
-    The observed scores are kept and the (sex, race) labels are permuted over the résumés
-    ``n_sim`` times, which keeps every group's size and the score distribution and breaks any
-    link between them. For each breakdown: the observed lowest LL144 impact ratio, the share
-    of permutations whose lowest ratio is under 0.8 (``flag_rate``: a screener that ignores
-    the attribute is flagged this often), and the share whose lowest ratio is at most the
-    observed one (``p_perm``, a permutation p-value of the lowest ratio).
+
+def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str = "score", sex: str = "gender",
+                    race: str = "race", min_share: float = 0.02, select_top: float = 0.25,
+                    threshold: float | None = None, n_sim: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """How often a screener that ignores sex and race would be flagged at this n, under ``rule``.
+
+    ``rule="median_split"`` is the LL144 table's (:func:`ll144_table`: selected = above the
+    median of every scored row, categories under ``min_share`` excluded from the reference,
+    unknown categories counted apart); ``rule="selection_cut"`` is the four-fifths table's
+    (:func:`four_fifths_table`: the top ``select_top`` of the rows whose category is known, or
+    every row at or above ``threshold``, 0.5 for a 0/1 "selected" outcome).
+    The observed selections are kept and the category labels permuted over the same rows
+    ``n_sim`` times, which keeps every group's size and breaks any link between group and
+    score. Per breakdown: the observed lowest impact ratio, ``flag_rate`` (the share of
+    permutations whose lowest ratio is under 0.8: a screener that ignores the attribute is
+    flagged this often) and ``p_perm`` (the share at most the observed one: a permutation
+    p-value, with resolution 1/``n_sim``; 0 reads "< 1/n_sim").
     """
+    if rule not in RULE_BREAKDOWNS:
+        raise ValueError(f"rule must be one of {sorted(RULE_BREAKDOWNS)}, got {rule!r}")
     require_columns(df, [score, sex, race], "scores table")
-    d = df[df[score].notna() & df[sex].notna() & df[race].notna()].reset_index(drop=True)
-    y = d[score].to_numpy(float)
-    above = y > np.median(y)
+    d = df[df[score].notna()].reset_index(drop=True)
+    y_all = d[score].to_numpy(float)
     rng = np.random.default_rng(seed)
-    perms = np.stack([rng.permutation(len(d)) for _ in range(n_sim)])
     names = {"gender": sex, "race": race}
-    rows = []
-    for name, cols in BREAKDOWNS:
-        codes, cats, _ = _codes(d, [names[c] for c in cols])
+    rows, perms = [], None
+    for name, cols in RULE_BREAKDOWNS[rule]:
+        cols = [names[c] for c in cols]
+        if rule == "median_split":
+            sub, y = d, y_all
+            selected = y > np.median(y)
+        else:
+            sub = d[d[cols].notna().all(axis=1)].reset_index(drop=True)
+            y = sub[score].to_numpy(float)
+            selected = y >= (np.quantile(y, 1 - select_top) if threshold is None else threshold)
+        codes, cats, _ = _codes(sub, cols)
         k = len(cats)
-        size = np.bincount(codes, minlength=k)
-        keep = size / len(d) >= min_share
-        obs_rate = np.bincount(codes, weights=above, minlength=k) / size
-        obs = float((obs_rate[keep] / obs_rate[keep].max()).min())
-        cp = codes[perms]  # (n_sim, n): the permuted labels
-        hit = np.stack([(above & (cp == j)).sum(axis=1) for j in range(k)], axis=1)
-        rate = hit[:, keep] / size[keep]
+        size = np.bincount(codes[codes >= 0], minlength=k)
+        keep = size / len(sub) >= min_share if rule == "median_split" else size > 0
         with np.errstate(invalid="ignore", divide="ignore"):
+            obs_rate = np.bincount(codes[codes >= 0], weights=selected[codes >= 0], minlength=k) / size
+            obs = float((obs_rate[keep] / obs_rate[keep].max()).min())
+        if rule == "selection_cut" or perms is None:  # the median split permutes the same rows every time
+            perms = np.stack([rng.permutation(len(sub)) for _ in range(n_sim)])
+        cp = codes[perms]  # (n_sim, n): the permuted labels
+        hit = np.stack([(selected & (cp == j)).sum(axis=1) for j in range(k)], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = hit[:, keep] / size[keep]
             low = (rate / rate.max(axis=1, keepdims=True)).min(axis=1)
-        rows.append({"breakdown": name, "n": len(d), "observed_lowest_ratio": obs,
+        rows.append({"rule": rule, "breakdown": name, "n": len(sub), "observed_lowest_ratio": obs,
                      "flag_rate": float(np.mean(low < FOUR_FIFTHS)), "p_perm": float(np.mean(low <= obs + 1e-12)),
                      "null_median_lowest_ratio": float(np.median(low)), "n_sim": int(n_sim)})
     out = pd.DataFrame(rows)
@@ -278,61 +340,51 @@ def chance_baseline(df: pd.DataFrame, *, score: str = "score", sex: str = "gende
     return out
 
 
-def disagreements(decomps: Mapping[str, Mapping], ff: pd.DataFrame) -> pd.DataFrame:
+def outcome_level(data: pd.DataFrame, *, selection: bool = False, select_top: float = 0.25, n_boot: int = 500,
+                  n_sim: int = 1000, seed: int = 0) -> tuple[LL144, FourFifths, Chance]:
+    """The report's outcome-level sections: the LL144 table, the four-fifths table and the
+    chance of a flag under each rule the report prints.
+
+    A scoring tool (``score``): LL144's scoring rate (median split), the four-fifths table at
+    the top ``select_top``, chance under both rules. A selection tool (``selection``: a 0/1
+    ``score``): both tables hold the selection rate and chance is computed for that one rule.
+    """
+    if selection:
+        ll = ll144_table(data, n_boot=n_boot, seed=seed, threshold=0.5)
+        ff = four_fifths_table(data, threshold=0.5)
+        chance = chance_baseline(data, rule="selection_cut", threshold=0.5, n_sim=n_sim, seed=seed)
+        return LL144(ll, rule="selection_cut"), FourFifths(ff), Chance(chance)
+    ll = ll144_table(data, n_boot=n_boot, seed=seed)
+    ff = four_fifths_table(data, select_top=select_top)
+    chance = pd.concat([chance_baseline(data, rule=r, select_top=select_top, n_sim=n_sim, seed=seed)
+                        for r in RULE_BREAKDOWNS], ignore_index=True)
+    return LL144(ll), FourFifths(ff), Chance(chance)
+
+
+def disagreements(decomps: Mapping[str, Decomposition], ff: pd.DataFrame) -> pd.DataFrame:
     """Per attribute: the four-fifths verdict beside the decomposition, and the disagreement
-    named by :func:`popresume.audit.metrics.compare_with_causal` ("" when they agree)."""
-    from popresume.audit.metrics import compare_with_causal
-    from popresume.causal import wide_row
+    named by :func:`popresume.audit.metrics.name_disagreements` ("" when they agree).
+
+    Significance is the decomposition's own (the paper's rule, the CI excludes 0), read from
+    the effects table: no p-value is re-derived from a printed CI. An effect that is not
+    estimable counts as not significant.
+    """
+    from popresume.audit.metrics import name_disagreements
 
     breakdown = {"gender": "sex", "race": "race"}
-    outcome, results = [], []
+    rows = []
     for attr, dec in decomps.items():
         t = ff[ff["breakdown"] == breakdown[attr]]
-        outcome.append({"attribute": attr, "lowest_selection_ratio": float(t["impact_ratio"].min()),
-                        "four_fifths_flag": bool((~t["four_fifths_ok"].astype(bool)).any())})
-        results.append({"attribute": attr, **wide_row(dec["effects"], stats=("estimate", "ci_low", "ci_high"))})
-    if not outcome:
-        return pd.DataFrame(columns=["attribute", "four_fifths_flag", "disagreement"])
-    m = compare_with_causal(pd.DataFrame(outcome), pd.DataFrame(results), method="none")
-    return m[["attribute", "lowest_selection_ratio", "four_fifths_flag", *[f"sig_{e}" for e in PSE_NAMES],
-              "disagreement"]]
-
-
-# --------------------------------------------------------------------------- records
-def effect_records(decomps: Mapping[str, Mapping]) -> list[dict]:
-    """The ``effects`` list of ``report.json``: {attribute, effect, estimate, ci_low, ci_high, p_holm, truth}."""
-    out = []
-    for attr, dec in decomps.items():
-        for e, r in dec["effects"].iterrows():
-            out.append({"attribute": attr, "effect": e, "estimate": float(r["estimate"]), "se": float(r["se"]),
-                        "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]), "p": float(r["p"]),
-                        "p_holm": float(r["p_holm"]),
-                        "truth": None if pd.isna(r["truth"]) else float(r["truth"])})
-    return out
-
-
-def precision_records(decomps: Mapping[str, Mapping]) -> list[dict]:
-    out = []
-    for attr, dec in decomps.items():
-        for e, r in dec["precision"].iterrows():
-            out.append({"attribute": attr, "effect": e, **{k: (int(v) if k in ("n", "n_needed") else float(v))
-                                                           for k, v in r.items()}})
-    return out
-
-
-def finite(obj: Any) -> Any:
-    """NaN / inf → None and numpy scalars → Python, recursively, so the JSON is standard."""
-    if isinstance(obj, Mapping):
-        return {str(k): finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [finite(v) for v in obj]
-    if isinstance(obj, pd.DataFrame):
-        return finite(obj.to_dict("records"))
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
+        sig = set(dec.significant())
+        rows.append({"attribute": attr, "lowest_selection_ratio": float(t["impact_ratio"].min()),
+                     "four_fifths_flag": bool((~t["four_fifths_ok"].astype(bool)).any()),
+                     **{f"sig_{e}": e in sig for e in PSE_NAMES}})
+    cols = ["attribute", "lowest_selection_ratio", "four_fifths_flag", *[f"sig_{e}" for e in PSE_NAMES],
+            "disagreement"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    m = name_disagreements(pd.DataFrame(rows))
+    return m[cols]
 
 
 # --------------------------------------------------------------------------- limitations

@@ -1,10 +1,13 @@
-"""The audit report as one self-contained HTML file, laid out from ``report.json``'s dict.
+"""The audit report as one self-contained HTML file: a template over an :class:`AuditReport`.
 
-:func:`render_html` takes the dict that :func:`popresume.audit.report_run.run_report` writes
-as ``report.json`` and returns the page: figures are PNGs embedded as ``data:`` URIs, the
-style sheet is inline, nothing is fetched (no script, no font, no CDN), and a print style
-sheet keeps tables and figures whole on paper. Every table has a caption naming its source
-and the screener that produced it.
+:func:`render_html` lays out the :class:`popresume.audit.report_model.AuditReport` that
+:func:`popresume.audit.report_run.run_report` returns: one small function per section, each
+formatting the section's own table (no statistic is decided here: significance, estimability
+and the chance bounds are columns of the sections). Figures are drawn by
+:mod:`popresume.plots` and embedded as PNG ``data:`` URIs, the style sheet is inline,
+nothing is fetched (no script, no font, no CDN), and a print style sheet keeps tables and
+figures whole on paper. Every table has a caption naming its source and the screener that
+produced it; a section a report does not have is replaced by the reason it was left out.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from __future__ import annotations
 import base64
 import html
 import io
+from string import Template
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from popresume.schema import PSE_NAMES
+from popresume.audit.report_model import AuditReport, Chance
 
 CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem;
@@ -43,7 +47,7 @@ def _e(v: Any) -> str:
     return html.escape(str(v))
 
 
-def fmt(v: Any, digits: int = 2) -> str:
+def cell_text(v: Any, digits: int = 2) -> str:
     """A number for a table cell: fixed digits, "–" for a missing one."""
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "–"
@@ -63,7 +67,7 @@ def table_html(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str], ca
     head = "".join(f'<th class="{"l" if k in left else ""}">{_e(h)}</th>' for k, h in columns.items())
     body = []
     for r in rows:
-        cells = "".join(f'<td class="{"l" if k in left else ""}">{_e(fmt(r.get(k), digits.get(k, 2)))}</td>'
+        cells = "".join(f'<td class="{"l" if k in left else ""}">{_e(cell_text(r.get(k), digits.get(k, 2)))}</td>'
                         for k in columns)
         body.append(f"<tr>{cells}</tr>")
     return (f"<table><caption>{_e(caption)}</caption><thead><tr>{head}</tr></thead>"
@@ -86,244 +90,236 @@ def figure_html(uri: str, caption: str, alt: str) -> str:
     return f'<figure><img src="{uri}" alt="{_e(alt)}"><figcaption>{_e(caption)}</figcaption></figure>'
 
 
-def effects_figure(effects: Sequence[Mapping[str, Any]]):
-    """Estimates with CIs per attribute and effect (true effects as crosses when known); a Figure."""
+def _figure(draw) -> str:
+    """A figure drawn by ``draw(Figure)`` (a :mod:`popresume.plots` function) as a data URI."""
     from matplotlib.figure import Figure
 
-    d = pd.DataFrame(list(effects))
-    attrs = list(dict.fromkeys(d["attribute"]))
-    fig = Figure(figsize=(4.2 * len(attrs), 2.9))
-    axes = fig.subplots(1, len(attrs), squeeze=False)
-    for ax, a in zip(axes[0], attrs):
-        t = d[d["attribute"] == a].set_index("effect").reindex(list(PSE_NAMES))
-        ypos = np.arange(len(t))[::-1]
-        est = t["estimate"].to_numpy(float)
-        err = np.vstack([est - t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float) - est])
-        ax.errorbar(est, ypos, xerr=err, fmt="o", color="#1f5a94", capsize=3, label="estimate, 95% CI")
-        truth = pd.to_numeric(t["truth"], errors="coerce").to_numpy(float)
-        if np.isfinite(truth).any():
-            ax.plot(truth, ypos, "x", color="#c0392b", ms=8, mew=2, label="true effect")
-        ax.axvline(0, color="#888", lw=0.8)
-        ax.set_yticks(ypos, list(t.index))
-        ax.set_title(a)
-        ax.set_xlabel("score points")
-        ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
-    return fig
+    return _png(draw(Figure()))
 
 
-def ll144_figure(ll144: Sequence[Mapping[str, Any]]):
-    """Impact ratios with CIs per category, the four-fifths line at 0.8; a Figure."""
-    from matplotlib.figure import Figure
-
-    d = pd.DataFrame(list(ll144))
-    d = d[d["category"] != "unknown"].reset_index(drop=True)
-    fig = Figure(figsize=(7.5, 0.32 * len(d) + 1.2))
-    ax = fig.subplots()
-    y = np.arange(len(d))[::-1]
-    ir = d["impact_ratio"].to_numpy(float)
-    lo, hi = d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float)
-    colours = np.where(d["excluded"].astype(bool), "#aaaaaa", "#1f5a94")
-    ax.hlines(y, lo, hi, color=colours)
-    ax.scatter(ir, y, color=colours, zorder=3)
-    ax.axvline(0.8, color="#c0392b", ls="--", lw=1, label="four-fifths (0.8)")
-    ax.set_yticks(y, [f"{b}: {c}" for b, c in zip(d["breakdown"], d["category"])], fontsize=7)
-    ax.set_xlabel("impact ratio (scoring rate / highest category's)")
-    ax.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
-    return fig
+PAGE = Template("""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>$title</title><style>$css</style></head><body>
+$body
+</body></html>
+""")
 
 
-def screener_label(identity: Mapping[str, Any]) -> str:
-    return (f"{identity.get('screener_id')}: {identity.get('model')} · prompt {identity.get('prompt_hash')} · "
-            f"scoring {identity.get('scoring')} · dialect {identity.get('dialect') or 'n/a'}")
+# --------------------------------------------------------------------------- sections
+def _header(rep: AuditReport) -> str:
+    run = rep.run.extra
+    if rep.provenance is None:
+        meta = f"{_e(rep.run.subject)} · n = {rep.run.n:,} rows"
+    else:
+        meta = (f"Screener: {_e(rep.label())}<br>Occupation: {_e(run['occupation'])} · format "
+                f"{_e(run['format'])} · n = {run['counts']['n']:,} résumés · seed {run['seed']} · population: "
+                f"{_e(run['population'])}")
+    return f"<h1>{_e(rep.title())}</h1>" + f'<p class="meta">{meta}</p>'
 
 
-def summary_items(report: Mapping[str, Any]) -> list[str]:
-    """The report's summary: one sentence per finding a reader can act on."""
-    out = []
-    v = report["validity"]
-    out.append(f"Validity gate: {v['verdict'].upper()}"
-               + (f" ({'; '.join(v.get('reasons') or [])})." if v["verdict"] != "pass" else
-                  ": the scores respond to the posting and the qualifications, and not to harmless edits.")
-               + (" The audit was forced past the gate (--force): read the effects as those of a screener "
-                  "that may not read résumés." if report["run"].get("forced") else ""))
-    eff = pd.DataFrame(report["effects"])
-    for attr, t in eff.groupby("attribute", sort=False):
-        te = t[t["effect"] == "TE"].iloc[0]
-        sig = [r["effect"] for _, r in t.iterrows() if pd.notna(r["p_holm"]) and r["p_holm"] < 0.05]
-        case = report["decomposition"][attr]["cases"]
-        total = "–" if pd.isna(te["estimate"]) else format(te["estimate"], "+.2f")
-        out.append(f"{attr}: total effect {total} points [{fmt(te['ci_low'])}, {fmt(te['ci_high'])}]; "
-                   f"Holm-adjusted p < 0.05 (normal influence-function test, five effects): "
-                   f"{', '.join(sig) if sig else 'none'}; cases (paper rule: bootstrap CI excludes 0, unadjusted): "
-                   f"{case}.")
-    for row in report["chance_baseline"]:
-        if row["observed_lowest_ratio"] is None:  # e.g. every score the same: no category scores above the median
-            out.append(f"LL144 {row['breakdown']}: no impact ratio (no category scores above the sample median).")
-            continue
-        flags = fmt(None if row["flag_rate"] is None else 100 * row["flag_rate"], 1)
-        out.append(f"LL144 {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; a screener "
-                   f"that ignores the attribute falls under 0.8 in {flags}% of permutations at this n "
-                   f"(permutation p = {fmt(row['p_perm'], 3)}).")
-    for d in report["disagreements"]:
-        if d.get("disagreement"):
-            out.append(f"{d['attribute']}: the outcome-level verdict and the decomposition disagree — "
-                       f"{d['disagreement']}.")
-    leak = report.get("leakage")
-    if leak:
-        head = {r["quantity"]: r for r in leak["headline"]}
-        rec = head.get("overall recovery rate (T1-T3)")
-        worst = next((r for q, r in head.items() if q.startswith("lowest group selection-rate ratio")), None)
-
-        def ci(r, spec):  # a CI is null where every bootstrap draw is the same (one base)
-            lo, hi = r["ours_ci_low"], r["ours_ci_high"]
-            return "" if lo is None or hi is None else f" [{lo:{spec}}, {hi:{spec}}]"
-
-        out.append("Leakage (Beyond the Name, same screener): "
-                   + (f"it recovers the group of {rec['ours']:.1%} of marked résumés{ci(rec, '.1%')} (published, "
-                      f"nine LLMs: {rec['published']})" if rec and rec["ours"] is not None else "no recovery rate")
-                   + (f"; lowest forced-choice selection-rate ratio vs Anglo {worst['ours']:.2f}{ci(worst, '.2f')} "
-                      f"({worst['note']})" if worst and worst["ours"] is not None else "")
-                   + ".")
-    prec = pd.DataFrame(report["precision"])
-    if len(prec):
-        worst = prec.loc[prec["n_needed"].idxmax()]
-        out.append(f"Precision: the widest effect ({worst['attribute']} {worst['effect']}) has half-width "
-                   f"{worst['half_width']:.2f} points at n = {int(worst['n']):,}; a half-width of "
-                   f"{worst['target']:g} needs n ≈ {int(worst['n_needed']):,}.")
-    return out
+def _summary(rep: AuditReport) -> str:
+    return '<h2>Summary</h2><ul class="summary">' + "".join(f"<li>{_e(s)}</li>" for s in rep.summary()) + "</ul>"
 
 
-def render_html(report: Mapping[str, Any]) -> str:
-    """The whole page for one report dict (see the module docstring)."""
-    ident = report["screener"]
-    lab = screener_label(ident)
-    run = report["run"]
-    parts = [f"<h1>Audit report: {_e(ident.get('screener_id'))} ({_e(ident.get('model'))})</h1>",
-             f'<p class="meta">Screener: {_e(lab)}<br>Occupation: {_e(run["occupation"])} · format '
-             f'{_e(run["format"])} · n = {run["counts"]["n"]:,} résumés · seed {run["seed"]} · population: '
-             f'{_e(run["population"])}</p>']
-    parts.append("<h2>Summary</h2><ul class=\"summary\">"
-                 + "".join(f"<li>{_e(s)}</li>" for s in summary_items(report)) + "</ul>")
+def _validity(rep: AuditReport, lab: str) -> str:
+    v = rep.validity
+    return (f'<p>Verdict: <span class="verdict-{_e(v.verdict)}">{_e(v.verdict.upper())}</span>. '
+            f'Rule: {_e(v.rule)}</p>'
+            + table_html(v.checks.to_dict("records"),
+                         {"check": "check", "estimate": "mean change", "ci_low": "95% CI low",
+                          "ci_high": "95% CI high", "mean_abs": "mean |change|", "n_pairs": "pairs"},
+                         f"Validity card, {v.n_profiles} résumés over five occupations, parse rate "
+                         f"{cell_text(v.parse_rate, 3)}. Source: {rep.provenance.sources['validity']}. {lab}.",
+                         left=("check",)))
 
-    v = report["validity"]
-    parts.append("<h2>1. Validity gate</h2>")
-    parts.append(f'<p>Verdict: <span class="verdict-{_e(v["verdict"])}">{_e(v["verdict"].upper())}</span>. '
-                 f'Rule: {_e(v.get("rule", ""))}</p>')
-    parts.append(table_html(v["checks"], {"check": "check", "estimate": "mean change", "ci_low": "95% CI low",
-                                          "ci_high": "95% CI high", "mean_abs": "mean |change|", "n_pairs": "pairs"},
-                            f"Validity card, {v.get('n_profiles')} résumés over five occupations, parse rate "
-                            f"{fmt(v.get('parse_rate'), 3)}. Source: {report['sources']['validity']}. Screener: {lab}.",
-                            left=("check",)))
 
-    parts.append("<h2>2. Decomposition of the score gap</h2>")
-    parts.append(figure_html(_png(effects_figure(report["effects"])),
-                             f"Path-specific effects (score points; positive favours x1) with 95% CIs. Source: "
-                             f"{report['sources']['effects']}. Screener: {lab}.", "effects with confidence intervals"))
-    for attr, dec in report["decomposition"].items():
-        rows = [r for r in report["effects"] if r["attribute"] == attr]
+def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
+    from popresume.plots.audit import effects_by_attribute
+
+    src = rep.provenance.sources
+    parts = []
+    if figures:
+        effects = {a: d.effects for a, d in rep.decompositions.items()}
+        parts.append(figure_html(_figure(lambda f: effects_by_attribute(effects, figure=f)),
+                                 f"Path-specific effects (score points; positive favours x1) with 95% CIs; "
+                                 f"solid: the CI excludes 0; crosses: true effects where known. Source: "
+                                 f"{src['effects']}. {lab}.", "effects with confidence intervals"))
+    for attr, d in rep.decompositions.items():
+        rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {r['reason']}"} for r in d.effect_records()]
         cols = {"effect": "effect", "estimate": "estimate", "ci_low": "CI low", "ci_high": "CI high",
-                "p_holm": "p (Holm)"}
+                "p_holm": "p (Holm)", "estimable": "estimable at this overlap"}
         if any(r["truth"] is not None for r in rows):
             cols["truth"] = "true effect"
-        parts.append(f"<h3>{_e(attr)}: x0 = {_e(dec['x0'])}, x1 = {_e(dec['x1'])}</h3>")
-        parts.append(table_html(rows, cols, f"{attr}: n = {dec['n']:,}, {dec['ci_method']}; Holm over the five "
-                                f"effects. Source: {report['sources']['effects']}"
-                                + (f"; true effects: {report['sources']['truth']}" if "truth" in cols else "")
-                                + f". Screener: {lab}.", digits={"p_holm": 4}, left=("effect",)))
-        parts.append(f"<p>Cases (paper rule): <b>{_e(dec['cases'])}</b>. Overlap: smallest effective sample size "
-                     f"{fmt(dec['min_ess'], 0)}, largest clipped share {fmt(dec['clipped_share'], 3)}.</p>")
-        for w in dec["warnings"]:
+        parts.append(f"<h3>{_e(attr)}: x0 = {_e(d.x0)}, x1 = {_e(d.x1)}</h3>")
+        parts.append(table_html(rows, cols, f"{attr}: n = {d.n:,}, {d.ci_method}; p: the estimator's normal "
+                                f"influence-function test, Holm over the five effects. Source: {src['effects']}"
+                                + (f"; true effects: {src['truth']}" if "truth" in cols else "")
+                                + f". {lab}.", digits={"p_holm": 4}, left=("effect", "estimable")))
+        case = ("none (a label would rest on an effect that is not estimable)" if d.cases is None else d.cases)
+        parts.append(f"<p>Cases (paper rule: the 95% CI excludes 0): <b>{_e(case)}</b>. Overlap: smallest "
+                     f"effective sample size {cell_text(d.min_ess, 0)}, largest clipped share "
+                     f"{cell_text(d.clipped_share, 3)}.</p>")
+        for w in d.warnings:
             parts.append(f"<p><b>Warning:</b> {_e(w)}</p>")
+    return "".join(parts)
 
-    parts.append("<h2>3. Precision</h2>")
-    parts.append(table_html(report["precision"], {"attribute": "attribute", "effect": "effect",
-                                                  "half_width": "CI half-width", "se": "SE", "n": "n",
-                                                  "target": "target half-width", "n_needed": "n needed"},
-                            f"n needed = (z·sd(φ)/target)². Source: {report['sources']['precision']}. Screener: {lab}.",
-                            left=("attribute", "effect")))
 
-    parts.append("<h2>4. Outcome level: Local Law 144 and the four-fifths rule</h2>")
-    parts.append(figure_html(_png(ll144_figure(report["ll144"])),
-                             f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, excluded). "
-                             f"Source: {report['sources']['ll144']}. Screener: {lab}.", "impact ratios"))
-    parts.append(table_html(report["ll144"], {"breakdown": "breakdown", "category": "category", "n": "n",
-                                              "scoring_rate": "scoring rate", "impact_ratio": "impact ratio",
-                                              "ci_low": "CI low", "ci_high": "CI high", "excluded": "under 2%"},
-                            f"Scoring rate = share above the sample median; unknown categories counted, not rated. "
-                            f"Source: {report['sources']['ll144']}. Screener: {lab}.",
-                            digits={"scoring_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
-                            left=("breakdown", "category")))
-    parts.append(table_html(report["four_fifths"], {"breakdown": "breakdown", "category": "category", "n": "n",
-                                                    "selection_rate": "selection rate", "impact_ratio": "impact ratio",
-                                                    "four_fifths_ok": "≥ 0.8"},
-                            f"Selection of the top {report['run']['select_top']:.0%} of scores. Source: "
-                            f"{report['sources']['four_fifths']}. Screener: {lab}.",
-                            digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
-    parts.append(table_html(report["chance_baseline"], {"breakdown": "breakdown", "observed_lowest_ratio":
-                                                        "lowest ratio", "flag_rate": "chance of a flag",
-                                                        "p_perm": "permutation p", "n_sim": "permutations"},
-                            f"Chance baseline at n = {report['run']['counts']['scored']:,}. Source: "
-                            f"{report['sources']['chance']}. Screener: {lab}.",
-                            digits={"observed_lowest_ratio": 3, "flag_rate": 3, "p_perm": 3}, left=("breakdown",)))
-    parts.append(table_html(report["disagreements"], {"attribute": "attribute", "four_fifths_flag": "four-fifths flag",
-                                                      "lowest_selection_ratio": "lowest selection ratio",
-                                                      "disagreement": "disagreement with the decomposition"},
-                            f"Outcome verdict beside the decomposition (CI excludes 0). Screener: {lab}.",
-                            digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement")))
+def _precision(rep: AuditReport, lab: str) -> str:
+    rows = [r for d in rep.decompositions.values() for r in d.precision_records()]
+    return table_html(rows, {"attribute": "attribute", "effect": "effect", "half_width": "CI half-width", "se": "SE",
+                             "n": "n", "target": "target half-width", "n_needed": "n needed"},
+                      f"n needed = (z·sd(φ)/target)², printed only for an effect that is estimable at this overlap "
+                      f"(elsewhere the half-width does not shrink like 1/√n). Source: "
+                      f"{rep.provenance.sources['precision']}. {lab}.", left=("attribute", "effect"))
 
-    leak = report.get("leakage")
-    if leak:
-        parts.append("<h2>Beyond the Name: Tasks 1-3 (leakage)</h2>")
-        parts.append(f"<p>The same screener asked the three tasks of Beyond the Name on {leak['variants']} factorial "
-                     f"résumés from {leak['bases']} base résumés (judge {_e(leak['judge'])}): Task 1 recovers the "
-                     f"group a résumé signals, Task 2 judges a marked résumé against its cue-free baseline in both "
-                     f"orders under three tie regimes, Task 3 scores and shortlists.</p>")
-        parts.append(table_html(leak["headline"], {"quantity": "quantity", "published": "published", "ours": "ours",
-                                                   "ours_ci_low": "CI low", "ours_ci_high": "CI high", "note": "note"},
-                                f"Headline quantities. Published: {leak['published_source']}. Ours: {leak['source']}. "
-                                f"Screener: {lab}.", digits={"ours": 3, "ours_ci_low": 3, "ours_ci_high": 3},
-                                left=("quantity", "published", "note")))
-        parts.append(table_html(leak["selection_rate_ratios"], {"regime": "regime", "condition": "condition",
-                                                                "ratio": "ratio vs Anglo", "ci_low": "CI low",
-                                                                "ci_high": "CI high", "four_fifths_flag": "< 0.8",
-                                                                "p_holm": "p (Holm)"},
-                                f"Task 2 selection-rate ratios (ties count half). Source: {leak['source']}. "
-                                f"Screener: {lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},
-                                left=("regime", "condition")))
-        parts.append(table_html(leak["score_differences"], {"condition": "condition", "difference": "minus Anglo",
-                                                            "ci_low": "CI low", "ci_high": "CI high",
+
+def _source(section, fallback: str) -> str:
+    """The source line a section's table carries (its ``source`` column), else ``fallback``."""
+    t = section.table
+    return str(t["source"].iloc[0]) if "source" in t.columns and len(t) else fallback
+
+
+def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
+    from popresume.plots.audit import ll144_figure
+
+    parts = []
+    if rep.ll144 is not None:
+        src = _source(rep.ll144, "NYC LL144 (6 RCNY §5-301(b))")
+        if figures:
+            parts.append(figure_html(_figure(lambda f: ll144_figure(rep.ll144.table, figure=f)),
+                                     f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, "
+                                     f"excluded). Source: {src}. {lab}.", "impact ratios"))
+        parts.append(table_html(rep.ll144.to_json(), {"breakdown": "breakdown", "category": "category", "n": "n",
+                                                      "scoring_rate": "rate", "impact_ratio": "impact ratio",
+                                                      "ci_low": "CI low", "ci_high": "CI high",
+                                                      "excluded": "under 2%"},
+                                f"{rep.ll144.rate_text().capitalize()}; unknown categories counted, not "
+                                f"rated. Source: {src}. {lab}.",
+                                digits={"scoring_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
+                                left=("breakdown", "category")))
+    if rep.four_fifths is not None:
+        parts.append(table_html(rep.four_fifths.to_json(), {"breakdown": "breakdown", "category": "category",
+                                                            "n": "n", "selection_rate": "selection rate",
+                                                            "impact_ratio": "impact ratio", "four_fifths_ok": "≥ 0.8"},
+                                (f"Selection of the top {rep.four_fifths.select_top:.0%} of scores"
+                                 if np.isfinite(rep.four_fifths.select_top) else "Selection as recorded")
+                                + f". Source: {_source(rep.four_fifths, 'EEOC four-fifths rule (29 CFR 1607.4(D))')}. "
+                                f"{lab}.",
+                                digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
+    if rep.chance is not None:
+        rows = [{"rule": r["rule"], "breakdown": r["breakdown"], "n": r["n"],
+                 "observed_lowest_ratio": r["observed_lowest_ratio"], "flag": Chance.flag_text(r),
+                 "p": Chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
+        parts.append(table_html(rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
+                                       "observed_lowest_ratio": "lowest ratio",
+                                       "flag": "chance of a flag (ratio < 0.8)", "p": "permutation p",
+                                       "n_sim": "permutations"},
+                                f"Chance baseline for each rule printed above (median_split: the LL144 table; "
+                                f"selection_cut: the four-fifths table); digits as the permutations support. "
+                                f"Source: {_source(rep.chance, 'ours: the labels permuted')}. {lab}.",
+                                digits={"observed_lowest_ratio": 3}, left=("rule", "breakdown")))
+    if rep.disagreements is not None and len(rep.disagreements.table):
+        rows = [{**r, "disagreement": r["disagreement"] or "none: they agree"} for r in rep.disagreements.to_json()]
+        parts.append(table_html(rows, {"attribute": "attribute", "four_fifths_flag": "four-fifths flag",
+                                       "lowest_selection_ratio": "lowest selection ratio",
+                                       "disagreement": "disagreement with the decomposition"},
+                                f"Outcome verdict beside the decomposition (paper rule: the CI excludes 0; an "
+                                f"effect that is not estimable counts as not significant). {lab}.",
+                                digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement")))
+    return "".join(parts)
+
+
+def _leakage(rep: AuditReport, lab: str) -> str:
+    leak = rep.leakage
+    parts = [f"<p>The same screener asked the three tasks of Beyond the Name on {leak['variants']} factorial "
+             f"résumés from {leak['bases']} base résumés (judge {_e(leak['judge'])}): Task 1 recovers the "
+             f"group a résumé signals, Task 2 judges a marked résumé against its cue-free baseline in both "
+             f"orders under three tie regimes, Task 3 scores and shortlists.</p>"]
+    parts.append(table_html(leak["headline"], {"quantity": "quantity", "published": "published", "ours": "ours",
+                                               "ours_ci_low": "CI low", "ours_ci_high": "CI high", "note": "note"},
+                            f"Headline quantities. Published: {leak['published_source']}. Ours: {leak['source']}. "
+                            f"{lab}.", digits={"ours": 3, "ours_ci_low": 3, "ours_ci_high": 3},
+                            left=("quantity", "published", "note")))
+    parts.append(table_html(leak["selection_rate_ratios"], {"regime": "regime", "condition": "condition",
+                                                            "ratio": "ratio vs Anglo", "ci_low": "CI low",
+                                                            "ci_high": "CI high", "four_fifths_flag": "< 0.8",
                                                             "p_holm": "p (Holm)"},
-                                f"Task 3 mean score minus Anglo's (points of 100). Source: {leak['source']}. "
-                                f"Screener: {lab}.", digits={"p_holm": 4}, left=("condition",)))
-        parts.append(table_html(leak["top_score_rate"], {"condition": "condition", "paper_per_base":
-                                                         "Top-Score Rate (paper, per base)", "ours_per_variant":
-                                                         "ours, per variant", "variants_per_base": "variants per base"},
-                                f"Task 3 Top-Score Rate: the paper's definition (any of the condition's variants on top "
-                                f"of its base) beside ours (each variant on its own). Source: {leak['source']}. "
-                                f"Screener: {lab}.", digits={"paper_per_base": 3, "ours_per_variant": 3,
-                                                             "variants_per_base": 1}, left=("condition",)))
-        c = leak["counts"]
-        parts.append("<p>Replies: " + "; ".join(f"{k.replace('task', 'Task ')} {v['replies']:,} "
-                                               f"({v['outside_schema']:,} outside the schema)" for k, v in c.items())
-                     + ".</p>")
+                            f"Task 2 selection-rate ratios (ties count half). Source: {leak['source']}. "
+                            f"{lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},
+                            left=("regime", "condition")))
+    parts.append(table_html(leak["score_differences"], {"condition": "condition", "difference": "minus Anglo",
+                                                        "ci_low": "CI low", "ci_high": "CI high",
+                                                        "p_holm": "p (Holm)"},
+                            f"Task 3 mean score minus Anglo's (points of 100). Source: {leak['source']}. "
+                            f"{lab}.", digits={"p_holm": 4}, left=("condition",)))
+    parts.append(table_html(leak["top_score_rate"], {"condition": "condition", "paper_per_base":
+                                                     "Top-Score Rate (paper, per base)", "ours_per_variant":
+                                                     "ours, per variant", "variants_per_base": "variants per base"},
+                            f"Task 3 Top-Score Rate: the paper's definition (any of the condition's variants on top "
+                            f"of its base) beside ours (each variant on its own). Source: {leak['source']}. "
+                            f"{lab}.", digits={"paper_per_base": 3, "ours_per_variant": 3,
+                                                         "variants_per_base": 1}, left=("condition",)))
+    c = leak["counts"]
+    parts.append("<p>Replies: " + "; ".join(f"{k.replace('task', 'Task ')} {v['replies']:,} "
+                                           f"({v['outside_schema']:,} outside the schema)" for k, v in c.items())
+                 + ".</p>")
+    return "".join(parts)
 
-    parts.append("<h2>5. Limitations</h2><ul>" + "".join(f"<li>{_e(s)}</li>" for s in report["limitations"]) + "</ul>")
 
-    parts.append("<h2>6. Run</h2>")
-    t = run["timings"]
-    parts.append(table_html([{"stage": k, "seconds": v} for k, v in t.items()],
-                            {"stage": "stage", "seconds": "seconds"},
-                            "Wall-clock seconds per stage of this run.", digits={"seconds": 1}, left=("stage",)))
-    c = run["counts"]
-    parts.append(f"<p>{c['n']:,} résumés: {c['scored']:,} with a score ({c['cached']:,} from the cache), "
-                 f"{c['failed']:,} failed.</p>")
-    if run["failures"]:
+def _limitations(rep: AuditReport) -> str:
+    return "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in rep.limitations) + "</ul>"
+
+
+def _run(rep: AuditReport) -> str:
+    run = rep.run.extra
+    parts = []
+    if "timings" in run:
+        parts.append(table_html([{"stage": k, "seconds": v} for k, v in run["timings"].items()],
+                                {"stage": "stage", "seconds": "seconds"},
+                                "Wall-clock seconds per stage of this run.", digits={"seconds": 1}, left=("stage",)))
+    c = run.get("counts")
+    if c is not None and "scored" in c:
+        parts.append(f"<p>{c['n']:,} résumés: {c['scored']:,} with a score ({c['cached']:,} from the cache), "
+                     f"{c['failed']:,} failed.</p>")
+    if run.get("failures"):
         parts.append(table_html(run["failures"][:50], {"resume_id": "résumé", "raw": "reply or error"},
                                 f"Failures (first {min(50, len(run['failures']))} of {len(run['failures'])}; all in "
                                 f"report.json); never scored.", left=("resume_id", "raw")))
-    body = "\n".join(parts)
-    title = _e(f"Audit report: {ident.get('screener_id')} ({ident.get('model')})")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
+    if "columns" in run:
+        parts.append(table_html([{"role": k, "column": v} for k, v in run["columns"].items()],
+                                {"role": "role", "column": "column of the file"},
+                                f"Columns read from {run.get('file')}.", left=("role", "column")))
+    return "".join(parts)
+
+
+def _omitted(rep: AuditReport, key: str) -> str:
+    return f"<p>Not in this report: {_e(rep.omitted[key])}.</p>" if key in rep.omitted else ""
+
+
+def render_body(rep: AuditReport, *, figures: bool = True) -> str:
+    """The page's body: the header, the summary and every section the report has, numbered."""
+    lab = f"Screener: {rep.label()}" if rep.provenance is not None else f"Ours, from {rep.run.subject}"
+    parts = [_header(rep), _summary(rep)]
+    sections: list[tuple[str, str]] = []
+    if rep.validity is not None:
+        sections.append(("Validity gate", _validity(rep, lab)))
+    elif "validity" in rep.omitted:
+        sections.append(("Validity", _omitted(rep, "validity")))
+    if rep.decompositions:
+        sections.append(("Decomposition of the score gap", _decomposition(rep, lab, figures)))
+        sections.append(("Precision", _precision(rep, lab)))
+    elif "decomposition" in rep.omitted:
+        sections.append(("Decomposition of the score gap", _omitted(rep, "decomposition")))
+    if rep.ll144 is not None or rep.four_fifths is not None:
+        sections.append(("Outcome level: Local Law 144 and the four-fifths rule", _outcome(rep, lab, figures)))
+    if rep.leakage:
+        sections.append(("Beyond the Name: Tasks 1-3 (leakage)", _leakage(rep, lab)))
+    sections.append(("Limitations", _limitations(rep)))
+    sections.append(("Run", _run(rep)))
+    for i, (title, html_) in enumerate(sections, 1):
+        parts.append(f"<h2>{i}. {_e(title)}</h2>{html_}")
+    return "\n".join(parts)
+
+
+def render_html(rep: AuditReport) -> str:
+    """The whole self-contained page for one report (see the module docstring)."""
+    return PAGE.substitute(title=_e(rep.title()), css=CSS, body=render_body(rep))

@@ -104,6 +104,7 @@ def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo)
 
     return {
         "judge": judge.judge_id,
+        "n_boot": int(n_boot),
         "bases": int(variants["base_id"].nunique()),
         "variants": int(len(variants)),
         "source": SOURCE,

@@ -11,21 +11,63 @@ arrive: a rerun after an interruption rescores nothing that was cached.
 
 from __future__ import annotations
 
-import hashlib
+import errno
 import json
 import os
+import shutil
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from popresume.audit import report as R
+from popresume.audit import pipeline, report
+from popresume.audit.report_model import (AuditReport, Disagreements, Plan, Provenance, RunInfo,
+                                          Validity)
 from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS
 
-#: Fewest résumés an audit accepts (each attribute's smaller group also needs R.MIN_PER_GROUP).
+#: Fewest résumés an audit accepts (each attribute's smaller group also needs report.MIN_PER_GROUP).
 MIN_N = 100
 PROBE_N = 3
+#: Upper bounds of the resampling options, checked before any work: each draw holds an
+#: index per résumé, so the bootstrap and the permutations need about 24 bytes × draws × n.
+MAX_DRAWS = 100_000
+MAX_DRAWS_TIMES_N = 50_000_000
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What ``popresume audit --screener`` asks: the screener, the population, the
+    estimator's and the report's settings. :meth:`check` refuses, in one line naming the
+    option, a request that cannot give a report, before any work."""
+
+    spec: Any
+    occupation: str
+    n: int
+    fmt: str = "text"
+    attributes: tuple = ("gender", "race")
+    profiles: str | None = None
+    seed: int = 0
+    force: bool = False
+    card_n: int = 40
+    folds: int = 5
+    n_boot: int = 500
+    tune: bool = True
+    select_top: float = 0.25
+    target: float = report.TARGET_HALF_WIDTH
+    n_sim: int = 1000
+    leakage: bool = False
+    leakage_bases: int | None = None
+    spec_label: str | None = None
+
+    def label(self) -> str:
+        return self.spec_label or (self.spec if isinstance(self.spec, str) else json.dumps(dict(self.spec)))
+
+    def check(self) -> None:
+        check_request(occupation=self.occupation, n=self.n, fmt=self.fmt, attributes=self.attributes)
+        check_draws(n=self.n, n_boot=self.n_boot, n_sim=self.n_sim)
 
 
 def check_request(*, occupation: str, n: int, fmt: str, attributes: Sequence[str]) -> None:
@@ -39,6 +81,17 @@ def check_request(*, occupation: str, n: int, fmt: str, attributes: Sequence[str
     bad = [a for a in attributes if a not in ATTRIBUTES]
     if bad or not attributes:
         raise ValueError(f"--attributes {','.join(attributes)!r}: expected some of {', '.join(ATTRIBUTES)}")
+
+
+def check_draws(*, n: int, n_boot: int, n_sim: int) -> None:
+    """Refuse resampling that cannot fit in memory, naming the option (:data:`MAX_DRAWS`,
+    :data:`MAX_DRAWS_TIMES_N`)."""
+    for option, draws in (("--n-boot", n_boot), ("--n-sim", n_sim)):
+        if not 0 <= draws <= MAX_DRAWS:
+            raise ValueError(f"{option} {draws} is out of range: use 0 to {MAX_DRAWS:,}")
+        if draws * n > MAX_DRAWS_TIMES_N:
+            raise ValueError(f"{option} {draws:,} at --n {n:,} needs about {24 * draws * n / 2**30:.0f} GiB; "
+                             f"use {option} {MAX_DRAWS_TIMES_N // max(n, 1):,} or fewer at this --n")
 
 
 def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | os.PathLike | None = None
@@ -62,19 +115,9 @@ def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | o
 
 
 def render(profiles: pd.DataFrame, fmt: str, *, seed: int = 0, progress: bool = False) -> pd.DataFrame:
-    """The résumés of ``profiles`` in ``fmt``; images go to a cache folder keyed on the profiles."""
-    if fmt == "text":
-        from popresume.resumes import render_texts
-
-        return render_texts(profiles, seed=seed, progress=progress)
-    from popresume.paths import cache_path
-    from popresume.resumes.image import render_images
-
-    key = hashlib.sha256(pd.util.hash_pandas_object(profiles, index=False).values.tobytes()).hexdigest()[:16]
-    out = cache_path("audit_report", f"{fmt.replace('+', '_')}-{seed}-{key}", "x").parent
-    table = render_images(profiles, out, photo=(fmt == "image+photo"), seed=seed, progress=progress)
-    table["format"] = fmt
-    return table
+    """The résumés of ``profiles`` in ``fmt`` (:func:`popresume.audit.pipeline.render_resumes`;
+    images go to the one image cache)."""
+    return pipeline.render_resumes(profiles, fmt, seed=seed, progress=progress)
 
 
 def identity(screener) -> dict[str, Any]:
@@ -123,68 +166,75 @@ def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: 
             "failed": int((~df["parse_ok"]).sum())}
 
 
-def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "text",
-               attributes: Sequence[str] = ("gender", "race"), profiles: str | os.PathLike | None = None,
-               seed: int = 0, force: bool = False, dry_run: bool = False, card_n: int = 40, folds: int = 5,
-               n_boot: int = 500, tune: bool = True, select_top: float = 0.25,
-               target: float = R.TARGET_HALF_WIDTH, n_sim: int = 1000, cache=None, progress: bool = False,
-               echo: Callable[[str], None] = print, spec_label: str | None = None, leakage: bool = False,
-               leakage_bases: int | None = None) -> dict[str, Any] | None:
-    """Run the audit of one screener and return the report dict (``None`` with ``dry_run``).
+def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dry_run: bool = False,
+               echo: Callable[[str], None] = print) -> AuditReport | None:
+    """Run the audit of one screener and return its :class:`AuditReport` (``None`` with ``dry_run``).
 
-    ``leakage`` adds Beyond the Name's Tasks 1-3 for the same screener (on the first
-    ``leakage_bases`` of the 20 base résumés, all by default) under the key ``leakage``.
+    ``request.leakage`` adds Beyond the Name's Tasks 1-3 for the same screener (on the first
+    ``leakage_bases`` of the 20 base résumés, all by default) as the report's ``leakage``.
+    ``cache``: the score cache (as for :func:`popresume.screeners.score_run`).
 
     Raises ``ValueError`` (one line) on a bad request and when the screener fails the validity
     gate without ``force``; an unreachable server raises ``ConnectionError``.
+
+    Example
+    -------
+    >>> req = ReportRequest("synthetic", occupation="accountant", n=100, n_boot=10 ** 7)
+    >>> req.check()
+    Traceback (most recent call last):
+    ...
+    ValueError: --n-boot 10000000 is out of range: use 0 to 100,000
     """
     from popresume.causal import prepare
-    from popresume.screeners import format_summary, get_screener, score_run
+    from popresume.screeners import format_summary, get_screener
+    from popresume.screeners.synthetic import SyntheticScreener
     from popresume.screeners.validity import PASS_RULE, card_table, validity_card
 
-    check_request(occupation=occupation, n=n, fmt=fmt, attributes=attributes)
+    req = request
+    req.check()
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
-    scr = get_screener(spec)
-    label = spec_label or (spec if isinstance(spec, str) else json.dumps(dict(spec)))
+    scr = get_screener(req.spec)
+    label = req.label()
     judge = None
-    if leakage:
-        from popresume.audit import report_leakage as L
+    if req.leakage:
+        from popresume.audit import report_leakage
 
-        judge = L.leakage_judge(scr)  # a screener that can run no task is refused before any work
-        leak_variants, leak_baselines = L.corpus(leakage_bases)
-        n_leak = L.n_requests(leak_variants)
+        judge = report_leakage.leakage_judge(scr)  # a screener that can run no task is refused before any work
+        leak_variants, leak_baselines = report_leakage.corpus(req.leakage_bases)
+        n_leak = report_leakage.n_requests(leak_variants)
 
     t = time.perf_counter()
-    prof, population = load_population(occupation, n, seed=seed, profiles=profiles)
-    resumes = render(prof, fmt, seed=seed, progress=progress)
+    prof, population = load_population(req.occupation, req.n, seed=req.seed, profiles=req.profiles)
+    resumes = render(prof, req.fmt, seed=req.seed, progress=progress)
     timings["population_and_resumes_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
     pr = probe(scr, resumes, prof, k=probe_size(scr))
     timings["probe_s"] = time.perf_counter() - t
-    pl = R.plan(pr["seconds_per_resume"], n=len(resumes), card_n=card_n)
+    pl = report.plan(pr["seconds_per_resume"], n=len(resumes), card_n=req.card_n)
     tpr = pr["prompt_tokens_per_request"]
     tok = "n/a (no usage reported)" if tpr is None else f"{tpr:.0f}"
     echo(f"probe: {pr['n']} résumés, {pr['seconds_per_resume']:.3f} s per résumé, prompt tokens per request {tok}; "
          f"expected: validity card {pl['validity_s']:.0f} s, whole run {pl['total_s']:.0f} s "
          f"(plus estimation), before the score cache")
-    if leakage:
+    if req.leakage:
         echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * pr['seconds_per_resume']:.0f} s at the "
              f"probe's pace)")
     if dry_run:
         return None
 
     t = time.perf_counter()
-    card = validity_card(scr, n=card_n, seed=seed, cache=cache, progress=progress, spec=label)
+    card = validity_card(scr, n=req.card_n, seed=req.seed, cache=cache, progress=progress, spec=label)
     timings["validity_s"] = time.perf_counter() - t
     echo(f"validity gate: {card['verdict'].upper()}" + (f" ({'; '.join(card['reasons'])})" if card["reasons"] else ""))
-    if card["verdict"] != "pass" and not force:
+    if card["verdict"] != "pass" and not req.force:
         raise ValueError(f"screener {label!r} fails the validity gate: {card['reasons'][0] if card['reasons'] else ''}"
                          f"; nothing written (--force audits it anyway)")
+    forced = bool(req.force and card["verdict"] != "pass")
 
     t = time.perf_counter()
-    run = score_run(scr, resumes, profiles=prof if scr.needs_profile else None, cache=cache, progress=progress)
+    run = pipeline.score(scr, resumes, prof, cache=cache, progress=progress)
     timings["scoring_s"] = time.perf_counter() - t
     scores, summ = run.table, run.summary
     echo(format_summary(summ))
@@ -197,85 +247,153 @@ def run_report(spec: "str | Mapping", *, occupation: str, n: int, fmt: str = "te
     t = time.perf_counter()
     data = prepare(prof, ok)
     data = data[data["score"].notna()].reset_index(drop=True)
+    omitted, notes = {}, []
+    constant = constant_score(data)
     decomps = {}
-    for attr in attributes:
-        truth = None
-        if callable(getattr(scr, "true_effects", None)):
-            truth = scr.true_effects(prof, attr, format=fmt)
-        decomps[attr] = R.decompose(data, attr, folds=folds, n_boot=n_boot, seed=seed, tune=tune, truth=truth,
-                                    target=target)
+    if constant is not None:
+        omitted["decomposition"] = (f"the screener gave every one of the {len(data):,} scored résumés the same score "
+                                    f"({constant:g}), so there is no score gap to decompose and no interval to "
+                                    f"compute")
+        notes.append(f"The screener is constant: every scored résumé got {constant:g}. It does not read the "
+                     f"résumés; no effect, ratio or test below says anything about discrimination.")
+    else:
+        for attr in req.attributes:
+            truth = (scr.true_effects(prof, attr, format=req.fmt) if isinstance(scr, SyntheticScreener)
+                     else None)
+            decomps[attr] = report.decompose(data, attr, folds=req.folds, n_boot=req.n_boot, seed=req.seed,
+                                             tune=req.tune, truth=truth, target=req.target)
     timings["estimation_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    ll = R.ll144_table(data, seed=seed)
-    ff = R.four_fifths_table(data, select_top=select_top)
-    chance = R.chance_baseline(data, n_sim=n_sim, seed=seed)
-    dis = R.disagreements(decomps, ff)
+    ll, ff, chance = report.outcome_level(data, select_top=req.select_top, n_boot=req.n_boot, n_sim=req.n_sim,
+                                          seed=req.seed)
+    dis = report.disagreements(decomps, ff.table)
     timings["outcome_level_s"] = time.perf_counter() - t
 
     leak = None
     if judge is not None:
         t = time.perf_counter()
-        leak = L.leakage_section(judge, leak_variants, leak_baselines, cache=cache, n_boot=max(n_boot, 200),
-                                 seed=seed, progress=progress, echo=echo)
+        leak = report_leakage.leakage_section(judge, leak_variants, leak_baselines, cache=cache, n_boot=req.n_boot,
+                                              seed=req.seed, progress=progress, echo=echo)
         timings["leakage_s"] = time.perf_counter() - t
 
     ident = identity(scr)
-    checks = card_table(card)
-    lim = R.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=force and card["verdict"] != "pass",
-                        warnings={a: d["warnings"] for a, d in decomps.items()}, synthetic_population=profiles is None,
-                        synthetic_screener=scr.screener_id == "synthetic", identity=ident, n_failed=len(fails),
-                        n=len(scores), occupation=occupation, fmt=fmt)
+    lim = report.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=forced,
+                             warnings={a: d.warnings for a, d in decomps.items()},
+                             synthetic_population=req.profiles is None,
+                             synthetic_screener=isinstance(scr, SyntheticScreener), identity=ident,
+                             n_failed=len(fails), n=len(scores), occupation=req.occupation, fmt=req.fmt)
     timings["total_s"] = time.perf_counter() - t_all
-    report = {
-        "report_version": 1,
-        "spec": label,
-        "screener": {k: v for k, v in ident.items() if k != "params"},
-        "screener_params": ident.get("params", {}),
-        "sources": R.SOURCES,
-        "plan": {**pl, "probe": pr},
-        "validity": {"verdict": card["verdict"], "reasons": list(card["reasons"]), "rule": PASS_RULE,
-                     "parse_rate": card["parse_rate"], "n_profiles": card["n_profiles"],
-                     "checks": checks.to_dict("records"), "card": card},
-        "effects": R.effect_records(decomps),
-        "decomposition": {a: {"x0": d["roles"]["x0"], "x1": d["roles"]["x1"], "x": d["roles"]["x"],
-                              "cases": d["cases"], "min_ess": d["min_ess"], "clipped_share": d["clipped_share"],
-                              "warnings": d["warnings"], "n": d["n"], "ci_method": d["ci_method"]}
-                          for a, d in decomps.items()},
-        "precision": R.precision_records(decomps),
-        "ll144": ll.to_dict("records"),
-        "four_fifths": ff.to_dict("records"),
-        "chance_baseline": chance.to_dict("records"),
-        "disagreements": dis.to_dict("records"),
-        "limitations": lim,
-        "leakage": leak,
-        "run": {"occupation": occupation, "format": fmt, "seed": seed, "attributes": list(attributes),
-                "population": population, "forced": bool(force and card["verdict"] != "pass"),
-                "select_top": select_top, "timings": timings,
+    run_info = {"occupation": req.occupation, "format": req.fmt, "seed": req.seed,
+                "attributes": list(req.attributes), "population": population, "forced": forced,
+                "select_top": req.select_top, "timings": timings,
                 "counts": {"n": int(summ["n"]), "scored": int(len(ok)), "cached": int(summ["cached"]),
                            "newly_scored": int(summ["scored"]), "failed": len(fails)},
-                "failures": fails},
-    }
-    return R.finite(report)
+                "failures": fails}
+    return AuditReport(
+        provenance=Provenance(spec=label, screener={k: v for k, v in ident.items() if k != "params"},
+                              screener_params=ident.get("params", {}), sources=dict(report.SOURCES)),
+        plan=Plan(**pl, probe=pr),
+        validity=Validity(verdict=card["verdict"], reasons=list(card["reasons"]), rule=PASS_RULE,
+                          parse_rate=card["parse_rate"], n_profiles=card["n_profiles"], checks=card_table(card),
+                          card=card),
+        decompositions=decomps, ll144=ll, four_fifths=ff, chance=chance, disagreements=Disagreements(dis),
+        limitations=lim, leakage=leak, omitted=omitted, notes=notes,
+        run=RunInfo(subject=f"{label} on {req.occupation}", n=int(summ["n"]), extra=run_info))
 
 
-def write_report(report: Mapping[str, Any], folder: str | os.PathLike) -> tuple[Path, Path]:
-    """Write ``folder/report.html`` and ``folder/report.json`` (each atomically; the HTML's
-    rendering time is added to ``run.timings``). Returns both paths."""
+def constant_score(data: pd.DataFrame, column: str = "score") -> float | None:
+    """The one score every row has, or None when the scores vary."""
+    s = data[column].dropna()
+    return float(s.iloc[0]) if len(s) and s.nunique() == 1 else None
+
+
+#: Folders of the repository that hold its sources: a report is never written into them.
+SOURCE_FOLDERS = ("popresume", "notebooks", "tests", "docs", "book", "data", "configs", "scripts", "benchmarks")
+
+
+def check_report_folder(folder: str | os.PathLike) -> Path:
+    """Refuse, in one line, a report folder that is empty text, the repository's root or
+    inside one of its source folders (:data:`SOURCE_FOLDERS`): a report there would sit among
+    the package's files and be committed with them."""
+    from popresume.paths import REPO_ROOT
+
+    if not str(folder).strip():
+        raise ValueError("--report '' names no folder; give one, e.g. --report report/")
+    path = Path(folder).expanduser().resolve()
+    root = Path(REPO_ROOT).resolve()
+    if path == root:
+        raise ValueError(f"--report {str(folder)!r} is the repository's root; give a folder of its own, "
+                         f"e.g. --report report/")
+    for name in SOURCE_FOLDERS:
+        if path == root / name or (root / name) in path.parents:
+            raise ValueError(f"--report {str(folder)!r} is inside the repository's {name}/ folder; give a folder "
+                             f"outside it, e.g. --report report/")
+    return path
+
+
+#: The report's two files, written as a pair.
+REPORT_FILES = ("report.json", "report.html")
+
+
+def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Path]:
+    """Write ``folder/report.html`` and ``folder/report.json`` as a pair; returns both paths.
+
+    Both are written to temporary files in ``folder`` first (the HTML's rendering time is
+    added to ``run.timings``), and moved into place only when both are whole. If a write
+    fails (a full disk), the temporary files are removed and an earlier pair is left as it
+    was; if the second move fails, the first is undone, so the folder never holds a page
+    beside the numbers of another run.
+    """
     from popresume.audit.report_html import render_html
-    from popresume.io import write_text
 
     folder = Path(folder)
     t = time.perf_counter()
-    page = render_html(report)
-    rep = json.loads(json.dumps(report))
-    rep["run"]["timings"]["rendering_s"] = time.perf_counter() - t
-    body = json.dumps(rep, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
+    page = render_html(rep)
+    body = rep.to_json()
+    if "timings" in body.get("run", {}):
+        body["run"]["timings"]["rendering_s"] = time.perf_counter() - t
+    text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
     folder.mkdir(parents=True, exist_ok=True)
+    final = {name: folder / name for name in REPORT_FILES}
+    earlier = any(p.exists() for p in final.values())
+    temps: dict[str, Path] = {}
+    backups: dict[str, Path] = {}
     try:
-        j = write_text(body, folder / "report.json")
-        h = write_text(page, folder / "report.html")
-    except OSError:
-        (folder / "report.json").unlink(missing_ok=True)  # no JSON without its page
+        for name, content in (("report.json", text), ("report.html", page)):
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            temps[name] = Path(tmp)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(content)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+        for name in REPORT_FILES:  # a hard link keeps the old file to restore (no data copied)
+            if final[name].exists():
+                backups[name] = folder / f".{name}.previous"
+                backups[name].unlink(missing_ok=True)
+                try:
+                    os.link(final[name], backups[name])
+                except OSError:  # a file system without hard links: a copy
+                    shutil.copy2(final[name], backups[name])
+        done = []
+        try:
+            for name in REPORT_FILES:
+                os.replace(temps[name], final[name])
+                done.append(name)
+        except OSError:
+            for name in done:  # undo: the old pair, or no pair at all
+                if name in backups:
+                    os.replace(backups[name], final[name])
+                else:
+                    final[name].unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise OSError(e.errno, f"cannot write the report into {folder}: no space left on the device; "
+                                   f"{'the earlier report is unchanged' if earlier else 'nothing written'}") from None
         raise
-    return h, j
+    finally:
+        for p in (*temps.values(), *backups.values()):
+            p.unlink(missing_ok=True)
+    return final["report.html"], final["report.json"]

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import click
 
+from popresume.audit.report_run import MAX_DRAWS
 from popresume.cli._errors import OutDir, OutPath
 
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
 _REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
-                "card_n", "n_boot", "tune", "target", "leakage", "leakage_bases", "cache_path")
+                "card_n", "n_boot", "n_sim", "tune", "target", "leakage", "leakage_bases", "cache_path")
+# options of the recorded-decisions audit (--decisions FILE)
+_DECISIONS_ONLY = ("outcome_col", "sex_col", "race_col", "job_col", "item_col", "run_col")
+# of the screener report's options, those an audit of recorded decisions also reads
+_DECISIONS_SHARED = ("report", "seed", "n_boot", "n_sim")
 
 
 def _given(ctx: click.Context, names) -> list[str]:
@@ -61,8 +66,10 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--dry-run", is_flag=True, help="Report mode: probe and print the expected time, then stop.")
 @click.option("--card-n", type=click.IntRange(min=5), default=40, show_default=True,
               help="Report mode: résumés of the validity card.")
-@click.option("--n-boot", type=click.IntRange(min=0), default=500, show_default=True,
+@click.option("--n-boot", type=click.IntRange(0, MAX_DRAWS), default=500, show_default=True,
               help="Report mode: bootstrap draws of the CIs.")
+@click.option("--n-sim", type=click.IntRange(1, MAX_DRAWS), default=1000, show_default=True,
+              help="Report mode: permutations of the chance baseline.")
 @click.option("--tune/--no-tune", default=True, show_default=True, help="Report mode: CV-tune the nuisance models.")
 @click.option("--target", type=click.FloatRange(min=0, min_open=True), default=0.5, show_default=True,
               help="Report mode: target CI half-width (points) for the n-needed column.")
@@ -71,20 +78,38 @@ def _given(ctx: click.Context, names) -> list[str]:
               help="Report mode, with --leakage: only the first N of the 20 base résumés (default all).")
 @click.option("--cache", "cache_path", default=None, type=click.Path(dir_okay=False),
               help="Report mode: SQLite score cache (default: _cache/scores/scores.sqlite).")
+@click.option("--decisions", "decisions", default=None, type=click.Path(dir_okay=False),
+              help="Audit recorded decisions (CSV or Parquet) into --report: LL144 with CIs and chance.")
+@click.option("--outcome-col", default=None, help="--decisions: the outcome column (default: score or selected).")
+@click.option("--sex-col", default=None, help="--decisions: the sex column (default: sex).")
+@click.option("--race-col", default=None, help="--decisions: the race column (default: race).")
+@click.option("--job-col", default=None, help="--decisions: the job column (optional).")
+@click.option("--item-col", default=None, help="--decisions: the résumé (item) column (optional).")
+@click.option("--run-col", default=None, help="--decisions: the repeated-run column (optional).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, n, report, fmt, attributes,
-            profiles_path, seed, force, dry_run, card_n, n_boot, tune, target, leakage, leakage_bases, cache_path,
-            progress):
-    """Audit one screener into a report (--screener), or run every audit of a grid (--config)."""
+            profiles_path, seed, force, dry_run, card_n, n_boot, n_sim, tune, target, leakage, leakage_bases,
+            cache_path, decisions, outcome_col, sex_col, race_col, job_col, item_col, run_col, progress):
+    """Audit one screener into a report (--screener), recorded decisions into a report
+    (--decisions), or run every audit of a grid (--config)."""
     ctx = click.get_current_context()
-    if (config is None) == (spec is None):
-        raise click.UsageError("give --screener (one screener, a report) or --config (a grid), not both or neither")
+    if sum(x is not None for x in (config, spec, decisions)) != 1:
+        raise click.UsageError("give one of --screener (one screener, a report), --decisions (recorded decisions, "
+                               "a report) or --config (a grid)")
+    if decisions is not None:
+        other = _given(ctx, _GRID_ONLY + tuple(k for k in _REPORT_ONLY if k not in _DECISIONS_SHARED))
+        if other:
+            raise click.UsageError(f"{other[0]} does not apply to --decisions")
+        return _decisions(decisions, report, seed, n_boot, n_sim, outcome_col, sex_col, race_col, job_col, item_col,
+                          run_col)
+    if _given(ctx, _DECISIONS_ONLY):
+        raise click.UsageError(f"{_given(ctx, _DECISIONS_ONLY)[0]} applies to --decisions only")
     if spec is not None:
         other = _given(ctx, _GRID_ONLY)
         if other:
             raise click.UsageError(f"{other[0]} applies to --config only")
         return _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n,
-                       n_boot, tune, target, leakage, leakage_bases, cache_path, progress)
+                       n_boot, n_sim, tune, target, leakage, leakage_bases, cache_path, progress)
     other = _given(ctx, _REPORT_ONLY)
     if other:
         raise click.UsageError(f"{other[0]} applies to --screener only")
@@ -93,9 +118,9 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
     _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress)
 
 
-def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, tune,
-            target, leakage, leakage_bases, cache_path, progress):
-    from popresume.audit.report_run import run_report, write_report
+def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, n_sim,
+            tune, target, leakage, leakage_bases, cache_path, progress):
+    from popresume.audit.report_run import ReportRequest, check_report_folder, run_report, write_report
     from popresume.screeners.specs import parse_spec
 
     for name, val in (("--occupation", occupation), ("--n", n)):
@@ -103,20 +128,36 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
             raise click.UsageError(f"--screener needs {name}")
     if report is None and not dry_run:
         raise click.UsageError("--screener needs --report DIR (or --dry-run)")
+    if report is not None:
+        check_report_folder(report)
     if leakage_bases is not None and not leakage:
         raise click.UsageError("--leakage-bases needs --leakage")
-    attrs = [a.strip() for a in attributes.split(",") if a.strip()]
-    rep = run_report(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
-                     profiles=profiles_path, seed=seed, force=force, dry_run=dry_run, card_n=card_n, n_boot=n_boot,
-                     tune=tune, target=target, cache=cache_path, progress=progress, echo=click.echo,
-                     leakage=leakage, leakage_bases=leakage_bases)
+    attrs = tuple(a.strip() for a in attributes.split(",") if a.strip())
+    request = ReportRequest(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
+                            profiles=profiles_path, seed=seed, force=force, card_n=card_n, n_boot=n_boot,
+                            n_sim=n_sim, tune=tune, target=target, leakage=leakage, leakage_bases=leakage_bases)
+    rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo)
     if rep is None:
         click.echo("dry run: nothing scored beyond the probe, nothing written")
         return
     html, js = write_report(rep, report)
-    c = rep["run"]["counts"]
+    c = rep.run.extra["counts"]
     click.echo(f"{c['scored']:,} of {c['n']:,} résumés scored ({c['cached']:,} from the cache, {c['failed']:,} "
-               f"failed); validity {rep['validity']['verdict']}; wrote {html} and {js}")
+               f"failed); validity {rep.validity.verdict}; wrote {html} and {js}")
+
+
+def _decisions(path, report, seed, n_boot, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col):
+    from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
+    from popresume.audit.report_run import check_report_folder, write_report
+
+    if report is None:
+        raise click.UsageError("--decisions needs --report DIR")
+    check_report_folder(report)
+    request = DecisionsRequest(path=path, outcome=outcome_col, sex=sex_col, race=race_col, job=job_col,
+                               item=item_col, run=run_col, seed=seed, n_boot=n_boot, n_sim=n_sim)
+    rep = run_decisions_report(request)
+    html, js = write_report(rep, report)
+    click.echo(f"{rep.run.n:,} recorded decisions audited; wrote {html} and {js}")
 
 
 def _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress):

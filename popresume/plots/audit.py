@@ -190,18 +190,57 @@ def plot_four_fifths(compare: pd.DataFrame, *, effect: str = "NDE", ax=None):
     return ax
 
 
-def plot_ll144(ratios: pd.DataFrame, ax=None):
-    """LL144 impact ratios per category and breakdown, with the four-fifths reference line."""
+def plot_ll144(ratios: pd.DataFrame, ax=None, *, threshold: float = 0.8):
+    """LL144 impact ratios per category and breakdown (the package's one LL144 figure).
+
+    ``ratios``: rows with breakdown, category, impact_ratio and, when known, ``ci_low`` /
+    ``ci_high`` (drawn as intervals) and ``excluded`` (a category under 2% of the sample,
+    drawn grey). ``unknown`` categories have no ratio and are left out. The four-fifths line
+    is dashed.
+    """
+    d = ratios[ratios["category"].astype(str) != "unknown"].reset_index(drop=True)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3))
-    y = np.arange(len(ratios))
-    ax.barh(y, ratios["impact_ratio"].to_numpy(float),
-            color=[_COLORS[{"sex": 0, "race": 1}.get(b, 2)] for b in ratios["breakdown"]])
-    ax.set_yticks(y, [f"{b}: {c}" for b, c in zip(ratios["breakdown"], ratios["category"])], fontsize=7)
-    ax.axvline(0.8, color="0.3", ls="--", lw=0.8)
-    ax.set_xlabel("impact ratio (scoring rate / highest)")
-    ax.invert_yaxis()
+        _, ax = plt.subplots(figsize=(7.5, 0.32 * len(d) + 1.2))
+    y = np.arange(len(d))[::-1]
+    excluded = d["excluded"].astype(bool).to_numpy() if "excluded" in d else np.zeros(len(d), bool)
+    colours = np.where(excluded, "#aaaaaa", "#1f5a94")
+    if {"ci_low", "ci_high"} <= set(d.columns):
+        ax.hlines(y, d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float), color=colours)
+    ax.scatter(d["impact_ratio"].to_numpy(float), y, color=colours, zorder=3)
+    ax.axvline(threshold, color="#c0392b", ls="--", lw=1, label=f"four-fifths ({threshold:g})")
+    ax.set_yticks(y, [f"{b}: {c}" for b, c in zip(d["breakdown"], d["category"])], fontsize=7)
+    ax.set_xlabel("impact ratio (scoring rate / highest category's)")
+    ax.legend(fontsize=7, loc="lower left")
     return ax
+
+
+def effects_by_attribute(effects: dict, *, figure=None):
+    """One :func:`popresume.plots.causal.plot_effects` panel per attribute; returns the Figure.
+
+    ``effects``: attribute -> its effects table (indexed TE..RIE, with estimate, ci_low,
+    ci_high and optionally ``truth``, drawn as crosses). ``figure``: a matplotlib Figure to
+    draw on (the report draws without pyplot); default a new pyplot figure.
+    """
+    if figure is None:
+        figure = plt.figure()
+    figure.set_size_inches(4.2 * len(effects), 3.0)
+    axes = figure.subplots(1, len(effects), squeeze=False)[0]
+    for ax, (attr, table) in zip(axes, effects.items()):
+        truth = table["truth"] if "truth" in table.columns else None
+        _plot_effects(table, ax, title=attr, truth=truth, label="score points (positive favours x1)")
+    figure.tight_layout()
+    return figure
+
+
+def ll144_figure(ratios: pd.DataFrame, *, figure=None):
+    """:func:`plot_ll144` on its own Figure (sized to the categories); returns the Figure."""
+    d = ratios[ratios["category"].astype(str) != "unknown"]
+    if figure is None:
+        figure = plt.figure()
+    figure.set_size_inches(7.5, 0.32 * len(d) + 1.2)
+    plot_ll144(ratios, figure.subplots())
+    figure.tight_layout()
+    return figure
 
 
 def plot_coarsening(table: pd.DataFrame, ax=None, effect: str = "NDE"):

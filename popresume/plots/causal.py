@@ -88,7 +88,7 @@ def _points(rows: pd.DataFrame, effects, ax, *, names: list[str], signed_zero: b
 def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, label: str | None = None,
                  offset: float = 0.0, width: float = 0.6, color=None, legend_label: str | None = None,
                  by: str | None = None, labels=None, legend: bool = True, effects=PSE_NAMES,
-                 signed_zero: bool = False):
+                 signed_zero: bool = False, truth: pd.Series | None = None):
     """TE, NDE, NIE, BIE, RIE with their CIs: one panel of Figure 4 (the package's one effects panel).
 
     One audit (``estimate_pse``'s long table or one row of the wide table) and no ``by``:
@@ -98,6 +98,9 @@ def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, labe
     one dodged point per audit and effect. Either way the significance encoding is the
     same: an effect whose CI excludes 0 (``popresume.causal.significant``; ``signed_zero``
     for printed ±0.000 bounds) is drawn solid, the others hatched (bars) or hollow (points).
+    ``truth`` (one audit; indexed by effect, e.g. the synthetic screener's true effects) is
+    drawn as red crosses beside the bars. An effect with no interval (not estimable) has no
+    whisker.
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(3.4, 2.6) if by is None and len(table) <= 5 else (6, 3.2))
@@ -109,6 +112,13 @@ def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, labe
         ax.set_ylabel("Effect value")
         if label:
             ax.set_xlabel(label)
+        if truth is not None:
+            tv = pd.to_numeric(pd.Series(truth).reindex(effects), errors="coerce").to_numpy(float)
+            if np.isfinite(tv).any():
+                ax.plot(np.arange(len(effects)) + offset, tv, "x", color="#c0392b", ms=8, mew=2, zorder=4,
+                        label="true effect")
+                if legend:
+                    ax.legend(fontsize=7, frameon=False)
     else:
         rows = to_wide(table)
         by = by or "model"
