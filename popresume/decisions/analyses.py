@@ -528,8 +528,11 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     with no disparity at these n and this number selected gives the category a ratio below
     0.8 (:func:`chance_below`); ``p_observed``: the chance of a ratio at or below the
     published one; a published flag (ratio < 0.8) is ``within_chance`` when p_observed >=
-    0.05. Columns :data:`LL144_OUT_COLUMNS` plus characteristic details, auditor, vendor,
-    ``published_flag``, ``under_2pct``, ``differs``, ``p_observed``, ``within_chance``.
+    0.05. ``differs_beyond_rounding``: it also lies more than ``tolerance`` outside the range
+    the ratio can take when every printed rate is off by up to half a unit of its last decimal
+    (many audits print counts derived from rounded rates). Columns :data:`LL144_OUT_COLUMNS`
+    plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
+    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance``.
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
@@ -555,26 +558,43 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
             g["recomputed_ratio"] = np.where(ok & (best > 0), rate / best, np.nan)
             g["recomputed_ratio_2pct"] = np.where(ok & (best2 > 0), rate / best2, np.nan)
         g["under_2pct"] = under
+        # the range the ratio can take when the printed rates are rounded (counts derived
+        # from printed rates inherit their rounding): half a unit of the rate's last decimal
+        res = g["result"].to_numpy(float)
+        half = np.where(np.isclose(np.round(res, 2), res, atol=1e-9), 0.005, 0.0005)
+        ibest = int(np.nanargmax(np.where(ok, rate, np.nan))) if ok.any() and np.isfinite(best) else None
+        if ibest is not None and best > 0:
+            hb = half[ibest]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g["rounding_low"] = np.where(ok, np.maximum(rate - half, 0) / (best + hb), np.nan)
+                g["rounding_high"] = np.where(ok, (rate + half) / max(best - hb, 1e-12), np.nan)
+        else:
+            g["rounding_low"] = np.nan
+            g["rounding_high"] = np.nan
         g["chance_below_0_8"] = np.nan
         g["p_observed"] = np.nan
-        every = g["n"].notna() & g["selected"].notna() & g["n"].gt(0)
-        if ok.sum() >= 2 and every.all():
-            sizes = g["n"].round().astype(np.int64).to_numpy()
-            m = int(min(g["selected"].clip(lower=0).sum(), sizes.sum()))
-            below, p_obs = chance_below(sizes, m, ok.to_numpy() & ~under, observed=g["impact_ratio"].to_numpy(),
-                                        n_sim=n_sim, seed=seed + k)
-            g["chance_below_0_8"] = below
-            g["p_observed"] = p_obs
+        counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
+        if ok.sum() >= 2:
+            # rows without counts (an unknown row printed without its selected count) are left out
+            sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
+            m = int(min(g.loc[counted, "selected"].clip(lower=0).sum(), sizes.sum()))
+            below, p_obs = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
+                                        observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
+            g.loc[counted, "chance_below_0_8"] = below
+            g.loc[counted, "p_observed"] = p_obs
         parts.append(g)
     out = pd.concat(parts).sort_index()
     out["reported_ratio"] = out["impact_ratio"]
     dev = np.fmin((out["reported_ratio"] - out["recomputed_ratio"]).abs(),
                   (out["reported_ratio"] - out["recomputed_ratio_2pct"]).abs())
     out["differs"] = dev > tolerance
+    rep = out["reported_ratio"]
+    out["differs_beyond_rounding"] = out["differs"] & ((rep < out["rounding_low"] - tolerance)
+                                                       | (rep > out["rounding_high"] + tolerance))
     out["published_flag"] = out["reported_ratio"] < FOUR_FIFTHS
     out["within_chance"] = out["published_flag"] & (out["p_observed"] >= 0.05)
     extra = ["protected_char_group", "selection_or_scoring_rate", "auditor", "tool_vendor", "recomputed_ratio_2pct",
-             "under_2pct", "differs", "published_flag", "p_observed", "within_chance", "known"]
+             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "known"]
     return out[LL144_OUT_COLUMNS + extra].reset_index(drop=True)
 
 
@@ -589,6 +609,7 @@ def ll144_summary(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     key = by or "all"
     out = t.groupby(key).agg(audits=("audit_id", "nunique"), ratios_published=("reported_ratio", "count"),
                              recomputable=("recomputable", "sum"), do_not_recompute=("differs", "sum"),
+                             beyond_rounding=("differs_beyond_rounding", "sum"),
                              published_flags=("published_flag", "sum"), flags_tested=("flag_tested", "sum"),
                              flags_within_chance=("within_chance", "sum"), under_2pct=("under_2pct", "sum"))
     return out.sort_values("audits", ascending=False)
