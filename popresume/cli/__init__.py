@@ -31,6 +31,7 @@ VERBS: dict[str, str] = {
     "report": "report",
     "correspondence": "correspondence",
     "ranking": "ranking",
+    "decisions": "decisions",
     "leakage": "leakage",
     "book": "book",
 }

@@ -1,0 +1,615 @@
+"""The same analyses on every record of real decisions (docs/DESIGN.md §5).
+
+Every function takes the tidy table of :mod:`popresume.decisions.schema` (one or more
+sources) and returns a DataFrame; one implementation each:
+
+* :func:`validity` – the job-fit contrast (own minus mismatched posting) and the
+  qualification contrast (résumé quality levels) per model, with CIs clustered on the
+  design's résumés, and the project's validity gate (:mod:`popresume.screeners.validity`)
+  applied as far as the design allows (:func:`gate`);
+* :func:`group_effects` – group and name effects within résumé × job cells, CIs clustered by
+  name, with Holm and Benjamini–Hochberg over each source's family;
+* :func:`noise_floor` – run-to-run spread per model and the placebo edits' effects;
+  :func:`name_vs_placebo` places each name effect against the placebo distribution;
+* :func:`drift` – two models on the same crossed design (GPT-3.5 against GPT-5.1);
+* :func:`competence` – matched vs mismatched résumé and keyword stuffing (Webster);
+* :func:`ll144_published` / :func:`ll144_summary` – the published LL144 audits recomputed
+  from their own counts, with the chance that a tool with no disparity is flagged.
+
+Regressions are :mod:`statsmodels` OLS on the outcome and the contrast's indicator demeaned
+within cells (the cell fixed effects absorbed: the same slope as with cell dummies, by
+Frisch–Waugh–Lovell) with ``cov_type="cluster"`` and t intervals on G − 1 degrees of freedom
+(statsmodels' cluster-robust inference with ``use_t=True``). The small-sample factor
+(N − 1)/(N − K) counts the slope only, not the absorbed cells; with N in the hundreds or
+thousands and G clusters, G/(G − 1) dominates it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from popresume.decisions.schema import COLUMNS, NOT_CARDED
+from popresume.errors import require_columns
+from popresume.multiplicity import benjamini_hochberg, holm
+from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
+
+LEVEL = 0.95
+FOUR_FIFTHS = 0.8
+SMALL_CATEGORY_SHARE = 0.02
+#: Reference group of each attribute where the source has it (the highest-status group in
+#: the study's own framing: the names the studies treat as the comparison).
+REFERENCE = {"race": ("White_US", "White", "Western"), "sex": ("male",)}
+#: Derbyshire's résumés are named resume<industry><k>; the source does not label their
+#: quality. We read k = 2 as the weak one in every industry (spelling errors, the shortest,
+#: an "objective" instead of a profile, under two years of experience) and k = 1, 3 as the
+#: stronger two: an assumption stated wherever the contrast is shown.
+DERBYSHIRE_WEAK = "2"
+#: Rows one repetition of each design should have (the parse rate's denominator).
+DESIGN_ROWS = {"derbyshire": 36 * 9 * 9}
+VALIDITY_COLUMNS = ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict"]
+GROUP_COLUMNS = ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high", "p", "p_holm"]
+NOISE_COLUMNS = ["source", "model", "kind", "mean_abs_change", "sd", "n"]
+LL144_OUT_COLUMNS = ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio",
+                     "chance_below_0_8"]
+
+
+# -- the one regression ----------------------------------------------------------------------
+def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster: str,
+                     level: float = LEVEL) -> dict:
+    """OLS of ``outcome`` on the 0/1 column ``term`` with fixed effects of ``cells`` (None:
+    an intercept only), CI clustered on ``cluster``. Returns estimate, ci_low, ci_high, p, se,
+    n, n_clusters; NaN interval and p (with ``reason``) when fewer than two clusters or no
+    variation in ``term`` within cells."""
+    from statsmodels.regression.linear_model import OLS
+
+    d = df[list(dict.fromkeys(["outcome", term, cluster] + ([cells] if cells else [])))].dropna()
+    out = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "se": np.nan,
+           "n": int(len(d)), "n_clusters": int(d[cluster].nunique()), "reason": ""}
+    if len(d) == 0 or d[term].nunique() < 2:
+        out["reason"] = f"no variation in {term}"
+        return out
+    y = d["outcome"].to_numpy(float)
+    x = d[term].to_numpy(float)
+    if cells is None:
+        y, x = y - y.mean(), x - x.mean()
+    else:
+        g = d[cells].astype(str).to_numpy()
+        y = y - pd.Series(y).groupby(g).transform("mean").to_numpy()
+        x = x - pd.Series(x).groupby(g).transform("mean").to_numpy()
+    if np.ptp(x) < 1e-12:
+        out["reason"] = f"no variation in {term} within cells"
+        return out
+    exog, col = x[:, None], 0
+    groups = pd.factorize(d[cluster].astype(str))[0]
+    fit = OLS(y, exog).fit()
+    out["estimate"] = float(fit.params[col])
+    if out["n_clusters"] < 2:
+        out["reason"] = f"one {cluster}: no clustered interval"
+        return out
+    fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    lo, hi = fit.conf_int(alpha=1 - level)[col]
+    out.update(ci_low=float(lo), ci_high=float(hi), p=float(fit.pvalues[col]), se=float(fit.bse[col]))
+    return out
+
+
+# -- design helpers --------------------------------------------------------------------------
+def _derbyshire_design(df: pd.DataFrame) -> pd.DataFrame:
+    d = df.copy()
+    d["own"] = (d["job"].str[3] == d["item"].str[6]).astype(float)
+    d["strong"] = (d["item"].str[7] != DERBYSHIRE_WEAK).astype(float)
+    d["cell"] = d["item"] + "|" + d["job"]
+    return d
+
+
+def _webster_fit(df: pd.DataFrame) -> pd.DataFrame:
+    d = df[df["signal"].eq("fit")].copy()
+    d["own"] = (d["job"] == d["item"]).astype(float)
+    d["cell"] = d["item"] + "|" + d["job"]
+    return d
+
+
+def _sources(df: pd.DataFrame) -> list[str]:
+    require_columns(df, list(COLUMNS), "decisions table")
+    return list(dict.fromkeys(df["source"].astype(str)))
+
+
+# -- validity --------------------------------------------------------------------------------
+def validity(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
+    """The job-fit and quality contrasts of every model, with the gate's verdict.
+
+    Columns :data:`VALIDITY_COLUMNS` plus ``n_clusters``, ``cluster``, ``reason`` (why a
+    contrast is not estimable) and ``verdict_reason``. ``job_fit``: a résumé scored against
+    its own posting minus against another industry's posting (Derbyshire: same résumé and
+    name; Webster Experiment 2a: same résumé type), résumé fixed effects, clustered on
+    résumé × posting cell (Webster) or résumé (Derbyshire). ``quality``: Derbyshire's strong
+    minus weak résumés against their own postings (:data:`DERBYSHIRE_WEAK`), posting fixed
+    effects, clustered on résumé. A design without the contrast gets a NaN row with the reason.
+    """
+    rows = []
+    for source in _sources(df):
+        sub = df[df["source"] == source]
+        for model, m in sub.groupby("model", sort=True):
+            for contrast in ("job_fit", "quality"):
+                r = _contrast(source, m, contrast, level)
+                rows.append({"source": source, "model": model, "contrast": contrast, **r})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=VALIDITY_COLUMNS + ["p", "n_clusters", "cluster", "reason", "verdict_reason"])
+    verdicts = {}
+    for (source, model), g in out.groupby(["source", "model"], sort=False):
+        verdicts[(source, model)] = gate(g.set_index("contrast"), df[(df["source"] == source) & (df["model"] == model)])
+    out["verdict"] = [verdicts[(s, m)][0] for s, m in zip(out["source"], out["model"])]
+    out["verdict_reason"] = [verdicts[(s, m)][1] for s, m in zip(out["source"], out["model"])]
+    return out[VALIDITY_COLUMNS + ["p", "n_clusters", "cluster", "reason", "verdict_reason"]]
+
+
+def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict:
+    nan = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0, "n_clusters": 0,
+           "cluster": ""}
+    if source == "derbyshire":
+        d = _derbyshire_design(m)
+        if contrast == "job_fit":
+            r = clustered_effect(d, "own", cells="item", cluster="item", level=level)
+        else:
+            r = clustered_effect(d[d["own"] == 1], "strong", cells="job", cluster="item", level=level)
+        return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
+            "cluster": "résumé", "reason": r["reason"]}
+    if source == "webster" and contrast == "job_fit":
+        d = _webster_fit(m)
+        d = d[d["variant"].eq("exp2a")]
+        if d.empty:
+            return nan | {"reason": "no Experiment 2a rows"}
+        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level)
+        return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
+            "cluster": "résumé × posting", "reason": r["reason"]}
+    reasons = {
+        ("recinq", "job_fit"): "one résumé and 17 postings, none marked as the résumé's own",
+        ("recinq", "quality"): "one résumé: no quality levels",
+        ("webster", "quality"): "no quality levels of a résumé for the same job",
+        ("bloomberg", "job_fit"): "each job's résumés are written for it: no mismatched posting",
+        ("bloomberg", "quality"): "the eight résumés of a job are equally qualified by design",
+        ("bertrand_mullainathan", "job_fit"): "résumés were matched to the ads: no mismatched posting",
+        ("bertrand_mullainathan", "quality"): "employers' decisions, not a screener's: the gate does not apply",
+    }
+    return nan | {"reason": "not estimable: " + reasons.get((source, contrast), "not in the design")}
+
+
+def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
+    """The project's pass rule (:data:`popresume.screeners.validity.PASS_RULE`) applied to a
+    recorded model as far as its design allows: (1) job fit's CI above 0; (2) the quality
+    contrast's CI above 0; (3) stability under a harmless edit is not in these designs and is
+    reported as untested; (4) parse rate (rows / the design's rows, where the design is
+    known) >= 0.95 and own-posting scores with SD >= 1 point on a 0-100 scale and >= 3
+    distinct values. Returns (verdict, reasons): ``"pass (stability untested)"``, ``"fail"``
+    or ``"not estimable"`` (a contrast of (1)-(2) is missing)."""
+    fit, qual = contrasts.loc["job_fit"], contrasts.loc["quality"]
+    if not (np.isfinite(fit["ci_low"]) and np.isfinite(qual["ci_low"])):
+        missing = [c for c, r in (("job fit", fit), ("quality", qual)) if not np.isfinite(r["ci_low"])]
+        return "not estimable", "the design has no " + " and no ".join(missing) + " contrast with an interval"
+    reasons = []
+    if not fit["ci_low"] > 0:
+        reasons.append(f"posting: own − mismatched {fit['estimate']:.2f} [{fit['ci_low']:.2f}, {fit['ci_high']:.2f}]"
+                       " does not exclude 0 from above")
+    if not qual["ci_low"] > 0:
+        reasons.append(f"quality: strong − weak {qual['estimate']:.2f} [{qual['ci_low']:.2f}, {qual['ci_high']:.2f}]"
+                       " does not exclude 0 from above")
+    source = str(rows["source"].iloc[0])
+    if source in DESIGN_ROWS:
+        per_run = rows.groupby("run").size()
+        rate = float(min(1.0, per_run.sum() / (DESIGN_ROWS[source] * len(per_run))))
+        if rate < MIN_PARSE_RATE:
+            reasons.append(f"parse rate {rate:.3f} < {MIN_PARSE_RATE:g}")
+    own = _derbyshire_design(rows) if source == "derbyshire" else rows.assign(own=1.0)
+    scores = own.loc[own["own"] == 1, "outcome"].dropna()
+    if scores.std(ddof=1) < MIN_SD or scores.nunique() < MIN_DISTINCT:
+        reasons.append(f"spread: SD {scores.std(ddof=1):.2f} with {scores.nunique()} distinct values")
+    if reasons:
+        return "fail", "; ".join(reasons)
+    return "pass (stability untested)", "no harmless edit in the design: rule (3) untested"
+
+
+def verdicts(valid: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(source, model) -> the verdict to print beside its effects: the gate's verdict where
+    it was applied, else :data:`~popresume.decisions.schema.NOT_CARDED`."""
+    out = {}
+    for (s, m), g in valid.groupby(["source", "model"]):
+        v = str(g["verdict"].iloc[0])
+        out[(s, m)] = NOT_CARDED if v == "not estimable" else v
+    return out
+
+
+# -- group and name effects ------------------------------------------------------------------
+def _reference(values: pd.Series, attribute: str) -> str | None:
+    present = set(values.dropna().astype(str))
+    for ref in REFERENCE.get(attribute, ()):
+        if ref in present:
+            return ref
+    return None
+
+
+def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = True) -> pd.DataFrame:
+    """Group effects (race, sex) and, for re-cinq, each variant against the baseline, per model.
+
+    Within résumé × job cells (× run where runs are separate prompts), OLS of the outcome on
+    the group indicator with cell fixed effects, CI clustered by name. Where each group is
+    one name (re-cinq: one name per variant), clustering by name is impossible: the CI is
+    clustered by posting instead, ``n_names`` is 1 and ``note`` says the effect is one name's.
+    ``jackknife`` adds ``carried_by_one_name``: True when the effect's CI excludes 0 but
+    dropping one name of the group makes it include 0. ``p_holm`` and ``p_bh`` adjust over
+    each source's whole family (every model × attribute × group). Columns
+    :data:`GROUP_COLUMNS` plus ``p_bh``, ``n``, ``n_names``, ``n_clusters``, ``note``,
+    ``carried_by_one_name``.
+    """
+    rows = []
+    for source in _sources(df):
+        sub = df[df["source"] == source]
+        for model, m in sub.groupby("model", sort=True):
+            if source == "recinq":
+                rows += _variant_effects(m, source, model, level)
+                continue
+            if source == "webster":
+                m = m[m["signal"].eq("name")]
+            m = m.assign(cell=m["item"].astype(str) + "|" + m["job"].astype(str) + "|" + m["run"].astype(str))
+            for attribute in ("race", "sex"):
+                ref = _reference(m[attribute], attribute)
+                if ref is None:
+                    continue
+                for group in sorted(set(m[attribute].dropna().astype(str)) - {ref}):
+                    d = m[m[attribute].isin([ref, group])].assign(g=lambda x: (x[attribute] == group).astype(float))
+                    r = clustered_effect(d, "g", cells="cell", cluster="name", level=level)
+                    names = d.loc[d["g"] == 1, "name"].dropna().unique()
+                    row = {"source": source, "model": model, "attribute": attribute, "group": group,
+                           "reference": ref, **{k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n",
+                                                                  "n_clusters")},
+                           "n_names": int(len(names)), "note": r["reason"], "carried_by_one_name": False}
+                    if jackknife and np.isfinite(r["ci_low"]) and (r["ci_low"] > 0 or r["ci_high"] < 0):
+                        for name in names:
+                            j = clustered_effect(d[d["name"] != name], "g", cells="cell", cluster="name", level=level)
+                            if j["ci_low"] <= 0 <= j["ci_high"]:
+                                row["carried_by_one_name"] = True
+                                row["note"] = f"without {name} the interval includes 0"
+                                break
+                    rows.append(row)
+    out = pd.DataFrame(rows)
+    cols = GROUP_COLUMNS + ["p_bh", "n", "n_names", "n_clusters", "note", "carried_by_one_name"]
+    if out.empty:
+        return pd.DataFrame(columns=cols)
+    out["p_holm"] = np.nan
+    out["p_bh"] = np.nan
+    for source, idx in out.groupby("source").groups.items():
+        out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
+        out.loc[idx, "p_bh"] = benjamini_hochberg(out.loc[idx, "p"].to_numpy())
+    return out[cols]
+
+
+def _variant_effects(m: pd.DataFrame, source: str, model: str, level: float) -> list[dict]:
+    """re-cinq: every variant minus the baseline, posting fixed effects, clustered by posting."""
+    rows = []
+    base = m[m["signal"] == "baseline"]
+    for variant, v in m[~m["signal"].isin(["baseline"])].groupby("variant", sort=True):
+        d = pd.concat([base, v]).assign(g=lambda x: (x["variant"] == variant).astype(float))
+        r = clustered_effect(d, "g", cells="job", cluster="job", level=level)
+        signal = str(v["signal"].iloc[0])
+        attribute = "name" if signal == "firstName" else signal
+        rows.append({"source": source, "model": model, "attribute": attribute, "group": variant,
+                     "reference": "baseline", **{k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n",
+                                                                  "n_clusters")},
+                     "n_names": 1 if signal == "firstName" else 0,
+                     "note": ("one name: the interval is over postings and reruns, not over names"
+                              if signal == "firstName" else r["reason"]),
+                     "carried_by_one_name": signal == "firstName"})
+    return rows
+
+
+# -- noise floor -----------------------------------------------------------------------------
+def _design_keys(source: str) -> list[str]:
+    return ["model", "job", "item", "variant", "name"] if source != "bloomberg" else ["model", "job", "item", "name"]
+
+
+def noise_floor(df: pd.DataFrame) -> pd.DataFrame:
+    """Run-to-run spread and placebo edits per model. Columns :data:`NOISE_COLUMNS`.
+
+    ``rerun``: within each cell (same model, posting, résumé, variant, name) every pair of
+    runs; ``mean_abs_change`` is the mean |difference| over pairs, ``sd`` the SD of the
+    signed differences, ``n`` the number of pairs. ``placebo`` (re-cinq): each placebo
+    variant's mean over runs minus the baseline's, per posting; mean |change|, SD and the
+    number of variant × posting pairs. Sources whose runs are not repetitions of the same
+    prompt (Bloomberg shuffles the order, B&M has one decision per résumé) get no rerun row.
+    """
+    rows = []
+    for source in _sources(df):
+        sub = df[df["source"] == source]
+        if source in ("bloomberg", "bertrand_mullainathan"):
+            continue
+        keys = _design_keys(source)
+        for model, m in sub.groupby("model", sort=True):
+            diffs = _run_pair_diffs(m.dropna(subset=["outcome"]), keys)
+            if diffs.size:
+                rows.append({"source": source, "model": model, "kind": "rerun",
+                             "mean_abs_change": float(np.abs(diffs).mean()),
+                             "sd": float(diffs.std(ddof=1)) if diffs.size > 1 else np.nan, "n": int(diffs.size)})
+            if source == "recinq":
+                eff = placebo_effects(m)
+                if len(eff):
+                    rows.append({"source": source, "model": model, "kind": "placebo",
+                                 "mean_abs_change": float(eff["change"].abs().mean()),
+                                 "sd": float(eff["change"].std(ddof=1)), "n": int(len(eff))})
+    return pd.DataFrame(rows, columns=NOISE_COLUMNS)
+
+
+def _run_pair_diffs(m: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    k = m[keys].astype("string").fillna("").agg("|".join, axis=1)
+    out = []
+    for _, y in m["outcome"].groupby(k.to_numpy()):
+        v = y.to_numpy(float)
+        if v.size > 1:
+            i, j = np.triu_indices(v.size, 1)
+            out.append(v[i] - v[j])
+    return np.concatenate(out) if out else np.array([])
+
+
+def _cell_change(m: pd.DataFrame, signal: str) -> pd.DataFrame:
+    """Per posting: each variant of ``signal``'s mean over runs minus the baseline's."""
+    means = m.groupby(["variant", "job"])["outcome"].mean()
+    base = means.loc["baseline"]
+    rows = []
+    for variant in sorted(m.loc[m["signal"] == signal, "variant"].unique()):
+        ch = (means.loc[variant] - base).dropna()
+        rows += [{"variant": variant, "job": j, "change": float(c)} for j, c in ch.items()]
+    return pd.DataFrame(rows, columns=["variant", "job", "change"])
+
+
+def placebo_effects(m: pd.DataFrame) -> pd.DataFrame:
+    """re-cinq, one model: each placebo variant's mean minus the baseline's, per posting."""
+    return _cell_change(m, "placebo")
+
+
+def name_vs_placebo(df: pd.DataFrame) -> pd.DataFrame:
+    """Each re-cinq name effect against the same model's placebo effects (a placebo test).
+
+    A variant's effect is its mean over postings of (variant − baseline) cell means. For each
+    model with placebo edits: the name's effect, the placebo effects' largest |effect|, and
+    ``placebo_p`` = (1 + number of placebos with |effect| >= |name's|) / (1 + number of
+    placebos): with 7 placebos the smallest possible value is 1/8, so no single name can be
+    told from the placebos at 0.05; ``pooled_share`` is the share of all the source's placebo
+    effects (every model) whose |effect| in placebo SD units is at least the name's.
+    """
+    rows = []
+    sub = df[df["source"] == "recinq"]
+    pooled = []
+    per_model = {}
+    for model, m in sub.groupby("model", sort=True):
+        pl = placebo_effects(m)
+        if pl.empty:
+            continue
+        eff = pl.groupby("variant")["change"].mean()
+        names = _cell_change(m, "firstName").groupby("variant")["change"].mean()
+        sd = float(eff.std(ddof=1))
+        per_model[model] = (eff, names, sd)
+        pooled += list((eff / sd).abs()) if sd > 0 else []
+    pooled = np.asarray(pooled)
+    for model, (eff, names, sd) in per_model.items():
+        for variant, e in names.items():
+            k = int((eff.abs() >= abs(e)).sum())
+            rows.append({"source": "recinq", "model": model, "name": variant.removeprefix("firstName_"),
+                         "effect": float(e), "placebo_max_abs": float(eff.abs().max()),
+                         "placebo_sd": sd, "n_placebo": int(len(eff)),
+                         "placebo_p": (1 + k) / (1 + len(eff)),
+                         "exceeds_all_placebos": k == 0,
+                         "pooled_share": float(np.mean(pooled >= abs(e) / sd)) if sd > 0 and pooled.size else np.nan})
+    return pd.DataFrame(rows)
+
+
+# -- drift and competence --------------------------------------------------------------------
+def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: float = LEVEL) -> pd.DataFrame:
+    """Two models of one source on the same crossed design (Derbyshire: GPT-3.5 and GPT-5.1).
+
+    For each contrast (job fit, quality, each race and sex group), the two models' estimates
+    and their difference (second − first) from one OLS with the interaction, cell × model
+    fixed effects, clustered on résumé (validity contrasts) or name (groups). Also each
+    model's mean and SD of the outcome. ``models`` defaults to the source's two models.
+    """
+    sub = _derbyshire_design(df[df["source"] == "derbyshire"])
+    if models is None:
+        models = tuple(sorted(sub["model"].unique()))
+    if len(models) != 2:
+        raise ValueError(f"drift needs two models of the derbyshire source, got {list(models)}")
+    a, b = models
+    sub = sub[sub["model"].isin(models)].assign(later=lambda x: (x["model"] == b).astype(float))
+    specs = [("job_fit", sub, "own", "item", "item"),
+             ("quality", sub[sub["own"] == 1], "strong", "job", "item")]
+    for attr in ("race", "sex"):
+        ref = _reference(sub[attr], attr)
+        for group in sorted(set(sub[attr].dropna()) - {ref}):
+            d = sub[sub[attr].isin([ref, group])].assign(g=lambda x, gr=group, at=attr: (x[at] == gr).astype(float))
+            specs.append((f"{attr}: {group} − {ref}", d, "g", "cell", "name"))
+    rows = []
+    for label, d, term, cells, cluster in specs:
+        per = {mdl: clustered_effect(d[d["model"] == mdl], term, cells=cells, cluster=cluster, level=level)
+               for mdl in models}
+        dd = d.assign(inter=d[term] * d["later"], mc=d[cells].astype(str) + "|" + d["model"])
+        diff = _interaction(dd, term, "inter", "mc", cluster, level)
+        rows.append({"contrast": label, f"{a}": per[a]["estimate"], f"{a}_ci": (per[a]["ci_low"], per[a]["ci_high"]),
+                     f"{b}": per[b]["estimate"], f"{b}_ci": (per[b]["ci_low"], per[b]["ci_high"]),
+                     "difference": diff["estimate"], "ci_low": diff["ci_low"], "ci_high": diff["ci_high"],
+                     "p": diff["p"], "cluster": cluster})
+    out = pd.DataFrame(rows)
+    out["p_holm"] = holm(out["p"].to_numpy())
+    levels = sub.groupby("model")["outcome"].agg(["mean", "std", "size"])
+    out.attrs["levels"] = levels
+    return out
+
+
+def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: str, level: float) -> dict:
+    """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered."""
+    from statsmodels.regression.linear_model import OLS
+
+    d = d[list(dict.fromkeys(["outcome", term, inter, cells, cluster]))].dropna()
+    g = d[cells].astype(str).to_numpy()
+    cols = d[[inter, term, "outcome"]].to_numpy(float)
+    cols = cols - pd.DataFrame(cols).groupby(g).transform("mean").to_numpy()
+    fit = OLS(cols[:, 2], cols[:, :2]).fit(cov_type="cluster",
+                                              cov_kwds={"groups": pd.factorize(d[cluster].astype(str))[0]},
+                                              use_t=True)
+    lo, hi = fit.conf_int(alpha=1 - level)[0]
+    return {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
+
+
+def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
+    """Webster, per setting: own minus mismatched résumé (Experiment 2a, as in :func:`validity`)
+    and keyword-stuffed minus plain waiter's résumé for the finance job (Experiment 2b; the
+    replies are independent draws of one résumé pair, so the interval is HC1, not clustered),
+    with Holm over each contrast's family of settings."""
+    from statsmodels.regression.linear_model import OLS
+
+    sub = df[df["source"] == "webster"]
+    rows = []
+    for model, m in sub.groupby("model", sort=True):
+        fit = _contrast("webster", m, "job_fit", level)
+        rows.append({"model": model, "contrast": "matched − mismatched", "estimate": fit["estimate"],
+                     "ci_low": fit["ci_low"], "ci_high": fit["ci_high"], "n": fit["n"], "p": fit["p"]})
+        kw = m[m["signal"].eq("keyword") & m["job"].eq("Finance")].dropna(subset=["outcome"])
+        x = kw["variant"].eq("keyword_stuffed").to_numpy(float)
+        res = OLS(kw["outcome"].to_numpy(float), np.column_stack([np.ones_like(x), x])).fit(cov_type="HC1", use_t=True)
+        lo, hi = res.conf_int(alpha=1 - level)[1]
+        rows.append({"model": model, "contrast": "keyword-stuffed − plain", "estimate": float(res.params[1]),
+                     "ci_low": float(lo), "ci_high": float(hi), "n": int(len(kw)), "p": float(res.pvalues[1])})
+    out = pd.DataFrame(rows)
+    out["p_holm"] = np.nan
+    for _, idx in out.groupby("contrast").groups.items():
+        out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
+    return out
+
+
+# -- LL144 as published ----------------------------------------------------------------------
+def _category(aclu: pd.DataFrame) -> pd.Series:
+    grp = aclu["protected_char_group"]
+    return np.where(grp.eq("sex"), aclu["sex"],
+                    np.where(grp.eq("race/ethnicity"), aclu["race_ethnicity"],
+                             aclu["race_ethnicity"].astype(str) + " × " + aclu["sex"].astype(str)))
+
+
+def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
+                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per category, the chance that a tool ignoring the attribute gives it a ratio below
+    ``threshold``, and (with ``observed``) the chance of a ratio at or below the observed one.
+
+    The tool selects ``n_selected`` of the rows at random with the group sizes fixed (the
+    permutation null of the labels: multivariate hypergeometric counts, the null of
+    ``popresume.ll144.chance_of_flag``, here per category); ratios are each rated category's
+    rate over the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
+    """
+    rng = np.random.default_rng(seed)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    draws = rng.multivariate_hypergeometric(sizes, int(n_selected), size=n_sim, method="marginals").astype(float)
+    rates = draws / np.maximum(sizes, 1)
+    best = np.where(rated, rates, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(best > 0, rates / best, np.nan)
+    below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
+    if observed is None:
+        return below, np.full(len(sizes), np.nan)
+    obs = np.asarray(observed, float)
+    p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    return below, p_obs
+
+
+def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tolerance: float = 0.01) -> pd.DataFrame:
+    """Every published LL144 ratio recomputed from its own counts, with its chance under no disparity.
+
+    One analysis is an audit × rate definition × characteristic (sex, race/ethnicity,
+    intersectional). A category's rate is selected / n from the published counts (selected
+    rounded: some audits print counts derived from rates); its recomputed ratio is its rate
+    over the highest rate among the analysis's known categories (``Missing/Unknown`` and
+    ``Total`` rows are never rated). ``recomputed_ratio_2pct`` leaves categories under 2% of
+    the known rows out of the reference, as the LL144 rules allow; a published ratio
+    ``differs`` when it is more than ``tolerance`` from both. ``chance_below_0_8``: a tool
+    with no disparity at these n and this number selected gives the category a ratio below
+    0.8 (:func:`chance_below`); ``p_observed``: the chance of a ratio at or below the
+    published one; a published flag (ratio < 0.8) is ``within_chance`` when p_observed >=
+    0.05. ``differs_beyond_rounding``: it also lies more than ``tolerance`` outside the range
+    the ratio can take when every printed rate is off by up to half a unit of its last decimal
+    (many audits print counts derived from rounded rates). Columns :data:`LL144_OUT_COLUMNS`
+    plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
+    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance``.
+    """
+    from popresume.decisions.schema import LL144_COLUMNS
+
+    require_columns(aclu, list(LL144_COLUMNS), "LL144 audits table")
+    d = aclu.copy()
+    d["category"] = _category(d)
+    d["characteristic"] = d["protected_char_group"]
+    d["n"] = d["number_of_applications"]
+    d["selected"] = d["n_selected_or_n_above_median"].round()
+    d["known"] = ~(d["sex"].eq("Missing/Unknown") | d["race_ethnicity"].eq("Missing/Unknown")) & ~(
+        (d["protected_char_group"] == "intersectional") & (d["sex"].eq("Total") | d["race_ethnicity"].eq("Total")))
+    keys = ["audit_id", "selection_or_scoring_rate", "protected_char_group"]
+    parts = []
+    for k, (_, g) in enumerate(d.groupby(keys, sort=False)):
+        g = g.copy()
+        ok = g["known"] & g["n"].gt(0) & g["selected"].notna() & g["n"].notna()
+        rate = np.where(ok, g["selected"] / g["n"].where(g["n"] > 0), np.nan)
+        share = np.where(ok, g["n"] / g.loc[ok, "n"].sum(), np.nan) if ok.any() else np.full(len(g), np.nan)
+        under = ok.to_numpy() & (share < SMALL_CATEGORY_SHARE)
+        best = np.nanmax(np.where(ok, rate, np.nan)) if ok.any() else np.nan
+        best2 = np.nanmax(np.where(ok & ~under, rate, np.nan)) if (ok & ~under).any() else np.nan
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g["recomputed_ratio"] = np.where(ok & (best > 0), rate / best, np.nan)
+            g["recomputed_ratio_2pct"] = np.where(ok & (best2 > 0), rate / best2, np.nan)
+        g["under_2pct"] = under
+        # the range the ratio can take when the printed rates are rounded (counts derived
+        # from printed rates inherit their rounding): half a unit of the rate's last decimal
+        res = g["result"].to_numpy(float)
+        half = np.where(np.isclose(np.round(res, 2), res, atol=1e-9), 0.005, 0.0005)
+        ibest = int(np.nanargmax(np.where(ok, rate, np.nan))) if ok.any() and np.isfinite(best) else None
+        if ibest is not None and best > 0:
+            hb = half[ibest]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g["rounding_low"] = np.where(ok, np.maximum(rate - half, 0) / (best + hb), np.nan)
+                g["rounding_high"] = np.where(ok, (rate + half) / max(best - hb, 1e-12), np.nan)
+        else:
+            g["rounding_low"] = np.nan
+            g["rounding_high"] = np.nan
+        g["chance_below_0_8"] = np.nan
+        g["p_observed"] = np.nan
+        counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
+        if ok.sum() >= 2:
+            # rows without counts (an unknown row printed without its selected count) are left out
+            sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
+            m = int(min(g.loc[counted, "selected"].clip(lower=0).sum(), sizes.sum()))
+            below, p_obs = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
+                                        observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
+            g.loc[counted, "chance_below_0_8"] = below
+            g.loc[counted, "p_observed"] = p_obs
+        parts.append(g)
+    out = pd.concat(parts).sort_index()
+    out["reported_ratio"] = out["impact_ratio"]
+    dev = np.fmin((out["reported_ratio"] - out["recomputed_ratio"]).abs(),
+                  (out["reported_ratio"] - out["recomputed_ratio_2pct"]).abs())
+    out["differs"] = dev > tolerance
+    rep = out["reported_ratio"]
+    out["differs_beyond_rounding"] = out["differs"] & ((rep < out["rounding_low"] - tolerance)
+                                                       | (rep > out["rounding_high"] + tolerance))
+    out["published_flag"] = out["reported_ratio"] < FOUR_FIFTHS
+    out["within_chance"] = out["published_flag"] & (out["p_observed"] >= 0.05)
+    extra = ["protected_char_group", "selection_or_scoring_rate", "auditor", "tool_vendor", "recomputed_ratio_2pct",
+             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "known"]
+    return out[LL144_OUT_COLUMNS + extra].reset_index(drop=True)
+
+
+def ll144_summary(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Counts over :func:`ll144_published`'s rows, overall or ``by`` "auditor" / "tool_vendor":
+    audits, ratios published, ratios that do not recompute (> 0.01), published flags, flags
+    with a chance computed, flags within chance (p_observed >= 0.05), categories under 2%."""
+    t = table.copy()
+    t["recomputable"] = t["reported_ratio"].notna() & t["recomputed_ratio"].notna()
+    t["flag_tested"] = t["published_flag"] & t["p_observed"].notna()
+    t["all"] = "all audits"
+    key = by or "all"
+    out = t.groupby(key).agg(audits=("audit_id", "nunique"), ratios_published=("reported_ratio", "count"),
+                             recomputable=("recomputable", "sum"), do_not_recompute=("differs", "sum"),
+                             beyond_rounding=("differs_beyond_rounding", "sum"),
+                             published_flags=("published_flag", "sum"), flags_tested=("flag_tested", "sum"),
+                             flags_within_chance=("within_chance", "sum"), under_2pct=("under_2pct", "sum"))
+    return out.sort_values("audits", ascending=False)
