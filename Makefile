@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test bench clean llm-server
+.PHONY: setup book test bench clean llm-server mutation
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ llm-server: $(LLM_SERVER)
 
 test: setup $(LLM_SERVER)
 	$(PY) -m pytest
+
+# mutation testing of the statistics (not part of `make test`; about 45 min on 2 cores):
+# mutmut per module, each mutant judged by that module's own tests; prints the score per
+# module. A subset: `make mutation MODULES="multiplicity causal.cases"` (scripts/mutation.py --list)
+mutation: setup
+	$(PY) scripts/mutation.py --survivors $(MODULES)
 
 bench: setup
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

@@ -1,0 +1,180 @@
+"""Population (P1 summaries) and P2 (experience) statistics against closed forms and
+scipy/statsmodels references, through the public functions only.
+
+Written to kill the mutants ``scripts/mutation.py population`` found alive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.contingency_tables import Table2x2
+
+from popresume import experience, population
+from popresume.schema import EDU_LEVELS
+
+HS, SOME, ASSOC, BA, MA = EDU_LEVELS[:5]
+
+
+def _profiles(rows):
+    """rows: (occupation, gender, race, age, edu_level, count)."""
+    out = []
+    for occ, g, r, age, edu, k in rows:
+        out += [dict(occupation=occ, gender=g, race=r, age=age, edu_level=edu, exp_year=max(age - 22, 0))] * k
+    return pd.DataFrame(out)
+
+
+P = _profiles([
+    ("nurse", "F", "White", 30, BA, 6), ("nurse", "F", "Black", 30, ASSOC, 3), ("nurse", "M", "White", 40, ASSOC, 4),
+    ("nurse", "M", "API", 40, BA, 2), ("nurse", "F", "White", 22, BA, 5),  # the 22-year-olds are below 25
+    ("teacher", "F", "White", 35, MA, 2), ("teacher", "M", "Black", 28, HS, 2),
+])
+
+
+def test_log_odds_ratio_matches_statsmodels_with_half_counts():
+    # nurses 25+: F BA+ 6, F Assoc 3; M BA+ 2, M Assoc 4 (+0.5 each cell)
+    lor, se = population.log_odds_ratio(P, "nurse", "gender", "F", "M", (BA, MA), ASSOC)
+    ref = Table2x2(np.array([[6.5, 3.5], [2.5, 4.5]]))
+    assert lor == pytest.approx(ref.log_oddsratio)
+    assert se == pytest.approx(ref.log_oddsratio_se)
+    # swapping the groups flips the sign, not the SE
+    lor2, se2 = population.log_odds_ratio(P, "nurse", "gender", "M", "F", (BA, MA), ASSOC)
+    assert lor2 == pytest.approx(-lor) and se2 == pytest.approx(se)
+    # min_age=18 brings in five more F BA+ rows
+    lor18, _ = population.log_odds_ratio(P, "nurse", "gender", "F", "M", BA, ASSOC, min_age=18)
+    assert lor18 == pytest.approx(Table2x2(np.array([[11.5, 3.5], [2.5, 4.5]])).log_oddsratio)
+
+
+def test_association_tests_match_scipy_and_skip_degenerate_tables():
+    t = population.association_tests(P, pairs=(("gender", "edu_level"),)).set_index("occupation")
+    nurse = P[P.occupation == "nurse"]
+    ref = stats.chi2_contingency(pd.crosstab(nurse["gender"], nurse["edu_level"]).to_numpy())
+    assert t.loc["nurse", "chi2"] == pytest.approx(ref[0])
+    assert t.loc["nurse", "p_value"] == pytest.approx(ref[1])
+    assert t.loc["nurse", "dof"] == 1 and t.loc["nurse", "n"] == 20
+    assert t.loc["nurse", "pair"] == "gender × edu_level"
+    # teachers: gender and education perfectly aligned (2 x 2, dof 1)
+    assert t.loc["teacher", "dof"] == 1
+    one = population.association_tests(P[P.gender == "F"], pairs=(("gender", "edu_level"),))
+    assert one["dof"].tolist() == [0, 0] and one["chi2"].isna().all() and one["p_value"].isna().all()
+
+
+def test_ba_plus_shares_by_hand():
+    s = population.ba_plus_shares(P, "gender").set_index(["occupation", "gender"])
+    assert s.loc[("nurse", "F"), "share_ba_plus"] == pytest.approx(6 / 9)
+    assert s.loc[("nurse", "F"), "n"] == 9
+    assert s.loc[("nurse", "M"), "share_ba_plus"] == pytest.approx(2 / 6)
+    assert s.loc[("teacher", "F"), "share_ba_plus"] == 1.0 and s.loc[("teacher", "M"), "share_ba_plus"] == 0.0
+    young = population.ba_plus_shares(P, "gender", min_age=18).set_index(["occupation", "gender"])
+    assert young.loc[("nurse", "F"), "share_ba_plus"] == pytest.approx(11 / 14)
+
+
+def test_summarize_by_hand():
+    s = population.summarize(P)
+    assert list(s.index) == ["nurse", "teacher"]
+    assert s.loc["nurse", "n"] == 20
+    assert s.loc["nurse", "pct_women"] == pytest.approx(70.0)
+    assert s.loc["nurse", "pct_White"] == pytest.approx(75.0)
+    assert s.loc["nurse", "pct_Black"] == pytest.approx(15.0) and s.loc["nurse", "pct_API"] == pytest.approx(10.0)
+    assert s.loc["nurse", "mean_age"] == pytest.approx(round((6 * 30 + 3 * 30 + 4 * 40 + 2 * 40 + 5 * 22) / 20, 1))
+    assert s.loc["nurse", "pct_bachelor_plus"] == pytest.approx(65.0)
+    assert s.loc["teacher", "pct_bachelor_plus"] == pytest.approx(50.0)
+    assert s.loc["teacher", "mean_exp_year"] == pytest.approx((2 * 13 + 2 * 6) / 4)
+
+
+def test_edu_years_and_unknown_level():
+    np.testing.assert_array_equal(experience.edu_years([HS, SOME, ASSOC, BA]), [12.0, 13.0, 14.0, 16.0])
+    with pytest.raises(ValueError, match=r"^unknown edu_level 'PhD'; expected one of \["):
+        experience.edu_years([HS, "PhD"])
+
+
+def test_hierarchical_sigma_closed_form():
+    # weights 1: cell variance is the mean square residual; shrink toward the parent with n = count
+    r = np.array([1.0, -1.0, 2.0, -2.0, 3.0, -3.0])
+    age = np.array([25, 26, 25, 41, 42, 43])
+    g = np.array(["F", "F", "F", "M", "M", "M"])
+    w = np.ones(6)
+    k = 2.0
+    t = experience.hierarchical_sigma(r, age, g, w, shrinkage=k).set_index(["level", "gender", "age_band"])
+    v_all = np.mean(r ** 2)
+    assert t.loc[("all", "*", -1), "sigma"] == pytest.approx(np.sqrt(v_all))
+    assert t.loc[("all", "*", -1), "n_eff"] == pytest.approx(6)
+    v_f = (3 * np.mean(r[:3] ** 2) + k * v_all) / (3 + k)
+    assert t.loc[("gender", "F", -1), "sigma"] == pytest.approx(np.sqrt(v_f))
+    v_m = (3 * np.mean(r[3:] ** 2) + k * v_all) / (3 + k)
+    # M ages 41, 42, 43 are in band 40; F ages 25, 26 in band 25
+    cell = (3 * np.mean(r[3:] ** 2) + k * v_m) / (3 + k)
+    assert t.loc[("gender×age", "M", 40), "sigma"] == pytest.approx(np.sqrt(cell))
+    # the F cell holds the whole F group, shrunk once more toward the F level
+    cell_f = (3 * np.mean(r[:3] ** 2) + k * v_f) / (3 + k)
+    assert t.loc[("gender×age", "F", 25), "sigma"] == pytest.approx(np.sqrt(cell_f))
+    # unequal weights: Kish's effective n = (sum w)^2 / sum w^2
+    w2 = np.array([1.0, 3.0, 1.0, 1.0, 1.0, 1.0])
+    t2 = experience.hierarchical_sigma(r, age, g, w2, shrinkage=k).set_index(["level", "gender", "age_band"])
+    assert t2.loc[("gender", "F", -1), "n_eff"] == pytest.approx(25 / 11)
+    assert t2.loc[("all", "*", -1), "sigma"] == pytest.approx(np.sqrt(np.sum(w2 * r ** 2) / w2.sum()))
+    only_f = experience.hierarchical_sigma(r[:3], age[:3], g[:3], w[:3], shrinkage=k).set_index(["level", "gender"])
+    assert only_f.loc[("gender", "M"), "n_eff"] == 0  # an absent gender falls back to the overall σ
+    assert only_f.loc[("gender", "M"), "sigma"] == pytest.approx(np.sqrt(np.mean(r[:3] ** 2)))
+
+
+def test_truncnorm_sample_matches_scipy_moments():
+    rng = np.random.default_rng(0)
+    mu, sigma, lo, hi = 3.0, 4.0, 0.0, 10.0
+    x = experience.truncnorm_sample(np.full(40000, mu), sigma, lo, hi, rng)
+    ref = stats.truncnorm((lo - mu) / sigma, (hi - mu) / sigma, loc=mu, scale=sigma)
+    assert x.min() >= lo and x.max() <= hi
+    assert x.mean() == pytest.approx(ref.mean(), abs=4 * ref.std() / 200)
+    assert x.std() == pytest.approx(ref.std(), rel=0.03)
+    assert stats.kstest(x[:5000], ref.cdf).pvalue > 1e-3
+
+
+def test_truncnorm_sample_far_tails_fall_back_to_the_bound():
+    rng = np.random.default_rng(1)
+    x = experience.truncnorm_sample([-500.0, 500.0, 5.0], [1.0, 1.0, 1e-12], 0.0, 10.0, rng)
+    np.testing.assert_allclose(x, [0.0, 10.0, 5.0])
+
+
+class _FixedClassifier:
+    """Says P(target | x) = 0.2 + 0.6 * (female) whatever it was fitted on."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.fitted = (len(X), float(np.sum(sample_weight)))
+        return self
+
+    def predict_proba(self, X):
+        c = 0.2 + 0.6 * X[:, 5]  # column 5 of the classifier design is the female indicator
+        return np.column_stack([1 - c, c])
+
+
+def test_density_ratio_weights_are_the_odds_rescaled_to_mean_one():
+    src = pd.DataFrame({"age": [30, 30, 40, 40], "gender": ["F", "M", "M", "M"], "educ_years": [16.0] * 4})
+    tgt = pd.DataFrame({"age": [30, 35], "gender": ["F", "F"], "educ_years": [16.0, 14.0]})
+    clf = _FixedClassifier()
+    w = experience.density_ratio_weights(src, tgt, classifier=clf, clip_quantile=None)
+    odds = np.array([4.0, 0.25, 0.25, 0.25])  # 0.8/0.2 for F, 0.2/0.8 for M
+    np.testing.assert_allclose(w, odds / odds.mean())
+    # the two classes are balanced: total weight = number of rows, half to each class
+    assert clf.fitted == (6, pytest.approx(6.0))
+    clipped = experience.density_ratio_weights(src, tgt, classifier=_FixedClassifier(), clip_quantile=0.5)
+    assert clipped.mean() == pytest.approx(1.0) and np.ptp(clipped) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match=r"^target weights must be non-negative with a positive sum$"):
+        experience.density_ratio_weights(src, tgt, target_weight=[1.0, -1.0], classifier=_FixedClassifier())
+    with pytest.raises(ValueError, match="positive sum"):
+        experience.density_ratio_weights(src, tgt, target_weight=[0.0, 0.0], classifier=_FixedClassifier())
+
+
+def test_density_ratio_weights_recover_a_known_shift():
+    # source ages uniform on 25..44, target twice as dense above 35: the weights' ratio ~ 2
+    rng = np.random.default_rng(2)
+    n = 4000
+    age_s = rng.integers(25, 45, n)
+    age_t = np.where(rng.random(n) < 2 / 3, rng.integers(35, 45, n), rng.integers(25, 35, n))
+    src = pd.DataFrame({"age": age_s, "gender": "F", "educ_years": 16.0})
+    tgt = pd.DataFrame({"age": age_t, "gender": "F", "educ_years": 16.0})
+    w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
+    assert w.mean() == pytest.approx(1.0)
+    ratio = w[age_s >= 35].mean() / w[age_s < 35].mean()
+    assert 1.6 < ratio < 2.5  # the true ratio is 2; the quadratic logistic design smooths the step
