@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test bench clean llm-server mutation
+.PHONY: setup book test bench calibrate clean llm-server mutation
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ mutation: setup
 
 bench: setup
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+# the coverage harness (popresume/coverage): coverage / type-I error of every interval and
+# test by simulation with a known truth; writes benchmarks/results/coverage.csv for the book
+calibrate: setup
+	$(PY) benchmarks/bench_coverage.py
 
 clean:
 	rm -rf _build _cache

@@ -166,20 +166,58 @@ class PSEEstimator:
     ``PSEData`` built beforehand), pass learners (``Learners``, a dict, or None for tuned
     XGBoost), ``fit()`` cross-fits the nuisances and computes the per-unit influence
     values, ``bootstrap()`` is a separate, explicit step, and ``result_`` (a ``PSEResult``)
-    or ``summary()`` give the tidy effects table, the means, intervals and tests.
+    or ``summary`` give the tidy effects table, the means, intervals and tests.
 
-    ``n_rep`` > 1 repeats the cross-fitting on ``n_rep`` independent fold splits and
-    combines them (``aggregate="median"`` or ``"mean"``, DoubleML's ``n_rep``): the point
-    estimate no longer depends on one random split. Hyperparameters are tuned once, on the
-    first split. ``n_rep=1`` (default) is the single split of the paper.
+    Parameters
+    ----------
+    data : DataFrame or PSEData
+        One row per résumé.
+    x, x0, x1 : str, object, object
+        The protected attribute column and its reference / comparison levels.
+    z, b, r : list of str
+        Confounders, business-necessity and redlining mediators.
+    y : str
+        The score column.
+    folds, seed, learners, clip, normalize, nested_crossfit, tune, tune_rows, grid, missing, level
+        As in :func:`popresume.causal.estimate_pse` (defaults: :class:`~popresume.causal.spec.EstimatorSpec`).
+    n_rep, aggregate : int, {"median", "mean"}
+        Repeated cross-fitting on ``n_rep`` independent fold splits (DoubleML's ``n_rep``),
+        combined by ``aggregate``; 1 (default) is the paper's single split.
+        Hyperparameters are tuned once, on the first split.
+    threads : int
+        XGBoost threads per nuisance fit.
+    clip_warn, min_group, min_ess : float, int, float
+        When ``fit`` warns (``PSEWarning``, with the numbers): more than ``clip_warn`` of
+        some propensity clipped, the smaller X group under ``min_group`` rows, or a
+        weight's effective sample size under ``min_ess``.
+    identification : {"overlap", "paper"}
+        "overlap" (default): effects without support are reported not estimable (no
+        interval, p-value or significance; :mod:`popresume.causal.identification`).
+        "paper": every interval as is, for the chapters that reproduce the paper.
+    population : str, optional
+        The estimand's population when the rows were trimmed (set by ``estimate_pse(trim=...)``).
 
-    >>> est = PSEEstimator(data, x="gender", x0="F", x1="M", z=["race", "age"],
-    ...                    b=["edu_group", "exp_year"], r=["fn_gender", "region"], y="score")
-    >>> est.fit().bootstrap(n_boot=500).summary   # doctest: +SKIP
-
-    The fit warns (``PSEWarning``, with the numbers) when the intervals may be unreliable:
-    more than ``clip_warn`` of some propensity clipped, the smaller X group under
-    ``min_group`` rows, or a weight's effective sample size under ``min_ess``.
+    Examples
+    --------
+    >>> from popresume.causal import PSEEstimator, make_scm
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> data = make_scm("proxy_reveals", seed=0).sample(1000, seed=2)  # R nearly reveals X
+    >>> est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
+    ...                    learners={"propensity": CellMeans(), "outcome": CellMeans()})
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # fit() warns: weak overlap
+    ...     warnings.simplefilter("ignore")
+    ...     table = est.fit().bootstrap(n_boot=200).summary
+    >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
+            estimate  ci_low  ci_high  estimable
+    effect
+    TE         -0.82   -0.98    -0.66       True
+    NDE        -0.26     NaN      NaN      False
+    NIE        -0.56     NaN      NaN      False
+    BIE        -0.13     NaN      NaN      False
+    RIE        -0.44     NaN      NaN      False
+    >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
+    25% of propensities p(x1|B,R,Z) clipped (at most 1%); smallest ESS 30 ...: the direct path has too little support ...
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)

@@ -30,36 +30,89 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
 
     Parameters
     ----------
-    data : one row per résumé with the columns named below.
-    x, x0, x1 : protected attribute column and its reference / comparison levels
-        (the paper: gender, x0 = "F", x1 = "M"; positive effects favour x1).
-    z, b, r : lists of confounder, business-necessity and redlining columns; categorical
-        (one-hot encoded) and numeric columns are both allowed.
-    y : the score column.
-    folds : L of the L-fold cross-fitting (paper: 5; at least 3 with nested cross-fitting).
-    n_boot : bootstrap draws (paper: 500); 0 gives normal CIs from the influence function.
-    bootstrap : "influence" (resample rows of φ; default) or "refit" (re-run everything).
-    learners : None/"xgboost" (XGBoost, Appendix C.5 grid tuned by CV once per nuisance)
-        or {"propensity": clf, "outcome": reg} with any scikit-learn style estimators.
-    clip : propensities are clipped to [clip, 1 - clip]; the count is reported.
-    normalize : self-normalise the weights per fold (default on; raw means reported).
-    nested_crossfit : μ2's pseudo-outcomes from μ3 fits that exclude the row's fold too.
-    missing : "raise" (default) or "drop" (drops incomplete rows with a warning).
-    n_rep, aggregate : repeated cross-fitting on ``n_rep`` fold splits combined by
-        "median" or "mean" (DoubleML's ``n_rep``); 1 (default) is the paper's single split.
-    threads : XGBoost threads per nuisance fit (a property of this estimation only).
+    data : DataFrame
+        One row per résumé with the columns named below.
+    x, x0, x1 : str, object, object
+        Protected attribute column and its reference / comparison levels (the paper:
+        gender, x0 = "F", x1 = "M"; positive effects favour x1).
+    z, b, r : list of str
+        Confounder, business-necessity and redlining columns; categorical (one-hot
+        encoded) and numeric columns are both allowed.
+    y : str
+        The score column.
+    folds : int
+        L of the L-fold cross-fitting (paper: 5; at least 3 with nested cross-fitting).
+    n_boot : int
+        Bootstrap draws (paper: 500); 0 gives normal CIs from the influence function.
+    seed : int
+        Seed of the folds, learners and bootstrap.
+    bootstrap : {"influence", "refit"}
+        Resample rows of φ (default) or re-run everything.
+    learners : None, "xgboost", dict or Learners
+        None/"xgboost": XGBoost, Appendix C.5 grid tuned by CV once per nuisance; or
+        {"propensity": clf, "outcome": reg} with any scikit-learn style estimators.
+    clip : float
+        Propensities are clipped to [clip, 1 - clip]; the count is reported.
+    normalize : bool
+        Self-normalise the weights per fold (default on; raw means reported).
+    nested_crossfit : bool
+        μ2's pseudo-outcomes from μ3 fits that exclude the row's fold too.
+    tune, tune_rows, grid : bool, int, dict
+        The Appendix C.5 grid search and its subsample.
+    missing : {"raise", "drop"}
+        Incomplete rows raise (default) or are dropped with a warning.
+    level : float
+        Interval level.
+    progress : bool
+        Progress bar of the refit bootstrap.
+    return_estimator : bool
+        Also return the fitted :class:`PSEEstimator`.
+    n_rep, aggregate : int, {"median", "mean"}
+        Repeated cross-fitting on ``n_rep`` fold splits (DoubleML's ``n_rep``); 1 (default)
+        is the paper's single split.
+    threads : int
+        XGBoost threads per nuisance fit (a property of this estimation only).
+    identification : {"overlap", "paper"}
+        "overlap" (default): an effect whose propensities are clipped or whose weights have
+        too small an effective sample size is reported not estimable, with no interval,
+        p-value or significance (:mod:`popresume.causal.identification`); "paper": every
+        interval as is (the chapters reproducing the paper).
+    trim : (float, float), optional
+        Estimate on the overlap population instead: the rows whose cross-fitted
+        P(X = x1 | B, R, Z) lies in ``trim`` (e.g. (0.05, 0.95)). The estimand changes to
+        the effects *of that population*; the table's ``population`` column says which rows.
 
     The allowed values are those of :class:`popresume.causal.spec.EstimatorSpec`; a value
     outside them raises ``ValueError`` naming the option before any work.
 
     Returns
     -------
-    DataFrame indexed TE, NDE, NIE, BIE, RIE with columns estimate, se, ci_low, ci_high,
-    boot_se, significant, ci_method, n (``PSEResult.summary``; nothing in ``attrs``).
-    With ``return_estimator=True`` returns ``(table, estimator)``: ``estimator.result_``
-    holds the counterfactual means (``.psi``), the influence values, ``confint``,
-    ``pvalues``, ``p_adjust``, the ``overlap`` and the ``diagnostics`` (propensity ranges,
-    clipping, weight raw means and ESS, chosen hyperparameters, reliability warnings).
+    DataFrame
+        Indexed TE, NDE, NIE, BIE, RIE with columns estimate, se, ci_low, ci_high, boot_se,
+        significant, ci_method, n, estimable, reason, diag_ci_low, diag_ci_high (and
+        population when trimmed): ``PSEResult.summary``, nothing in ``attrs``. With
+        ``return_estimator=True``, ``(table, estimator)``: ``estimator.result_`` holds the
+        counterfactual means (``.psi``), the influence values, ``confint``, ``pvalues``,
+        ``p_adjust``, the ``overlap``, ``identification_table`` and the ``diagnostics``.
+
+    Examples
+    --------
+    >>> from popresume.causal import estimate_pse, make_scm
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> scm = make_scm("basic", seed=0)
+    >>> data = scm.sample(3000, seed=1)
+    >>> table = estimate_pse(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
+    ...                      n_boot=200, learners={"propensity": CellMeans(), "outcome": CellMeans()})
+    >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
+            estimate  ci_low  ci_high  estimable
+    effect
+    TE          0.51    0.40     0.62       True
+    NDE         0.71    0.61     0.80       True
+    NIE        -0.20   -0.30    -0.10       True
+    BIE         0.37    0.30     0.44       True
+    RIE        -0.57    -0.64   -0.50       True
+    >>> scm.true_effects().round(2).to_dict()
+    {'TE': 0.52, 'NDE': 0.69, 'NIE': -0.18, 'BIE': 0.37, 'RIE': -0.55}
     """
     check_options(n_boot=n_boot, bootstrap=bootstrap, identification=identification)
     population = None

@@ -65,7 +65,64 @@ def rep_se(phi_reps: np.ndarray, how: str) -> np.ndarray:
 
 @dataclass(eq=False)
 class PSEResult:
-    """Effects of one fitted estimator; see the module docstring."""
+    """The effects of one fitted estimator: estimates, intervals, tests and the overlap verdict.
+
+    Built by :meth:`PSEEstimator.fit` (and completed by ``bootstrap``); read it through
+    ``summary`` (the tidy table), ``confint``, ``pvalues``, ``p_adjust``, ``psi``,
+    ``diagnostics`` and ``identification_table``. ``str(result)`` and the notebook display
+    (``_repr_html_``) show the compact effects table with the ``estimable`` column.
+
+    Parameters
+    ----------
+    psi_estimate : ndarray of shape (5,)
+        The aggregated counterfactual means, in ``PSI_NAMES`` order.
+    phi_reps : ndarray of shape (n_rep, n, 5)
+        Per-unit influence values of each cross-fitting repetition.
+    aggregate : {"median", "mean"}
+        How repetitions combine.
+    level : float
+        Interval level (default 0.95).
+    boot_psi : ndarray of shape (n_boot, 5), optional
+        Bootstrap draws of the means; None gives normal intervals.
+    boot_kind : str, optional
+        "influence" or "refit".
+    diagnostics : dict
+        Propensity ranges and clipping, weights' ESS, chosen hyperparameters, warnings.
+    fold : ndarray, optional
+        Fold of each row in the first split.
+    identification : {"overlap", "paper"}
+        "overlap" (default): an effect without support (:mod:`popresume.causal.identification`)
+        gets no interval, p-value or significance. "paper": every interval as is.
+    max_clipped_share, min_ess : float
+        The thresholds of the overlap rule.
+    population : str, optional
+        The estimand's population when the rows were trimmed to the overlap.
+
+    Examples
+    --------
+    >>> from popresume.causal import PSEEstimator, make_scm
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> data = make_scm("basic", seed=0).sample(2000, seed=1)
+    >>> est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
+    ...                    learners={"propensity": CellMeans(), "outcome": CellMeans()})
+    >>> result = est.fit().result_
+    >>> result.summary[["estimate", "estimable"]].round(2)
+            estimate  estimable
+    effect
+    TE          0.53       True
+    NDE         0.72       True
+    NIE        -0.19       True
+    BIE         0.34       True
+    RIE        -0.53       True
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    Path-specific effects (n = 2,000; normal (influence function); 95% CI; identification: overlap)
+    effect estimate           95% CI      p estimable
+        TE    0.527   [0.395, 0.659] <0.001       yes
+       NDE    0.720   [0.604, 0.835] <0.001       yes
+       NIE   -0.193 [-0.311, -0.075]  0.001       yes
+       BIE    0.336   [0.248, 0.424] <0.001       yes
+       RIE   -0.529 [-0.615, -0.444] <0.001       yes
+    """
 
     psi_estimate: np.ndarray  # (5,) aggregated counterfactual means, PSI_NAMES order
     phi_reps: np.ndarray = field(repr=False)  # (n_rep, n, 5)
@@ -270,6 +327,47 @@ class PSEResult:
     def row(self, stats=CI_STATS) -> dict:
         """This audit as one wide record: ``{E}_{stat}`` for the five effects, then the overlap."""
         return {**wide_row(self.summary, stats=stats), **self.overlap}
+
+    # -- display
+    def _display_rows(self) -> list[dict]:
+        """One dict per effect for the compact table: estimate, CI (or why there is none), p, verdict."""
+        s, p = self.summary, self.pvalues
+        rows = []
+        for e in PSE_NAMES:
+            ok = bool(s.loc[e, "estimable"])
+            ci = f"[{s.loc[e, 'ci_low']:.3f}, {s.loc[e, 'ci_high']:.3f}]" if ok else "not estimable"
+            pv = p[e]
+            ptxt = "" if not np.isfinite(pv) else ("<0.001" if pv < 0.001 else f"{pv:.3f}")
+            rows.append({"effect": e, "estimate": f"{s.loc[e, 'estimate']:.3f}", "ci": ci, "p": ptxt,
+                         "estimable": "yes" if ok else "no", "reason": s.loc[e, "reason"]})
+        return rows
+
+    def _title(self) -> str:
+        pop = f"; {self.population}" if self.population else ""
+        return (f"Path-specific effects (n = {self.n:,}; {self.ci_method}; {self.level:.0%} CI; "
+                f"identification: {self.identification}{pop})")
+
+    def __str__(self) -> str:
+        rows = self._display_rows()
+        table = pd.DataFrame(rows).rename(columns={"ci": f"{self.level:.0%} CI"})
+        out = [self._title(), table.drop(columns="reason").to_string(index=False)]
+        out += [f"{r['effect']}: {r['reason']}" for r in rows if r["reason"]]
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = self._display_rows()
+        head = "".join(f"<th>{h}</th>" for h in ("effect", "estimate", f"{self.level:.0%} CI", "p", "estimable"))
+        cells = []
+        for r in rows:
+            tip = f' title="{escape(r["reason"], quote=True)}"' if r["reason"] else ""
+            cells.append(f"<tr><td>{r['effect']}</td><td>{r['estimate']}</td><td{tip}>{escape(r['ci'])}</td>"
+                         f"<td>{escape(r['p'])}</td><td>{r['estimable']}</td></tr>")
+        body = "".join(cells)
+        notes = "".join(f"<li>{r['effect']}: {escape(r['reason'])}</li>" for r in rows if r["reason"])
+        return (f"<div><p>{escape(self._title())}</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+                f"</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")
 
     @property
     def psi(self) -> pd.DataFrame:

@@ -58,8 +58,8 @@ def screeners_present(scores: pd.DataFrame) -> list[str]:
 def check_score_scale(scores: pd.DataFrame, score_col: str = "score", scale=SCORE_SCALE) -> None:
     """Refuse a score outside the screener's declared ``scale`` (NaN, a failed score, passes).
 
-    Every row is checked, whatever its ``screener`` says. ``scale=None`` checks nothing. The error names the column, the value, its ``resume_id`` and how many
-    scores are outside.
+    Every row is checked, whatever its ``screener`` says. ``scale=None`` checks nothing.
+    The error names the column, the value, its ``resume_id`` and how many scores are outside.
     """
     if scale is None:
         return

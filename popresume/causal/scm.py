@@ -92,10 +92,14 @@ class DiscreteSCM:
 
     def true_nuisances(self, data: pd.DataFrame, triple: tuple[int, int, int]) -> dict[str, np.ndarray]:
         """The true μ3(B,R,a_y,Z), μ2(R,Z), μ1(Z) and P(X = x1 | Z / R,Z / B,R,Z) on ``data``'s rows."""
-        a_y, a_b, a_r = triple
         z = data["z"].str[1:].astype(int).to_numpy()
         r = data["r"].str[1:].astype(int).to_numpy()
-        b = data["b"].to_numpy()
+        return self.nuisances_at(z, r, data["b"].to_numpy(), triple)
+
+    def nuisances_at(self, z: np.ndarray, r: np.ndarray, b: np.ndarray,
+                     triple: tuple[int, int, int]) -> dict[str, np.ndarray]:
+        """:meth:`true_nuisances` on integer level codes (as :meth:`draw` returns them)."""
+        a_y, a_b, a_r = triple
         px = self.px1_z[z]
         num_r = px * self.pr_xz[1, z, r]
         p_rz = num_r / (num_r + (1 - px) * self.pr_xz[0, z, r])
@@ -106,8 +110,8 @@ class DiscreteSCM:
         return {"p_z": px, "p_rz": p_rz, "p_brz": p_brz, "mu3": self.m[a_y, z, r, b],
                 "mu2": mu2_tab[z, r], "mu1": mu1_tab[z]}
 
-    def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
-        """n i.i.d. rows by ancestral sampling."""
+    def draw(self, n: int, seed: int = 0) -> tuple[np.ndarray, ...]:
+        """n i.i.d. rows by ancestral sampling, as integer codes: (z, x, r, b, y)."""
         rng = np.random.default_rng(seed)
         nz, nr, nb = self.m.shape[1:]
         z = rng.choice(nz, n, p=self.pz)
@@ -117,6 +121,11 @@ class DiscreteSCM:
         cb = self.pb_xrz[x, z, r].cumsum(axis=1)
         b = np.minimum((rng.random(n)[:, None] > cb).sum(axis=1), nb - 1)
         y = self.m[x, z, r, b] + self.sigma * rng.standard_normal(n)
+        return z, x, r, b, y
+
+    def sample(self, n: int, seed: int = 0) -> pd.DataFrame:
+        """n i.i.d. rows by ancestral sampling (:meth:`draw`), with named levels."""
+        z, x, r, b, y = self.draw(n, seed)
         return pd.DataFrame({
             "x": np.where(x == 1, "x1", "x0"),
             "z": pd.array([f"z{i}" for i in z], dtype="string"),

@@ -96,11 +96,14 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     out["attribute"], out["x0"], out["x1"] = attribute, roles["x0"], roles["x1"]
     out["cases_paper"], out["cases_stated"] = cases["paper"], cases["stated"]
     # results first: a failed write must not lose them
-    shown = table[["estimate", "se", "ci_low", "ci_high", "significant"]]
+    shown = table[["estimate", "se", "ci_low", "ci_high", "significant", "estimable"]]
     click.echo(f"{attribute}: x0={roles['x0']!r}, x1={roles['x1']!r}, n={est.n_}, folds={folds}, "
                f"{table['ci_method'].iloc[0]}")
     click.echo(shown.to_string(float_format=lambda v: f"{v:.3f}"))
-    click.echo(f"cases (paper rule): {cases['paper']}   (stated rule): {cases['stated']}")
+    for effect, reason in table.loc[~table["estimable"], "reason"].items():
+        click.echo(f"{effect} not estimable: {reason}")
+    no_label = "none (it would rest on a non-estimable effect)"
+    click.echo(f"cases (paper rule): {cases['paper'] or no_label}   (stated rule): {cases['stated'] or no_label}")
     ov = est.result_.overlap
     click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {ov['min_ess']:.0f}, "
                f"largest clipped share {ov['clipped_share']:.1%}")

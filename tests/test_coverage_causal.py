@@ -1,0 +1,72 @@
+"""The causal family of the coverage harness, fast subset (popresume.coverage.causal, fast=True).
+
+Three claims, each against a known truth (the exact effects of the discrete SCMs):
+
+1. The interval machinery is calibrated. With φ built from the SCM's true nuisances, 1,500
+   replications per effect give a Monte Carlo SE of 0.55 points on a 95% coverage, so each
+   of the five must land in 0.93-0.97; a 5-point miscalibration (0.90) is 9 SEs outside.
+2. Where a mediator reveals the attribute (``proxy_reveals``), the rule calls the four
+   paths not estimable in every replication and TE estimable; the paper rule's intervals for
+   those paths cover the truth far less than 95% of the time, which is why.
+3. The fitted estimator with the cell-means learners (saturated, exact on these designs,
+   ~50× faster than the XGBoost default that the full run uses) at n = 1,000 with good
+   overlap: every effect estimable. Its BIE and RIE intervals under-cover by 3-6 points
+   (SE 15-20% too small; 400 replications, docs/DESIGN.md §3), so the strict band is an
+   expected failure here: the test flips when that is fixed.
+
+The whole module takes ~30 s on one idle core.
+"""
+
+import numpy as np
+import pytest
+
+from popresume.coverage import COLUMNS, COVERAGE_BAND
+from popresume.coverage.causal import FAST, simulate, table_from_records
+from popresume.schema import PSE_NAMES
+
+
+@pytest.fixture(scope="module")
+def fast_table():
+    return table_from_records(simulate(fast=True))
+
+
+def rows(table, setting_part, kind="coverage"):
+    t = table[table["setting"].str.contains(setting_part, regex=False) & (table["kind"] == kind)]
+    return t.set_index("quantity")
+
+
+def test_table_shape(fast_table):
+    assert list(fast_table.columns) == COLUMNS
+    assert (fast_table["family"] == "causal").all()
+    assert set(fast_table["kind"]) == {"coverage", "estimable_share"}
+
+
+def test_interval_machinery_is_calibrated(fast_table):
+    t = rows(fast_table, "oracle nuisances")
+    assert set(t.index) == set(PSE_NAMES) and (t["reps"] == FAST["oracle_reps"]).all()
+    lo, hi = COVERAGE_BAND
+    assert t["rate"].between(lo, hi).all(), t[["rate", "mc_se"]]
+    assert (t["mc_se"] < 0.006).all()  # the stated Monte Carlo error: 5 points is > 8 SEs
+
+
+def test_revealing_mediator_paths_are_not_estimable(fast_table):
+    share = rows(fast_table, "proxy reveals X", kind="estimable_share")["rate"]
+    assert share["TE"] == 1.0
+    assert (share[["NDE", "NIE", "BIE", "RIE"]] == 0.0).all()
+    paper = rows(fast_table, "proxy reveals X, n=1000, all replications (paper rule)")["rate"]
+    assert (paper[["NDE", "NIE", "BIE", "RIE"]] < 0.8).all(), paper  # what the rule protects from
+    assert not rows(fast_table, "proxy reveals X, n=1000, estimable").index.isin(["NDE", "NIE", "BIE", "RIE"]).any()
+
+
+def test_good_overlap_is_estimable(fast_table):
+    share = rows(fast_table, "good overlap, n=1000", kind="estimable_share")["rate"]
+    assert (share >= 0.95).all(), share
+    est = rows(fast_table, "good overlap, n=1000, estimable replications")["rate"]
+    assert est["TE"] >= COVERAGE_BAND[0] and np.mean(est) >= 0.88, est
+
+
+@pytest.mark.xfail(strict=True, reason="cell-means DML at n=1000: BIE/RIE SEs 15-20% small (known, see module doc)")
+def test_fitted_estimator_in_band_with_good_overlap(fast_table):
+    est = rows(fast_table, "good overlap, n=1000, estimable replications")["rate"]
+    lo, hi = COVERAGE_BAND
+    assert est.between(lo, hi).all(), est
