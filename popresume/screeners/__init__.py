@@ -32,7 +32,7 @@ from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, Scor
                                       require_capability)
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
+from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, clean_text, prompt_hash
 from popresume.screeners.specs import build_spec, check_spec, parse_spec
 
 __all__ = [
@@ -151,6 +151,9 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             img = None
         if isinstance(text, float) and math.isnan(text):
             text = None
+        if text is not None:
+            # control and invisible characters never reach a prompt (a NUL-only résumé is empty)
+            text = clean_text(str(text))
         fmt = str(row["format"]) if fmt_col else ("text" if img is None else "image")
         if img is None and not screener.needs_profile:
             if text is None or not str(text).strip():
@@ -166,7 +169,7 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             if rid not in prof_map:
                 raise ValueError(f"résumé {rid!r} has no row in profiles")
             prof = prof_map[rid]
-        items.append(ScoreItem(rid, str(row["occupation"]), jobs(str(row["occupation"])), text=text,
+        items.append(ScoreItem(rid, str(row["occupation"]), clean_text(jobs(str(row["occupation"]))), text=text,
                                image_path=None if img is None else str(img), profile=prof, format=fmt))
     return items
 
