@@ -71,6 +71,27 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
     spec model (:func:`~popresume.screeners.specs.build_spec`), whose defaults fill what is not
     given; keyword ``options`` (e.g. ``scoring="expected"``; ``None`` skipped) are added to
     it. A screener object is returned unchanged (options are then refused).
+
+    Parameters
+    ----------
+    spec : str, mapping or Screener
+        ``"synthetic"``, ``"embedding:PATH"``, ``"openai:MODEL@BASE_URL"``, a JSON object or
+        a dict with ``kind``.
+    **options
+        Settings added to the spec (``None`` values are skipped).
+
+    Returns
+    -------
+    Screener
+        The backend of the spec's kind, built from the validated spec.
+
+    Examples
+    --------
+    >>> scr = get_screener("synthetic", noise_sd=0.0)
+    >>> scr.screener_id, scr.noise_sd, scr.public_spec()
+    ('synthetic', 0.0, {'kind': 'synthetic', 'noise_sd': 0.0})
+    >>> get_screener("openai:m@http://127.0.0.1:9/v1", timeout=2.5).timeout
+    2.5
     """
     if not isinstance(spec, (str, Mapping)):
         if isinstance(spec, Screener):

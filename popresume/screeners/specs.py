@@ -143,7 +143,37 @@ class HFSpec(Block):
 
 
 class OpenAISpec(Block):
-    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server)."""
+    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server).
+
+    Every field's default and bounds are declared here and nowhere else; the screener reads
+    them from the validated spec.
+
+    Parameters
+    ----------
+    model : str
+        The model name the server knows.
+    base_url : str
+        ``http(s)://.../v1``; a ``user:password@`` in it is sent as basic auth, never printed.
+    timeout : float
+        Seconds for a whole request (connecting, status line, headers, body), per attempt.
+    max_tokens : int
+        Reply tokens; a reply cut at this length is a failure, not a score.
+    template : str
+        The prompt; it must hold ``{resume_text}`` (and may hold ``{job_text}``).
+
+    Examples
+    --------
+    >>> spec = OpenAISpec(model="llama", base_url="http://127.0.0.1:8080/v1", timeout=5.0)
+    >>> spec.timeout, spec.max_retries, spec.response_format
+    (5.0, 5, 'auto')
+    >>> sorted(spec.model_fields_set)
+    ['base_url', 'model', 'timeout']
+    >>> OpenAISpec(model="llama", timeout=float("inf"))
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for OpenAISpec
+    ...
+    """
 
     kind: Literal["openai"] = "openai"
     model: str = Field(min_length=1)
