@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from popresume.cli._errors import OutPath
+from popresume.cli._errors import OutPath, UserError
 from popresume.screeners.validity import CARD_N
 
 
@@ -54,3 +54,7 @@ def command(spec, n, seed, profiles_path, scoring, options, cache_path, no_cache
         click.echo(f"  - {r}")
     path = write_card(card, out_path, figure=plot_validity_card(card).figure)
     click.echo(f"wrote {path} and {path.with_suffix('.png')}")
+    if card["n_requests"] and not card["parse_rate"] > 0:
+        # a screener that answered nothing is not a verdict on the screener: the exit code says so
+        raise UserError(f"every one of the {card['n_requests']} requests failed (parse rate 0%): the screener "
+                        f"gave no score to judge; the card is in {path}")

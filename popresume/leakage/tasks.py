@@ -336,6 +336,27 @@ def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
     return as_judge(get_screener(spec, **kwargs))
 
 
+def check_judge(backend: Any, variants: pd.DataFrame, baselines: pd.DataFrame) -> None:
+    """Ask ``backend`` one item of each task before any work, without the cache; a one-line
+    ``ValueError`` when it can run none of the tasks, lacks one, or answers one outside the
+    task's schema (a server that replies but cannot judge). Transport errors raise as they are.
+
+    An audit that runs the leakage tasks calls this first, so a screener that cannot judge
+    is refused after three requests, not after the whole scoring run and hundreds of requests.
+    """
+    judge = as_judge(backend)
+    for task in TASKS:
+        if not judge.supports(task):
+            raise ValueError(f"the judge {judge.judge_id!r} cannot run Task {task}")
+        items = task_items(task, variants.head(1), baselines)
+        reply = run_task(task, items.head(1), judge, cache=None)
+        if not reply["parse_ok"].all():
+            raw = " ".join(str(reply["raw"].iloc[0]).split())[:200]
+            raise ValueError(f"the judge {judge.judge_id!r} cannot answer the leakage tasks: its reply to one "
+                             f"Task {task} item is outside the task's schema ({reply['error'].iloc[0]}; reply "
+                             f"{raw!r})")
+
+
 # ---------------------------------------------------------------------------- cache
 #: The leakage replies live in the screeners' score cache (one cache for every screener):
 #: :class:`popresume.screeners.cache.ScoreCache`, whose ``put_reply`` / ``get_replies`` keep

@@ -32,7 +32,7 @@ from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, Scor
                                       require_capability)
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, prompt_hash
+from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, clean_text, prompt_hash
 from popresume.screeners.specs import build_spec, check_spec, parse_spec
 
 __all__ = [
@@ -71,6 +71,27 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
     spec model (:func:`~popresume.screeners.specs.build_spec`), whose defaults fill what is not
     given; keyword ``options`` (e.g. ``scoring="expected"``; ``None`` skipped) are added to
     it. A screener object is returned unchanged (options are then refused).
+
+    Parameters
+    ----------
+    spec : str, mapping or Screener
+        ``"synthetic"``, ``"embedding:PATH"``, ``"openai:MODEL@BASE_URL"``, a JSON object or
+        a dict with ``kind``.
+    **options
+        Settings added to the spec (``None`` values are skipped).
+
+    Returns
+    -------
+    Screener
+        The backend of the spec's kind, built from the validated spec.
+
+    Examples
+    --------
+    >>> scr = get_screener("synthetic", noise_sd=0.0)
+    >>> scr.screener_id, scr.noise_sd, scr.public_spec()
+    ('synthetic', 0.0, {'kind': 'synthetic', 'noise_sd': 0.0})
+    >>> get_screener("openai:m@http://127.0.0.1:9/v1", timeout=2.5).timeout
+    2.5
     """
     if not isinstance(spec, (str, Mapping)):
         if isinstance(spec, Screener):
@@ -151,6 +172,9 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             img = None
         if isinstance(text, float) and math.isnan(text):
             text = None
+        if text is not None:
+            # control and invisible characters never reach a prompt (a NUL-only résumé is empty)
+            text = clean_text(str(text))
         fmt = str(row["format"]) if fmt_col else ("text" if img is None else "image")
         if img is None and not screener.needs_profile:
             if text is None or not str(text).strip():
@@ -166,7 +190,7 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
             if rid not in prof_map:
                 raise ValueError(f"résumé {rid!r} has no row in profiles")
             prof = prof_map[rid]
-        items.append(ScoreItem(rid, str(row["occupation"]), jobs(str(row["occupation"])), text=text,
+        items.append(ScoreItem(rid, str(row["occupation"]), clean_text(jobs(str(row["occupation"]))), text=text,
                                image_path=None if img is None else str(img), profile=prof, format=fmt))
     return items
 

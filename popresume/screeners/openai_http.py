@@ -32,9 +32,12 @@ the run goes on; a rerun retries recorded failures only when asked
 ``fail_fast`` requests of a run are all refused with the same error (a wrong model name, an
 unsupported parameter) the run stops with that message and none of those refusals is cached.
 401/403 raise :class:`PermissionError` naming the key's environment variable; an unreachable
-server raises :class:`ConnectionError`. ``timeout`` bounds every request as a whole (connecting,
-each read, and the whole reply, so a server that drips its reply byte by byte is cut too), so a
-run is never stuck.
+server raises :class:`ConnectionError`. ``timeout`` bounds every request as a whole
+(connecting, the status line, the headers and the body: :class:`DeadlineBackend`), so a
+server that drips any part of its reply byte by byte is cut like a silent one, and each
+attempt that times out is logged as a warning naming the server and the attempt (a run is
+never stuck, nor silent). A reply longer than ``max_reply_bytes`` is not read: the résumé is
+a recorded failure (:class:`ReplyTooLarge`).
 
 The official ``openai`` client was considered for transport and retries and not used: it
 retries every 5xx (the llama-cpp-python 500 above would be retried to exhaustion, which is the
@@ -57,8 +60,11 @@ refusal is recorded the same way).
 
 A ``user:password@`` inside the base URL is taken out of it (:func:`split_credentials`) and
 sent as HTTP basic auth; the URL that is stored (cache parameters, outputs) or printed has none.
-The API key is read from the environment variable ``api_key_env`` (default ``OPENAI_API_KEY``)
-at construction; it is sent only as the ``Authorization`` header and never stored in the cache
+Otherwise the API key is read from the environment variable ``api_key_env`` (default
+``OPENAI_API_KEY``) at construction. A request has one ``Authorization`` header, so what the
+user wrote wins: with credentials in the URL the environment's key is not read (and a spec
+that also names ``api_key_env`` is refused). The key is sent only in that header and never
+stored in the cache
 key, the cache, the raw replies or log messages: the screener holds them in its own
 :class:`~popresume.screeners.secrets.Secrets` (``secrets``), which scrubs every text it
 prints, stores or returns, and which the score cache checks each row against.
@@ -76,6 +82,7 @@ import re
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
@@ -112,8 +119,117 @@ class RequestRefused(Exception):
         super().__init__(f"HTTP {status} from {url}: {message}")
 
 
+class ReplyTooLarge(RequestRefused):
+    """The reply is longer than ``max_reply_bytes``: it is not read further (nor retried)."""
+
+
 class TransientFailure(TimeoutError):
     """Transient errors persisted through every retry."""
+
+
+class _Deadline(threading.local):
+    """The deadline (``time.monotonic()`` seconds) of the request this thread is sending."""
+
+    at: float | None = None
+
+
+class DeadlineBackend:
+    """httpcore's synchronous network backend with a deadline for the whole request.
+
+    httpx's ``timeout`` applies to each socket operation: a server that sends its status
+    line, headers or body a byte at a time, each within the timeout, holds a request for as
+    long as it likes. Every connect, read and write through this backend waits at most until
+    the deadline of the request in progress on its thread (:meth:`until`), then raises
+    httpcore's timeout, which httpx reports as ``httpx.ReadTimeout`` (or ``ConnectTimeout``,
+    ``WriteTimeout``).
+    """
+
+    def __init__(self):
+        import httpcore
+
+        self._backend = httpcore.SyncBackend()
+        self._deadline = _Deadline()
+
+    @contextmanager
+    def until(self, deadline: float):
+        """Requests sent by this thread inside the block end by ``deadline`` (monotonic seconds)."""
+        self._deadline.at = deadline
+        try:
+            yield
+        finally:
+            self._deadline.at = None
+
+    def cap(self, timeout: float | None, error: type) -> float | None:
+        """``timeout`` shortened to what is left of the deadline; ``error`` when nothing is left."""
+        if self._deadline.at is None:
+            return timeout
+        left = self._deadline.at - time.monotonic()
+        if left <= 0:
+            raise error("the request did not complete by its deadline")
+        return left if timeout is None else min(timeout, left)
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        import httpcore
+
+        stream = self._backend.connect_tcp(host, port, self.cap(timeout, httpcore.ConnectTimeout),
+                                           local_address=local_address, socket_options=socket_options)
+        return _DeadlineStream(stream, self)
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        import httpcore
+
+        stream = self._backend.connect_unix_socket(path, self.cap(timeout, httpcore.ConnectTimeout),
+                                                   socket_options=socket_options)
+        return _DeadlineStream(stream, self)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+class _DeadlineStream:
+    """A network stream whose every operation is bounded by its backend's deadline."""
+
+    def __init__(self, stream, backend: DeadlineBackend):
+        self._stream, self._backend = stream, backend
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        import httpcore
+
+        return self._stream.read(max_bytes, self._backend.cap(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        import httpcore
+
+        self._stream.write(buffer, self._backend.cap(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        import httpcore
+
+        tls = self._stream.start_tls(ssl_context, server_hostname, self._backend.cap(timeout, httpcore.ConnectTimeout))
+        return _DeadlineStream(tls, self._backend)
+
+    def get_extra_info(self, info: str):
+        return self._stream.get_extra_info(info)
+
+
+def deadline_transport(backend: DeadlineBackend, limits):
+    """An ``httpx.HTTPTransport`` whose connections go through ``backend``.
+
+    httpx 0.28 takes no network backend, so the transport's connection pool (its
+    ``_pool``) is replaced by one built with the same limits and the backend; the rest of
+    the transport (request mapping, exception mapping) is httpx's own."""
+    import httpcore
+    import httpx
+
+    transport = httpx.HTTPTransport(limits=limits)
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(), max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
+        network_backend=backend)
+    return transport
 
 
 def server_message(text: str) -> str:
@@ -193,11 +309,16 @@ class OpenAIScreener(BaseScreener):
         base_url, self._auth, url_secrets = split_credentials(spec.base_url)
         self.base_url = base_url.rstrip("/")
         self.api_key_env = spec.api_key_env
-        self._key = os.environ.get(spec.api_key_env) or None
+        # one Authorization header: the credentials the user wrote into the URL win over the
+        # environment's key, which is then not read; naming a key too (api_key_env) is refused
+        if self._auth is not None and "api_key_env" in spec.model_fields_set:
+            raise ValueError("the base URL carries user:password and api_key_env names an API key as well: "
+                             "give one of them (both would be the request's Authorization header)")
+        self._key = None if self._auth is not None else (os.environ.get(spec.api_key_env) or None)
         #: this screener's secrets: every text it prints, stores or returns is scrubbed of them
         self.secrets = Secrets.of(self._key, *url_secrets)
         host = urlparse(self.base_url).hostname or ""
-        if self._key is None and host in _KEYED_HOSTS:
+        if self._key is None and self._auth is None and host in _KEYED_HOSTS:
             raise PermissionError(f"{host} needs an API key: set the environment variable {spec.api_key_env}")
         self.temperature = spec.temperature
         self.max_tokens = spec.max_tokens
@@ -220,7 +341,9 @@ class OpenAIScreener(BaseScreener):
         self.supports_images = spec.supports_images
         self.template = spec.template
         self.prompt_hash = prompt_hash(spec.template)
+        self.max_reply_bytes = spec.max_reply_bytes
         self._client = None
+        self._deadline = DeadlineBackend()
         self._lock = threading.Lock()
         self._dialect: str | None = None
         self.negotiation: list[dict] = []
@@ -233,6 +356,13 @@ class OpenAIScreener(BaseScreener):
         server timings (server_prompt_ms, server_prompt_tokens, server_predicted_ms)."""
         with self._lock:
             return dict(self._stats)
+
+    def public_spec(self) -> dict:
+        """The spec as given, with the base URL's credentials shown as ``***@``."""
+        out = super().public_spec()
+        if "base_url" in out:
+            out["base_url"] = self.scrub(out["base_url"])
+        return out
 
     def scrub(self, text: str | None) -> str | None:
         """``text`` without this screener's secrets (key, URL credentials) or any URL's password."""
@@ -271,7 +401,8 @@ class OpenAIScreener(BaseScreener):
                 import httpx
 
                 limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-                self._client = httpx.Client(timeout=self.timeout, limits=limits)
+                self._client = httpx.Client(timeout=self.timeout,
+                                            transport=deadline_transport(self._deadline, limits))
             return self._client
 
     def close(self) -> None:
@@ -306,19 +437,27 @@ class OpenAIScreener(BaseScreener):
                 self._stats["server_prompt_tokens"] += int(t.get("prompt_n") or 0)
                 self._stats["server_predicted_ms"] += float(t.get("predicted_ms") or 0.0)
 
-    def _send(self, url: str, payload: dict, *, deadline: float):
-        """POST and read the whole reply by ``deadline`` (``time.perf_counter()`` seconds):
-        ``(response, scrubbed body text)``. Each read also has the ``timeout``, so a server that
-        sends nothing is cut by it; one that drips its body a byte at a time is cut at the
-        deadline (httpx's timeouts apply to each read, not to the whole request)."""
-        import httpx
+    def _send(self, url: str, payload: dict):
+        """POST and read the whole reply within ``timeout`` seconds: ``(response, body text)``.
 
-        with self.client.stream("POST", url, json=payload, headers=self._headers(), auth=self._auth) as r:
-            parts = []
+        The deadline covers the whole request (connecting, the status line, the headers and
+        the body: :class:`DeadlineBackend`), so a server that drips any part of its reply a
+        byte at a time is cut like one that sends nothing. A reply longer than
+        ``max_reply_bytes`` (by its Content-Length, or as it is read) raises
+        :class:`ReplyTooLarge` without reading the rest."""
+        with self._deadline.until(time.monotonic() + self.timeout), \
+                self.client.stream("POST", url, json=payload, headers=self._headers(), auth=self._auth) as r:
+            declared = r.headers.get("content-length", "")
+            too_large = (f"the reply is over max_reply_bytes={self.max_reply_bytes:,} bytes "
+                         f"(HTTP {r.status_code}); it was not read")
+            if declared.isdigit() and int(declared) > self.max_reply_bytes:
+                raise ReplyTooLarge(r.status_code, too_large + f" (Content-Length {int(declared):,})", url)
+            parts, size = [], 0
             for chunk in r.iter_bytes():
+                size += len(chunk)
+                if size > self.max_reply_bytes:
+                    raise ReplyTooLarge(r.status_code, too_large + " to its end", url)
                 parts.append(chunk)
-                if time.perf_counter() > deadline:
-                    raise httpx.ReadTimeout(f"the reply was not complete within {self.timeout:g} s", request=r.request)
             data = b"".join(parts)
         # the body as sent: it is parsed as is (a secret that happens to occur in a reply must not
         # corrupt it); what is printed or stored is scrubbed where it is printed or stored
@@ -340,11 +479,17 @@ class OpenAIScreener(BaseScreener):
             retry_after = None
             t0 = time.perf_counter()
             try:
-                r, text = self._send(url, payload, deadline=t0 + self.timeout)
+                r, text = self._send(url, payload)
             except httpx.ConnectError as e:
                 connect_failures += 1
                 last = f"cannot connect: {e}"
-            except (httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+            except httpx.TimeoutException as e:
+                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
+                # a silent server: say what the run is waiting for (the URL holds no password)
+                log.warning("no complete reply from %s (model %r) within the timeout of %g s: attempt %d of %d%s",
+                            url, self.model, self.timeout, attempt + 1, self.max_retries + 1,
+                            "; trying again" if attempt < self.max_retries else "; giving up on this request")
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
                 last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
             else:
                 if r.status_code == 200:

@@ -11,6 +11,8 @@ used, so editing the prompt never reuses scores made with another one.
 from __future__ import annotations
 
 import hashlib
+import string
+import unicodedata
 
 PAPER_PROMPT = (
     "You are a strict resume screening grader that grades resumes based on job descriptions.\n"
@@ -35,6 +37,63 @@ SCORE_SCHEMA = {
     "required": ["score"],
     "additionalProperties": False,
 }
+
+
+#: The placeholders a template may hold; ``{resume_text}`` is required (a template without
+#: it sends the same prompt for every résumé, and every résumé gets the same score).
+TEMPLATE_FIELDS = ("job_text", "resume_text")
+# line breaks and tabs are layout; every other control character (NUL, ESC, BEL, BS, ...)
+# and every invisible format character (U+200B zero width space, U+202E right-to-left
+# override, U+FEFF, ...) is taken out of a text before it reaches a prompt
+_KEPT_CONTROLS = {"\n", "\t", "\r"}
+
+
+def check_template(template: str) -> str:
+    """``template`` if it is a prompt template this package can fill, else a one-line ``ValueError``.
+
+    It must be a ``str.format`` template whose only placeholders are ``{job_text}`` and
+    ``{resume_text}``, with ``{resume_text}`` present; literal braces are doubled
+    (``{{"score": X.X}}``).
+
+    Examples
+    --------
+    >>> check_template("Job: {job_text} Resume: {resume_text}")
+    'Job: {job_text} Resume: {resume_text}'
+    >>> check_template("Score this job: {job_text}")
+    Traceback (most recent call last):
+    ...
+    ValueError: prompt template has no {resume_text} placeholder: every résumé would get the same prompt
+    """
+    if not isinstance(template, str):
+        raise ValueError(f"prompt template must be a string, got {type(template).__name__}")
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as e:  # a lone "{" or "}"
+        raise ValueError(f"prompt template is not a valid format string ({e}); write a literal brace "
+                         f"as {{{{ or }}}}") from None
+    for f in fields:
+        name = f.split(".", 1)[0].split("[", 1)[0].split("!", 1)[0].split(":", 1)[0]
+        if name not in TEMPLATE_FIELDS:
+            what = "a positional placeholder" if name == "" or name.isdigit() else "an unknown placeholder"
+            raise ValueError(f"prompt template has {what} {{{f}}}; it may hold only "
+                             f"{', '.join('{' + t + '}' for t in TEMPLATE_FIELDS)} (write a literal brace as "
+                             f"{{{{ or }}}})")
+        if name != f:
+            raise ValueError(f"prompt template placeholder {{{f}}} must be a plain name: "
+                             f"{', '.join('{' + t + '}' for t in TEMPLATE_FIELDS)}")
+    if "resume_text" not in fields:
+        raise ValueError("prompt template has no {resume_text} placeholder: every résumé would get the same prompt")
+    return template
+
+
+def clean_text(text: str) -> str:
+    r"""``text`` without control characters (except line breaks and tabs) and invisible format
+    characters (Unicode category Cf: zero-width spaces, bidirectional overrides, ...).
+
+    >>> clean_text("Ann\x00 Lee\u202e\u200b\x1b[31m\nNurse")
+    'Ann Lee[31m\nNurse'
+    """
+    return "".join(ch for ch in text if ch in _KEPT_CONTROLS or unicodedata.category(ch) not in ("Cc", "Cf"))
 
 
 def prompt_hash(template: str = PAPER_PROMPT) -> str:

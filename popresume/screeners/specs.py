@@ -25,7 +25,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, REGIONS
-from popresume.screeners.prompt import PAPER_PROMPT
+from popresume.screeners.prompt import PAPER_PROMPT, check_template
+from popresume.screeners.secrets import hide_url_credentials
 
 #: Reply-format dialects of an OpenAI-compatible server, in the order negotiation tries them
 #: (:mod:`popresume.screeners.openai_http`).
@@ -121,6 +122,11 @@ class HFSpec(Block):
     device: str = "cpu"
     dtype: str | None = None
     template: str = PAPER_PROMPT
+
+    @field_validator("template")
+    @classmethod
+    def _fillable_template(cls, v):
+        return check_template(v)
     max_new_tokens: int = Field(64, ge=1)
     constrained: bool = True
     num_threads: int | None = Field(None, ge=1)
@@ -137,7 +143,37 @@ class HFSpec(Block):
 
 
 class OpenAISpec(Block):
-    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server)."""
+    """``popresume.screeners.openai_http.OpenAIScreener`` settings (an OpenAI-compatible server).
+
+    Every field's default and bounds are declared here and nowhere else; the screener reads
+    them from the validated spec.
+
+    Parameters
+    ----------
+    model : str
+        The model name the server knows.
+    base_url : str
+        ``http(s)://.../v1``; a ``user:password@`` in it is sent as basic auth, never printed.
+    timeout : float
+        Seconds for a whole request (connecting, status line, headers, body), per attempt.
+    max_tokens : int
+        Reply tokens; a reply cut at this length is a failure, not a score.
+    template : str
+        The prompt; it must hold ``{resume_text}`` (and may hold ``{job_text}``).
+
+    Examples
+    --------
+    >>> spec = OpenAISpec(model="llama", base_url="http://127.0.0.1:8080/v1", timeout=5.0)
+    >>> spec.timeout, spec.max_retries, spec.response_format
+    (5.0, 5, 'auto')
+    >>> sorted(spec.model_fields_set)
+    ['base_url', 'model', 'timeout']
+    >>> OpenAISpec(model="llama", timeout=float("inf"))
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for OpenAISpec
+    ...
+    """
 
     kind: Literal["openai"] = "openai"
     model: str = Field(min_length=1)
@@ -162,9 +198,16 @@ class OpenAISpec(Block):
     top_logprobs: int = Field(20, ge=1, le=20)
     fail_fast: int = Field(3, ge=1)
     max_prompt_chars: int = Field(60_000, ge=1)
+    #: a reply longer than this is not read (a score reply is under 1 kB; with logprobs a few kB)
+    max_reply_bytes: int = Field(8 * 2**20, ge=1024)
     supports_images: bool = True
     extra_body: dict[str, Any] | None = None
     template: str = PAPER_PROMPT
+
+    @field_validator("template")
+    @classmethod
+    def _fillable_template(cls, v):
+        return check_template(v)
 
     @field_validator("response_format")
     @classmethod
@@ -325,9 +368,10 @@ def parse_spec(spec: "str | Mapping[str, Any]") -> dict:
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ValueError(f"screener spec is not valid JSON ({e}): {text[:200]!r}") from None
+            raise ValueError(hide_url_credentials(f"screener spec is not valid JSON ({e}): {text[:200]!r}")) from None
         if not isinstance(parsed, dict):
-            raise ValueError(f"a JSON screener spec must be an object with 'kind', got {text[:200]!r}")
+            raise ValueError(hide_url_credentials(f"a JSON screener spec must be an object with 'kind', "
+                                                  f"got {text[:200]!r}"))
         return parsed
     kind, _, rest = text.partition(":")
     out: dict[str, Any] = {"kind": kind.strip().lower()}
@@ -378,7 +422,8 @@ def build_spec(spec: "str | Mapping[str, Any]", what: str = "screener spec") -> 
     if problems:
         parts = [f"{'.'.join(str(p) for p in loc)}: {msg}" if loc and str(loc[-1]) not in msg else msg
                  for loc, msg in problems]
-        raise ValueError(f"{what} {params!r}: " + "; ".join(parts))
+        # a base URL's user:password@ is never printed, whatever else is wrong
+        raise ValueError(hide_url_credentials(f"{what} {params!r}: " + "; ".join(parts)))
     return SPEC_MODELS[plain["kind"]].model_validate(plain)
 
 
