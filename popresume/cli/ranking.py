@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import OutDir
+from popresume.cli._errors import SEED, OutDir
 
 
 def _slug(label: str) -> str:
@@ -35,7 +35,7 @@ def _slug(label: str) -> str:
 @click.option("--no-screeners", is_flag=True, help="Leave out our screeners' recorded runs.")
 @click.option("--n-boot", type=int, default=2000, show_default=True, help="Resampled run sets for the ratio CIs.")
 @click.option("--n-sim", type=int, default=10_000, show_default=True, help="Fair rankers simulated for chance.csv.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--no-clogit", is_flag=True, help="Skip the conditional logit.")
 @click.option("--no-figures", is_flag=True, help="Tables only.")
 def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_boot, n_sim, seed, no_clogit, no_figures):

@@ -136,7 +136,12 @@ def _fit_all(long, by, position, resume, reference, engine, z, spec) -> list[dic
             b = np.asarray(ConditionalLogit(y, X.to_numpy(), groups=strata).fit(disp=False, method="newton",
                                                                                  maxiter=100).params)
         else:
-            b = fit_newton(X.to_numpy(), y, strata)
+            try:
+                b = fit_newton(X.to_numpy(), y, strata)
+            except np.linalg.LinAlgError:
+                raise ValueError(f"conditional logit for {' / '.join(map(str, key))}: singular design with "
+                                 f"{len(np.unique(strata))} run(s), too few to estimate its {X.shape[1]} terms "
+                                 f"(popresume ranking --no-clogit leaves it out)") from None
         se = np.sqrt(np.diag(_cluster_cov(X.to_numpy(), y, strata, names, b)))
         for term, bi, si in zip(X.columns, b, se):
             zi = bi / si
