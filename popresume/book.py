@@ -61,10 +61,15 @@ def parameters_of(path: str | os.PathLike) -> dict[str, Any]:
     """
     nb = read_notebook(path)
     source = _parameters_cell(nb, path).source
+    if not isinstance(source, str):
+        kind = "mapping" if isinstance(source, Mapping) else type(source).__name__
+        raise ValueError(f"{path}: the parameters cell's source is not text (a {kind})")
     try:
         tree = ast.parse(source)
-    except SyntaxError as e:  # pragma: no cover - a broken notebook
+    except (SyntaxError, ValueError) as e:
         raise ValueError(f"{path}: parameters cell does not parse: {e}") from e
+    except (RecursionError, MemoryError) as e:  # the parser's own limits: nesting too deep
+        raise ValueError(f"{path}: parameters cell does not parse: an expression is nested too deeply") from e
     params: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -75,11 +80,21 @@ def parameters_of(path: str | os.PathLike) -> dict[str, Any]:
             continue
         try:
             params[name] = _literal(value)
-        except (ValueError, TypeError, SyntaxError, ArithmeticError, RecursionError) as e:
+        except (ValueError, TypeError, SyntaxError, ArithmeticError, RecursionError, MemoryError) as e:
             raise ValueError(
-                f"{path}: parameter {name!r} is not a plain literal: {ast.unparse(value)}"
+                f"{path}: parameter {name!r} is not a plain literal: {_shown(value)}"
             ) from e
     return params
+
+
+def _shown(node: ast.AST, limit: int = 80) -> str:
+    """The source of ``node`` for a message, cut to ``limit`` characters (a deeply nested
+    expression cannot be unparsed at all: then only its line is named)."""
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, MemoryError):
+        return f"(an expression nested too deeply, line {node.lineno})"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 _ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -103,18 +118,43 @@ def _literal(node: ast.AST) -> Any:
 
 def parse_value(text: str) -> Any:
     """A command-line value: a Python literal (``3``, ``0.5``, ``True``, ``None``, ``['a', 'b']``),
-    else YAML (``true``, ``[a, b]``, ``{nurse: 200}``), else the string itself."""
+    else YAML (``true``, ``[a, b]``, ``{nurse: 200}``), else the string itself.
+
+    A mapping that gives one key twice (``{nurse: 1, nurse: 2}``, in either syntax) raises
+    a ``ValueError`` naming the key: both parsers would keep the last value without a word.
+    """
+    import yaml
+
+    from popresume import yamlio
+
     try:
-        return ast.literal_eval(text)
+        tree = ast.parse(text.strip(), mode="eval")
+        value = ast.literal_eval(tree)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
+    else:
+        _refuse_duplicate_keys(tree, text)
+        return value
     try:
-        import yaml
-
-        value = yaml.safe_load(text)
+        value = yamlio.load(text)
+    except yaml.constructor.ConstructorError as e:
+        if "duplicate key" in str(e.problem):
+            raise ValueError(f"value {text!r}: {e.problem}") from None
+        return text
     except Exception:
         return text
     return text if value is None and text.strip() not in {"", "~", "null", "Null", "NULL"} else value
+
+
+def _refuse_duplicate_keys(tree: ast.AST, text: str) -> None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = [ast.literal_eval(k) for k in node.keys if k is not None]
+            seen = set()
+            for key in keys:
+                if key in seen:
+                    raise ValueError(f"value {text!r}: duplicate key {key!r}; write each key once")
+                seen.add(key)
 
 
 def default_output(path: str | os.PathLike) -> Path:

@@ -4,7 +4,10 @@ Each writer writes to a temporary file in the destination folder and renames it
 into place (``os.replace`` is atomic on POSIX), so an interrupted run leaves
 either the old file or the new one, never a truncated one. The file gets the mode
 a plain ``open(path, "w")`` would give it (``0o666`` less the umask), or keeps the
-mode of the file it replaces — not the ``0600`` of a temporary file.
+mode of the file it replaces — not the ``0600`` of a temporary file. A write that
+fails for want of room or rights (a full disk, a read-only folder, a quota) raises an
+``OSError`` with the same errno whose message names the destination file: the libraries'
+own messages ("Error writing bytes to file") name none, or only the temporary file.
 
 :func:`read_parquet` reads a table and checks its columns, raising a ``ValueError``
 that names the file and the column (or says the file is not Parquet) instead of a
@@ -13,7 +16,9 @@ pyarrow traceback.
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -54,18 +59,53 @@ def _final_mode(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+# errnos of a write that failed for want of room or rights (not, say, a dropped connection
+# while a download streams into the file): these are re-raised naming the destination
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM,
+                           errno.EIO})
+
+
+def _write_errno(err: OSError) -> int | None:
+    """The errno of a failed write: ``err.errno``, or the ``[errno N]`` in the message of a
+    library that reports it only there (pyarrow's "Detail: [errno 28] ...")."""
+    if err.errno is not None:
+        return err.errno
+    found = re.search(r"\[errno (\d+)\]", str(err), re.IGNORECASE)
+    return int(found.group(1)) if found else None
+
+
+def _naming(err: OSError, path: Path) -> OSError:
+    """``err`` as an ``OSError`` of the same errno (and subclass) whose message names ``path``."""
+    code = _write_errno(err)
+    return OSError(code, f"cannot write {path}: {os.strerror(code)}")
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it into place on success only."""
+    """Yield a temporary path beside ``path``; move it into place on success only.
+
+    A full disk, a read-only folder or missing rights raise an ``OSError`` (same errno)
+    that names ``path``, whether they strike while the folder is made, while the caller
+    writes, or at the rename.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix + ".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix + ".tmp", dir=path.parent)
+    except OSError as e:
+        if _write_errno(e) in _WRITE_ERRNOS:
+            raise _naming(e, path) from e
+        raise
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
         os.chmod(tmp_path, _final_mode(path))
         os.replace(tmp_path, path)
+    except OSError as e:
+        if _write_errno(e) in _WRITE_ERRNOS:
+            raise _naming(e, path) from e
+        raise
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

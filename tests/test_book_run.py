@@ -268,3 +268,48 @@ def test_run_notebook_refuses_a_file_without_parameters_cell(tmp_path):
                                        "--cwd", str(tmp_path), "--no-progress"])
     assert result.exit_code != 0 and "tagged 'parameters'" in result.output
     assert not (tmp_path / "ran.txt").exists()
+
+
+def _params_notebook(path, source):
+    """An .ipynb whose parameters cell has ``source`` as stored (any JSON value)."""
+    cell = {"id": "params", "cell_type": "code", "execution_count": None, "metadata": {"tags": ["parameters"]},
+            "outputs": [],
+            "source": source}
+    path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+@pytest.mark.parametrize("source, message", [
+    (5, "source is not text (a int)"),
+    ({"x": 1}, "source is not text (a mapping)"),
+    ("x = " + "1+" * 200_000 + "1", "nested too deeply"),
+    ("x = " + "-" * 200_000 + "1", "nested too deeply"),
+    ("x = " + "(" * 5_000 + "1" + ")" * 5_000, "does not parse"),
+])
+def test_cli_book_params_refuses_unreadable_cells_in_one_line(tmp_path, source, message):
+    nb = _params_notebook(tmp_path / "odd.ipynb", source)
+    result = CliRunner().invoke(main, ["book", "params", str(nb)])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output and message in result.output, result.output
+    assert "odd.ipynb" in result.output
+
+
+def test_parameters_of_names_a_long_non_literal_briefly(tmp_path):
+    nb = _params_notebook(tmp_path / "call.ipynb", "x = f(" + ", ".join(["1"] * 500) + ")")
+    with pytest.raises(ValueError, match=r"parameter 'x' is not a plain literal: f\(1, 1.*…$"):
+        parameters_of(nb)
+
+
+@pytest.mark.parametrize("text", ["{nurse: 1, nurse: 2}", "{'nurse': 1, 'nurse': 2}", "[{a: 1, a: 2}]"])
+def test_parse_value_refuses_duplicate_keys(text):
+    with pytest.raises(ValueError, match="duplicate key"):
+        parse_value(text)
+
+
+def test_cli_book_run_refuses_duplicate_keys_before_running(tmp_path):
+    out = tmp_path / "x.ipynb"
+    result = CliRunner().invoke(main, ["book", "run", str(CHAPTER0), "-p", "n", "{nurse: 1, nurse: 2}",
+                                       "--out", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "duplicate key 'nurse'" in result.output and "-p NAME VALUE" in result.output
+    assert not out.exists()

@@ -122,7 +122,7 @@ def nested_folds_problem(folds, nested_crossfit) -> str | None:
     """Why ``folds`` cannot go with ``nested_crossfit`` (None when they can)."""
     if nested_crossfit and isinstance(folds, int) and folds < NESTED_MIN_FOLDS:
         return (f"folds={folds} with nested_crossfit: the nested μ3 fits leave out two folds and would train on "
-                f"no row; use folds >= {NESTED_MIN_FOLDS}, or nested_crossfit=False")
+                f"no row; use folds >= {NESTED_MIN_FOLDS} (or, from Python, nested_crossfit=False)")
     return None
 
 

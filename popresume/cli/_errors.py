@@ -10,6 +10,7 @@ How a verb uses this (every verb, whoever owns it):
   keeps its traceback.
 * A verb that finds a problem itself raises :class:`UserError` (or ``click.UsageError``
   for a bad combination of options).
+* A ``--seed`` option is declared with ``type=SEED`` (refused at parse time when negative).
 * Output paths are checked while the options are parsed, before any work: declare them
   with ``type=OutPath((".parquet",), what="scores")`` (a file) or ``type=OutDir()`` (a
   folder). A wrong suffix (``--out s.csv`` for Parquet) or a folder that cannot be
@@ -97,6 +98,11 @@ def _writable_folder(folder: Path) -> Path | None:
     except OSError:
         return p
     return None
+
+
+#: The type of every ``--seed`` option: the seeds numpy, scikit-learn and XGBoost accept
+#: (a negative seed was refused deep inside numpy with a message naming no option).
+SEED = click.IntRange(0, 2**32 - 1)
 
 
 class OutPath(click.Path):

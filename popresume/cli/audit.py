@@ -21,7 +21,7 @@ from __future__ import annotations
 import click
 
 from popresume.audit.report_run import MAX_DRAWS
-from popresume.cli._errors import OutDir, OutPath
+from popresume.cli._errors import SEED, OutDir, OutPath
 
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
@@ -61,7 +61,7 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--attributes", default="gender,race", show_default=True, help="Report mode: gender, race or both.")
 @click.option("--profiles", "profiles_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Report mode: own profiles Parquet (e.g. IPUMS-based) instead of a fresh synthetic sample.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Report mode: seed of profiles, résumés, CIs.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Report mode: seed of profiles, résumés, CIs.")
 @click.option("--force", is_flag=True, help="Report mode: audit a screener that fails the validity gate.")
 @click.option("--dry-run", is_flag=True, help="Report mode: probe and print the expected time, then stop.")
 @click.option("--card-n", type=click.IntRange(min=5), default=40, show_default=True,

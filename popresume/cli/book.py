@@ -48,7 +48,10 @@ def run(notebook, parameters, output, cwd, timeout, progress):
     for name, raw in parameters:
         if not name.isidentifier():
             raise click.BadParameter(f"{name!r} is not a variable name", param_hint="-p NAME VALUE")
-        values[name] = parse_value(raw)
+        try:
+            values[name] = parse_value(raw)
+        except ValueError as e:
+            raise click.BadParameter(f"{name}: {e}", param_hint="-p NAME VALUE") from None
     for name, value in values.items():
         click.echo(f"  {name} = {value!r}", err=True)
     target = output or default_output(notebook)

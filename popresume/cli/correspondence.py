@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import OutDir
+from popresume.cli._errors import SEED, OutDir
 
 SOURCE = "ours, computed from openintro::labor_market_discrimination"
 
@@ -69,7 +69,7 @@ def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
 @click.option("-o", "--option", "options", multiple=True,
               help="Extra screener parameter KEY=VALUE (JSON value), applied to every --screener.")
 @click.option("--n-boot", type=int, default=200, show_default=True, help="Bootstrap draws of the estimator on B&M.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--no-scores", is_flag=True, help="Only the study's own tables (no screener).")
 @click.option("--screeners-only", is_flag=True,
               help="Skip the study's own tables (Table 1, name check, estimator): only score and compare.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from popresume.causal.spec import DEFAULTS, NESTED_MIN_FOLDS
-from popresume.cli._errors import OutPath, UserError
+from popresume.cli._errors import SEED, OutPath, UserError
 from popresume.io import TABLE_SUFFIXES
 
 #: Default of --max-unmatched: the share of profiles without a score (or of scores without a
@@ -41,7 +41,7 @@ def _cols(values: tuple[str, ...]):
               help=f"L of the L-fold cross-fitting (at least {NESTED_MIN_FOLDS}: the nested fits leave out two folds).")
 @click.option("--n-boot", type=int, default=DEFAULTS.n_boot, show_default=True,
               help="Bootstrap draws (0: normal CIs).")
-@click.option("--seed", type=int, default=DEFAULTS.seed, show_default=True)
+@click.option("--seed", type=SEED, default=DEFAULTS.seed, show_default=True)
 @click.option("--refit-bootstrap", is_flag=True, help="Full refit bootstrap instead of the influence bootstrap (slow).")
 @click.option("--clip", type=float, default=DEFAULTS.clip, show_default=True,
               help="Propensity clipping level, in (0, 0.5).")

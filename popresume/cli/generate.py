@@ -7,7 +7,7 @@ import time
 
 import click
 
-from popresume.cli._errors import OutPath
+from popresume.cli._errors import SEED, OutPath
 
 
 def _parse_sizes(size, sizes):
@@ -33,7 +33,7 @@ def _parse_sizes(size, sizes):
 @click.option("--occupations", default=None, help="Comma-separated occupation keys (default: all five).")
 @click.option("--size", type=int, default=None, help="Profiles per occupation (default: Table 3 sizes).")
 @click.option("--sizes", default=None, help="Per-occupation sizes, e.g. nurse=100,teacher=50.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--age-min", type=int, default=18, show_default=True)
 @click.option("--age-max", type=int, default=44, show_default=True)
 @click.option("--races", default="White,Black,API", show_default=True, help="Race groups kept.")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import OutDir, OutPath
+from popresume.cli._errors import SEED, OutDir, OutPath
 
 
 def _default_dir() -> Path:
@@ -92,7 +92,7 @@ def run(task, backend, reps, regimes, limit, cache, out, progress):
 @click.argument("replies", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--task", type=click.IntRange(1, 3), required=True)
 @click.option("--n-boot", type=click.IntRange(min=1), default=2000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--out", type=OutPath((".csv", ".json", ".parquet"), what="metrics table", path_type=Path),
               default=None, help="write the main table (.csv/.json/.parquet); printed otherwise")
 def metrics(replies, task, n_boot, seed, out):

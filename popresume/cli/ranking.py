@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import OutDir
+from popresume.cli._errors import SEED, OutDir
 
 
 #: the most fair rankers --n-sim may ask for (each is a permutation of every run of a model × job)
@@ -39,7 +39,7 @@ def _slug(label: str) -> str:
 @click.option("--no-screeners", is_flag=True, help="Leave out our screeners' recorded runs.")
 @click.option("--n-sim", type=int, default=10_000, show_default=True,
               help=f"Fair rankers simulated for chance.csv (1 to {MAX_SIM:,}).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--no-clogit", is_flag=True, help="Skip the conditional logit.")
 @click.option("--no-figures", is_flag=True, help="Tables only.")
 def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed, no_clogit, no_figures):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import UserError
+from popresume.cli._errors import SEED, UserError
 from popresume.io import PARQUET_SUFFIXES, check_suffix, read_parquet, write_parquet
 from popresume.schema import FORMATS, PROFILE_COLUMNS
 
@@ -20,7 +20,7 @@ from popresume.schema import FORMATS, PROFILE_COLUMNS
 @click.option("--photos", type=click.Path(exists=True, file_okay=False), default=None,
               help="Labelled photo folder ROOT/<gender>/<race>/<lo>-<hi>/ for image+photo "
                    "(default: a grey placeholder silhouette, NOT a face).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--jobs", "n_jobs", type=int, default=2, show_default=True, help="Parallel image workers.")
 @click.option("--skills/--no-skills", default=False, show_default=True, help="Include the SKILLS section.")
 @click.option("--width", type=int, default=1024, show_default=True, help="Image width in pixels.")

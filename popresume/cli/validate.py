@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from popresume.cli._errors import OutPath, UserError
+from popresume.cli._errors import SEED, OutPath, UserError
 from popresume.screeners.validity import CARD_N
 
 
@@ -19,7 +19,7 @@ from popresume.screeners.validity import CARD_N
               help="embedding | hf | hf:PATH | openai:MODEL@BASE_URL | synthetic | a JSON dict.")
 @click.option("--n", "n", type=click.IntRange(min=5), default=CARD_N, show_default=True,
               help="Number of résumés (spread over the five occupations).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the profiles and their rendering.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the profiles and their rendering.")
 @click.option("--profiles", "profiles_path", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Profiles Parquet to draw the résumés from (default: a fresh population sample).")
 @click.option("--scoring", type=click.Choice(["greedy", "expected"]), default=None,

@@ -213,7 +213,12 @@ def _fit_all(long, by, position, resume, reference, engine, z, spec, cluster) ->
     for key, sub in long.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         X, y, strata, names = design(sub, position=position, resume=resume, reference=reference)
-        coef, se, dropped = _fit_one(X, y, strata, names, engine, cluster)
+        try:
+            coef, se, dropped = _fit_one(X, y, strata, names, engine, cluster)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"conditional logit for {' / '.join(map(str, key))}: singular design with "
+                             f"{len(np.unique(strata))} run(s), too few to estimate its {X.shape[1]} terms "
+                             f"(popresume ranking --no-clogit leaves it out)") from None
         for term in X.columns:
             bi, si = coef.get(term, np.nan), se.get(term, np.nan)
             zi = bi / si

@@ -67,8 +67,9 @@ class CacheError(ValueError):
 
     def __init__(self, path: Path, problem: BaseException | str):
         self.path = path
-        super().__init__(f"score cache {path}: {problem}; score without it (--no-cache), or move the file "
-                         f"aside (a new cache is created in its place)")
+        super().__init__(f"score cache {path}: {problem}; score without it (--no-cache in score, validate and "
+                         f"correspondence; --cache OTHER_FILE in audit), or move the file aside (a new cache is "
+                         f"created in its place)")
 
 
 class CacheWriteError(OSError):
