@@ -200,6 +200,7 @@ def test_p_values_are_written_with_the_digits_the_draws_support():
     assert chance.format_p(0.0076, 10_000) == "0.0076"  # MC SE 0.0009
     assert chance.format_p(0.404, 1000) == "0.40"  # MC SE 0.016
     assert chance.format_p(0.404, 10_000) == "0.404"  # MC SE 0.005
+    assert chance.format_p(1.0, 10_000) == "1"
 
 
 def test_design_null_on_gpt35_software_engineer(long):
