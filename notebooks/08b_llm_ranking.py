@@ -273,8 +273,8 @@ labelled(surv.set_index(["model", "job", "spec", "term"])[["verdict", "coef", "s
 # %% [markdown]
 # Few of the 28 group gaps of each model and specification survive Holm's correction; the
 # table lists them by model, job and specification (with position and résumé text held fixed,
-# or not). All are GPT-3.5's, in HR and financial analysis; no GPT-4 gap survives. Positions
-# were balanced across groups by design, so position
+# or not). All are GPT-3.5's, most of them with position in the model; no GPT-4 gap survives.
+# Positions were balanced across groups by design, so position
 # does not confound the groups. Still, the group coefficients grow once it is in the model: an
 # odds ratio is not collapsible, and taking out a strong predictor of the choice sharpens the
 # others. Without the correction many more gaps look "significant" (compare `p_group` with

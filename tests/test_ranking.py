@@ -159,6 +159,20 @@ def test_ratio_interval_by_hand():
     assert np.isclose(high[-1], expect_high) and np.isclose(low[-1], expect_low)
 
 
+def test_adjust_pvalues_one_family_per_model_agrees_with_statsmodels():
+    """Holm and BH within each family equal statsmodels' multipletests on that family alone,
+    also when the table's index repeats (two tables concatenated)."""
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(4)
+    t = pd.DataFrame({"model": ["a"] * 6 + ["b"] * 4, "p": rng.uniform(0, 0.1, 10)})
+    t = pd.concat([t.iloc[:5], t.iloc[5:]])  # index 0-4, 0-4 again
+    adj = rates.adjust_pvalues(t, "p", family=["model"])
+    for m, s in adj.groupby("model"):
+        np.testing.assert_allclose(s["p_holm"], multipletests(s["p"], method="holm")[1])
+        np.testing.assert_allclose(s["p_bh"], multipletests(s["p"], method="fdr_bh")[1])
+
+
 def test_rank_summary_top_k():
     always_first = synthetic(100, lambda d, rng: 0)
     rs = rates.rank_summary(always_first, ks=(1, 8))
@@ -200,6 +214,7 @@ def test_p_values_are_written_with_the_digits_the_draws_support():
     assert chance.format_p(0.0076, 10_000) == "0.0076"  # MC SE 0.0009
     assert chance.format_p(0.404, 1000) == "0.40"  # MC SE 0.016
     assert chance.format_p(0.404, 10_000) == "0.404"  # MC SE 0.005
+    assert chance.format_p(1.0, 10_000) == "1"
 
 
 def test_design_null_on_gpt35_software_engineer(long):

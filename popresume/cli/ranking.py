@@ -100,7 +100,9 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed,
         chk = tables["published_check"]
         click.echo(f"published table: {int(chk['match'].sum())}/{len(chk)} cells reproduced from the replies")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        click.echo(tables["chance"].round(3).to_string(index=False))
+        printed = tables["chance"][["model", "job", "n_runs", "min_max_ratio", "null_p_text", "flag_rate_under_null",
+                                    "verdict"]].rename(columns={"null_p_text": "p (design null)"})
+        click.echo(printed.round(3).to_string(index=False))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():

@@ -46,6 +46,8 @@ def format_p(p: float, n_draws: int) -> str:
         return "n/a"
     if p <= 0:
         return f"< {1 / n_draws:.2g}"
+    if p >= 1:
+        return "1"
     se = math.sqrt(max(p * (1 - p), 1 / n_draws) / n_draws)
     decimals = max(1, -math.floor(math.log10(se)))
     return f"{p:.{decimals}f}"

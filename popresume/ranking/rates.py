@@ -144,16 +144,15 @@ def adjust_pvalues(table: pd.DataFrame, p: str = "p_chance", *, family: Sequence
 
     require_columns(table, [p] + list(family), "p-value table")
     out = table.copy()
-    if family:
-        codes = out.groupby(list(family), sort=False, dropna=False).ngroup().to_numpy()
-        groups = [out.index[codes == k] for k in np.unique(codes)]
-    else:
-        groups = [out.index]
-    out[f"{p}_holm"] = np.nan
-    out[f"{p}_bh"] = np.nan
-    for idx in groups:
-        out.loc[idx, f"{p}_holm"] = holm(out.loc[idx, p].to_numpy())
-        out.loc[idx, f"{p}_bh"] = benjamini_hochberg(out.loc[idx, p].to_numpy())
+    codes = (out.groupby(list(family), sort=False, dropna=False).ngroup().to_numpy() if family
+             else np.zeros(len(out), int))
+    values = out[p].to_numpy(float)
+    adjusted_holm, adjusted_bh = np.full(len(out), np.nan), np.full(len(out), np.nan)
+    for k in np.unique(codes):  # by position, so a repeated index label cannot merge two families
+        rows = np.flatnonzero(codes == k)
+        adjusted_holm[rows] = holm(values[rows])
+        adjusted_bh[rows] = benjamini_hochberg(values[rows])
+    out[f"{p}_holm"], out[f"{p}_bh"] = adjusted_holm, adjusted_bh
     return out
 
 
