@@ -23,7 +23,9 @@
 #   every effect (and the n a narrower interval would need), and a chance baseline for the
 #   impact ratios;
 # - how to read the outcome-level numbers (scoring rates, impact ratios, the four-fifths
-#   comparison) beside the decomposition, and where they disagree.
+#   comparison) beside the decomposition, and where they disagree;
+# - why, on this population, the direct effect of gender is not identified: the first name
+#   nearly reveals gender, so "gender changed, name kept" has almost no applicants behind it.
 #
 # Chapter 9 ran a grid of audits; an auditor hired for one screener wants one document.
 # The command does, in order: a **probe** of a few résumés (seconds per résumé, tokens per
@@ -55,16 +57,18 @@ seed = 0
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Image, display
 
-from popresume.audit import report_html as H
-from popresume.audit.report_run import run_report, write_report
+from popresume.audit.report_run import ReportRequest, load_population, run_report, write_report
+from popresume.grouping import add_groups
+from popresume.plots.audit import effects_by_attribute, ll144_figure
 from popresume.plots.tables import labelled
 
 folder = Path(tempfile.mkdtemp(prefix="audit-report-"))
-report = run_report(screener, occupation=occupation, n=n, n_boot=n_boot, card_n=card_n, tune=tune, seed=seed,
-                    force=True, progress=False, echo=print)
+request = ReportRequest(screener, occupation=occupation, n=n, n_boot=n_boot, card_n=card_n, tune=tune, seed=seed,
+                        force=True)
+report = run_report(request, progress=False, echo=print)
 html_path, json_path = write_report(report, folder / "report")
 print(f"wrote {html_path.name} ({html_path.stat().st_size / 1e3:.0f} kB, figures embedded) and {json_path.name}")
 
@@ -82,15 +86,23 @@ print(f"wrote {html_path.name} ({html_path.stat().st_size / 1e3:.0f} kB, figures
 # `--leakage` adds Beyond the Name's three tasks for the same screener (a screener that can
 # answer them: a generative model over an OpenAI-compatible server, or the embedding model);
 # the synthetic screener answers none, so the command refuses `--leakage` for it before any
-# work.
+# work. `popresume audit --decisions FILE --report DIR` writes the same report for a file of
+# decisions an auditor recorded (the outcome-level sections only: a file of decisions has no
+# population model to decompose).
+#
+# In Python, `run_report` returns an `AuditReport`: a typed object whose sections (validity,
+# one decomposition per attribute, LL144, four-fifths, chance, limitations) each own their
+# table. `write_report` writes its page and its JSON; in a notebook the object shows itself
+# as a page.
 #
 # ## The summary
 #
 # The report opens with a summary a reader can act on, one sentence per finding, each
-# computed from the numbers below it.
+# computed from the numbers below it. Each claim names the one significance standard it
+# rests on.
 
 # %%
-for line in H.summary_items(report):
+for line in report.summary():
     print("•", line)
 
 # %% [markdown]
@@ -98,37 +110,75 @@ for line in H.summary_items(report):
 #
 # For each attribute the five path-specific effects (score points; positive favours the
 # comparison level x1: men, White applicants) with their 95% CIs, the Holm-adjusted
-# p-values over the five effects, and, because the screener is synthetic, the true effect
-# on this population. Crosses are the truth.
+# p-values over the five effects, whether the estimator calls the effect estimable at this
+# overlap, and, because the screener is synthetic, the true effect on this population.
+# Crosses are the truth.
 
 # %%
-ident = H.screener_label(report["screener"])
-display(Image(H.figure_png(H.effects_figure(report["effects"]))))
-eff = pd.DataFrame(report["effects"])[["attribute", "effect", "estimate", "ci_low", "ci_high", "p_holm", "truth"]]
-eff["covered"] = (eff["ci_low"] <= eff["truth"]) & (eff["truth"] <= eff["ci_high"])
-labelled(eff.round(3), f"ours: {ident}. Effects: {report['sources']['effects']}; truth: {report['sources']['truth']}")
+ident = report.label()
+fig = effects_by_attribute({a: d.effects for a, d in report.decompositions.items()})
+plt.show()
+
+rows = []
+for attr, d in report.decompositions.items():
+    for effect, r in d.effects.iterrows():
+        rows.append({"attribute": attr, "effect": effect, "estimate": r["estimate"], "CI low": r["ci_low"],
+                     "CI high": r["ci_high"], "truth": r["truth"],
+                     "truth inside the CI": "yes" if r["ci_low"] <= r["truth"] <= r["ci_high"] else "no",
+                     "estimable": "yes" if r["estimable"] else "no"})
+labelled(pd.DataFrame(rows).round(2), f"ours: {ident}. Estimates: {report.provenance.sources['effects']}; "
+                                       f"truth: {report.provenance.sources['truth']}")
 
 # %% [markdown]
-# A small synthetic population makes the weak spots visible: the first name nearly
-# reveals gender, so the propensity of X given the redlining mediators is often clipped and
-# the direct and indirect effects are wide. The report turns those facts into warnings and
-# limitations rather than hiding them:
+# ## Why the direct effect of gender is not identified here
+#
+# The direct effect compares a man with a woman who keeps the man's mediators: his
+# education and experience, and his *first name*. The estimator can only learn that
+# comparison from applicants who exist: women with a name most often given to boys, men with
+# a name most often given to girls. In this population the first name nearly reveals gender:
 
 # %%
-overlap = pd.DataFrame([{"attribute": a, "cases (paper rule)": d["cases"], "min ESS": d["min_ess"],
-                         "clipped share": d["clipped_share"], "warnings": len(d["warnings"])}
-                        for a, d in report["decomposition"].items()])
+profiles = add_groups(load_population(occupation, n, seed=seed)[0])
+support = pd.crosstab(profiles["gender"].map({"F": "women", "M": "men"}),
+                      profiles["fn_gender"].map(lambda g: f"first name typical of: {g}"))
+labelled(support, f"ours: the {n:,} synthetic {occupation} applicants of this audit, by gender and the "
+                  "gender-typicality of the first name (Appendix C.4 grouping)")
+
+# %% [markdown]
+# Almost every man has a male-typical name and almost every woman a female-typical one, so
+# "gender changed, name kept" rests on a handful of applicants. The estimator's weights for
+# that comparison divide by the propensity of being a man given the name, which is close to
+# 0 or 1; it clips those propensities at 0.01 and 0.99 to keep the variance finite, and the
+# clipping adds a bias that the interval does not know about. More data does not help: the
+# handful grows in proportion, and the bias stays. This is why the report calls such an
+# effect *not estimable* at this overlap (no interval presented as valid, no case label that
+# rests on it), and why the overlap numbers stand beside the effects:
+
+# %%
+overlap = pd.DataFrame([{"attribute": a, "cases (paper rule)": d.cases if d.cases is not None else "none (rests on "
+                         "an effect that is not estimable)", "smallest effective sample size": d.min_ess,
+                         "largest clipped share": d.clipped_share,
+                         "not estimable": ", ".join(d.not_estimable()) or "none"}
+                        for a, d in report.decompositions.items()])
 labelled(overlap.round(3), f"ours: {ident}. Cases C1-C5 (paper rule) and overlap diagnostics of the estimator")
 
 # %% [markdown]
+# Race behaves differently: the surname hints at race far less sharply than the first name
+# at gender, so "race changed, surname kept" has real applicants behind it and the race
+# intervals cover their truths. Chapter 10a shows the honest alternative for gender: a
+# coarser name grouping trades the path's resolution for support.
+#
 # ## Precision: what a larger run would buy
 #
 # Each effect's influence values φ give its standard error, sd(φ)/√n, so the n at which the
-# 95% interval would have a half-width of 0.5 points is (1.96·sd(φ)/0.5)². An auditor reads
-# this table *before* paying for a larger run.
+# 95% interval would have a half-width of 0.5 points is (1.96·sd(φ)/0.5)². This projection
+# holds only where the half-width shrinks like 1/√n, i.e. where the effect is estimable; the
+# report leaves it blank elsewhere. An auditor reads this table *before* paying for a larger
+# run.
 
 # %%
-prec = pd.DataFrame(report["precision"])[["attribute", "effect", "half_width", "n", "target", "n_needed"]]
+prec = pd.DataFrame([r for d in report.decompositions.values() for r in d.precision_records()])
+prec = prec[["attribute", "effect", "half_width", "n", "target", "n_needed"]]
 labelled(prec.round(2), f"ours: {ident}. CI half-width achieved and n needed, from the influence-function variance")
 
 # %% [markdown]
@@ -136,46 +186,91 @@ labelled(prec.round(2), f"ours: {ident}. CI half-width achieved and n needed, fr
 #
 # LL144 audits of a scoring tool publish the *scoring rate* (the share above the sample
 # median) and the *impact ratio* (a category's rate over the highest one's) by sex, by
-# race/ethnicity and by their intersection. The report adds a bootstrap CI to each ratio and
-# flags categories under 2% of the sample.
+# race/ethnicity and by their intersection. The report adds a CI to each ratio and flags
+# categories under 2% of the sample.
 
 # %%
-display(Image(H.figure_png(H.ll144_figure(report["ll144"]))))
-ll = pd.DataFrame(report["ll144"])[["breakdown", "category", "n", "scoring_rate", "impact_ratio", "ci_low",
-                                    "ci_high", "excluded"]]
-labelled(ll.round(3), f"ours: {ident}. {report['sources']['ll144']}")
+fig = ll144_figure(report.ll144.table)
+plt.show()
+ll = report.ll144.table[["breakdown", "category", "n", "scoring_rate", "impact_ratio", "ci_low", "ci_high",
+                         "excluded"]].rename(columns={"excluded": "under 2%"})
+labelled(ll.round(3), f"ours: {ident}. {report.provenance.sources['ll144']}")
 
 # %% [markdown]
 # An impact ratio under 0.8 is not evidence by itself: at a few hundred résumés a small
 # intersection falls under 0.8 by chance. The chance baseline keeps the observed scores,
 # permutes the sex and race labels (a screener that ignores them) and counts how often the
-# lowest ratio falls under 0.8 at this n.
+# lowest ratio falls under 0.8 at this n, for each rule the report prints: the LL144 median
+# split and the four-fifths selection cut (the top 25%). With 1,000 permutations a chance is
+# printed to two decimals, and a p-value that no permutation reached reads "< 0.001".
 
 # %%
-chance = pd.DataFrame(report["chance_baseline"])[["breakdown", "observed_lowest_ratio", "flag_rate", "p_perm"]]
-labelled(chance.round(3), f"ours: {ident}. Chance baseline: the observed scores with the sex and race labels permuted")
+chance = pd.DataFrame([{"rule": r["rule"], "breakdown": r["breakdown"], "lowest ratio": r["observed_lowest_ratio"],
+                        "chance of a flag": report.chance.flag_text(r), "permutation p": report.chance.p_text(r)}
+                       for _, r in report.chance.table.iterrows()])
+labelled(chance.round(3), f"ours: {ident}. Chance baseline: the observed scores with the sex and race labels "
+                          "permuted")
 
 # %% [markdown]
 # Finally the report sets the four-fifths verdict beside the decomposition and names any
 # disagreement (a flag with no significant effect, a missed direct or redlining effect):
 
 # %%
-dis = pd.DataFrame(report["disagreements"])
+dis = report.disagreements.table[["attribute", "four_fifths_flag", "lowest_selection_ratio", "disagreement"]].copy()
+dis["disagreement"] = dis["disagreement"].replace("", "none: they agree")
 labelled(dis.round(3), f"ours: {ident}. Four-fifths verdict (top 25% selected) beside the decomposition "
-                       "(CI excludes 0)")
+                       "(paper rule: the CI excludes 0)")
 
 # %% [markdown]
 # ## Limitations, written from the run
 #
 # The last section of the report is generated from the facts of this run: the gate's
-# verdict, the overlap warnings, the synthetic population and the independences it
-# assumes, and the screener's identity.
+# verdict, the overlap, the synthetic population and the independences it assumes, and the
+# screener's identity.
 
 # %%
-for line in report["limitations"]:
+for line in report.limitations:
     print("•", line)
 
 # %% [markdown]
 # `report.json` holds every number shown here (keys `validity`, `effects`, `ll144`,
-# `precision`, `run`, ...); `report.html` opens offline, with its figures embedded, and
-# prints to PDF from any browser.
+# `chance_baseline`, `precision`, `run`, ...); `report.html` opens offline, with its figures
+# embedded, and prints to PDF from any browser.
+#
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-09a-gender-nde
+#
+# Re-execute the chapter with four times the applicants
+# (`popresume book run notebooks/09a_audit_report.py -p n 3200`). Does the gender direct
+# effect become estimable? Does the race direct effect's interval shrink, and by how much?
+# :::
+#
+# :::{solution} ex-09a-gender-nde
+# :class: dropdown
+#
+# The gender direct effect stays not estimable: the share of men with a female-typical
+# first name (and of women with a male-typical one) does not grow with n, so the clipped
+# share of the propensities stays where it was. The race intervals shrink by about half,
+# as a root-n estimator's should ($1/\sqrt{4}$), and keep covering their truths.
+# :::
+#
+# :::{exercise}
+# :label: ex-09a-decisions
+#
+# Write a CSV with columns `sex`, `race` and `score` in which men score 5 points more, and
+# audit it with `popresume audit --decisions FILE --report DIR`. Which sections of the
+# report are there, which are missing, and why?
+# :::
+#
+# :::{solution} ex-09a-decisions
+# :class: dropdown
+#
+# The LL144 table (with CIs, the under-2% flags and the unknown counts), the four-fifths
+# table and the chance baseline at both rules are there; the sex ratio falls under 0.8 with
+# a permutation p-value far below the chance of a flag. There is no validity gate (the file
+# has no job or fit column) and no decomposition: path-specific effects need the population
+# model of how sex reaches the qualifications and the names, which a file of decisions does
+# not carry. The report says both in its summary.
+# :::

@@ -103,13 +103,21 @@ def test_plan_and_limitations_follow_the_facts():
     with pytest.raises(ValueError, match="seconds per résumé"):
         R.plan(float("nan"), n=1, card_n=1)
     ident = {"screener_id": "openai", "model": "m", "prompt_hash": "abc"}
-    lim = R.limitations(verdict="pass", reasons=[], forced=False, warnings={"gender": ["weak overlap: x"]},
+    from popresume.audit.report_model import Decomposition
+
+    weak = Decomposition(attribute="gender", x="gender", x0="F", x1="M", effects=pd.DataFrame(), cases="-",
+                         min_ess=8.0, clipped_share=0.78, warnings=["weak overlap: See .propensity_"], n=400,
+                         ci_method="", precision=pd.DataFrame())
+    lim = R.limitations(verdict="pass", reasons=[], forced=False, decompositions={"gender": weak},
                         synthetic_population=False, synthetic_screener=False, identity=ident, n_failed=3, n=100,
                         occupation="nurse", fmt="text")
     text = " ".join(lim)
-    assert "validity gate" not in text and "weak overlap: x" in text and "3 of 100" in text and "--profiles" in text
+    assert "validity gate" not in text and "3 of 100" in text and "--profiles" in text
+    # the estimator's warning in a reader's words, from the audit's own numbers; no raw attribute names
+    assert "78% of the propensities" in text and "effective sample size of a weight is 8" in text
+    assert ".propensity_" not in text
     assert "abc" in text
-    lim = R.limitations(verdict="fail", reasons=["posting: flat"], forced=True, warnings={},
+    lim = R.limitations(verdict="fail", reasons=["posting: flat"], forced=True, decompositions={},
                         synthetic_population=True, synthetic_screener=True, identity=ident, n_failed=0, n=100,
                         occupation="nurse", fmt="text")
     text = " ".join(lim)

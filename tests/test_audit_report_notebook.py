@@ -1,5 +1,6 @@
 """Chapter 09a (the one-screener audit report) executes with small parameters, without errors or
-stderr output, and shows the report's figures, its summary and the truth beside the estimates."""
+stderr output, and shows the report's figures, its summary, the truth beside the estimates and
+why the gender direct effect is not identified, in a reader's words; it ends with exercises."""
 
 import pytest
 
@@ -25,4 +26,9 @@ def test_audit_report_chapter_runs(tmp_path, monkeypatch):
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 2  # the effects and LL144 figures
     text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert "Validity gate: FAIL" in text and "forced" in text  # the synthetic screener ignores the posting
-    assert "truth" in text and "n_needed" in text and "flag_rate" in text
+    assert "truth" in text and "n_needed" in text and "chance of a flag" in text
+    assert "first name typical of" in text  # the support table behind the identification argument
+    for raw in ("E[Y_", "gender='M'", ".propensity_", ".weights_"):  # no estimator internals shown to a reader
+        assert raw not in text, raw
+    source = (REPO_ROOT / "notebooks" / "09a_audit_report.py").read_text()
+    assert source.count(":::{exercise}") == 2 and source.count(":::{solution}") == 2

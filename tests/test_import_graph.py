@@ -197,3 +197,45 @@ def test_the_pipeline_layers_import_one_way():
     assert "popresume.population" in layers["popresume.screeners"]  # the validity gate draws profiles
     cycles = find_cycles(layers)
     assert not cycles, "layers that import each other:\n" + describe(cycles, layers)
+
+
+# ---------------------------------------------------------------------------- the documented order
+def documented_layer_order(text: str) -> list[list[str]]:
+    """The layers of docs/DESIGN.md §1's "**Layer order:**" paragraph, left to right; the
+    layers between two arrows are one rank."""
+    start = text.index("**Layer order:**")
+    para = text[start:text.index("\n\n", start)]
+    import re
+
+    return [re.findall(r"`([a-z_0-9]+)`", part) for part in para.split("→")]
+
+
+def order_violations(layers: dict[str, dict[str, str]], order: list[list[str]], top: str = "popresume"
+                     ) -> tuple[list[str], list[str]]:
+    """(layers of the package the order does not name, imports of a layer to the right)."""
+    rank = {f"{top}.{name}": i for i, names in enumerate(order) for name in names}
+    exempt = {top, f"{top}.__main__"}  # the package's __init__ and ``python -m`` entry point
+    present = set(layers) | {b for targets in layers.values() for b in targets}
+    missing = sorted(name for name in present - exempt if name not in rank)
+    wrong = [f"{a} imports {b}: {where}" for a, targets in sorted(layers.items()) if a not in exempt
+             for b, where in sorted(targets.items()) if a in rank and b in rank and rank[b] > rank[a]]
+    return missing, wrong
+
+
+def test_the_order_check_on_a_small_graph():
+    text = "x\n\n**Layer order:** `a` → `b`, `c` → `d`.\n\nmore"
+    order = documented_layer_order(text)
+    assert order == [["a"], ["b", "c"], ["d"]]
+    layers = {"p.d": {"p.b": "d -> b"}, "p.b": {"p.c": "b -> c", "p.a": "b -> a"}, "p.c": {"p.b": "c -> b"}}
+    assert order_violations(layers, order, "p") == ([], [])  # same rank may import each other
+    layers["p.a"] = {"p.d": "a -> d (line 3)"}
+    layers["p.e"] = {}
+    assert order_violations(layers, order, "p") == (["p.e"], ["p.a imports p.d: a -> d (line 3)"])
+
+
+def test_the_layers_follow_the_documented_order():
+    design = (ROOT.parent / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    order = documented_layer_order(design)
+    missing, wrong = order_violations(layer_graph(import_graph()), order)
+    assert not missing, f"layers missing from docs/DESIGN.md §1's layer order: {missing}"
+    assert not wrong, "imports against docs/DESIGN.md §1's layer order:\n" + "\n".join(wrong)

@@ -388,7 +388,7 @@ def disagreements(decomps: Mapping[str, Decomposition], ff: pd.DataFrame) -> pd.
 
 
 # --------------------------------------------------------------------------- limitations
-def limitations(*, verdict: str, reasons: Sequence[str], forced: bool, warnings: Mapping[str, Sequence[str]],
+def limitations(*, verdict: str, reasons: Sequence[str], forced: bool, decompositions: Mapping[str, Decomposition],
                 synthetic_population: bool, synthetic_screener: bool, identity: Mapping[str, Any],
                 n_failed: int, n: int, occupation: str, fmt: str) -> list[str]:
     """The report's limitations, each a sentence written from a fact of this run."""
@@ -399,9 +399,9 @@ def limitations(*, verdict: str, reasons: Sequence[str], forced: bool, warnings:
         out.append(f"The screener failed the validity gate ({why})"
                    + (" and the audit was forced (--force): " if forced else ": ")
                    + "its scores may not reflect the résumés, so its effects say little about how it reads them.")
-    for attr, msgs in warnings.items():
-        for m in msgs:
-            out.append(f"Overlap warning for {attr}: {m}")
+    for dec in decompositions.values():
+        if dec.overlap_sentence():
+            out.append(dec.overlap_sentence())
     if synthetic_population:
         out.append("The applicants are a synthetic population (popresume.population, PopResume §4.1 Assumption 1): "
                    "first names depend on gender and age only, surnames on race only, and the embedded P1 assumes "

@@ -8,6 +8,8 @@ and the chance bounds are columns of the sections). Figures are drawn by
 nothing is fetched (no script, no font, no CDN), and a print style sheet keeps tables and
 figures whole on paper. Every table has a caption naming its source and the screener that
 produced it; a section a report does not have is replaced by the reason it was left out.
+The report renders itself through this module, so this module imports no report type
+(``AuditReport`` in a signature is a name, not an import).
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from popresume.audit.report_model import AuditReport, Chance
 
 CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem;
@@ -158,8 +159,8 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
         parts.append(f"<p>Cases (paper rule: the 95% CI excludes 0): <b>{_e(case)}</b>. Overlap: smallest "
                      f"effective sample size {cell_text(d.min_ess, 0)}, largest clipped share "
                      f"{cell_text(d.clipped_share, 3)}.</p>")
-        for w in d.warnings:
-            parts.append(f"<p><b>Warning:</b> {_e(w)}</p>")
+        if d.overlap_sentence():
+            parts.append(f"<p><b>Warning:</b> {_e(d.overlap_sentence())}</p>")
     return "".join(parts)
 
 
@@ -207,8 +208,8 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
                                 digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
     if rep.chance is not None:
         rows = [{"rule": r["rule"], "breakdown": r["breakdown"], "n": r["n"],
-                 "observed_lowest_ratio": r["observed_lowest_ratio"], "flag": Chance.flag_text(r),
-                 "p": Chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
+                 "observed_lowest_ratio": r["observed_lowest_ratio"], "flag": rep.chance.flag_text(r),
+                 "p": rep.chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
         parts.append(table_html(rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
                                        "observed_lowest_ratio": "lowest ratio",
                                        "flag": "chance of a flag (ratio < 0.8)", "p": "permutation p",

@@ -183,6 +183,16 @@ class Decomposition:
                 "clipped_share": self.clipped_share, "warnings": list(self.warnings), "n": self.n,
                 "ci_method": self.ci_method}
 
+    def overlap_sentence(self) -> str:
+        """The estimator's overlap warnings in a reader's words, from this audit's numbers
+        ("" when it raised none); the raw warnings stay in ``warnings``."""
+        if not self.warnings:
+            return ""
+        return (f"Overlap for {self.attribute}: {self.clipped_share:.0%} of the propensities of some model were "
+                f"clipped to [0.01, 0.99] and the smallest effective sample size of a weight is {self.min_ess:.0f}; "
+                f"where a mediator nearly reveals {self.attribute}, few applicants show the combinations an effect "
+                f"compares, and intervals that rest on them can be too narrow.")
+
     def identification_sentence(self) -> str:
         """Which effects the data identify at this overlap, in words ("" when all are)."""
         bad = self.not_estimable()

@@ -279,7 +279,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
 
     ident = identity(scr)
     lim = report.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=forced,
-                             warnings={a: d.warnings for a, d in decomps.items()},
+                             decompositions=decomps,
                              synthetic_population=req.profiles is None,
                              synthetic_screener=isinstance(scr, SyntheticScreener), identity=ident,
                              n_failed=len(fails), n=len(scores), occupation=req.occupation, fmt=req.fmt)
