@@ -75,7 +75,7 @@ rng = np.random.default_rng(seed)
 # hand so that the picture reads left to right like the paper's Figure 2.
 
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The causal graphs: (a) the Standard Fairness Model; (b) its mediators split into business necessity B (blue paths) and redlining R (red paths). Drawn by this chapter."}}
 def draw_graph(ax, nodes, edges, title, bidirected=(), colours=None, curved=()):
     """Draw a small causal graph: nodes {name: (x, y)}, edges [(u, v)], dashed bidirected pairs."""
     colours = colours or {}
@@ -343,7 +343,7 @@ if n >= 100_000:  # sampling error of the plug-in is below 0.05 at this size
 # that $Z$ creates through $X \leftrightarrow Z$, and even its causal part can hide a direct
 # effect that the mediators cancel: this is Figure 1's "85.25 vs 85.25" ({doc}`../book/problem`).
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, toy SCM with known truth: the outcome gap and the five path-specific effects, computed exactly."}}
 tv = observed.loc[observed.X == 1, "Y"].mean() - observed.loc[observed.X == 0, "Y"].mean()
 summary = pd.concat([pd.Series({"TV\n(outcome gap)": tv}), pd.Series(exact)])
 

@@ -222,7 +222,7 @@ labelled(summarize(profiles), "ours: summary of the generated profiles by occupa
 # hold a bachelor's or a master's; and experience grows with age, bounded by
 # $\text{age} - 18$.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: PopResume's Figure 7 redrawn from the generated profiles (the paper's published figure is the reference)."}}
 fig = plot_figure7(profiles)
 fig.suptitle("Ours: Figure 7 redrawn from the generated profiles", fontsize=11)
 fig.tight_layout()
@@ -236,7 +236,7 @@ plt.show()
 # difference in binomial standard errors: with the default $P_1$ it should look like draws
 # from a standard normal.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: shares in the generated population against the published margins they are raked to."}}
 check = compare_with_published(profiles)
 print(f"largest |z| over {len(check)} comparisons: {check['z'].abs().max():.2f}")
 ax = plot_margin_check(check)
@@ -267,7 +267,7 @@ by_race = ba_plus_comparison(populations, "race", ["software_developer", "teache
 display(labelled(by_gender, "ours and published: seed = GSS 1974-2018 respondents 25-44 (measured microdata); other columns ours"))
 labelled(by_race, "ours and published: seed = ACS 2012 employed 18-64, all occupations (measured microdata); other columns ours")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: associations carried from the microdata seeds (GSS for nurses by gender, ACS 2012 for software developers by race)."}}
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 for ax, table, key in ((axes[0], by_gender.loc["nurse"], "gender"), (axes[1], by_race.loc["software_developer"], "race")):
     cols = [c for c in table.columns if c != "seed n"]
@@ -300,7 +300,7 @@ plt.show()
 # errors: the seed's (measured, from small samples, hence wide), the generated profiles'
 # and the independent margins':
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: associations in the seed, the generated population and a population drawn from independent margins."}}
 assoc = association_comparison(populations)
 fig, ax = plt.subplots(figsize=(8.5, 5))
 labels = [f"{SHORT_LABELS[o]}: {c}" for o, c in zip(assoc["occupation"], assoc["contrast"])]
@@ -365,6 +365,9 @@ if flat is not None:
     shift = truth[truth["effect"].isin(["BIE", "RIE"])].pivot_table(
         index=["attribute", "effect", "occupation"], columns="population", values="true")
     display(labelled(shift, "ours: true effects of the synthetic screener (default coefficients), points"))
+
+# %% mystnb={"figure": {"caption": "Ours, synthetic screener (true values): how the population's associations move the BIE."}}
+if flat is not None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     for ax, attr in zip(axes, ("gender", "race")):
         t = shift.loc[attr, "BIE"]

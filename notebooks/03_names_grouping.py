@@ -157,7 +157,7 @@ labelled(pd.crosstab(groups["gender"], groups["fn_gender"], normalize="index"), 
 # %%
 labelled(pd.crosstab(groups["race"], groups["surname_group"], normalize="index"), "ours: generated population")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, generated profiles: applicants' ages by their first name's age group."}}
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for g in ("young", "mid", "old", "neutral"):
     ages = groups.loc[groups["fn_age"] == g, "age"]

@@ -143,7 +143,7 @@ labelled(diff.set_index("line"), f"{SOURCE}, the lines of the two texts that dif
 #
 # Eight applicants of the population, on one time axis:
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, generated applicants: education (diamonds) and roles (bars) of eight careers as the résumé rules build them."}}
 rs_all = build_resumes(profiles, seed=seed)
 by_id = {r.resume_id: r for r in rs_all}
 show = (profiles.assign(fits=[by_id[i].roles[0].end != (2023, 12) for i in profiles["resume_id"]])
@@ -210,7 +210,7 @@ for occ in examples.index:
     print(render_text(examples.loc[occ].to_dict() | {"occupation": occ}, seed=seed, skills=skills))
     print()
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: each occupation's example résumé rendered as an image and as an image with a photo slot (a grey placeholder, not a face)."}}
 for i, occ in enumerate(examples.index):
     fig, axes = plt.subplots(1, 2, figsize=(10, 6.6))
     plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})")
@@ -233,7 +233,7 @@ stats = resume_stats(resumes, profiles, skills=skills)
 lengths = stats.groupby("occupation", sort=False)["n_tokens"].describe()[["count", "mean", "min", "50%", "max"]]
 labelled(lengths.rename(index=OCCUPATION_LABELS), f"{SOURCE}, résumé length in tokens", precision=1)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, generated résumés: length in tokens, roles against years of experience, and education entries, by occupation."}}
 fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
 plot_token_lengths(stats, ax=axes[0], legend=False)
 plot_roles_vs_exp(stats, ax=axes[1])

@@ -126,7 +126,7 @@ print("chunks per résumé:", ", ".join(f"{k} chunk(s): {v} résumés" for k, v 
       "| median tokens:", int(info["n_tokens"].median()))
 labelled(emb_scores.head(), "ours: first scores of the embedding screener (all-MiniLM-L6-v2)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict in the cards below): score distributions by occupation."}}
 emb = emb_scores.merge(resumes[["resume_id", "occupation"]], on="resume_id")
 plot_score_distributions(emb, title="Ours: embedding screener (all-MiniLM-L6-v2), score by occupation")
 plt.tight_layout()
@@ -230,7 +230,7 @@ wide = compare_table(all_scores)
 shown = wide.loc[handful["resume_id"]] if len(handful) else wide.head()
 labelled(shown, "ours: scores of the same résumés, one column per screener/model", precision=1)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the embedding screener's scores against the synthetic screener's on the same résumés (both fail the validity gate, for the reasons given in the text)."}}
 occ = resumes.set_index("resume_id")["occupation"]
 plot_screener_comparison(all_scores, "embedding/all-MiniLM-L6-v2", "synthetic/synthetic-v1", hue=occ)
 plt.tight_layout()
@@ -291,7 +291,7 @@ for mode in ("greedy", "expected"):
 labelled(card_summary(cards), "ours: validity cards, one column per screener (paired differences in "
          "score points)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the validity cards of the screeners this chapter runs, each contrast with its 95% CI and the card's verdict."}}
 ax = plot_validity_cards(cards)
 plt.tight_layout()
 
@@ -338,14 +338,18 @@ shift = pd.DataFrame({
     ).set_index("resume_id")["score"] - original
     for where in ("top", "end")})
 print(f"planted line: {INJECTION!r}")
+for col in shift:
+    print(f"{col}: raised {(shift[col] > 0).sum()} of {len(shift)} scores, mean change {shift[col].mean():+.2f} points")
 labelled(shift.agg(["mean", "min", "max"]).T, f"ours: score change when {len(few)} résumés carry the instruction, "
          "embedding screener (all-MiniLM-L6-v2), points", precision=2)
 
 # %% [markdown]
-# The embedding screener has no notion of an instruction: the planted line is one more
-# sentence whose similarity to the posting moves the score a little, either way, as the
-# table shows. A generative screener reads the line as text addressed to it, and that is
-# where the contrast matters.
+# The embedding screener has no notion of an instruction, yet the planted line is not
+# neutral for it: it is one more sentence, and a sentence about scoring a candidate for a
+# job sits close to any posting in embedding space, so it pulls the résumé's similarity,
+# and its score, upwards; the lines above count how many scores it raised and by how much
+# on average, at the top and at the end. A generative screener reads the same line as text
+# addressed to it, and that is where the contrast matters most.
 #
 # - **For an auditor**, a screener that moves towards 100 when told to is steerable by
 #   the applicants themselves, and nothing in a decomposition by gender or race sees it:

@@ -130,7 +130,7 @@ weights = diag["weights"].set_index(["psi", "target", "weight"]).rename(columns=
 labelled(weights, "ours: the estimator's weights on this sample (raw means overall and in the lowest and "
          "highest fold, ESS, largest weight)", precision=3)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: one sample's five estimated effects with 95% CIs against the true values."}}
 fig, ax = plt.subplots(figsize=(5, 3))
 plot_effects(table, ax, title=f"synthetic model '{scm_kind}', n = {n_demo}")
 ax.scatter(range(5), truth.to_numpy(), color="black", marker="D", zorder=5, label="truth")
@@ -173,7 +173,7 @@ estimates, coverage = coverage_study(scm_kind, n=n, reps=reps, n_boot=n_boot, le
 labelled(coverage, f"ours: {reps} samples of n = {n} from the '{scm_kind}' model (– where a row has no such "
          "number: the plug-in and the naive difference have no bootstrap interval)")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: coverage of the 95% CIs over repeated samples (left) and the estimates across samples (right)."}}
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.4))
 plot_coverage(coverage[coverage["method"].str.startswith(("DML", "refit"))], axes[0])
 axes[0].set_title(f"95% CI coverage (ours, synthetic '{scm_kind}'), {reps} samples of n = {n}", fontsize=9)

@@ -70,7 +70,7 @@ effects_view(published.head(), source="published", cases="paper_cases", digits=3
 # six panels of Figure 4 are six rows of Table 4; hatched bars are effects whose CI
 # contains 0.
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): Figure 4 redrawn from the paper's own numbers for its LLM and VLM screeners (not carded: the paper runs no validity check)."}}
 fig = plot_figure4(published)
 fig.suptitle("Figure 4 as published (PopResume Table 4; the paper's LLM and VLM screeners)", fontsize=10)
 fig.tight_layout()
@@ -209,7 +209,8 @@ effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "mo
 # design, because it is the book's known-truth device, the screener whose true effects
 # are known so that the classification code can be checked on it, not a screener under
 # audit. Its case labels test the code; they say nothing about a hiring tool. The
-# published rows above carry no verdict: the paper puts no model through such a check.
+# published rows say "not carded (published model)": the paper puts no model through such
+# a check.
 # The last two columns are the overlap diagnostics every audit table of the book carries: the
 # smallest effective sample size (ESS) of any of the estimator's weights, and the largest
 # share of propensities clipped to [0.01, 0.99] (Chapter 10a explains what they mean for

@@ -65,11 +65,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume import correspondence as cr
-from popresume.correspondence import plots as P
+from popresume.correspondence import plots as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 from popresume.paths import data_path
 from popresume.plots.tables import labelled
+from popresume.schema import NOT_CARDED_HUMANS, VERDICT_COLUMN
 from popresume.screeners.validity import card_for, read_card
 
 pd.set_option("display.max_colwidth", None)  # never cut a label short
@@ -125,9 +126,9 @@ assert check["match"].all(), check[~check["match"]]
 print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced")
 labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (Bertrand & Mullainathan 2004, Table 1) beside ours recomputed from their 4,870 résumés: callback rates by race of the name."}}
 fig, ax = plt.subplots(figsize=(10.5, 3.8))
-P.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
+correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
 plt.show()
 
@@ -176,8 +177,8 @@ pd.DataFrame({"naive (HC0), ours": [naive.difference_ci_low, naive.difference_ci
 #   through the name, so the edge $X \to Y$ is cut: **NDE = 0**.
 # - What is left is $X \to R \to Y$: **TE is the name path**, which PopResume calls RIE.
 
-# %%
-fig = P.plot_designs()
+# %% mystnb={"figure": {"caption": "The two designs side by side: the correspondence study randomises names on otherwise random résumés; PopResume draws whole applicants from the population."}}
+fig = correspondence_plots.plot_designs()
 plt.show()
 
 # %% [markdown]
@@ -287,9 +288,9 @@ labelled(names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_pape
 # reacting to age as much as to race, a confound the 2001 study did not have. The peak years
 # show the same thing.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from the SSA's national birth counts: each B&M first name's peak year, by the name's race and sex, against the birth years B&M drew names from."}}
 fig, ax = plt.subplots(figsize=(8, 7.5))
-P.plot_name_peaks(names, ax)
+correspondence_plots.plot_name_peaks(names, ax)
 fig.tight_layout()
 plt.show()
 
@@ -345,9 +346,9 @@ labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_p
                "gap_ci_high_pp"]], "ours: recruiters' callbacks from the B&M data, the screener's from its scores on "
          "the same résumés (– : a difference of two gaps has no rate of its own)", precision=2)
 
-# %%
+# %% mystnb={"figure": {"caption": "Callback gaps on the same résumés: the recruiters' (B&M's recorded callbacks) against the screener's (ours; its validity verdict is in the table above)."}}
 fig, ax = plt.subplots(figsize=(9, 4.2))
-P.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
+correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
             f"vs {label}")
 fig.tight_layout()
 plt.show()
@@ -411,14 +412,14 @@ shipped_runs = {"embedding": ("gaps_embedding.csv", card_embedding), "SmolLM2 ov
 shipped = pd.concat([pd.read_csv(data_path("results", "correspondence", f)).assign(run=name, verdict=card["verdict"])
                      for name, (f, card) in shipped_runs.items()], ignore_index=True)
 # the gate is about the screener: the recruiters' rows have none
-shipped["validity gate"] = shipped["verdict"].where(~shipped["source"].str.startswith("recruiters"), "n/a (recruiters)")
-labelled(shipped.set_index(["run", "attribute", "source"])[["validity gate", "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
+shipped[VERDICT_COLUMN] = shipped["verdict"].where(~shipped["source"].str.startswith("recruiters"), NOT_CARDED_HUMANS)
+labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n", "gap_pp", "gap_ci_low_pp", "gap_ci_high_pp"]]
          .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
 
-# %%
+# %% mystnb={"figure": {"caption": "The shipped runs: each screener's callback gaps (ours; verdict in the table above) against the recruiters' on the same résumés (B&M's recorded callbacks)."}}
 fig, axes = plt.subplots(2, 1, figsize=(9, 7.4))
 for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
-    P.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
+    correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
 fig.tight_layout()
 plt.show()
 
@@ -434,9 +435,11 @@ plt.show()
 #   (difference −7.00 pp [−11.75, −2.25]), and it calls back female names more often
 #   than male ones within the same ad (−4.74 pp [−8.01, −1.47], p = 0.004 before any
 #   correction; Holm over the two attributes still excludes 0). Its replies copy the
-#   prompt's format (median score 6.0 of 100, three quarters below 10) and it fails every
-#   check of the validity gate, so this is a reaction to name tokens by a model that does
-#   not read the qualifications, not a hiring judgement; it is exactly the kind of number
+#   prompt's format (median score 6.0 of 100, three quarters below 10) and it fails the
+#   validity gate: of the card's checks it passes only the parse rate and spread (it parses
+#   and its scores vary), not the posting, qualification or stability checks, so this is a
+#   reaction to name tokens by a model that does not read the qualifications, not a hiring
+#   judgement; it is exactly the kind of number
 #   the gate exists to keep out of an audit report.
 #
 # Neither model is a résumé screener anyone should use; the point of the runs is that the

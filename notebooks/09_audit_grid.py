@@ -50,13 +50,13 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.audit import metrics as M
-from popresume.audit import summaries as S
+from popresume.audit import metrics as audit_metrics
+from popresume.audit import summaries
 from popresume.audit.config import grid_config
 from popresume.audit.grid import read_results, run_audit
 from popresume.causal import case_counts
 from popresume.paths import data_path
-from popresume.plots import audit as P
+from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled
 from popresume.screeners.validity import attach_validity, card_for, card_summary
 
@@ -150,10 +150,10 @@ print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages
 # and how much on the outcome models' extrapolation (Chapter 10a).
 
 # %%
-view = S.effects_view(results, source="ours", cases="cases")
+view = summaries.effects_view(results, source="ours", cases="cases")
 print(f"{len(view)} audits; the first 12 are shown, in two tables so that every column fits the page")
 keys = ["attribute", "occupation", "format", "model"]
-display(view[["source"] + keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
+display(view[keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
 view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
 
 # %% [markdown]
@@ -169,8 +169,8 @@ view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
 # intervals are), not of values.
 
 # %%
-published = M.published_table()
-sbs = S.add_overlap(M.side_by_side(results, published, digits=2), results)  # overlap: ours only
+published = audit_metrics.published_table()
+sbs = summaries.add_overlap(audit_metrics.side_by_side(results, published, digits=2), results)  # overlap: ours only
 occ0 = results["occupation"].iloc[0]
 SBS = ("ours and published: Tables 4-5 beside our audits; min ESS and clipped share are ours only (– : the paper "
        "reports no overlap)")
@@ -208,9 +208,9 @@ width.round(3)
 # One panel per occupation and format, one point per screener and effect; a filled point
 # means its 95% CI excludes 0 (the paper's "significant"). First our run, by attribute.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, Figure 4's layout for this grid: path-specific effects by occupation and format (text: embedding screener; image formats: synthetic screener; both fail the validity gate, see the cards above). Filled markers: the 95% CI excludes 0."}}
 for attribute in ("gender", "race"):
-    fig = P.figure4(results, attribute=attribute)
+    fig = audit_plots.figure4(results, attribute=attribute)
     fig.suptitle(f"ours: path-specific effects, {attribute} (text: embedding screener; image formats: synthetic "
                  f"screener); filled: 95% CI excludes 0", fontsize=10)
     plt.show()
@@ -219,8 +219,8 @@ for attribute in ("gender", "race"):
 # The same function draws the published table, where each panel holds the paper's four
 # models of that format.
 
-# %%
-fig = P.figure4(published, attribute="gender", occupations=["Registered Nurses", "Software Developers"])
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): the gender effects of the paper's LLMs and VLMs, drawn by the same function (not carded: the paper runs no validity check)."}}
+fig = audit_plots.figure4(published, attribute="gender", occupations=["Registered Nurses", "Software Developers"])
 fig.suptitle("published (PopResume Table 4): gender effects of the paper's LLMs and VLMs; filled: CI excludes 0",
              fontsize=10)
 plt.show()
@@ -231,9 +231,9 @@ plt.show()
 # audits are taken from those without a photo: Case 1 is defined for résumés that carry
 # no explicit demographic information, and a photo is such information.
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the paper's Figure 4, one audit per case among the audits without a photo."}}
 no_photo = published[published["format"] != "image+photo"]
-fig = P.figure4_cases(no_photo.rename(columns={"paper_cases": "cases"}))
+fig = audit_plots.figure4_cases(no_photo.rename(columns={"paper_cases": "cases"}))
 fig.suptitle("Figure 4 as published: one audit per case, among the audits without a photo "
              "(PopResume Tables 4-5)", fontsize=10)
 fig.tight_layout()
@@ -247,8 +247,8 @@ plt.show()
 # configuration side by side. For our synthetic screener the true NDE is 0 without a photo
 # and $+2$ (gender) or $+1.5$ (race) with one; the estimates should follow.
 
-# %%
-fig = P.figure5(results, max_panels=6)
+# %% mystnb={"figure": {"caption": "Ours, synthetic screener (fails the validity gate by design; a known-truth device): effects with and without a photo."}}
+fig = audit_plots.figure5(results, max_panels=6)
 fig.suptitle("ours: synthetic screener with and without a photo", fontsize=10)
 fig.tight_layout()
 plt.show()
@@ -259,18 +259,18 @@ check = syn[["attribute", "occupation", "format", "model", "NDE_estimate", "NDE_
              "NDE_true"]].copy()
 check.insert(0, "source", "ours")
 check["covers_truth"] = (check["NDE_ci_low"] <= check["NDE_true"]) & (check["NDE_true"] <= check["NDE_ci_high"])
-check = pd.concat([check, S.overlap_columns(syn).round(3)], axis=1)
+check = pd.concat([check, summaries.overlap_columns(syn).round(3)], axis=1)
 print(f"synthetic cells whose NDE interval covers the true NDE: {check['covers_truth'].sum()} of {len(check)}")
 check.round(3).head(10)
 
 # %% [markdown]
 # The paper's two examples of Figure 5, drawn from the published table:
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Table 4): the paper's Figure 5, two audits with and without a photo."}}
 pairs = pd.DataFrame({"attribute": ["gender", "gender"],
                       "occupation": ["Accountants Auditors", "Registered Nurses"],
                       "model": ["Gemini-2.5-Flash-Lite (VLM)", "GPT-4o"]})
-fig = P.figure5(published, pairs)
+fig = audit_plots.figure5(published, pairs)
 fig.suptitle("Figure 5 as published (PopResume Table 4)", fontsize=10)
 fig.tight_layout()
 plt.show()
@@ -282,15 +282,15 @@ plt.show()
 # larger.
 
 # %%
-pd.DataFrame({"published VLMs (gender)": S.photo_shift(published[published.attribute == "gender"]),
-              "published VLMs (both)": S.photo_shift(published),
-              "ours, synthetic screener (both)": S.photo_shift(results)})
+pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[published.attribute == "gender"]),
+              "published VLMs (both)": summaries.photo_shift(published),
+              "ours, synthetic screener (both)": summaries.photo_shift(results)})
 
-# %%
+# %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (left) and ours, synthetic screener (right)."}}
 fig, ax = plt.subplots(1, 2, figsize=(9, 3.8))
-P.plot_nde_photo_shift(published, ax=ax[0])
+audit_plots.plot_nde_photo_shift(published, ax=ax[0])
 ax[0].set_title("published VLMs", fontsize=9)
-P.plot_nde_photo_shift(results, ax=ax[1])
+audit_plots.plot_nde_photo_shift(results, ax=ax[1])
 ax[1].set_title("ours (synthetic screener)", fontsize=9)
 for a in ax:  # the legend beside the points, never on them
     a.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -320,7 +320,7 @@ pd.DataFrame({"published (printed labels)": case_counts(published["paper_cases"]
 
 # %%
 syn_c1 = syn[syn["cases"].str.contains("C1")]
-S.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE_true=syn_c1["NDE_true"].round(2))
+summaries.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE_true=syn_c1["NDE_true"].round(2))
 
 # %% [markdown]
 # ### A C1 on text would not be a finding
@@ -336,7 +336,7 @@ S.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE
 emb = results[results["format"] == "text"]
 emb_c1 = emb[emb["cases"].str.contains("C1|C2")]
 print(f"ours: {len(emb_c1)} of {len(emb)} text audits (embedding screener) in C1 or C2")
-S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases") if len(emb_c1) else None
+summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases") if len(emb_c1) else None
 
 # %% [markdown]
 # Whenever such a row appears (on other seeds or sizes, if not in this run) it is an
@@ -349,8 +349,10 @@ S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases
 #    tracks race *within* the class and lands on the direct path. Chapter 10a measures
 #    this artefact and re-estimates the same cell with refined name variables and at a
 #    larger $n$.
-# 2. **Weak overlap.** With a fifth of the propensities clipped and a small ESS, the
-#    NDE is carried by the outcome models' extrapolation and its interval is unreliable.
+# 2. **Weak overlap.** Where many of the propensities are clipped and the ESS is small
+#    (the overlap columns of the tables in this chapter: for gender most propensities are
+#    clipped, for race few), the NDE is carried by the outcome models' extrapolation and
+#    its interval is unreliable.
 #
 # At the paper's size (next section) the software developers' race NDE covers 0, but the
 # artefact shows up in another cell: teachers by gender, a C1 with three quarters of its
@@ -381,7 +383,7 @@ S.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 emb_card = next(cards[s.label] for s in cfg.screeners if s.kind == "embedding")
 full = attach_validity(full.drop(columns="validity_verdict"), {name: emb_card for name in full["screener"].unique()})
-S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "BIE", "RIE"],
+summaries.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "BIE", "RIE"],
                cases="cases_paper_rule")
 
 # %% [markdown]
@@ -390,7 +392,7 @@ S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effec
 # %%
 full_c1 = full[full["cases_paper_rule"].fillna("").str.contains("C1|C2")]
 print(f"ours: {len(full_c1)} of {len(full)} text audits at paper size (embedding screener) in C1 or C2")
-S.effects_view(full_c1, source="ours", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "NIE", "RIE"],
+summaries.effects_view(full_c1, source="ours", keys=["attribute", "occupation", "n"], effects=["TE", "NDE", "NIE", "RIE"],
                cases="cases_paper_rule") if len(full_c1) else None
 
 # %% [markdown]
@@ -402,12 +404,18 @@ S.effects_view(full_c1, source="ours", keys=["attribute", "occupation", "n"], ef
 # the names' typicalities, the same scores give an NDE of 0.57 [−0.37, 1.48]
 # (Chapter 10a). Bigger samples do not cure the artefact: they only narrow the interval
 # around the wrong number.
+#
+# The table above carries two more gender labels than that one C1: accountants by gender
+# are a C4 (a redlining effect alone), and the teachers' cell is also a C5 (its BIE and RIE
+# both exclude 0). They are gender cells with the same weak overlap, so their NIE, BIE and
+# RIE rest on the same extrapolation as the NDE, and the labels are no sturdier than the
+# teachers' C1: a label is only as good as the effects it rests on.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict: fail) at the paper's size: the effects of the ten text audits."}}
 occs = sorted(full["occupation"].unique())
 fig, axes = plt.subplots(1, len(occs), figsize=(3.2 * len(occs), 3.6), sharey=False)
 for ax, occ in zip(axes, occs):
-    P.plot_effects(full[full["occupation"] == occ], label="attribute", ax=ax, title=occ.replace(" ", "\n", 1),
+    audit_plots.plot_effects(full[full["occupation"] == occ], label="attribute", ax=ax, title=occ.replace(" ", "\n", 1),
                    legend=False)
     if occ != occs[0]:
         ax.set_ylabel("")
@@ -419,7 +427,7 @@ fig.tight_layout(rect=(0, 0.06, 1, 1))
 plt.show()
 
 # %%
-n_sig = {e: int(M.significance(full, "none")[e].sum()) for e in effects}
+n_sig = {e: int(audit_metrics.significance(full, "none")[e].sum()) for e in effects}
 pd.Series(n_sig, name=f"ours, embedding screener: audits (of {len(full)}) whose CI excludes 0").to_frame()
 
 # %% [markdown]

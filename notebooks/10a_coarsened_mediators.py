@@ -48,19 +48,20 @@ seed = 0
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.audit import coarsening as C
-from popresume.audit import summaries as S
-from popresume.audit import variants as V
+from popresume.audit import coarsening
+from popresume.audit import summaries
+from popresume.audit import variants as audit_variants
 from popresume.audit.chapters import grid_chapter, page_display
 from popresume.audit.grid import read_results
 from popresume.audit.scoring import score_texts
 from popresume.causal import default_roles
 from popresume.grouping import add_groups
 from popresume.paths import data_path
-from popresume.plots import audit as P
+from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled
 from popresume.population import generate_population
-from popresume.schema import OCCUPATION_LABELS
+from popresume.schema import NOT_CARDED_NO_CARD, OCCUPATION_LABELS, VERDICT_COLUMN
+from popresume.screeners.validity import attach_validity, card_for
 
 page_display()
 est_opts = {"tune": False}
@@ -81,9 +82,9 @@ est_opts = {"tune": False}
 
 # %%
 ref = generate_population([occupation], {occupation: n_ref}, seed=seed + 7919)
-shares = C.name_shares(ref)
-prof = C.add_name_shares(add_groups(generate_population([occupation], {occupation: n}, seed=seed)), shares)
-signal = pd.concat({"gender": C.within_group_signal(prof, "gender"), "race": C.within_group_signal(prof, "race")},
+shares = coarsening.name_shares(ref)
+prof = coarsening.add_name_shares(add_groups(generate_population([occupation], {occupation: n}, seed=seed)), shares)
+signal = pd.concat({"gender": coarsening.within_group_signal(prof, "gender"), "race": coarsening.within_group_signal(prof, "race")},
                    names=["attribute", "row"])
 labelled(signal, f"ours: {n} simulated {OCCUPATION_LABELS[occupation]}, typicalities from {n_ref} others")
 
@@ -102,9 +103,9 @@ labelled(signal, f"ours: {n} simulated {OCCUPATION_LABELS[occupation]}, typicali
 # variables clip more or fewer of them than the grouped ones.
 
 # %%
-scr = C.NameLevelScreener(shares, seed=seed)
+scr = coarsening.NameLevelScreener(shares, seed=seed)
 prof["score"] = scr.score_profiles(prof)
-rows = [C.coarsening_artefact(prof, a, n_boot=n_boot, seed=seed, estimator=est_opts,
+rows = [coarsening.coarsening_artefact(prof, a, n_boot=n_boot, seed=seed, estimator=est_opts,
                               label="name-level (synthetic)", true_nde=0.0) for a in ("gender", "race")]
 
 # %% [markdown]
@@ -120,14 +121,18 @@ rows = [C.coarsening_artefact(prof, a, n_boot=n_boot, seed=seed, estimator=est_o
 # screener under audit.
 
 # %%
-print(f"résumés unchanged when gender and race are flipped: {C.text_invariance(prof.head(300), seed=seed):.0%}")
+print(f"résumés unchanged when gender and race are flipped: {coarsening.text_invariance(prof.head(300), seed=seed):.0%}")
 prof_e = score_texts(prof.head(n_embed), "embedding", seed=seed)
-rows += [C.coarsening_artefact(prof_e, a, n_boot=n_boot, seed=seed, estimator=est_opts,
+rows += [coarsening.coarsening_artefact(prof_e, a, n_boot=n_boot, seed=seed, estimator=est_opts,
                                label="all-MiniLM-L6-v2 (embedding)", true_nde=0.0) for a in ("gender", "race")]
 coarse = pd.concat(rows, ignore_index=True)
+# each row carries its screener's verdict: the embedding screener's card (Chapter 9's, n = 40);
+# the name-level screener is a known-truth device that no card was run for
+embedding_verdict = card_for("embedding", n=40, seed=seed)["verdict"]
+coarse["validity_verdict"] = coarse["screener"].map({"all-MiniLM-L6-v2 (embedding)": embedding_verdict}
+                                                    ).fillna(NOT_CARDED_NO_CARD)
 view = coarse[["screener", "attribute", "mediators", "n", "n_clipped"]].copy()
-view.insert(0, "source", "ours")
-pd.concat([view, S.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"])], axis=1)
+pd.concat([view, summaries.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"])], axis=1).rename_axis(columns="ours")
 
 # %%
 clipped = coarse.pivot_table(index=["screener", "attribute"], columns="mediators", values="n_clipped")
@@ -135,10 +140,10 @@ print("propensities clipped, grouped → refined R: " + "; ".join(
     f"{s}, {a}: {r['coarse']:,.0f} → {r['fine']:,.0f} ({'more' if r['fine'] > r['coarse'] else 'fewer'})"
     for (s, a), r in clipped.iterrows()))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: NDE with the grouped and the refined name variables, for the name-level synthetic screener and the embedding screener (verdicts in the table above); the true NDE is 0 for both."}}
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for ax, attr in zip(axes, ("gender", "race")):
-    P.plot_coarsening(coarse[coarse["attribute"] == attr], ax=ax)
+    audit_plots.plot_coarsening(coarse[coarse["attribute"] == attr], ax=ax)
     ax.set_title(f"ours, {attr}: NDE with grouped vs refined R (true NDE = 0)", fontsize=9)
 fig.tight_layout()
 plt.show()
@@ -148,9 +153,10 @@ plt.show()
 # share of the name (redlining) path that the grouping moves onto the direct path.
 
 # %%
-art = C.artefact_summary(coarse)
-art.insert(0, "source", "ours")
-art.round(3)
+art = coarsening.artefact_summary(coarse)
+art.insert(1, VERDICT_COLUMN, art["screener"].map({"all-MiniLM-L6-v2 (embedding)": embedding_verdict}
+                                                  ).fillna(NOT_CARDED_NO_CARD))
+art.round(3).rename_axis(columns="ours")
 
 # %% [markdown]
 # For the synthetic screener, whose true NDE is 0, the grouped gender NDE is pulled in
@@ -166,9 +172,12 @@ art.round(3)
 # For the embedding screener the picture is less clean: at `n_embed` applicants its
 # intervals are several points wide, its name effects are idiosyncratic (a token's
 # embedding, not a name's gender-typicality), and refining R by typicality captures only
-# part of them; where `RIE fine` is near 0 the ratio column is meaningless. What the run
-# does show is that its grouped NDE is not reliably 0 although the text carries no gender
-# or race at all — so a grouped NDE is not evidence that a text model uses X.
+# part of them; where `RIE fine` is near 0 the ratio column is meaningless. At this size
+# its NDE intervals, grouped or refined, are wide enough to cover 0, so this sample cannot
+# say whether its grouped NDE departs from 0; the table shows which way refining moved each
+# NDE, and the section below estimates the same screener on Chapter 9's grid and at the
+# paper's size, where the grouped NDE does depart from 0 in one cell although the text
+# carries no gender or race at all: a grouped NDE is not evidence that a text model uses X.
 
 # %% [markdown]
 # ## Chapter 9's software developers / text / race audit
@@ -185,20 +194,20 @@ chapter9 = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed,
                         data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
 cfg, grid, data = chapter9.config, chapter9.results, chapter9.data
 emb_label = next(s.label for s in cfg.screeners if not s.synthetic)
-variants = (C.grid_cell_variants(data, shares, occupation=occupation, model=emb_label, attribute="race",
+variants = (coarsening.grid_cell_variants(data, shares, occupation=occupation, model=emb_label, attribute="race",
                                  prefix="Chapter 9 grid cell") if occupation in cfg.occupations else {})
-sw = V.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts) if variants else None
+sw = audit_variants.estimate_variants(variants, folds=cfg.folds, n_boot=n_boot, seed=seed, **est_opts) if variants else None
 # the coarsening sample's two estimates were made above (same scores, roles and seed)
-sample = C.label_mediators(coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embedding)")
+sample = coarsening.label_mediators(coarse[(coarse["screener"] == "all-MiniLM-L6-v2 (embedding)")
                                   & (coarse["attribute"] == "race")], "coarsening sample", n=len(prof_e))
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 # the paper-size run's cells re-estimated with grouped and refined R (data/README.md says how)
 refined = pd.read_csv(data_path("results", "audit_paper_text_refined_names.csv"))
-paper = C.refined_rows(refined, occupation, "race", required=False)
+paper = coarsening.refined_rows(refined, occupation, "race", required=False)
 if paper.empty:  # the paper-size run was made for software developers only
     print(f"the paper-size run has no {occupation} / race cell; its rows are left out")
 both = pd.concat([sw, sample, paper], ignore_index=True)
-S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
+summaries.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]
 # Read the rows in pairs. In the two small samples, refining the name variables moves the
@@ -216,8 +225,6 @@ S.effects_view(both, keys=["variant"], source="ours", effects=["NDE", "RIE", "TE
 # verdict (the cards Chapter 9 computed):
 
 # %%
-from popresume.screeners.validity import attach_validity, card_for
-
 cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in cfg.screeners}  # Chapter 9's cards (n = 40)
 grid = attach_validity(grid.drop(columns="validity_verdict", errors="ignore"), cards)
 emb_name = next(s.name for s in cfg.screeners if not s.synthetic)
@@ -235,7 +242,7 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 # learned from 20,000 other simulated teachers):
 
 # %%
-S.effects_view(C.refined_rows(refined, "teacher", "gender"), keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
+summaries.effects_view(coarsening.refined_rows(refined, "teacher", "gender"), keys=["variant"], source="ours", effects=["NDE", "RIE", "TE"])
 
 # %% [markdown]
 # With the grouped classes the embedding screener seems to favour men directly, by about
@@ -277,7 +284,7 @@ labelled(pd.crosstab(prof["fn_gender"], prof["gender"], margins=True, margins_na
 # attribute and occupation:
 
 # %%
-ov = pd.concat([grid[["attribute", "occupation"]], S.overlap_columns(grid)], axis=1)
+ov = pd.concat([grid[["attribute", "occupation"]], summaries.overlap_columns(grid)], axis=1)
 ov = ov.drop_duplicates(["attribute", "occupation"]).sort_values(["attribute", "occupation"])
 labelled(ov.set_index(["attribute", "occupation"]).rename(columns={"min_ess": "min ESS",
                                                                    "clipped_share": "clipped share"}),
@@ -288,7 +295,7 @@ labelled(ov.set_index(["attribute", "occupation"]).rename(columns={"min_ess": "m
 # and at the paper's sizes, the shipped text run of Chapter 9 (embedding screener):
 
 # %%
-S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["NDE", "NIE"])
+summaries.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["NDE", "NIE"])
 
 # %% [markdown]
 # On nurses about 85% of the $p(x \mid R, Z)$ propensities are clipped and the smallest ESS
@@ -318,7 +325,7 @@ S.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effec
 # %%
 paper_roles = default_roles("gender")
 coarser = {**paper_roles, "r": [c for c in paper_roles["r"] if c != "fn_gender"]}
-coarser_fit = V.estimate_variants({
+coarser_fit = audit_variants.estimate_variants({
     "coarser R (first-name gender class left out)": (prof, coarser,
                                                      "all applicants; the name's gender signal counts as direct"),
 }, folds=5, n_boot=n_boot, seed=seed, **est_opts)
@@ -327,7 +334,7 @@ paper_fit = coarse[(coarse["screener"] == "name-level (synthetic)") & (coarse["a
                    & (coarse["mediators"] == "coarse")]
 paper_fit = paper_fit.assign(variant="paper's R (first-name gender class in R)", estimand="all applicants")
 restore = pd.concat([paper_fit, coarser_fit], ignore_index=True)
-view = S.effects_view(restore, keys=["variant", "estimand"], source="ours", effects=["TE", "NDE", "NIE", "RIE"])
+view = summaries.effects_view(restore, keys=["variant", "estimand"], source="ours", effects=["TE", "NDE", "NIE", "RIE"])
 view.insert(2, "screener", "name-level (synthetic, true NDE = 0)")
 view
 

@@ -37,12 +37,12 @@ seed = 0
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.audit import metrics as M
-from popresume.audit import summaries as S
+from popresume.audit import metrics as audit_metrics
+from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
-from popresume.plots import audit as P
+from popresume.plots import audit as audit_plots
 
-published = M.published_table()
+published = audit_metrics.published_table()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
 cfg, ours = grid.config, grid.results  # cached after Chapter 9
 print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(ours)}")
@@ -52,7 +52,7 @@ print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(
 #
 # Two kinds of audits are recounted on this page. The *published* ones are the paper's four
 # LLMs and four VLMs; the paper puts no screener through a validity check, so their verdict
-# is "unchecked", and the counts below are about the paper's statistics, not about whether
+# is "not carded (published model)", and the counts below are about the paper's statistics, not about whether
 # those models read résumés. *Ours* are Chapter 9's grid, and each of its screeners carries
 # the verdict of its validity card (Chapter 5):
 
@@ -93,18 +93,18 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 # corrects Tables 4 and 5 separately.
 
 # %%
-summary = pd.concat([M.multiplicity_summary(published, family="all"),
-                     M.multiplicity_summary(published, family="attribute")], axis=1)
+summary = pd.concat([audit_metrics.multiplicity_summary(published, family="all"),
+                     audit_metrics.multiplicity_summary(published, family="attribute")], axis=1)
 summary.columns = [f"published, {c}" for c in summary.columns]
 summary
 
 # %%
-S.effect_survival(published).rename_axis("published effect")
+summaries.effect_survival(published).rename_axis("published effect")
 
-# %%
-tests = M.adjust(M.long_tests(published))
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5), p-values recovered from the printed CIs: unadjusted, Holm and Benjamini-Hochberg, sorted by the unadjusted p."}}
+tests = audit_metrics.adjust(audit_metrics.long_tests(published))
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
-P.plot_adjusted_p(tests, ax=ax)
+audit_plots.plot_adjusted_p(tests, ax=ax)
 ax.set_title("published Tables 4-5 (the paper's screeners): recovered p-values", fontsize=9)
 plt.show()
 
@@ -121,13 +121,13 @@ plt.show()
 # a photo, as the paper does.
 
 # %%
-counts = S.recount_summary(published, rule="paper", labels_column="paper_cases")
+counts = summaries.recount_summary(published, rule="paper", labels_column="paper_cases")
 counts.columns = [f"published, {c}" for c in counts.columns]
 counts
 
-# %%
+# %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the audits in each case under each significance standard."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.4))
-P.plot_case_counts(counts.loc[["C1 (no photo)", "C2", "C3", "C4", "C5"]].drop(columns=["published, printed"]),
+audit_plots.plot_case_counts(counts.loc[["C1 (no photo)", "C2", "C3", "C4", "C5"]].drop(columns=["published, printed"]),
                    ax=ax, title="published audits per case, by significance standard")
 ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 fig.tight_layout()
@@ -138,7 +138,7 @@ plt.show()
 # a weak TE may lose its significance. The audits whose label changes under Holm:
 
 # %%
-rt = S.recount_labels(published, rule="paper")
+rt = summaries.recount_labels(published, rule="paper")
 changed = rt[rt["cases_none"] != rt["cases_holm"]]
 print(f"{len(changed)} of {len(published)} published case labels change under Holm, "
       f"{int((rt['cases_none'] != rt['cases_bh']).sum())} under BH")
@@ -170,7 +170,7 @@ print("published labels, uncorrected → Holm:",
 # ours with the synthetic screener; both carry the verdicts printed at the top of this page.
 
 # %%
-ours_counts = S.recount_summary(ours, rule="paper")
+ours_counts = summaries.recount_summary(ours, rule="paper")
 ours_counts.columns = [f"ours, {c}" for c in ours_counts.columns]
 ours_counts
 
@@ -186,14 +186,14 @@ ours_counts
 
 # %%
 pd.DataFrame({
-    "published, uncorrected": S.masking_summary(published),
-    "published, Holm": S.masking_summary(published, method="holm"),
-    "ours, uncorrected": S.masking_summary(ours),
-    "ours, Holm": S.masking_summary(ours, method="holm"),
+    "published, uncorrected": summaries.masking_summary(published),
+    "published, Holm": summaries.masking_summary(published, method="holm"),
+    "ours, uncorrected": summaries.masking_summary(ours),
+    "ours, Holm": summaries.masking_summary(ours, method="holm"),
 })
 
 # %%
-masked = M.te_alone(published, method="holm")
+masked = audit_metrics.te_alone(published, method="holm")
 masked.insert(0, "source", "published")
 print(f"published audits a TE-only auditor would pass (Holm): {int(masked['masked'].sum())}, all listed")
 masked[masked["masked"]][["source", "attribute", "occupation", "format", "model", "TE_estimate",
@@ -217,7 +217,7 @@ masked[masked["masked"]][["source", "attribute", "occupation", "format", "model"
 # :label: ex-10b-family
 #
 # Recount the published cases with Holm applied separately within each audit
-# (`S.recount_summary(published, family="audit", rule="paper")`). Why is the result so
+# (`summaries.recount_summary(published, family="audit", rule="paper")`). Why is the result so
 # different from the `family="all"` table, and which family answers the question "can
 # I trust the paper's headline counts"?
 # :::

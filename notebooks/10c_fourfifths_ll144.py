@@ -41,7 +41,7 @@ seed = 0
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.audit import metrics as M
+from popresume import ll144
 from popresume.audit import summaries as S
 from popresume.audit.chapters import grid_chapter
 from popresume.audit.grid import outcome_table
@@ -51,7 +51,7 @@ from popresume.schema import OCCUPATION_LABELS
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
                     data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
 cfg, ours, data = grid.config, grid.results, grid.data
-print(f"our audits (Chapter 9's grid): {len(ours)}; scored résumés: {len(data)}")
+print(f"our audits (Chapter 9's grid): {len(ours)}; scored résumés: {len(data)} ({sizes} per occupation)")
 
 # %% [markdown]
 # ## The screeners behind these numbers
@@ -100,18 +100,20 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 outcome = outcome_table(data, select_top=select_top)
 cmp = S.four_fifths_disagreements(outcome, ours, methods=("holm", "none"))
 holm_col, none_col = "disagreement (Holm)", "disagreement (uncorrected (CI excludes 0))"
-view = cmp.copy()
-view.insert(0, "source", "ours")
+keys = ["attribute", "occupation", "format", "model"]
+view = cmp.merge(ours[keys + ["validity_verdict"]], on=keys, how="left")
+view.insert(0, "source", "ours, " + view["model"].astype(str))
 # the rule compares the lower selection rate with the higher one, whichever group has it
 ratio = view["four_fifths_ratio"]
 view["four-fifths (lower / higher rate)"] = ratio.where(ratio <= 1, 1 / ratio)
 print(f"the first 12 of {len(view)} audits (the counts below use all {len(view)})")
-view[["source", "attribute", "occupation", "format", "model", "four-fifths (lower / higher rate)",
+view[["source", "validity_verdict", "attribute", "occupation", "format", "four-fifths (lower / higher rate)",
       "ll144_impact_ratio", "four_fifths_flag", holm_col, none_col]].round(3).head(12)
 
 # %%
 counts = S.disagreement_counts(cmp)
-counts.columns = [f"ours, {c}" for c in counts.columns]
+verdicts = ", ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners)
+counts.columns = [f"ours ({verdicts}), {c}" for c in counts.columns]
 counts
 
 # %%
@@ -146,29 +148,66 @@ plt.show()
 # is.
 
 # %% [markdown]
-# ## The LL144 table for one cell
+# ## The LL144 table for one cell, and how sure it is
 #
-# With the intersectional categories the law requires (categories under 2% of the sample
-# are flagged and left out of the reference rate):
+# With the intersectional categories the law requires, computed by `popresume.ll144` (the
+# one implementation the audit report also calls). The scoring rate is the share of a
+# category above the median of *all* the cell's scores; a résumé whose race is unknown still
+# counts for sex and appears in an `unknown` row of the other breakdowns; categories under 2%
+# of the sample are flagged `under_2pct` and left out of the reference rate.
+#
+# The reference, the highest rate, is picked from the same data, so the interval of a ratio
+# must allow for the best group being uncertain too. `ci_low`–`ci_high` cover every
+# category's true ratio of a breakdown at once with probability at least 95% (score
+# intervals of the pairwise rate ratios, Bonferroni over the pairs). The coverage harness
+# (`popresume.coverage.ll144`, run by `make calibrate`) checks that promise by simulation,
+# near parity included, where a percentile bootstrap of each rate over the best rate falls
+# short.
 
 # %%
 cell = data[(data["occupation"] == occupation) & (data["format"] == "text")]
 if cell.empty:  # the grid may not hold the chosen occupation
     cell = data[data["format"] == "text"]
     occupation = str(cell["occupation"].iloc[0])
-ll = M.ll144_impact_ratios(cell)
-ll.insert(0, "source", f"ours, {cell['model'].iloc[0]}")
-ll.round(3)
+screener = cell["screener"].iloc[0]
+source = f"ours, {cell['model'].iloc[0]}"
+ll = ll144.breakdown_table(cell, rule="median_split")
+ll.insert(0, "source", source)
+ll.insert(1, "validity_verdict", cards[screener]["verdict"])
+ll[["source", "validity_verdict", "breakdown", "category", "n", "share", "selected", "rate", "ratio",
+    "ci_low", "ci_high", "under_2pct", "flag"]].round(3)
 
 # %%
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
-P.plot_ll144(ll, ax=ax)
-ax.set_title(f"ours: LL144 impact ratios, {OCCUPATION_LABELS[occupation]}, text (embedding screener)",
-             fontsize=9)
+P.plot_ll144(ll[ll["known"]].rename(columns={"ratio": "impact_ratio"}), ax=ax)
+ax.set_title(f"{source} ({cards[screener]['verdict']} validity): LL144 impact ratios, "
+             f"{OCCUPATION_LABELS[occupation]}, text", fontsize=9)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# A ratio under 0.8 is not by itself evidence against the tool: a screener that ignores sex
+# and race also shows low ratios in a small sample, and more often the more categories a
+# breakdown has and the tighter the cut. The table below gives, for this cell's group sizes,
+# the chance that such a screener is flagged, for each rule: the LL144 median split and the
+# four-fifths cut at the top `select_top` share. With two categories it is exact
+# (hypergeometric); otherwise it comes from draws and is printed with the digits they
+# support (a bound such as "< 0.001" when no draw is flagged). `p_perm` is the chance that
+# such a screener's lowest ratio is as low as the one observed.
+
+# %%
+chance = ll144.chance_table(cell, select_top=select_top, n_sim=2000, seed=seed)
+chance.insert(0, "source", source)
+chance.insert(1, "validity_verdict", cards[screener]["verdict"])
+chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest_ratio", "flag_rate_text",
+        "p_perm_text", "method"]].round(3)
+
+# %% [markdown]
+# Read the LL144 verdict against both columns: a low observed ratio whose `p_perm` is large
+# is what chance alone gives at this n, and a rule that flags a screener ignoring the
+# attribute most of the time (a `flag_rate` near 1, common for the intersectional
+# breakdown) cannot discriminate at this sample size whatever the ratio.
+#
 # The four-fifths rule on real decisions: chapter {doc}`08b_llm_ranking` applies it to
 # Bloomberg's recorded GPT rankings and sets each verdict against the spread that chance
 # alone makes and against the position in which each résumé was shown.

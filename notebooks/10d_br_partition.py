@@ -47,10 +47,10 @@ seed = 0
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.audit import summaries as S
+from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.causal import compare_partitions, default_roles
-from popresume.plots import audit as P
+from popresume.plots import audit as audit_plots
 from popresume.schema import OCCUPATION_LABELS
 
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
@@ -113,11 +113,11 @@ by_partition = compare_partitions(pcell, partition_attribute, partitions, folds=
                                   seed=seed, tune=False)
 print(f"ours: {OCCUPATION_LABELS[occupation]}, {partition_format}, {partition_attribute} ({screener}), "
       f"n = {len(pcell)}; same W in every row: {bool(by_partition['same_w'].all())}")
-S.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
+summaries.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.8))
-P.plot_effects(by_partition, label="partition", ax=ax, legend=False,
+audit_plots.plot_effects(by_partition, label="partition", ax=ax, legend=False,
                title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
                      f"{partition_attribute}, by B/R partition")
 ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))

@@ -51,12 +51,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.leakage import PUBLISHED, build_corpus, criteria_coverage, job_description
-from popresume.leakage import metrics as M
+from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import split_sections
 from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.leakage.tasks import ReplyCache, get_judge, run_task, task_items
 from popresume.paths import cache_path
-from popresume.plots import leakage as P
+from popresume.plots import leakage as leakage_plots
 from popresume.plots.tables import labelled
 
 pd.set_option("display.width", 120)
@@ -140,15 +140,15 @@ print(f"Task 3 shortlist threshold: {judge.shortlist_threshold:.1f} points")
 
 # %%
 r1 = run_task(1, task_items(1, variants), judge)
-t1 = M.task1_metrics(r1, n_boot=n_boot, seed=seed)
+t1 = leakage_metrics.task1_metrics(r1, n_boot=n_boot, seed=seed)
 labelled(t1.pivot_table(index="tier", columns="metric", values="estimate"),
          "ours: embedding judge, Task 1 by tier (– : false attribution is measured on the control, the parse "
          "failure rate over all variants, the other rates on the marked tiers)")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (left), and the confusion of true and perceived group (right)."}}
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-P.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
-P.confusion_heatmap(M.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
+leakage_plots.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
+leakage_plots.confusion_heatmap(leakage_metrics.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
 fig.tight_layout()
 
 # %% [markdown]
@@ -172,18 +172,19 @@ hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "ev
 
 # %%
 r2 = run_task(2, task_items(2, variants, baselines), judge)
-t2 = M.task2_metrics(r2, n_boot=n_boot, seed=seed)
+t2 = leakage_metrics.task2_metrics(r2, n_boot=n_boot, seed=seed)
 t2.pivot_table(index="regime", columns="metric", values="estimate").round(3)
 
 # %%
-srr = M.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
-(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_holm", "rate"]]
+srr = leakage_metrics.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
+(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_value", "p_holm",
+                                          "p_bh", "rate"]]
  .round(3).rename_axis(columns="ours: embedding judge"))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (left) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (right)."}}
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-P.verdict_regimes(t2, ax=axes[0])
-P.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
+leakage_plots.verdict_regimes(t2, ax=axes[0])
+leakage_plots.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
 fig.tight_layout()
 
 # %% [markdown]
@@ -195,7 +196,7 @@ fig.tight_layout()
 # half of the time.
 
 # %%
-pb = M.position_bias(r2, n_boot=n_boot, seed=seed)
+pb = leakage_metrics.position_bias(r2, n_boot=n_boot, seed=seed)
 (pb.set_index("pairs")[["share", "estimate", "ci_low", "ci_high", "n"]].round(3)
  .rename(columns={"share": "share of forced verdicts", "estimate": "first-position rate"})
  .rename_axis(columns="ours: embedding judge, ties forbidden"))
@@ -208,8 +209,8 @@ pb = M.position_bias(r2, n_boot=n_boot, seed=seed)
 #
 # A generative model can have a position bias of its own. The small model
 # (SmolLM2-135M-Instruct, constrained to the schema's verdicts) judges `smol_pairs` variants
-# in both orders under all three regimes (about 2–10 s a verdict on two CPU cores, so the
-# default is one variant: six verdicts). Six verdicts on one pair support no claim about its
+# in both orders under all three regimes (several seconds a verdict on two CPU cores: the
+# cell prints its time, so the default is one variant: six verdicts). Six verdicts on one pair support no claim about its
 # position bias, and this chapter makes none: the cell shows that the path works (a local
 # model, the schema, the cache) and what the verdicts were. The exercise runs enough pairs
 # to say something. Its replies are cached, so a rebuild does not redo them.
@@ -227,7 +228,7 @@ if smol_pairs > 0:
     display(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"])
             .rename_axis(columns="verdicts (ours: SmolLM2-135M)"))
     if r2s["variant_id"].nunique() >= 5:  # enough pairs to estimate anything
-        display(M.position_bias(r2s, n_boot=n_boot, seed=seed).set_index("pairs")
+        display(leakage_metrics.position_bias(r2s, n_boot=n_boot, seed=seed).set_index("pairs")
                 [["share", "estimate", "ci_low", "ci_high", "n"]].round(3))
 
 # %% [markdown]
@@ -238,7 +239,7 @@ if smol_pairs > 0:
 # resamples bases, keeping their variants together). The Top-Score Rate is, as the paper
 # defines it, "the proportion of base profiles on which a condition attains the maximum
 # score among peer variants" (its 31 variants): our reproduction counts it that way,
-# per base (`M.top_score_rate`, `unit="base"`). That count gives each group six chances per
+# per base (`leakage_metrics.top_score_rate`, `unit="base"`). That count gives each group six chances per
 # base (3 tiers × 2 blocks) and the control one, so it favours the groups over the
 # control by construction. Beside it we report ours, like with like: the share of a
 # condition's *variants* that attain their base's top score (`unit="variant"`), which
@@ -247,11 +248,11 @@ if smol_pairs > 0:
 
 # %%
 r3 = run_task(3, task_items(3, variants), judge)
-t3 = M.task3_metrics(r3, n_boot=n_boot, seed=seed)
-diffs = M.score_differences(r3, n_boot=n_boot, seed=seed)
-shortlist = M.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
-tsr = M.top_score_rate(r3, n_boot=n_boot, seed=seed)  # the paper's per-base rate, plotted below
-tsr_both = M.top_score_rates_both(r3, n_boot=n_boot, seed=seed).set_index("condition")
+t3 = leakage_metrics.task3_metrics(r3, n_boot=n_boot, seed=seed)
+diffs = leakage_metrics.score_differences(r3, n_boot=n_boot, seed=seed)
+shortlist = leakage_metrics.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
+tsr = leakage_metrics.top_score_rate(r3, n_boot=n_boot, seed=seed)  # the paper's per-base rate, plotted below
+tsr_both = leakage_metrics.top_score_rates_both(r3, n_boot=n_boot, seed=seed).set_index("condition")
 (t3.pivot_table(index="condition", columns="metric", values="estimate")
  .join(tsr_both[["paper_per_base", "ours_per_variant", "variants_per_base"]]
        .rename(columns={"paper_per_base": "top-score rate, per base (paper's definition)",
@@ -264,11 +265,11 @@ pd.concat({"score difference (points)": diffs.set_index("condition")[["differenc
            "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
           axis=1).round(3).rename_axis(index="condition (ours: embedding judge)")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (left) and the Top-Score Rate (right), with 95% cluster-bootstrap CIs."}}
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-P.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
+leakage_plots.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
                title="Score difference vs Anglo (ours, points of 100)")
-P.top_score_rates(tsr, ax=axes[1])
+leakage_plots.top_score_rates(tsr, ax=axes[1])
 fig.tight_layout()
 
 # %% [markdown]
@@ -279,7 +280,7 @@ fig.tight_layout()
 # single embedding judge with 95% cluster-bootstrap CIs.
 
 # %%
-headline = M.headline_table(t1, t2, srr, diffs)
+headline = leakage_metrics.headline_table(t1, t2, srr, diffs)
 headline.round(3).set_index("quantity")
 
 # %%
@@ -328,8 +329,9 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 # popresume book run notebooks/11_leakage.py -p false_attribution 0.25
 # ```
 #
-# How do the recovery rate per tier, the abstention rate and the control's false-attribution
-# rate move? Which of them is the price of the higher recovery?
+# (`false_attribution` is the share of the cue-free baselines that the calibrated threshold
+# attributes to *some* group.) How do the recovery rate per tier, the abstention rate and the
+# control's false-attribution rate move? Which of them is the price of the higher recovery?
 # :::
 #
 # :::{solution} ex-11-abstain

@@ -207,7 +207,8 @@ def run_notebook(
 
 def student_config(config: Mapping[str, Any]) -> dict:
     """The book's configuration (``_config.yml`` as a dict) for the student edition: the
-    same, with sphinx-exercise's ``hide_solutions`` on. The ``student_edition`` extension
+    same, with sphinx-exercise's ``hide_solutions`` on and no repository, issues, edit or
+    launch (Binder) button, since each opens the full chapters. The ``student_edition`` extension
     that ``_config.yml`` loads then also strips the solutions from the sources the edition
     ships (``_sources/``, the download button's target)."""
     import copy
@@ -223,6 +224,12 @@ def student_config(config: Mapping[str, Any]) -> dict:
         )
     sphinx.setdefault("config", {})
     sphinx["config"] = {**(sphinx["config"] or {}), "hide_solutions": True}
+    # No button on a student page may lead to the full chapters: the repository, issues and
+    # edit buttons open the sources with their solutions, and Binder launches them.
+    out["html"] = {**(out.get("html") or {}), "use_repository_button": False, "use_issues_button": False,
+                   "use_edit_page_button": False}
+    out["launch_buttons"] = {**(out.get("launch_buttons") or {}), "binderhub_url": "", "jupyterhub_url": "",
+                             "colab_url": "", "thebe": False}
     return out
 
 

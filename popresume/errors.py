@@ -8,6 +8,11 @@ error group (:mod:`popresume.cli._errors`) prints it without a traceback, like a
 from __future__ import annotations
 
 
+# Messages of the checks below, as module constants (one wording wherever they are raised).
+MISSING_COLUMN = "{what} has no column {column!r}{more}; its columns: {columns}"
+NOT_A_DATAFRAME = "{what} must be a DataFrame, got {kind}"
+
+
 class StoppedRun(RuntimeError):
     """A run stopped by its environment (a server's refusal or exit), not by a bug."""
 
@@ -21,8 +26,8 @@ def require_columns(df, columns, what: str) -> None:
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{what} must be a DataFrame, got {type(df).__name__}")
+        raise ValueError(NOT_A_DATAFRAME.format(what=what, kind=type(df).__name__))
     missing = [c for c in columns if c not in df.columns]
     if missing:
         more = f" (and {len(missing) - 1} more: {missing[1:4]})" if len(missing) > 1 else ""
-        raise ValueError(f"{what} has no column {missing[0]!r}{more}; its columns: {list(df.columns)}")
+        raise ValueError(MISSING_COLUMN.format(what=what, column=missing[0], more=more, columns=list(df.columns)))

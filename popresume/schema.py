@@ -126,3 +126,12 @@ def validate_profiles(df: pd.DataFrame) -> pd.DataFrame:
         i = (df["exp_year"] < 0).argmax()
         raise ValueError(f"profile row {df.index[i]!r}: negative exp_year {df['exp_year'].iloc[i]}")
     return df
+
+# The validity verdict every table of effects or decisions carries, in one column with one
+# vocabulary on every page: "pass" or "fail" from a validity card (docs/DESIGN.md §4), or a
+# "not carded" value that says why the numbers have no card.
+VERDICT_COLUMN = "validity gate"
+NOT_CARDED_PUBLISHED = "not carded (published model)"
+NOT_CARDED_RECORDED = "not carded (recorded decisions)"
+NOT_CARDED_HUMANS = "not carded (human recruiters)"
+NOT_CARDED_NO_CARD = "not carded (no card run)"

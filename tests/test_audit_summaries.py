@@ -119,9 +119,16 @@ def test_effects_view_keeps_keys_first_and_labels_the_source():
     t = pd.DataFrame([_row(NDE=(1.234, 0.5, 2.0))])
     t["estimation_warnings"] = ""
     v = S.effects_view(t, source="ours", effects=["NDE", "RIE"])
-    assert list(v.columns) == ["source", "attribute", "occupation", "format", "model", "NDE", "RIE",
+    assert list(v.columns) == ["attribute", "occupation", "format", "model", "validity gate", "NDE", "RIE",
                                "min ESS", "clipped share"]
+    assert v.columns.name == "ours"  # the source labels the header once, not every row
     assert v.loc[0, "NDE"] == "1.23 [0.50, 2.00]*"
+    # a table of effects always carries a verdict: ours without a card, published, or the card's
+    assert v.loc[0, "validity gate"] == "not carded (no card run)"
+    p = S.effects_view(t, source="published", effects=["NDE"], overlap=False)
+    assert p.loc[0, "validity gate"] == "not carded (published model)" and p.columns.name == "published"
+    c = S.effects_view(t.assign(validity_verdict="fail"), source="ours, embedding screener", effects=["NDE"])
+    assert c.loc[0, "validity gate"] == "fail" and c.columns.name == "ours, embedding screener"
 
 
 def test_neutral_name_subset():

@@ -142,7 +142,12 @@ def test_student_config_adds_hide_solutions_and_requires_the_extension():
     students = student_config(config)
     assert students["sphinx"]["config"]["hide_solutions"] is True
     assert "hide_solutions" not in config["sphinx"]["config"]  # the book's own config is untouched
-    assert {k: v for k, v in students.items() if k != "sphinx"} == {k: v for k, v in config.items() if k != "sphinx"}
+    changed = {"sphinx", "html", "launch_buttons"}
+    assert {k: v for k, v in students.items() if k not in changed} == {k: v for k, v in config.items() if k not in changed}
+    # no button leads from a student page to the full chapters
+    assert not students["html"]["use_repository_button"] and not students["html"]["use_issues_button"]
+    assert not students["launch_buttons"]["binderhub_url"]
+    assert config["launch_buttons"]["binderhub_url"]  # the default edition keeps its Binder button
     del config["sphinx"]["local_extensions"]["student_edition"]
     with pytest.raises(ValueError, match="student_edition"):
         student_config(config)
@@ -249,7 +254,11 @@ def test_student_edition_contains_no_solution_text_in_any_file(tiny_book, tmp_pa
     assert "intro.html" in shown and "notebooks/tiny.html" in shown
     assert "_sources/notebooks/tiny.py" in shown and "_sources/intro.md" in shown
     # the download button points at the stripped copy
-    assert 'href="../_sources/notebooks/tiny.py"' in (html / "notebooks" / "tiny.html").read_text()
+    page = (html / "notebooks" / "tiny.html").read_text()
+    assert 'href="../_sources/notebooks/tiny.py"' in page
+    # and no link leads to the full source: no repository, Binder or issues button
+    for link in ("github.com/popresume", "mybinder.org"):
+        assert link not in page, link
 
 
 @pytest.mark.slow

@@ -183,3 +183,23 @@ def test_a_server_that_refuses_every_request_is_one_line_in_every_verb(cli, monk
     assert r.exit_code == 1
     assert "model 'nosuch' does not exist" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "card.json").exists()
+
+
+def test_missing_columns_read_the_same_everywhere():
+    """Every check of a user's table raises the one message of popresume.errors, naming the
+    table, the column and the columns it has."""
+    import pandas as pd
+
+    from popresume.audit.coarsening import name_shares
+    from popresume.correspondence.names import bm_names
+    from popresume.errors import MISSING_COLUMN
+    from popresume.leakage.metrics import boot_means
+
+    bad = pd.DataFrame({"x": [1]})
+    for call, what in ((lambda: bm_names(bad), "name table"),
+                       (lambda: name_shares(bad), "reference population"),
+                       (lambda: boot_means(bad, "v", [], cluster="c"), "table")):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value).startswith(f"{what} has no column ") and "its columns: ['x']" in str(err.value)
+    assert MISSING_COLUMN.startswith("{what} has no column")

@@ -100,3 +100,19 @@ def test_real_model_on_a_slice_of_the_corpus():
     assert (t1["perceived_group"] == t1["condition"]).mean() >= 0.6
     r3 = run_task(3, task_items(3, sl), j)
     assert r3["score"].between(0, 100).all() and r3.groupby("base_id")["score"].std().max() < 5
+
+
+def test_false_attribution_is_the_share_attributed_to_any_group():
+    """The Task 1 thresholds let through at most `false_attribution` of the cue-free texts in
+    total, not that share per group (five groups would let up to 5x through)."""
+    from popresume.leakage.embedding_backend import joint_thresholds
+
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=(2000, 5))  # five independent groups
+    thr = joint_thresholds(scores, 0.05)
+    any_over = (scores > thr).any(axis=1).mean()
+    assert 0.045 <= any_over <= 0.05
+    # the per-group quantile rule this replaces lets through about 1 - 0.95**5 = 22.6%
+    per_group = (scores > np.quantile(scores, 0.95, axis=0)).any(axis=1).mean()
+    assert per_group > 0.2
+    assert (scores > joint_thresholds(scores, 0.0)).any(axis=1).sum() == 0

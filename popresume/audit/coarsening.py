@@ -46,9 +46,7 @@ def name_shares(reference: pd.DataFrame, *, prior: float = 2.0) -> dict[str, pd.
     ``sn_white_share``: P(White | surname); each shrunk towards the reference's overall
     share with ``prior`` pseudo-counts so a name seen once is not scored as 0 or 1.
     """
-    for c in ("first_name", "surname", "gender", "race"):
-        if c not in reference.columns:
-            raise ValueError(f"reference population is missing column {c!r}")
+    require_columns(reference, ["first_name", "surname", "gender", "race"], "reference population")
     male = (reference["gender"] == "M").astype(float)
     white = (reference["race"] == "White").astype(float)
 

@@ -23,7 +23,9 @@ to any significance pattern, so the case counts can be recounted after a correct
 rates; NYC Local Law 144 (6 RCNY §5-300) asks bias audits of scoring tools for impact
 ratios of the *scoring rate* — the share of a category scoring above the sample's
 median score — relative to the highest category, by sex, race/ethnicity and their
-intersection; a category under 2% of the data may be left out of the ratios.
+intersection; a category under 2% of the data may be left out of the ratios. Both rules,
+their intervals and their chance baselines live in :mod:`popresume.ll144`; the functions
+here keep their names and call it.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from scipy import stats
 
 from popresume.causal.cases import CASES, case_counts, flags_from_significance, labels_from_flags  # noqa: F401
 from popresume.causal.effects import significant
+from popresume import ll144
 from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
-from popresume.schema import PSE_NAMES
+from popresume.schema import NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
 
 Z975 = 1.959963984540054
 KEY_COLUMNS = ("attribute", "occupation", "format", "model")
@@ -249,37 +252,23 @@ def te_alone(table: pd.DataFrame, *, method: str = "none", family: str = "all") 
 
 
 # --------------------------------------------------------------------------- adverse impact
-def _check_scores(df: pd.DataFrame, cols: Iterable[str], score: str) -> None:
-    for c in [score, *cols]:
-        if c not in df.columns:
-            raise ValueError(f"scores table is missing column {c!r}")
-    if df[score].isna().any():
-        i = int(np.flatnonzero(df[score].isna().to_numpy())[0])
-        raise ValueError(f"column {score!r} has a missing score at row {df.index[i]!r}; drop unparsed scores first")
-
-
+# Thin calls into popresume.ll144, the one implementation of both rules (docs/DESIGN.md §7).
 def selection_rates(df: pd.DataFrame, group: str | Sequence[str], *, score: str = "score",
                     select_top: float | None = 0.25, threshold: float | None = None) -> pd.DataFrame:
-    """Selection rate per group when the top ``select_top`` share (or ``score >= threshold``) is selected.
+    """Four-fifths selection rate per group when the top ``select_top`` share (or ``score >= threshold``)
+    is selected (:func:`popresume.ll144.selection_rates_at_cut`; rows with a missing group are left out).
 
     The four-fifths rule (EEOC Uniform Guidelines, 29 CFR 1607.4(D)): a group whose
-    rate is below 4/5 of the highest group's rate shows adverse impact. Columns: n,
-    selected, selection_rate, impact_ratio (rate / highest rate), four_fifths_ok, threshold.
+    rate is below 4/5 of the highest group's rate shows adverse impact. Columns: the group
+    column(s), n, selected, selection_rate, impact_ratio (rate / highest rate),
+    four_fifths_ok, threshold (the score a résumé needed to be selected).
     """
     cols = [group] if isinstance(group, str) else list(group)
-    _check_scores(df, cols, score)
-    if threshold is None:
-        if select_top is None or not 0 < select_top < 1:
-            raise ValueError(f"select_top must be in (0, 1), got {select_top!r}")
-        threshold = float(np.quantile(df[score].to_numpy(float), 1 - select_top))
-    sel = df[score].to_numpy(float) >= threshold
-    g = df[cols].assign(_sel=sel).groupby(cols, observed=True, sort=True)["_sel"]
-    out = pd.DataFrame({"n": g.size(), "selected": g.sum().astype(int)})
-    out["selection_rate"] = out["selected"] / out["n"]
-    out["impact_ratio"] = out["selection_rate"] / out["selection_rate"].max()
-    out["four_fifths_ok"] = out["impact_ratio"] >= 0.8
-    out["threshold"] = threshold  # the score a résumé needed to be selected (a column, not attrs)
-    return out.reset_index()
+    t = ll144.selection_rates_at_cut(df, cols, score, select_top=select_top, threshold=threshold)
+    t = t[t["known"]].rename(columns={"rate": "selection_rate", "ratio": "impact_ratio", "cut": "threshold"})
+    t["four_fifths_ok"] = t["impact_ratio"] >= ll144.FOUR_FIFTHS
+    return t[[*cols, "n", "selected", "selection_rate", "impact_ratio", "four_fifths_ok", "threshold"]] \
+        .reset_index(drop=True)
 
 
 def four_fifths_ratio(df: pd.DataFrame, column: str, x0: str, x1: str, *, score: str = "score",
@@ -302,40 +291,30 @@ def ll144_impact_ratios(df: pd.DataFrame, *, score: str = "score", sex: str = "g
     sample; impact ratio = scoring rate / the highest category's scoring rate, within
     each breakdown ("sex", "race", "sex × race"). Categories under ``min_share`` of
     the data are flagged ``excluded`` and left out of the highest-rate reference, as
-    the rule allows (they are still reported).
+    the rule allows (they are still reported). The numbers are
+    :func:`popresume.ll144.breakdown_table` without its intervals and unknown rows.
     """
-    _check_scores(df, [sex, race], score)
-    y = df[score].to_numpy(float)
-    above = y > np.median(y)
-    parts = []
-    for name, cols in (("sex", [sex]), ("race", [race]), ("sex × race", [sex, race])):
-        g = df[cols].assign(_above=above).groupby(cols, observed=True, sort=True)["_above"]
-        t = pd.DataFrame({"n": g.size(), "above_median": g.sum().astype(int)}).reset_index()
-        t["category"] = t[cols].astype(str).agg(" × ".join, axis=1)
-        t = t.drop(columns=cols)
-        t["share"] = t["n"] / len(df)
-        t["scoring_rate"] = t["above_median"] / t["n"]
-        t["excluded"] = t["share"] < min_share
-        ref = t.loc[~t["excluded"], "scoring_rate"].max()
-        t["impact_ratio"] = t["scoring_rate"] / ref
-        t.insert(0, "breakdown", name)
-        parts.append(t)
+    t = ll144.breakdown_table(df, score=score, sex=sex, race=race, rule="median_split", min_share=min_share)
+    t = t[t["known"]].rename(columns={"selected": "above_median", "rate": "scoring_rate", "ratio": "impact_ratio",
+                                      "under_2pct": "excluded"})
     cols = ["breakdown", "category", "n", "share", "above_median", "scoring_rate", "impact_ratio", "excluded"]
-    return pd.concat(parts, ignore_index=True)[cols]
+    return t[cols].reset_index(drop=True)
 
 
 def adverse_impact_summary(df: pd.DataFrame, *, attribute: str, x: str, x0: str, x1: str, score: str = "score",
                            select_top: float = 0.25) -> dict:
-    """The outcome-level numbers for one audit cell: four-fifths ratio and LL144 scoring-rate ratio of x0 vs x1."""
+    """The outcome-level numbers for one audit cell: four-fifths ratio and LL144 scoring-rate ratio of x0 vs x1.
+
+    Both cuts (the top ``select_top`` share, the median) are those of every row of ``df``.
+    """
     ff = four_fifths_ratio(df, x, x0, x1, score=score, select_top=select_top)
-    y = df[score].to_numpy(float)
-    above = pd.Series(y > np.median(y), index=df.index)
-    r0 = above[df[x] == x0].mean()
-    r1 = above[df[x] == x1].mean()
+    rates = ll144.category_counts(df, x, score, rule="median_split").set_index("category")
+    r0, r1 = (rates.loc[str(v), "selected"] / rates.loc[str(v), "n"] if str(v) in rates.index else np.nan
+              for v in (x0, x1))
     return {
         "attribute": attribute,
         "four_fifths_ratio": ff,
-        "four_fifths_flag": bool(min(ff, 1 / ff) < 0.8) if np.isfinite(ff) and ff > 0 else True,
+        "four_fifths_flag": bool(min(ff, 1 / ff) < ll144.FOUR_FIFTHS) if np.isfinite(ff) and ff > 0 else True,
         "ll144_scoring_rate_x0": float(r0),
         "ll144_scoring_rate_x1": float(r1),
         "ll144_impact_ratio": float(min(r0, r1) / max(r0, r1)) if max(r0, r1) > 0 else float("nan"),
@@ -398,7 +377,7 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
     configurations present in ``ours`` are kept. Our rows say which screener produced them
     (``model`` carries "(synthetic)" for the synthetic screener); when ``ours`` has a
     ``validity_verdict`` column, a "validity gate" column follows ``model`` (the paper
-    reports no such check: its rows say "not reported").
+    reports no such check: its rows say ``schema.NOT_CARDED_PUBLISHED``).
     """
     keys = ["attribute", "occupation", "format"]
     pub = published.rename(columns={"paper_cases": "cases"})
@@ -407,7 +386,7 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
         d = t[keys + ["model"]].copy()
         d.insert(3, "source", src)
         if "validity_verdict" in ours.columns:
-            d["validity gate"] = t["validity_verdict"].to_numpy() if src == "ours" else "not reported"
+            d[VERDICT_COLUMN] = t["validity_verdict"].to_numpy() if src == "ours" else NOT_CARDED_PUBLISHED
         d["cases"] = t["cases"].to_numpy() if "cases" in t.columns else ""
         d = pd.concat([d.reset_index(drop=True), format_effects(t, digits=digits).reset_index(drop=True)], axis=1)
         parts.append(d)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from popresume.causal.results import OVERLAP_COLUMNS
 from popresume.errors import require_columns
-from popresume.schema import PSE_NAMES
+from popresume.schema import NOT_CARDED_NO_CARD, NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
 
 KEYS = ("attribute", "occupation", "format", "model")
 METHODS = ("none", "holm", "bh")
@@ -185,32 +185,37 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
                  cases: str | None = None, overlap: bool = True) -> pd.DataFrame:
     """A compact, page-wide view of audits: keys first, then each effect as "est [lo, hi]", then ESS and clipped share.
 
-    ``source`` ("ours" / "published") is written into every row, so the table says in
-    itself where its numbers come from; ``model`` names the screener. When the table has a
-    ``validity_verdict`` column (``run_audit`` adds it from each screener's validity card),
-    it follows ``model`` as "validity gate", so a screener that failed the gate is flagged
-    next to its numbers. ``overlap=False`` leaves out the ESS and clipped-share columns
-    (the published tables do not report them).
+    ``source`` ("ours" / "published", or a longer label such as "ours, embedding screener")
+    names the table's columns (``columns.name``, the header's corner), so the table says in
+    itself where its numbers come from without a column that repeats one word on every row;
+    ``model`` names the screener. Every view has a "validity gate" column after the keys: the
+    verdict of the screener's validity card when the table has a ``validity_verdict`` column
+    (``run_audit`` adds it), "not carded (published model)" for published rows, and "not
+    carded (no card run)" for ours without a card (schema's verdict vocabulary), so a
+    screener that failed the gate, or was never checked, is flagged next to its numbers.
+    ``overlap=False`` leaves out the ESS and clipped-share columns (the published tables do
+    not report them).
     """
     from popresume.audit.metrics import format_effects
 
     keys = [c for c in (keys if keys is not None else ("attribute", "occupation", "format", "model"))
             if c in table.columns]
     out = table[keys].copy()
-    if source is not None:
-        out.insert(0, "source", source)
     if "validity_verdict" in table.columns:
-        out["validity gate"] = table["validity_verdict"].to_numpy()
+        out[VERDICT_COLUMN] = table["validity_verdict"].to_numpy()
+    else:
+        published = source is not None and source.split(",")[0].split(":")[0].strip() == "published"
+        out[VERDICT_COLUMN] = NOT_CARDED_PUBLISHED if published else NOT_CARDED_NO_CARD
     if cases is not None:
         out["cases"] = table[cases].to_numpy()
     eff = format_effects(table, digits=digits, effects=list(effects))
     out = pd.concat([out, eff.set_axis(out.index)], axis=1)
     if not overlap:
-        return out
+        return out.rename_axis(columns=source)
     ov = overlap_columns(table).set_axis(out.index)
     out["min ESS"] = ov["min_ess"].round(0)
     out["clipped share"] = ov["clipped_share"].round(3)
-    return out
+    return out.rename_axis(columns=source)
 
 
 def add_overlap(view: pd.DataFrame, results: pd.DataFrame, keys: Sequence[str] = KEYS) -> pd.DataFrame:

@@ -100,17 +100,17 @@ def metrics(replies, task, n_boot, seed, out):
     import pandas as pd
 
     from popresume.io import write_table
-    from popresume.leakage import metrics as M
+    from popresume.leakage import metrics as leakage_metrics
 
     r = pd.read_parquet(replies) if replies.suffix == ".parquet" else pd.read_csv(replies)
     kw = {"n_boot": n_boot, "seed": seed}
     if task == 1:
-        tables = {"task1": M.task1_metrics(r, **kw)}
+        tables = {"task1": leakage_metrics.task1_metrics(r, **kw)}
     elif task == 2:
-        tables = {"task2": M.task2_metrics(r, **kw), "selection_rate_ratios": M.selection_rate_ratios(r, **kw)}
+        tables = {"task2": leakage_metrics.task2_metrics(r, **kw), "selection_rate_ratios": leakage_metrics.selection_rate_ratios(r, **kw)}
     else:
-        tables = {"task3": M.task3_metrics(r, **kw), "score_differences": M.score_differences(r, **kw),
-                  "shortlist_ratios": M.shortlist_ratios(r, **kw), "top_score_rate": M.top_score_rate(r, **kw)}
+        tables = {"task3": leakage_metrics.task3_metrics(r, **kw), "score_differences": leakage_metrics.score_differences(r, **kw),
+                  "shortlist_ratios": leakage_metrics.shortlist_ratios(r, **kw), "top_score_rate": leakage_metrics.top_score_rate(r, **kw)}
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for name, t in tables.items():
             click.echo(f"\n== {name}")

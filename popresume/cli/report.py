@@ -26,14 +26,14 @@ def write_report(results, out, *, published=None) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from popresume.audit import metrics as M
+    from popresume.audit import metrics as audit_metrics
     from popresume.audit.grid import read_results
     from popresume.io import write_figure, write_table, write_text
-    from popresume.plots import audit as P
+    from popresume.plots import audit as audit_plots
 
     # both tables are read before the folder is made: a bad input leaves nothing behind
     ours = read_results(results)
-    pub = M.published_table(published)
+    pub = audit_metrics.published_table(published)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -45,20 +45,20 @@ def write_report(results, out, *, published=None) -> list[Path]:
         written.append(write_table(df, out / name))
 
     for attr in sorted(ours["attribute"].unique()):
-        save_fig(P.figure4(ours, attribute=attr), f"figure4_{attr}.png")
-    if not P.photo_pairs(ours).empty:
-        save_fig(P.figure5(ours), "figure5.png")
-    save_csv(M.side_by_side(ours, pub), "side_by_side.csv")
-    ours_counts = M.recount_cases(ours)
-    pub_counts = M.recount_cases(pub)
+        save_fig(audit_plots.figure4(ours, attribute=attr), f"figure4_{attr}.png")
+    if not audit_plots.photo_pairs(ours).empty:
+        save_fig(audit_plots.figure5(ours), "figure5.png")
+    save_csv(audit_metrics.side_by_side(ours, pub), "side_by_side.csv")
+    ours_counts = audit_metrics.recount_cases(ours)
+    pub_counts = audit_metrics.recount_cases(pub)
     save_csv(ours_counts, "case_counts_ours.csv")
     save_csv(pub_counts, "case_counts_published.csv")
-    save_csv(M.surviving_findings(pub), "published_findings_holm_bh.csv")
-    save_csv(M.multiplicity_summary(pub).to_frame(), "published_multiplicity_summary.csv")
-    save_csv(M.te_alone(ours), "te_alone_ours.csv")
+    save_csv(audit_metrics.surviving_findings(pub), "published_findings_holm_bh.csv")
+    save_csv(audit_metrics.multiplicity_summary(pub).to_frame(), "published_multiplicity_summary.csv")
+    save_csv(audit_metrics.te_alone(ours), "te_alone_ours.csv")
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.2))
-    P.plot_case_counts(pub_counts, ax=axes[0], title="published Tables 4-5")
-    P.plot_case_counts(ours_counts, ax=axes[1], title="our run")
+    audit_plots.plot_case_counts(pub_counts, ax=axes[0], title="published Tables 4-5")
+    audit_plots.plot_case_counts(ours_counts, ax=axes[1], title="our run")
     fig.tight_layout()
     save_fig(fig, "case_counts.png")
 

@@ -189,8 +189,7 @@ def subset(df: pd.DataFrame, filters: dict[str, str]) -> pd.DataFrame:
     """Rows of ``df`` matching every ``{column: value}``; unknown columns/values raise."""
     out = df
     for col, val in filters.items():
-        if col not in df.columns:
-            raise ValueError(f"unknown column {col!r}; columns: {list(df.columns)}")
+        require_columns(df, [col], "table")
         if not (df[col] == val).any():
             raise ValueError(f"column {col!r} has no value {val!r}; values: {sorted(df[col].astype(str).unique())}")
         out = out[out[col] == val]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.grouping import (AGE_THRESHOLD, DEFAULT_AGE_RANGE, GENDER_THRESHOLD, REFERENCE_YEAR,
                                 age_typicality, first_name_stats, gender_typicality)
 
@@ -23,9 +24,7 @@ _SEX_TO_GROUP = {"F": "female", "M": "male"}
 
 def bm_names(df: pd.DataFrame) -> pd.DataFrame:
     """One row per first name: ``first_name``, ``race``, ``sex`` (B&M's labels), ``n`` résumés, callback rate."""
-    for c in ("first_name", "race", "sex", "call"):
-        if c not in df.columns:
-            raise ValueError(f"name table needs column {c!r}; columns: {list(df.columns)}")
+    require_columns(df, ["first_name", "race", "sex", "call"], "name table")
     g = df.groupby(["first_name", "race", "sex"], sort=True)["call"]
     out = pd.DataFrame({"n_resumes": g.size(), "callback_rate": g.mean()}).reset_index()
     dup = out["first_name"].duplicated()

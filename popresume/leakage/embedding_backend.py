@@ -93,6 +93,22 @@ def resume_lines(text: str) -> list[str]:
     return out
 
 
+
+def joint_thresholds(scores: np.ndarray, false_attribution: float) -> np.ndarray:
+    """Per-group thresholds at one common quantile level whose union lets through at most
+    ``false_attribution`` of the rows of ``scores`` (n_texts x n_groups).
+
+    The level is the largest-share level (smallest quantile) at which the share of rows
+    with any group strictly above its threshold is still <= ``false_attribution``.
+    """
+    s = np.asarray(scores, dtype=float)
+    levels = np.unique(np.concatenate([[1.0], np.linspace(1 - false_attribution, 1.0, 401)]))
+    for level in levels:
+        thr = np.quantile(s, level, axis=0)
+        if np.mean((s > thr).any(axis=1)) <= false_attribution:
+            return thr
+    return s.max(axis=0)
+
 class EmbeddingJudge:
     """An embedding model answering the three leakage tasks (see the module docstring).
 
@@ -193,17 +209,20 @@ class EmbeddingJudge:
                   false_attribution: float = 0.05, shortlist_share: float = 0.5) -> dict[str, float]:
         """Calibrate on texts that carry no cue (e.g. the omission baselines), using no labels.
 
-        Each group's Task 1 threshold becomes the (1 - false_attribution) quantile of that
-        group's score on the texts; with ``jobs`` (one per text), the Task 3 shortlist
-        threshold becomes the score that a share ``shortlist_share`` of them reach.
-        Returns the Task 1 thresholds.
+        The Task 1 thresholds are per-group quantiles of the groups' scores on the texts, at
+        one common level chosen so that at most a share ``false_attribution`` of the texts
+        has *any* group over its threshold: a cue-free résumé is attributed to some group at
+        most that often (a per-group quantile at ``1 - false_attribution`` would let up to
+        five times that share through, one share per group). With ``jobs`` (one per text),
+        the Task 3 shortlist threshold becomes the score that a share ``shortlist_share`` of
+        them reach. Returns the Task 1 thresholds.
         """
         if not len(cue_free_texts):
             raise ValueError("calibrate needs at least one cue-free text")
         if not 0 <= false_attribution < 1:
             raise ValueError(f"false_attribution must be in [0, 1), got {false_attribution}")
         s, _ = self.group_scores(list(cue_free_texts))
-        self.thresholds = np.quantile(s, 1 - false_attribution, axis=0)
+        self.thresholds = joint_thresholds(s, false_attribution)
         if jobs is not None:
             if not 0 < shortlist_share <= 1:
                 raise ValueError(f"shortlist_share must be in (0, 1], got {shortlist_share}")

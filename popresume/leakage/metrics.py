@@ -91,9 +91,7 @@ def boot_means(df: pd.DataFrame, value: str, by: Sequence[str], *, cluster: str 
     Each draw resamples the clusters with replacement (a multinomial count per cluster), and
     a cell's mean is the count-weighted mean of its rows, so cells keep their pairing.
     """
-    for c in [value, cluster, *by]:
-        if c not in df.columns:
-            raise ValueError(f"column {c!r} not in table (columns: {list(df.columns)})")
+    require_columns(df, [value, cluster, *by], "table")
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     d = df[df[value].notna()]

@@ -154,6 +154,10 @@ def top_score_rates(table: pd.DataFrame, *, ax=None):
 
 
 def _short(judge: str) -> str:
-    return str(judge).split("|")[0]
+    """A reader's name for a judge id: 'embedding:all-MiniLM-L6-v2@bf16,bs=32|...' is
+    'all-MiniLM-L6-v2 (embedding judge)'; the settings after '@' belong to the cache key."""
+    kind, _, rest = str(judge).split("|")[0].partition(":")
+    model = rest.split("@")[0]
+    return f"{model} ({kind} judge)" if model else kind
 
 

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import OCCUPATION_KEYS, OCCUPATION_LABELS
 from popresume.screeners.validity import CONTRAST_LABELS, CONTRASTS, card_label
 
@@ -16,8 +17,7 @@ from popresume.screeners.validity import CONTRAST_LABELS, CONTRASTS, card_label
 def plot_score_distributions(scores: pd.DataFrame, ax=None, *, by: str = "occupation", title: str | None = None):
     """Box plots of the parsed scores per level of ``by`` (default occupation); missing scores are
     left out and counted in the tick labels."""
-    if by not in scores.columns:
-        raise ValueError(f"scores has no column {by!r}; join the résumé table first")
+    require_columns(scores, [by], "scores (join the résumé table first)")
     ax = ax or plt.subplots(figsize=(7, 3.5))[1]
     levels = [o for o in OCCUPATION_KEYS if o in set(scores[by])] or sorted(scores[by].unique())
     if by == "occupation":

@@ -1,0 +1,200 @@
+"""popresume.ll144: hand-computed cases, agreement with scipy/statsmodels, and properties."""
+
+import doctest
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from popresume import ll144
+
+
+def six_rows():
+    # median of all six scores = 3.5; the woman of unknown race (score 6) is above it
+    return pd.DataFrame({"gender": ["F", "F", "F", "M", "M", "M"],
+                         "race": ["A", "B", None, "A", "B", "B"],
+                         "score": [1.0, 2.0, 6.0, 3.0, 4.0, 5.0]})
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(ll144, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 8 and result.failed == 0
+
+
+def test_unknown_race_counts_for_sex_with_one_median():
+    """The one rule: one median of every scored row; a row with an unknown race counts for sex.
+
+    By hand: scores above 3.5 are 6 (F), 4 and 5 (M): F 1/3, M 2/3, sex ratio 0.5. Dropping the
+    unknown-race row first (the old chance baseline) would give median 3, F 0/2, M 2/3, ratio 0.
+    """
+    df = six_rows()
+    t = ll144.breakdown_table(df, min_share=0).set_index(["breakdown", "category"])
+    assert t.loc[("sex", "F"), "n"] == 3 and t.loc[("sex", "F"), "selected"] == 1
+    assert t.loc[("sex", "F"), "ratio"] == pytest.approx(0.5)
+    assert t.loc[("race", "unknown"), "n"] == 1 and np.isnan(t.loc[("race", "unknown"), "ratio"])
+    assert t.loc[("sex × race", "unknown"), "n"] == 1
+    assert ("sex", "unknown") not in t.index
+    chance = ll144.chance_table(df, min_share=0, n_sim=200, rules=("median_split",)).set_index("breakdown")
+    assert chance.loc["sex", "observed_lowest_ratio"] == pytest.approx(0.5)
+    assert chance.loc["sex", "n"] == 6 and chance.loc["race", "n"] == 6
+
+
+def test_counts_by_hand_both_rules():
+    df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "score": [1, 2, 3, 4, 5, 6, 7, 8]})
+    med = ll144.category_counts(df, "g", "score", rule="median_split").set_index("category")
+    assert med.loc["a", "selected"] == 0 and med.loc["b", "selected"] == 4 and med["cut"].iloc[0] == 4.5
+    # top 25%: the 0.75 quantile of 1..8 is 6.25 -> 7 and 8 selected
+    cut = ll144.category_counts(df, "g", "score", rule="selection_cut", select_top=0.25).set_index("category")
+    assert list(cut["selected"]) == [0, 2] and cut["cut"].iloc[0] == pytest.approx(6.25)
+    df["chosen"] = [True, False, False, False, True, True, False, False]
+    flag = ll144.category_counts(df, "g", "chosen", rule="selection_cut").set_index("category")
+    assert list(flag["selected"]) == [1, 2] and np.isnan(flag["cut"].iloc[0])
+
+
+def test_under_2pct_left_out_of_the_reference():
+    # c: 1 row of 101 (< 2%) with the highest rate; the reference is the best of a and b
+    counts = pd.DataFrame({"category": ["a", "b", "c"], "n": [50, 50, 1], "selected": [20, 25, 1]})
+    t = ll144.impact_ratio_table(counts).set_index("category")
+    assert bool(t.loc["c", "under_2pct"]) and not t["under_2pct"][["a", "b"]].any()
+    assert t.loc["a", "ratio"] == pytest.approx(0.4 / 0.5)
+    assert t.loc["c", "ratio"] == pytest.approx(1 / 0.5) and not t.loc["c", "flag"]
+    assert bool(t.loc["b", "reference"]) and t["reference"].sum() == 1
+    assert bool(t.loc["a", "flag"]) is False  # 0.8 is not under 0.8
+    t0 = ll144.impact_ratio_table(counts, min_share=0).set_index("category")
+    assert t0.loc["a", "ratio"] == pytest.approx(0.4) and bool(t0.loc["a", "flag"])
+
+
+def test_rate_intervals_agree_with_scipy_binomtest():
+    counts = pd.DataFrame({"category": ["a", "b", "c"], "n": [40, 25, 60], "selected": [12, 0, 60]})
+    t = ll144.impact_ratio_table(counts)
+    conf = 0.95 ** (1 / 3)  # Šidák over the three categories
+    for x, n, lo, hi in zip(t["selected"], t["n"], t["rate_ci_low"], t["rate_ci_high"]):
+        ci = stats.binomtest(int(x), int(n)).proportion_ci(confidence_level=conf, method="exact")
+        assert lo == pytest.approx(ci.low, abs=1e-9) and hi == pytest.approx(ci.high, abs=1e-9)
+
+
+@pytest.mark.parametrize("x1,n1,x2,n2", [(10, 30, 12, 30), (0, 30, 5, 30), (5, 30, 0, 30),
+                                         (120, 500, 250, 500), (3, 28, 100, 229), (28, 28, 20, 30)])
+def test_ratio_interval_agrees_with_statsmodels_score(x1, n1, x2, n2):
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = confint_proportions_2indep(x1, n1, x2, n2, compare="ratio", method="score", alpha=0.05)
+    lo, hi = ll144.rate_ratio_interval(x1, n1, x2, n2, alpha=0.05)
+    assert float(lo) == pytest.approx(max(ref[0], 0.0), rel=1e-6, abs=1e-9)
+    assert float(hi) == pytest.approx(ref[1], rel=1e-6) if np.isfinite(ref[1]) else np.isinf(hi)
+
+
+def test_pairwise_bounds_two_groups_are_the_score_interval_capped_at_one():
+    lo, hi = ll144.rate_ratio_interval(30, 100, 50, 100, alpha=0.05)  # one pair: no adjustment
+    t = ll144.impact_ratio_table(pd.DataFrame({"category": ["F", "M"], "n": [100, 100], "selected": [30, 50]}))
+    assert t.loc[0, "ci_low"] == pytest.approx(float(lo)) and t.loc[0, "ci_high"] == pytest.approx(float(hi))
+    assert t.loc[1, "ci_low"] == pytest.approx(min(1.0, 1 / float(hi))) and t.loc[1, "ci_high"] == 1.0
+
+
+def test_properties_on_random_tables():
+    rng = np.random.default_rng(3)
+    for _ in range(15):
+        k = int(rng.integers(2, 7))
+        n = rng.integers(5, 200, size=k)
+        sel = rng.binomial(n, rng.uniform(0.05, 0.95, size=k))
+        t = ll144.impact_ratio_table(pd.DataFrame({"category": list("abcdefg"[:k]), "n": n, "selected": sel}),
+                                     min_share=0)
+        r = t["ratio"].to_numpy()
+        assert np.all((r >= 0) & (r <= 1)) and r.max() == pytest.approx(1.0)
+        assert np.all(t["ci_low"] <= r + 1e-9) and np.all(r <= t["ci_high"] + 1e-9)
+        assert np.all((t["ci_low"] >= 0) & (t["ci_high"] <= 1))
+        box = ll144.impact_ratio_table(t[["category", "n", "selected"]], min_share=0, ratio_method="box")
+        assert np.all(box["ci_low"] <= r + 1e-9) and np.all(r <= box["ci_high"] + 1e-9)
+
+
+def test_chance_of_flag_exact_by_hand_and_by_simulation():
+    # 20 women, 20 men, 20 selected: lowest ratio min(x, 20-x)/max(...) < 0.8 iff x <= 8 or x >= 12
+    exact = ll144.chance_of_flag([20, 20], rule="median_split", n_selected=20)
+    assert exact.method.startswith("exact") and exact.n_sim == 0
+    assert exact.probability == pytest.approx(2 * stats.hypergeom.cdf(8, 40, 20, 20))
+    # the same null by draws (an empty third colour forces the simulation)
+    counts = pd.DataFrame({"n": [20, 20, 0], "selected": [10, 10, 0], "known": [True, True, False]})
+    sim = ll144.chance_of_flag(counts, rule="median_split", n_sim=20_000, seed=1)
+    assert sim.n_sim == 20_000
+    se = np.sqrt(exact.probability * (1 - exact.probability) / sim.n_sim)
+    assert abs(sim.probability - exact.probability) < 4 * se
+    # the observed x = 10 is the least extreme: P(lowest <= 1) = 1
+    assert ll144.chance_of_flag([20, 20], rule="median_split", n_selected=20, observed=1.0).p_value == 1.0
+
+
+def test_chance_of_flag_matches_label_permutation():
+    """The hypergeometric draws are the permutation null of the labels (kept group sizes, tied scores)."""
+    rng = np.random.default_rng(0)
+    n = 120
+    df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2]),
+                       "score": rng.integers(1, 6, n).astype(float)})
+    counts = ll144.category_counts(df, "g", "score", rule="median_split")
+    stated = ll144.chance_of_flag(counts, rule="median_split", n_sim=20_000, seed=2).probability
+    above = (df["score"] > df["score"].median()).to_numpy()
+    labels = df["g"].to_numpy()
+    size = counts.set_index("category")["n"]
+    flags = []
+    for _ in range(2000):
+        perm = rng.permutation(labels)
+        rate = np.array([above[perm == c].sum() / size[c] for c in size.index])
+        flags.append((rate / rate.max()).min() < ll144.FOUR_FIFTHS)
+    se = np.sqrt(stated * (1 - stated) / 2000)
+    assert abs(np.mean(flags) - stated) < 4 * se + 0.005
+
+
+def test_probability_text_shows_bounds_and_supported_digits():
+    assert ll144.format_probability(0.0, 1000) == "< 0.001"
+    assert ll144.format_probability(1.0, 1000) == "> 0.999"
+    assert ll144.format_probability(0.4213, 1000) == "0.42"  # MC SE 0.016: two decimals
+    assert ll144.format_probability(0.4213, 100_000) == "0.421"
+    assert ll144.format_probability(0.003, 10_000) == "0.003"
+    r = ll144.ChanceOfFlag("selection_cut", 0.8, 0.0, 1000, "simulation", observed=0.3, p_value=1 / 1001)
+    assert r.probability_text == "< 0.001" and r.p_value_text == "< 0.001"
+    assert "selection_cut" in r.text and "< 0.001" in r.text
+
+
+def test_chance_table_labels_both_rules():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"gender": rng.choice(["F", "M"], 300), "race": rng.choice(["A", "B", "C"], 300),
+                       "score": rng.normal(size=300)})
+    t = ll144.chance_table(df, n_sim=500)
+    assert list(t["rule"]) == ["median_split"] * 3 + ["selection_cut"] * 3
+    assert list(t["breakdown"]) == ["sex", "race", "sex × race"] * 2
+    sex = t[t["breakdown"] == "sex"]
+    assert (sex["n_sim"] == 0).all()  # two categories: exact
+    # a tool ignoring sex is flagged more often at the top-25% cut than at the median
+    assert sex["flag_rate"].iloc[1] > sex["flag_rate"].iloc[0]
+
+
+def test_bad_input_is_one_line():
+    df = six_rows()
+    with pytest.raises(ValueError, match="rule must be one of"):
+        ll144.category_counts(df, "gender", "score", rule="top")
+    with pytest.raises(ValueError, match="has no column 'sex'"):
+        ll144.category_counts(df, "sex", "score", rule="median_split")
+    df.loc[2, "score"] = np.nan
+    with pytest.raises(ValueError, match="missing score at row 2"):
+        ll144.category_counts(df, "gender", "score", rule="median_split")
+    with pytest.raises(ValueError, match="select_top must be in"):
+        ll144.category_counts(six_rows(), "gender", "score", rule="selection_cut", select_top=1.5)
+    with pytest.raises(ValueError, match="needs n_selected"):
+        ll144.chance_of_flag([10, 10], rule="median_split")
+
+
+def test_ll144_sits_below_every_layer():
+    """It imports only popresume.errors of the package (docs/DESIGN.md §1)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(ll144.__file__).read_text(encoding="utf-8"))
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("popresume"):
+            own.add(node.module)
+        elif isinstance(node, ast.Import):
+            own |= {a.name for a in node.names if a.name.startswith("popresume")}
+    assert own == {"popresume.errors"}
