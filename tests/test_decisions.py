@@ -166,6 +166,17 @@ def test_chance_below_two_categories_matches_hypergeometric():
     assert below[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-3)
 
 
+def test_chance_below_adds_up_to_chance_of_flag():
+    """Two rated categories: 'the lower one is below 0.8' is one of two disjoint events, so the
+    per-category chances add up to popresume.ll144's exact chance of a flag."""
+    from popresume.ll144 import chance_of_flag
+
+    sizes, m = np.array([40, 60]), 45
+    below, _ = analyses.chance_below(sizes, m, np.array([True, True]), n_sim=20_000, seed=5)
+    exact = chance_of_flag(list(sizes), rule="selection_cut", n_selected=m).probability
+    assert below.sum() == pytest.approx(exact, abs=0.015)
+
+
 def test_ll144_recompute_hand_case():
     base = {c: "x" for c in LL144_COLUMNS}
     rows = [dict(base, audit_id="a", selection_or_scoring_rate="Selection", protected_char_group="sex",

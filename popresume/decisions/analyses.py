@@ -32,6 +32,7 @@ import pandas as pd
 from popresume.decisions.schema import COLUMNS, NOT_CARDED
 from popresume.decisions.sources import DERBYSHIRE_REQUESTED
 from popresume.errors import require_columns
+from popresume.ll144 import FOUR_FIFTHS, SMALL_CATEGORY_SHARE, chance_of_flag
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
@@ -39,8 +40,6 @@ LEVEL = 0.95
 #: Groups of at most this many names get the leave-one-name-out check (with more, one name
 #: is a small share of the group; Bloomberg has 100 per group).
 JACKKNIFE_MAX_NAMES = 40
-FOUR_FIFTHS = 0.8
-SMALL_CATEGORY_SHARE = 0.02
 #: Reference group of each attribute where the source has it (the highest-status group in
 #: the study's own framing: the names the studies treat as the comparison).
 REFERENCE = {"race": ("White_US", "White", "Western"), "sex": ("male",)}
@@ -549,7 +548,9 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     the ratio can take when every printed rate is off by up to half a unit of its last decimal
     (many audits print counts derived from rounded rates). Columns :data:`LL144_OUT_COLUMNS`
     plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
-    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance``.
+    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance`` and
+    ``analysis_chance_of_flag``: :func:`popresume.ll144.chance_of_flag`, the chance that such a
+    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two categories).
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
@@ -590,6 +591,7 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
             g["rounding_high"] = np.nan
         g["chance_below_0_8"] = np.nan
         g["p_observed"] = np.nan
+        g["analysis_chance_of_flag"] = np.nan
         counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
         if ok.sum() >= 2:
             # rows without counts (an unknown row printed without its selected count) are left out
@@ -599,6 +601,10 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
                                         observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
             g.loc[counted, "chance_below_0_8"] = below
             g.loc[counted, "p_observed"] = p_obs
+            counts = pd.DataFrame({"n": sizes, "selected": g.loc[counted, "selected"].clip(lower=0).to_numpy(int),
+                                   "known": g.loc[counted, "known"].to_numpy(bool)})
+            rule = "median_split" if g["selection_or_scoring_rate"].iloc[0] == "Scoring" else "selection_cut"
+            g["analysis_chance_of_flag"] = chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
         parts.append(g)
     out = pd.concat(parts).sort_index()
     out["reported_ratio"] = out["impact_ratio"]
@@ -611,7 +617,7 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     out["published_flag"] = out["reported_ratio"] < FOUR_FIFTHS
     out["within_chance"] = out["published_flag"] & (out["p_observed"] >= 0.05)
     extra = ["protected_char_group", "selection_or_scoring_rate", "auditor", "tool_vendor", "recomputed_ratio_2pct",
-             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "known"]
+             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "analysis_chance_of_flag", "known"]
     return out[LL144_OUT_COLUMNS + extra].reset_index(drop=True)
 
 
