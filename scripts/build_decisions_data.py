@@ -198,8 +198,8 @@ Changes made: 19 of the 46 columns kept (the published counts, rates, impact rat
 audit metadata); the columns the ACLU derived (recomputed rates and ratios, flags, bounds)
 dropped; rows unchanged. Produced by scripts/build_decisions_data.py.
 
-This file is not part of the popresume wheel or sdist, and it is not covered by the MIT
-licence of the popresume code.
+aclu_ll144.parquet is not part of the popresume wheel or sdist (this notice is, in their
+licence metadata), and it is not covered by the MIT licence of the popresume code.
 """
 
 

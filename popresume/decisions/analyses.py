@@ -30,13 +30,16 @@ import numpy as np
 import pandas as pd
 
 from popresume.decisions.schema import COLUMNS, NOT_CARDED
+from popresume.decisions.sources import DERBYSHIRE_REQUESTED
 from popresume.errors import require_columns
+from popresume.ll144 import FOUR_FIFTHS, SMALL_CATEGORY_SHARE, chance_of_flag
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
 LEVEL = 0.95
-FOUR_FIFTHS = 0.8
-SMALL_CATEGORY_SHARE = 0.02
+#: Groups of at most this many names get the leave-one-name-out check (with more, one name
+#: is a small share of the group; Bloomberg has 100 per group).
+JACKKNIFE_MAX_NAMES = 40
 #: Reference group of each attribute where the source has it (the highest-status group in
 #: the study's own framing: the names the studies treat as the comparison).
 REFERENCE = {"race": ("White_US", "White", "Western"), "sex": ("male",)}
@@ -45,8 +48,9 @@ REFERENCE = {"race": ("White_US", "White", "Western"), "sex": ("male",)}
 #: an "objective" instead of a profile, under two years of experience) and k = 1, 3 as the
 #: stronger two: an assumption stated wherever the contrast is shown.
 DERBYSHIRE_WEAK = "2"
-#: Rows one repetition of each design should have (the parse rate's denominator).
-DESIGN_ROWS = {"derbyshire": 36 * 9 * 9}
+#: (source, model) -> replies requested (the parse rate's denominator), where the source's
+#: script says how many it asked for.
+REQUESTED = {("derbyshire", m): n for m, n in DERBYSHIRE_REQUESTED.items()}
 VALIDITY_COLUMNS = ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict"]
 GROUP_COLUMNS = ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high", "p", "p_holm"]
 NOISE_COLUMNS = ["source", "model", "kind", "mean_abs_change", "sd", "n"]
@@ -194,10 +198,10 @@ def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
     if not qual["ci_low"] > 0:
         reasons.append(f"quality: strong − weak {qual['estimate']:.2f} [{qual['ci_low']:.2f}, {qual['ci_high']:.2f}]"
                        " does not exclude 0 from above")
-    source = str(rows["source"].iloc[0])
-    if source in DESIGN_ROWS:
-        per_run = rows.groupby("run").size()
-        rate = float(min(1.0, per_run.sum() / (DESIGN_ROWS[source] * len(per_run))))
+    source, model = str(rows["source"].iloc[0]), str(rows["model"].iloc[0])
+    requested = REQUESTED.get((source, model))
+    if requested:
+        rate = float(rows["outcome"].notna().sum() / requested)
         if rate < MIN_PARSE_RATE:
             reasons.append(f"parse rate {rate:.3f} < {MIN_PARSE_RATE:g}")
     own = _derbyshire_design(rows) if source == "derbyshire" else rows.assign(own=1.0)
@@ -250,7 +254,7 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
                 continue
             if source == "webster":
                 m = m[m["signal"].eq("name")]
-            m = m.assign(cell=m["item"].astype(str) + "|" + m["job"].astype(str) + "|" + m["run"].astype(str))
+            m = m.assign(cell=_cells(m, source))
             for attribute in ("race", "sex"):
                 ref = _reference(m[attribute], attribute)
                 if ref is None:
@@ -263,7 +267,8 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
                            "reference": ref, **{k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n",
                                                                   "n_clusters")},
                            "n_names": int(len(names)), "note": r["reason"], "carried_by_one_name": False}
-                    if jackknife and np.isfinite(r["ci_low"]) and (r["ci_low"] > 0 or r["ci_high"] < 0):
+                    if (jackknife and len(names) <= JACKKNIFE_MAX_NAMES and np.isfinite(r["ci_low"])
+                            and (r["ci_low"] > 0 or r["ci_high"] < 0)):
                         for name in names:
                             j = clustered_effect(d[d["name"] != name], "g", cells="cell", cluster="name", level=level)
                             if j["ci_low"] <= 0 <= j["ci_high"]:
@@ -281,6 +286,17 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
         out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
         out.loc[idx, "p_bh"] = benjamini_hochberg(out.loc[idx, "p"].to_numpy())
     return out[cols]
+
+
+def _cells(m: pd.DataFrame, source: str) -> pd.Series:
+    """The cells group effects are compared within: résumé × job × run; Bloomberg's one
+    ranking of eight résumés (job × run: each name sits on one résumé per ranking); B&M's
+    employment ad (the résumés sent to one ad)."""
+    if source == "bloomberg":
+        return m["job"].astype(str) + "|" + m["run"].astype(str)
+    if source == "bertrand_mullainathan":
+        return m["job"].astype(str)
+    return m["item"].astype(str) + "|" + m["job"].astype(str) + "|" + m["run"].astype(str)
 
 
 def _variant_effects(m: pd.DataFrame, source: str, model: str, level: float) -> list[dict]:
@@ -532,7 +548,9 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     the ratio can take when every printed rate is off by up to half a unit of its last decimal
     (many audits print counts derived from rounded rates). Columns :data:`LL144_OUT_COLUMNS`
     plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
-    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance``.
+    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance`` and
+    ``analysis_chance_of_flag``: :func:`popresume.ll144.chance_of_flag`, the chance that such a
+    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two categories).
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
@@ -573,6 +591,7 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
             g["rounding_high"] = np.nan
         g["chance_below_0_8"] = np.nan
         g["p_observed"] = np.nan
+        g["analysis_chance_of_flag"] = np.nan
         counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
         if ok.sum() >= 2:
             # rows without counts (an unknown row printed without its selected count) are left out
@@ -582,6 +601,10 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
                                         observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
             g.loc[counted, "chance_below_0_8"] = below
             g.loc[counted, "p_observed"] = p_obs
+            counts = pd.DataFrame({"n": sizes, "selected": g.loc[counted, "selected"].clip(lower=0).to_numpy(int),
+                                   "known": g.loc[counted, "known"].to_numpy(bool)})
+            rule = "median_split" if g["selection_or_scoring_rate"].iloc[0] == "Scoring" else "selection_cut"
+            g["analysis_chance_of_flag"] = chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
         parts.append(g)
     out = pd.concat(parts).sort_index()
     out["reported_ratio"] = out["impact_ratio"]
@@ -594,7 +617,7 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     out["published_flag"] = out["reported_ratio"] < FOUR_FIFTHS
     out["within_chance"] = out["published_flag"] & (out["p_observed"] >= 0.05)
     extra = ["protected_char_group", "selection_or_scoring_rate", "auditor", "tool_vendor", "recomputed_ratio_2pct",
-             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "known"]
+             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "analysis_chance_of_flag", "known"]
     return out[LL144_OUT_COLUMNS + extra].reset_index(drop=True)
 
 

@@ -35,6 +35,12 @@ DERBYSHIRE_SUBSCORES = ("Experience", "Skills", "Achievements", "Resume")
 DERBYSHIRE_SCALE = "0-100 (sum of four 0-25 subscores)"
 #: 36 names × 9 résumés × 9 job ads: one repetition of the crossed design.
 DERBYSHIRE_DESIGN = 36 * 9 * 9
+#: 36 names × 9 job ads × the 3 résumés of the ad's own industry.
+DERBYSHIRE_OWN = 36 * 9 * 3
+#: Rows each model was asked for (simulation.py's loops; the script drops a reply it cannot
+#: parse): GPT-3.5 one repetition of the full cross; GPT-5.1 three of the own-industry part
+#: and three of the full cross.
+DERBYSHIRE_REQUESTED = {"gpt-3.5-turbo-0125": DERBYSHIRE_DESIGN, "gpt-5.1-2025-11-13": 3 * DERBYSHIRE_OWN + 3 * DERBYSHIRE_DESIGN}
 WEBSTER_SCALE = "0-100"
 
 
@@ -64,15 +70,19 @@ def load_recinq() -> pd.DataFrame:
 
 
 def load_derbyshire() -> pd.DataFrame:
-    """jderbysh/AIHiringBias @ d4c3499: GPT-3.5-turbo-0125 (2,761 rows, one repetition with
-    155 unparsed replies missing) and GPT-5.1-2025-11-13 (2,916 + 8,748 rows: one, then three
-    repetitions in order); outcome = the sum of the four 0-25 subscores."""
+    """jderbysh/AIHiringBias @ d4c3499: GPT-3.5-turbo-0125 (2,761 rows, one repetition of the
+    2,916-row cross with 155 replies missing) and GPT-5.1-2025-11-13 (2,916 rows: three
+    repetitions of the own-industry part; 8,748: three of the full cross); outcome = the sum
+    of the four 0-25 subscores."""
     raw = _read("derbyshire.parquet")
     run = pd.Series("1", index=raw.index)
+    # the 5.1 files are two sessions, each written repetition by repetition: results1 is
+    # three repetitions of the own-industry postings only (972 = 36 names × 9 jobs × the 3
+    # résumés of the job's industry; runs 1-3), results2 three of the full cross (2,916; runs 4-6)
+    first = raw["file"].eq("5.1_evaluation_results1.csv")
     second = raw["file"].eq("5.1_evaluation_results2.csv")
-    # the 5.1 files are two sessions: results1 is repetition 1, results2 repetitions 2-4
-    # (its rows are written repetition by repetition, DERBYSHIRE_DESIGN rows each)
-    run[second] = (raw.loc[second, "row"] // DERBYSHIRE_DESIGN + 2).astype(str)
+    run[first] = (raw.loc[first, "row"] // DERBYSHIRE_OWN + 1).astype(str)
+    run[second] = (raw.loc[second, "row"] // DERBYSHIRE_DESIGN + 4).astype(str)
     out = pd.DataFrame({
         "source": "derbyshire", "model": raw["model"], "model_version": raw["model"], "date": raw["added"],
         "job": raw["job_file"].str.removesuffix(".txt"), "item": raw["resume_file"].str.removesuffix(".txt"),
