@@ -330,7 +330,8 @@ labelled(gaps, "ours: women's minus men's career breaks (raw, and same age band 
 from popresume.causal import estimate_captured
 from popresume.causal.roles import default_roles
 from popresume.grouping import add_groups
-from popresume.screeners.synthetic import DEFAULT_COEF, SyntheticScreener
+from popresume.screeners.specs import DEFAULT_COEF
+from popresume.screeners.synthetic import SyntheticScreener
 
 BREAK_PENALTY = -0.2  # points per month of career breaks
 coef = {term: points for term, points in DEFAULT_COEF.items() if term != "fn_gender"}

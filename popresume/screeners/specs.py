@@ -61,8 +61,10 @@ PROFILE_LEVELS: dict[str, tuple[str, ...] | None] = {
     "fn_gender": ("female", "male", "neutral"),
     "fn_age": ("young", "mid", "old", "neutral"),
     "surname_group": ("Asian", "Black", "White", "neutral"),
+    # months of career breaks in the résumé's timeline (popresume.resumes.breaks.with_break_months)
+    "break_months": None,
 }
-_NUMERIC_COLUMNS = ("age", "birth_year", "exp_year")
+_NUMERIC_COLUMNS = ("age", "birth_year", "exp_year", "break_months")
 
 
 # The blocks. strict=True: a string where a number belongs, or a bool where an int
