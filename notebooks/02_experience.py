@@ -81,9 +81,9 @@ from popresume.sources.experience_data import load_experience_source
 # sampled). Men and women of the same age, schooling and occupation then draw their
 # experience, and hence their résumés' career breaks, from one distribution.
 #
-# **Era and limits.** The levels are those of the late 1970s (before most of the rise in
-# women's continuous employment); a 2023 population that has a gender gap in career breaks
-# will show a smaller one in these profiles (none, once age and schooling are held fixed).
+# **Era and limits.** The levels are those of the late 1970s. If 2023 applicants have a
+# gender gap in career breaks, these profiles do not show it (none, once age and schooling
+# are held fixed); that is a stated assumption, not a measurement.
 # Nobody in the source is a 2020s graduate; race, collar and state do not enter (not every
 # row records them). The earlier default, `"psid"` (PSID 1976-82 + PSID 1975 women), is one
 # parameter away, and the last section of this chapter shows what it built in. A user's
