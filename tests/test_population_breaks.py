@@ -87,3 +87,14 @@ def test_gender_break_gap_hand_case():
     assert gap["adjusted_gap_break_months"] == 20.0 and gap["women_in_compared_cells"] == 2
     assert gap["gap_break_months"] == (10 + 30 + 40) / 3 - 0
     assert gap["gap_share_over_24"] == 2 / 3 and gap["adjusted_gap_share_over_24"] == 0.5
+
+
+def test_profiles_record_their_p2_source_through_parquet(tmp_path):
+    from popresume.experience import describe_source
+    from popresume.io import write_parquet
+
+    for src, name in ((None, "measured"), ("psid", "psid")):
+        path = write_parquet(generate_population(["teacher"], 5, seed=0, experience_source=src), tmp_path / f"{name}.parquet")
+        attrs = pd.read_parquet(path).attrs
+        assert attrs["experience_source"] == name
+        assert attrs["experience_source_description"] == describe_source(name)
