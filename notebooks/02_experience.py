@@ -360,9 +360,10 @@ labelled(bie, f"ours: synthetic screener with {BREAK_PENALTY} points per month o
 old, new = bie.loc[("psid (earlier default)", "BIE")], bie.loc[("measured (default)", "BIE")]
 print(f"true BIE: {old['true (exact)']:.2f} points on the psid population, {new['true (exact)']:.2f} on the default: "
       f"{old['true (exact)'] - new['true (exact)']:.2f} points of 'business necessity' effect made by the source")
+overlap = old["ci_low"] <= new["ci_high"] and new["ci_low"] <= old["ci_high"]
 print(f"estimated BIE: {old['estimate']:.2f} [{old['ci_low']:.2f}, {old['ci_high']:.2f}] vs "
       f"{new['estimate']:.2f} [{new['ci_low']:.2f}, {new['ci_high']:.2f}] "
-      f"({'the intervals overlap' if old['ci_low'] <= new['ci_high'] and new['ci_low'] <= old['ci_high'] else 'the intervals do not overlap'})")
+      f"(the intervals {'overlap' if overlap else 'do not overlap'})")
 
 # %% [markdown]
 # The true BIE is exact (the screener's formula on each population), so the first printed
