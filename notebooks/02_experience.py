@@ -81,9 +81,9 @@ from popresume.sources.experience_data import load_experience_source
 # sampled). Men and women of the same age, schooling and occupation then draw their
 # experience, and hence their résumés' career breaks, from one distribution.
 #
-# **Era and limits.** The levels are those of the late 1970s (before most of the rise in
-# women's continuous employment); a 2023 population that has a gender gap in career breaks
-# will show a smaller one in these profiles (none, once age and schooling are held fixed).
+# **Era and limits.** The levels are those of the late 1970s. If 2023 applicants have a
+# gender gap in career breaks, these profiles do not show it (none, once age and schooling
+# are held fixed); that is a stated assumption, not a measurement.
 # Nobody in the source is a 2020s graduate; race, collar and state do not enter (not every
 # row records them). The earlier default, `"psid"` (PSID 1976-82 + PSID 1975 women), is one
 # parameter away, and the last section of this chapter shows what it built in. A user's
@@ -361,9 +361,10 @@ labelled(bie, f"ours: synthetic screener with {BREAK_PENALTY} points per month o
 old, new = bie.loc[("psid (earlier default)", "BIE")], bie.loc[("measured (default)", "BIE")]
 print(f"true BIE: {old['true (exact)']:.2f} points on the psid population, {new['true (exact)']:.2f} on the default: "
       f"{old['true (exact)'] - new['true (exact)']:.2f} points of 'business necessity' effect made by the source")
+overlap = old["ci_low"] <= new["ci_high"] and new["ci_low"] <= old["ci_high"]
 print(f"estimated BIE: {old['estimate']:.2f} [{old['ci_low']:.2f}, {old['ci_high']:.2f}] vs "
       f"{new['estimate']:.2f} [{new['ci_low']:.2f}, {new['ci_high']:.2f}] "
-      f"({'the intervals overlap' if old['ci_low'] <= new['ci_high'] and new['ci_low'] <= old['ci_high'] else 'the intervals do not overlap'})")
+      f"(the intervals {'overlap' if overlap else 'do not overlap'})")
 
 # %% [markdown]
 # The true BIE is exact (the screener's formula on each population), so the first printed

