@@ -28,18 +28,18 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import StoppedRun
-from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, ScoreItem, ScoreResult, has_capability,
-                                      require_capability)
+from popresume.screeners.base import Screener, ScoreItem, ScoreResult, has_capability
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
-from popresume.screeners.parsing import parse_rate, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, clean_text, prompt_hash
-from popresume.screeners.specs import build_spec, check_spec, parse_spec
+from popresume.screeners.parsing import parse_rate
+from popresume.screeners.prompt import clean_text
+from popresume.screeners.specs import build_spec, parse_spec
 
+# what this module defines; the protocol, the cache, the parser, the prompt and the specs
+# are imported from their own modules (popresume.screeners.base, .cache, .parsing, .prompt,
+# .specs), one path each
 __all__ = [
-    "get_screener", "score_resumes", "score_run", "ScoreRun", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
-    "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
-    "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
-    "require_capability", "format_summary", "check_spec",
+    "get_screener", "score_resumes", "score_run", "ScoreRun", "SCORE_COLUMNS", "default_cache_path", "open_cache",
+    "summarize_scores", "format_summary",
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
