@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from popresume.errors import StoppedRun
+from popresume.errors import StoppedRun, require_columns
 from popresume.screeners.base import Screener, ScoreItem, ScoreResult, has_capability
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
 from popresume.screeners.parsing import parse_rate
@@ -142,11 +142,7 @@ def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], s
 
 def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None,
                  jobs: Callable[[str], str]) -> list[ScoreItem]:
-    if not isinstance(resumes, pd.DataFrame):
-        raise ValueError("resumes must be a DataFrame with resume_id, occupation and text or image_path")
-    for col in ("resume_id", "occupation"):
-        if col not in resumes.columns:
-            raise ValueError(f"resumes is missing the column {col!r}")
+    require_columns(resumes, ["resume_id", "occupation"], "resumes")
     has_text = "text" in resumes.columns
     has_img = "image_path" in resumes.columns
     if not (has_text or has_img or screener.needs_profile):
@@ -158,8 +154,7 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
     if screener.needs_profile:
         if profiles is None:
             raise ValueError(f"screener {screener.screener_id!r} needs profiles= (joined on resume_id)")
-        if "resume_id" not in profiles.columns:
-            raise ValueError("profiles is missing the column 'resume_id'")
+        require_columns(profiles, ["resume_id"], "profiles")
         prepared = screener.prepare_profiles(profiles)
         prof_map = {r["resume_id"]: r for r in prepared.to_dict("records")}
     items: list[ScoreItem] = []
