@@ -121,7 +121,8 @@ class HFSpec(Block):
     model: str | None = None
     gguf_file: str | None = None
     device: str = "cpu"
-    dtype: str | None = None
+    #: torch dtype of the weights; None: the model's own
+    dtype: Literal["float32", "float16", "bfloat16"] | None = None
     template: str = PAPER_PROMPT
 
     @field_validator("template")
