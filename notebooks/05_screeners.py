@@ -61,7 +61,8 @@ from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS
-from popresume.screeners import format_summary, get_screener, parse_score, score_resumes, score_run, summarize_scores
+from popresume.screeners import format_summary, get_screener, score_resumes, score_run, summarize_scores
+from popresume.screeners.parsing import parse_score
 from popresume.screeners.prompt import render_prompt
 from popresume.screeners.validity import INJECTION, PASS_RULE, card_for, card_summary, plant_instruction, read_card
 
@@ -102,7 +103,7 @@ parsed = [parse_score(r) for r in replies]
 shown = [r.replace("\n", " ↵ ") for r in replies]
 labelled(pd.DataFrame({"reply (↵ = line break)": shown, "score": [p.score for p in parsed],
                        "method": [p.method or "–" for p in parsed]}).set_index("reply (↵ = line break)"),
-         "ours: popresume.screeners.parse_score on four example replies", precision=1)
+         "ours: popresume.screeners.parsing.parse_score on four example replies", precision=1)
 
 # %% [markdown]
 # ## The default screener: embedding similarity

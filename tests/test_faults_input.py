@@ -50,7 +50,7 @@ def test_misspelt_screener_option_is_one_line_naming_the_key(cli, inputs):
 def test_the_cli_check_is_the_audit_config_check():
     """One check for both paths: the message for a typo is the audit config's."""
     from popresume.audit.config import ConfigError, validate_config
-    from popresume.screeners import check_spec
+    from popresume.screeners.specs import check_spec
 
     with pytest.raises(ValueError) as cli_err:
         check_spec({"kind": "embedding", "precison": "fp32"})

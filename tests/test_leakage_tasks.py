@@ -9,7 +9,8 @@ from popresume.leakage.tasks import (
     CANNOT_DETERMINE, REGIMES, TASK1_SCHEMA, TASK3_SCHEMA, GenerativeJudge, as_judge, get_judge, run_task,
     schema_for, task1_messages, task2_schema, task_items, validate_reply,
 )
-from popresume.screeners import ScoreCache, score_resumes
+from popresume.screeners import score_resumes
+from popresume.screeners.cache import ScoreCache
 from popresume.screeners.secrets import NO_SECRETS
 
 

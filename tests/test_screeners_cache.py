@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, score_resumes, score_run
+from popresume.screeners import score_resumes, score_run
+from popresume.screeners.cache import ScoreCache
 from popresume.screeners.base import BaseScreener, ScoreResult
 from popresume.screeners.cache import cache_key
 from popresume.screeners.secrets import Secrets
@@ -186,8 +187,8 @@ def test_sigkill_halfway_then_resume(tmp_path):
 
 
 def test_capabilities_are_declared_and_checked():
-    from popresume.screeners import get_screener, has_capability, require_capability
-    from popresume.screeners.base import check_capabilities
+    from popresume.screeners import get_screener
+    from popresume.screeners.base import check_capabilities, has_capability, require_capability
 
     syn = get_screener("synthetic")
     assert syn.capabilities == frozenset({"text", "images", "true_effects"})

@@ -307,3 +307,20 @@ def test_a_server_that_cannot_judge_is_refused_before_any_work(corpus):
         assert len(srv.prompts) <= 2  # the dialect probe and one Task 1 item
     with pytest.raises(ValueError, match="can run none of the leakage tasks"):
         check_judge(get_screener("synthetic"), variants, baselines)
+
+
+def test_an_environment_proxy_is_still_used_and_still_bounded(monkeypatch):
+    """The whole-request deadline needs its own transport, which turns off httpx's reading of
+    HTTP_PROXY; the screener reads it itself. The stub plays the proxy: it receives the request
+    for an unresolvable host, answers it, and then drips its headers like HeaderDrip."""
+    with HeaderDrip() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/v1"))
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        scr = get_screener({"kind": "openai", "model": "m", "base_url": "http://screener.invalid/v1", "timeout": 1.0,
+                            "max_retries": 0})
+        t0 = time.monotonic()
+        out = score_resumes(scr, _resumes(["Nurse résumé"]), cache=False, job_descriptions=JD)
+        elapsed = time.monotonic() - t0
+    assert scr.dialect == "json_schema"  # the probe went through the proxy and was answered
+    assert not out["parse_ok"].iloc[0] and "timeout 1 s" in out["raw"].iloc[0] and elapsed < 8.0, elapsed

@@ -6,7 +6,9 @@ import time
 import pandas as pd
 import pytest
 
-from popresume.screeners import SCORE_SCHEMA, get_screener, parse_score, score_resumes, score_run
+from popresume.screeners import get_screener, score_resumes, score_run
+from popresume.screeners.parsing import parse_score
+from popresume.screeners.prompt import SCORE_SCHEMA
 from popresume.screeners.hf import FiniteJSONConstraint, schema_candidates, smollm2_gguf_path
 
 JD = {"nurse": "Registered nurse wanted for an ICU; BSN and 2+ years required."}

@@ -13,7 +13,8 @@ from PIL import Image
 
 from _loopback import Loopback, QuietHandler  # tests/_loopback.py
 
-from popresume.screeners import ScoreCache, get_screener, score_resumes, score_run
+from popresume.screeners import get_screener, score_resumes, score_run
+from popresume.screeners.cache import ScoreCache
 from popresume.screeners.openai_http import FatalHTTPError
 from popresume.screeners.specs import DIALECTS
 from popresume.screeners.prompt import SCORE_SCHEMA

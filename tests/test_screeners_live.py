@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from popresume.screeners import ScoreCache, get_screener, score_resumes, score_run
+from popresume.screeners import get_screener, score_resumes, score_run
+from popresume.screeners.cache import ScoreCache
 
 from _notebooks import require_llama_server  # tests/_notebooks.py
 

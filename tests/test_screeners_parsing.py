@@ -5,7 +5,9 @@ import math
 import pandas as pd
 import pytest
 
-from popresume.screeners import SCORE_SCHEMA, get_screener, parse_rate, parse_score, score_resumes
+from popresume.screeners import get_screener, score_resumes
+from popresume.screeners.parsing import parse_rate, parse_score
+from popresume.screeners.prompt import SCORE_SCHEMA
 from popresume.screeners.base import ScoreResult
 from popresume.screeners.hf import schema_candidates
 from popresume.screeners.parsing import expected_score_from_logprobs

@@ -114,3 +114,10 @@ def test_abilities_are_declared_on_every_screener():
     assert syn.public_spec() == {"kind": "synthetic", "noise_sd": 0.0}
     with pytest.raises(ValueError, match="not a screener"):
         has_capability(object(), "json")
+
+
+def test_an_unknown_torch_dtype_is_refused_by_the_spec():
+    """It used to reach getattr(torch, dtype) when the model loaded: an AttributeError."""
+    assert build_spec({"kind": "hf", "dtype": "bfloat16"}).dtype == "bfloat16"
+    with pytest.raises(ValueError, match="dtype: must be 'float32', 'float16' or 'bfloat16', got 'float8'"):
+        build_spec({"kind": "hf", "dtype": "float8"})

@@ -27,7 +27,7 @@ def parse_options(options: tuple[str, ...]) -> dict:
 def screener_params(spec: str, options: tuple[str, ...], **settings) -> dict:
     """The screener spec of ``--screener``, ``-o KEY=VALUE`` and the named ``settings``
     (``--scoring``, …; ``None`` skipped) as one dict, checked as an audit config's screener
-    entry is (:func:`popresume.screeners.check_spec`); a problem names the option it came from."""
+    entry is (:func:`popresume.screeners.specs.check_spec`); a problem names the option it came from."""
     from popresume.screeners.specs import check_spec, parse_spec
 
     try:

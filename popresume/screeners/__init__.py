@@ -27,19 +27,19 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from popresume.errors import StoppedRun
-from popresume.screeners.base import (CAPABILITIES, BaseScreener, Screener, ScoreItem, ScoreResult, has_capability,
-                                      require_capability)
+from popresume.errors import StoppedRun, require_columns
+from popresume.screeners.base import Screener, ScoreItem, ScoreResult, has_capability
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
-from popresume.screeners.parsing import parse_rate, parse_score
-from popresume.screeners.prompt import PAPER_PROMPT, SCORE_SCHEMA, clean_text, prompt_hash
-from popresume.screeners.specs import build_spec, check_spec, parse_spec
+from popresume.screeners.parsing import parse_rate
+from popresume.screeners.prompt import clean_text
+from popresume.screeners.specs import build_spec, parse_spec
 
+# what this module defines; the protocol, the cache, the parser, the prompt and the specs
+# are imported from their own modules (popresume.screeners.base, .cache, .parsing, .prompt,
+# .specs), one path each
 __all__ = [
-    "get_screener", "score_resumes", "score_run", "ScoreRun", "Screener", "BaseScreener", "ScoreItem", "ScoreResult",
-    "ScoreCache", "parse_score", "parse_rate", "PAPER_PROMPT", "SCORE_SCHEMA", "prompt_hash",
-    "SCORE_COLUMNS", "default_cache_path", "summarize_scores", "CAPABILITIES", "has_capability",
-    "require_capability", "format_summary", "check_spec",
+    "get_screener", "score_resumes", "score_run", "ScoreRun", "SCORE_COLUMNS", "default_cache_path", "open_cache",
+    "summarize_scores", "format_summary",
 ]
 
 SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "scoring"]
@@ -142,11 +142,7 @@ def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], s
 
 def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None,
                  jobs: Callable[[str], str]) -> list[ScoreItem]:
-    if not isinstance(resumes, pd.DataFrame):
-        raise ValueError("resumes must be a DataFrame with resume_id, occupation and text or image_path")
-    for col in ("resume_id", "occupation"):
-        if col not in resumes.columns:
-            raise ValueError(f"resumes is missing the column {col!r}")
+    require_columns(resumes, ["resume_id", "occupation"], "resumes")
     has_text = "text" in resumes.columns
     has_img = "image_path" in resumes.columns
     if not (has_text or has_img or screener.needs_profile):
@@ -158,8 +154,7 @@ def _build_items(screener: Screener, resumes: pd.DataFrame, profiles: pd.DataFra
     if screener.needs_profile:
         if profiles is None:
             raise ValueError(f"screener {screener.screener_id!r} needs profiles= (joined on resume_id)")
-        if "resume_id" not in profiles.columns:
-            raise ValueError("profiles is missing the column 'resume_id'")
+        require_columns(profiles, ["resume_id"], "profiles")
         prepared = screener.prepare_profiles(profiles)
         prof_map = {r["resume_id"]: r for r in prepared.to_dict("records")}
     items: list[ScoreItem] = []

@@ -215,20 +215,43 @@ class _DeadlineStream:
         return self._stream.get_extra_info(info)
 
 
-def deadline_transport(backend: DeadlineBackend, limits):
+def environment_proxy(url: str) -> str | None:
+    """The HTTP(S) proxy the environment names for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``,
+    ``ALL_PROXY``, less ``NO_PROXY``), as httpx itself would use it; None when there is none."""
+    import urllib.request
+
+    u = urlparse(url)
+    if urllib.request.proxy_bypass(u.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(u.scheme) or proxies.get("all") or None
+
+
+def deadline_transport(backend: DeadlineBackend, limits, proxy: str | None = None):
     """An ``httpx.HTTPTransport`` whose connections go through ``backend``.
 
     httpx 0.28 takes no network backend, so the transport's connection pool (its
-    ``_pool``) is replaced by one built with the same limits and the backend; the rest of
-    the transport (request mapping, exception mapping) is httpx's own."""
+    ``_pool``) is replaced by one built with the same limits, the same HTTP(S) proxy (a
+    custom transport turns off httpx's reading of the environment's proxies, so
+    :func:`environment_proxy` reads them) and the backend; the rest of the transport
+    (request mapping, exception mapping) is httpx's own. A SOCKS proxy keeps httpx's own
+    pool: its requests are bounded per read only."""
     import httpcore
     import httpx
 
-    transport = httpx.HTTPTransport(limits=limits)
-    transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(), max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
-        network_backend=backend)
+    transport = httpx.HTTPTransport(limits=limits, proxy=proxy)
+    shared = dict(ssl_context=httpx.create_ssl_context(), max_connections=limits.max_connections,
+                  max_keepalive_connections=limits.max_keepalive_connections,
+                  keepalive_expiry=limits.keepalive_expiry, network_backend=backend)
+    if proxy is None:
+        transport._pool = httpcore.ConnectionPool(**shared)
+        return transport
+    via = httpx.Proxy(proxy)
+    if via.url.scheme in ("http", "https"):
+        transport._pool = httpcore.HTTPProxy(
+            proxy_url=httpcore.URL(scheme=via.url.raw_scheme, host=via.url.raw_host, port=via.url.port,
+                                   target=via.url.raw_path),
+            proxy_auth=via.raw_auth, proxy_headers=via.headers.raw, proxy_ssl_context=via.ssl_context, **shared)
     return transport
 
 
@@ -402,7 +425,8 @@ class OpenAIScreener(BaseScreener):
 
                 limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
                 self._client = httpx.Client(timeout=self.timeout,
-                                            transport=deadline_transport(self._deadline, limits))
+                                            transport=deadline_transport(self._deadline, limits,
+                                                                         environment_proxy(self.base_url)))
             return self._client
 
     def close(self) -> None:

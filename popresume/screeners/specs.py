@@ -24,7 +24,8 @@ from typing import Any, Literal, Mapping, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, REGIONS
+from popresume.schema import EDU_LEVELS, FORMATS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, REGIONS
+from popresume.screeners.base import SCORING_MODES
 from popresume.screeners.prompt import PAPER_PROMPT, check_template
 from popresume.screeners.secrets import hide_url_credentials
 
@@ -122,7 +123,8 @@ class HFSpec(Block):
     model: str | None = None
     gguf_file: str | None = None
     device: str = "cpu"
-    dtype: str | None = None
+    #: torch dtype of the weights; None: the model's own
+    dtype: Literal["float32", "float16", "bfloat16"] | None = None
     template: str = PAPER_PROMPT
 
     @field_validator("template")
@@ -132,7 +134,7 @@ class HFSpec(Block):
     max_new_tokens: int = Field(64, ge=1)
     constrained: bool = True
     num_threads: int | None = Field(None, ge=1)
-    scoring: Literal["greedy", "expected"] = "greedy"
+    scoring: Literal[SCORING_MODES] = "greedy"
     min_prob: float = Field(1e-4, gt=0.0, lt=1.0)
     #: tree nodes per forward pass of expected scoring (memory, not results)
     node_batch: int = Field(64, ge=1)
@@ -196,7 +198,7 @@ class OpenAISpec(Block):
     parse_retries: int = Field(1, ge=0)
     #: "auto" (negotiate), one of DIALECTS, or None (the "prompt" dialect)
     response_format: str | None = "auto"
-    scoring: Literal["greedy", "expected"] = "greedy"
+    scoring: Literal[SCORING_MODES] = "greedy"
     top_logprobs: int = Field(20, ge=1, le=20)
     fail_fast: int = Field(3, ge=1)
     max_prompt_chars: int = Field(60_000, ge=1)
@@ -243,7 +245,7 @@ class SyntheticSpec(Block):
     coef: dict[str, _Coef] = Field(default_factory=lambda: _copy(DEFAULT_COEF))
     noise_sd: float = Field(5.0, ge=0.0, allow_inf_nan=False)
     seed: int = 0
-    format: Literal["text", "image", "image+photo", None] = None
+    format: Literal[FORMATS] | None = None
     clip: bool = False
     model: str = "synthetic-v1"
 

@@ -55,6 +55,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
 from popresume.screeners.cache import sha256
@@ -479,8 +480,7 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
     screener with no card gets the verdict ``"unchecked"``. A failing screener's rows keep
     their numbers but carry ``validity_verdict == "fail"`` so that every table shows it.
     """
-    if screener_col not in effects.columns:
-        raise ValueError(f"effects has no column {screener_col!r} to attach validity cards by")
+    require_columns(effects, [screener_col], "effects (to attach validity cards by)")
     look = cards if callable(cards) else (lambda s: cards.get(s))
     verdict, mm = {}, {}
     for s in effects[screener_col].unique():
