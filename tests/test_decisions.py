@@ -172,9 +172,10 @@ def test_chance_below_adds_up_to_chance_of_flag():
     from popresume.ll144 import chance_of_flag
 
     sizes, m = np.array([40, 60]), 45
-    below, _ = analyses.chance_below(sizes, m, np.array([True, True]), n_sim=20_000, seed=5)
+    below, _, anyflag = analyses.chance_below(sizes, m, np.array([True, True]), n_sim=20_000, seed=5, any_flag=True)
     exact = chance_of_flag(list(sizes), rule="selection_cut", n_selected=m).probability
     assert below.sum() == pytest.approx(exact, abs=0.015)
+    assert anyflag == pytest.approx(below.sum(), abs=1e-12)
 
 
 def test_ll144_recompute_hand_case():

@@ -37,6 +37,9 @@ from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
 LEVEL = 0.95
+#: Analyses up to this many rows get popresume.ll144.chance_of_flag; larger ones the same
+#: probability from chance_below's draws.
+EXACT_MAX_N = 2_000
 #: Groups of at most this many names get the leave-one-name-out check (with more, one name
 #: is a small share of the group; Bloomberg has 100 per group).
 JACKKNIFE_MAX_NAMES = 40
@@ -507,7 +510,8 @@ def _category(aclu: pd.DataFrame) -> pd.Series:
 
 
 def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
-                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0,
+                 any_flag: bool = False) -> tuple:
     """Per category, the chance that a tool ignoring the attribute gives it a ratio below
     ``threshold``, and (with ``observed``) the chance of a ratio at or below the observed one.
 
@@ -515,6 +519,8 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     permutation null of the labels: multivariate hypergeometric counts, the null of
     ``popresume.ll144.chance_of_flag``, here per category); ratios are each rated category's
     rate over the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
+    With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
+    (the analysis's lowest ratio, what :func:`popresume.ll144.chance_of_flag` estimates).
     """
     rng = np.random.default_rng(seed)
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -524,10 +530,13 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(best > 0, rates / best, np.nan)
     below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
-    if observed is None:
-        return below, np.full(len(sizes), np.nan)
-    obs = np.asarray(observed, float)
-    p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    p_obs = np.full(len(sizes), np.nan)
+    if observed is not None:
+        obs = np.asarray(observed, float)
+        p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    if any_flag:
+        lowest = np.where(rated, ratio, np.inf).min(axis=1)
+        return below, p_obs, float(np.mean(lowest < threshold))
     return below, p_obs
 
 
@@ -550,7 +559,9 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
     ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance`` and
     ``analysis_chance_of_flag``: :func:`popresume.ll144.chance_of_flag`, the chance that such a
-    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two categories).
+    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two
+    categories) for analyses of at most :data:`EXACT_MAX_N` rows, and the same probability from
+    :func:`chance_below`'s draws above that (the exact sum runs over every possible count).
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
@@ -597,14 +608,16 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
             # rows without counts (an unknown row printed without its selected count) are left out
             sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
             m = int(min(g.loc[counted, "selected"].clip(lower=0).sum(), sizes.sum()))
-            below, p_obs = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
-                                        observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
+            below, p_obs, anyflag = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
+                                                 observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim,
+                                                 seed=seed + k, any_flag=True)
             g.loc[counted, "chance_below_0_8"] = below
             g.loc[counted, "p_observed"] = p_obs
             counts = pd.DataFrame({"n": sizes, "selected": g.loc[counted, "selected"].clip(lower=0).to_numpy(int),
                                    "known": g.loc[counted, "known"].to_numpy(bool)})
             rule = "median_split" if g["selection_or_scoring_rate"].iloc[0] == "Scoring" else "selection_cut"
-            g["analysis_chance_of_flag"] = chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
+            g["analysis_chance_of_flag"] = (chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
+                                            if sizes.sum() <= EXACT_MAX_N else anyflag)
         parts.append(g)
     out = pd.concat(parts).sort_index()
     out["reported_ratio"] = out["impact_ratio"]
