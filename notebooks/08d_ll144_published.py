@@ -218,9 +218,10 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # ```
 #
 # The by-auditor table above answers it: read `beyond_rounding` against `recomputable` row
-# by row. Where one auditor's share is far above the others', its reference rate is not the
-# highest category's (some audits divide by a fixed group's rate), which the rules do not
-# allow.
+# by row. Where one auditor's share is far above the others', look at a few of its analyses:
+# is the published reference (the category printed with ratio 1) the category with the
+# highest rate, and does the ratio match rate over that reference? The ACLU's paper
+# discusses the same inconsistencies.
 # :::
 #
 # :::{exercise}
@@ -245,6 +246,7 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # ll144.impact_ratio_table(counts.astype({"n": int, "selected": int}))
 # ```
 #
-# A flag within chance has an interval that reaches well above 0.8, and usually 1: the audit
-# could not tell this category's rate from the best one's.
+# Read the interval against 0.8 and 1: a flag the permutation null calls within chance
+# should have an interval reaching above 0.8; where it also reaches 1, the audit could not
+# tell this category's rate from the best one's.
 # :::
