@@ -225,3 +225,25 @@ def test_every_table_builds_from_shipped_data(small):
     assert list(dr["contrast"][:2]) == ["job_fit", "quality"]
     c = analyses.competence(small)
     assert set(c["contrast"]) == {"matched − mismatched", "keyword-stuffed − plain"} and len(c) == 26
+
+
+def test_validity_from_columns_on_a_planted_file():
+    """An auditor's own file: fit moves scores by +10, quality by +5 (planted), none by names."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for item in range(12):
+        for job in range(4):
+            for rep in range(3):
+                own = float(job % 2 == item % 2)
+                strong = float(item < 6)
+                rows.append({"item": f"r{item}", "job": f"j{job}", "fit": own, "strong": strong,
+                             "outcome": 50 + 10 * own + 5 * strong + rng.normal(0, 2)})
+    d = pd.DataFrame(rows)
+    v = analyses.validity_from_columns(d, fit="fit", quality="strong").set_index("contrast")
+    assert v.loc["job_fit", "ci_low"] < 10 < v.loc["job_fit", "ci_high"]
+    assert v.loc["quality", "ci_low"] < 5 < v.loc["quality", "ci_high"]
+    assert (v["verdict"] == "pass (stability untested)").all()
+    flat = d.assign(outcome=50 + rng.normal(0, 2, len(d)))
+    assert (analyses.validity_from_columns(flat, fit="fit", quality="strong")["verdict"] == "fail").all()
+    with pytest.raises(ValueError, match="no column 'fit'"):
+        analyses.validity_from_columns(d.drop(columns=["fit"]))

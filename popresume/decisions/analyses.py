@@ -6,7 +6,8 @@ sources) and returns a DataFrame; one implementation each:
 * :func:`validity` – the job-fit contrast (own minus mismatched posting) and the
   qualification contrast (résumé quality levels) per model, with CIs clustered on the
   design's résumés, and the project's validity gate (:mod:`popresume.screeners.validity`)
-  applied as far as the design allows (:func:`gate`);
+  applied as far as the design allows (:func:`gate`); :func:`validity_from_columns` runs the
+  same two contrasts on any file with a fit and a quality column (an auditor's own);
 * :func:`group_effects` – group and name effects within résumé × job cells, CIs clustered by
   name, with Holm and Benjamini–Hochberg over each source's family;
 * :func:`noise_floor` – run-to-run spread per model and the placebo edits' effects;
@@ -214,6 +215,47 @@ def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
     if reasons:
         return "fail", "; ".join(reasons)
     return "pass (stability untested)", "no harmless edit in the design: rule (3) untested"
+
+
+def validity_from_columns(df: pd.DataFrame, *, fit: str | None = "fit", quality: str | None = None,
+                          item: str = "item", job: str = "job", level: float = LEVEL) -> pd.DataFrame:
+    """The two validity contrasts for any table of decisions with an ``outcome`` column (an
+    auditor's own file): ``fit`` a 0/1 (or bool) column, 1 where the résumé was scored
+    against its own posting; ``quality`` a 0/1 column, 1 for the stronger version of a
+    résumé (scored against its own posting when ``fit`` is given). Job fit has résumé fixed
+    effects and quality posting fixed effects; both are clustered on ``item``. Columns
+    :data:`VALIDITY_COLUMNS` (``source`` "own file", ``model`` from a ``model`` column or
+    "all") plus ``p``, ``n_clusters``, ``reason``; ``verdict`` is "pass (stability untested)"
+    when every given contrast's CI lies above 0, "fail" when one does not, and "not
+    estimable" when a contrast is missing or has no interval. Raises ``ValueError`` naming a
+    missing column."""
+    need = ["outcome", item] + [c for c in (fit, quality) if c] + ([job] if quality else [])
+    require_columns(df, need, "decisions file")
+    d = df.copy()
+    if "model" not in d.columns:
+        d["model"] = "all"
+    rows = []
+    for model, m in d.groupby("model", sort=True):
+        res = {}
+        if fit:
+            res["job_fit"] = clustered_effect(m.assign(_t=m[fit].astype(float)), "_t", cells=item, cluster=item,
+                                              level=level)
+        if quality:
+            q = m[m[fit].astype(bool)] if fit else m
+            res["quality"] = clustered_effect(q.assign(_t=q[quality].astype(float)), "_t", cells=job, cluster=item,
+                                              level=level)
+        finite = [np.isfinite(r["ci_low"]) for r in res.values()]
+        if len(res) < 2 or not all(finite):
+            verdict = "not estimable"
+        else:
+            verdict = "pass (stability untested)" if all(r["ci_low"] > 0 for r in res.values()) else "fail"
+        for contrast in ("job_fit", "quality"):
+            r = res.get(contrast, {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0,
+                                   "n_clusters": 0, "reason": "no column given"})
+            rows.append({"source": "own file", "model": model, "contrast": contrast, "estimate": r["estimate"],
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": r["n"], "verdict": verdict,
+                         "p": r["p"], "n_clusters": r["n_clusters"], "reason": r["reason"]})
+    return pd.DataFrame(rows)
 
 
 def verdicts(valid: pd.DataFrame) -> dict[tuple[str, str], str]:
