@@ -62,7 +62,8 @@ from popresume.decisions.schema import NOT_CARDED, OURS
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
 
-pd.set_option("display.max_colwidth", 80)
+pd.set_option("display.max_colwidth", None)
+pd.set_option("display.max_rows", 500)
 pd.set_option("display.width", 200)
 t_start = time.perf_counter()
 recinq = load("recinq")
@@ -121,7 +122,7 @@ print(f"models that pass the gate as far as their design allows: {passing}")
 print(f"re-cinq's {recinq['model'].nunique()} models and Webster's {webster['model'].nunique()} settings: "
       "not estimable (no quality contrast in the design) -> " + NOT_CARDED)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Derbyshire's and Webster's recorded replies: each model's job-fit contrast (own minus mismatched posting) with its 95% CI clustered on résumés or résumé × posting cells. Verdicts: GPT-5.1 passes as far as the design allows, GPT-3.5 fails (parse rate); Webster's settings are not carded (no quality contrast)."}}
 fig, ax = plt.subplots(figsize=(7, 5))
 fit = valid[(valid["contrast"] == "job_fit") & valid["estimate"].notna()].reset_index(drop=True)
 y = np.arange(len(fit))
@@ -198,6 +199,11 @@ if len(placebo):
     display(labelled(placebo.reset_index(drop=True), ours("re-cinq"), precision=3))
     print(f"name effects larger than every placebo of their model: {int(placebo['exceeds_all_placebos'].sum())} "
           f"of {len(placebo)}; smallest possible placebo_p: {1 / 8:.3f}")
+else:
+    print("no re-cinq model with placebo edits among recinq_models")
+
+# %% mystnb={"figure": {"caption": "Ours, from re-cinq's recorded replies: each first name's mean change from the baseline CV (dots) against the seven placebo edits' (ticks), per model with placebo edits. Not carded (recorded decisions): the design has no job-fit or quality contrast."}}
+if len(placebo):
     fig, ax = plt.subplots(figsize=(7, 3.5))
     models = sorted(placebo["model"].unique())
     for i, mdl in enumerate(models):
@@ -214,8 +220,6 @@ if len(placebo):
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     plt.show()
-else:
-    print("no re-cinq model with placebo edits among recinq_models")
 
 # %% [markdown]
 # ## Drift: GPT-3.5 against GPT-5.1 on the same crossed design
@@ -250,6 +254,8 @@ display(labelled(comp.reset_index(drop=True), ours("Webster"), precision=2))
 stuffed = comp[(comp["contrast"] == "keyword-stuffed − plain") & (comp["p_holm"] < 0.05)]
 print(f"settings that a keyword-stuffed waiter's résumé moves (Holm p < 0.05): {len(stuffed)} of "
       f"{comp['model'].nunique()}: {', '.join(stuffed['model'])}")
+
+# %% mystnb={"figure": {"caption": "Ours, from Webster's recorded replies: each chat-app setting's matched − mismatched contrast against its keyword-stuffed − plain contrast (points on 0–100). Not carded (recorded decisions): no quality contrast in the design."}}
 fig, ax = plt.subplots(figsize=(5.5, 4))
 ax.scatter(wide["matched − mismatched"], wide["keyword-stuffed − plain"], color="black")
 for mdl, row in wide.iterrows():

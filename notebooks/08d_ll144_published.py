@@ -71,7 +71,8 @@ from popresume.ranking.bloomberg import caption
 
 PUBLISHED = caption("published (ACLU, Auditing the Audits 2025)")
 OURS = caption("ours, from ACLU's recorded audits")
-pd.set_option("display.max_colwidth", 60)
+pd.set_option("display.max_colwidth", None)
+pd.set_option("display.max_rows", 500)
 pd.set_option("display.width", 200)
 t_start = time.perf_counter()
 aclu = load("aclu_ll144")
@@ -107,7 +108,7 @@ display(labelled(worst.sort_values("gap", ascending=False).head(8)[
     ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio", "recomputed_ratio_2pct",
      "verdict"]].reset_index(drop=True), OURS))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: each published impact ratio against the ratio recomputed from the audit's own counts (red: more than 0.01 outside what the rounding of printed rates allows; orange: more than 0.01 from the recomputed ratio). Not carded (recorded decisions): vendors' tools, no validity card."}}
 fig, ax = plt.subplots(figsize=(5, 5))
 both = table.dropna(subset=["reported_ratio", "recomputed_ratio"])
 colour = np.where(both["differs_beyond_rounding"], "tab:red", np.where(both["differs"], "tab:orange", "grey"))
@@ -147,7 +148,7 @@ display(labelled(within.sort_values("n")[["audit_id", "characteristic", "categor
                                           "chance_below_0_8", "p_observed", "analysis_chance_of_flag", "verdict"]]
                  .head(15).reset_index(drop=True), OURS))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: for every rated category, the chance that a tool with no disparity gives it a ratio below 0.8, against the category's n; published flags in red. Not carded (recorded decisions)."}}
 fig, ax = plt.subplots(figsize=(6, 3.8))
 rated = table.dropna(subset=["chance_below_0_8"])
 rated = rated[rated["n"] > 0]
