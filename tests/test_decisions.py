@@ -247,3 +247,9 @@ def test_validity_from_columns_on_a_planted_file():
     assert (analyses.validity_from_columns(flat, fit="fit", quality="strong")["verdict"] == "fail").all()
     with pytest.raises(ValueError, match="no column 'fit'"):
         analyses.validity_from_columns(d.drop(columns=["fit"]))
+
+
+def test_cluster_coverage_near_nominal_with_few_names():
+    """8 names per group (Webster's race groups), 9 cells: t on G - 1 df keeps coverage near 0.95."""
+    r = analyses.cluster_coverage(8, 9, n_sim=200, seed=2)
+    assert 0.88 <= r["coverage"] <= 0.99
