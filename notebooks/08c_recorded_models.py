@@ -39,7 +39,8 @@
 #
 # Labels: every table here is **ours, from <record>'s recorded replies** (the analyses of
 # `popresume.decisions.analyses` over the shipped replies) and carries the model's validity
-# verdict; `not carded (recorded decisions)` where the design cannot run the gate. The CLI
+# verdict in its "validity gate" column; `not carded (recorded decisions)` where the design
+# cannot run the gate. The CLI
 # `popresume decisions --out DIR` writes the same tables as CSV.
 #
 # Parameters: `recinq_models` (which re-cinq models to analyse; `None` for all eleven),
@@ -59,6 +60,7 @@ from IPython.display import display
 
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED, OURS
+from popresume.schema import VERDICT_COLUMN
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
 
@@ -110,14 +112,15 @@ def ours(source: str) -> str:
 valid = analyses.validity(decisions)
 verdict = analyses.verdicts(valid)
 show = valid[valid["source"] != "recinq"].copy()
-show["verdict"] = [verdict[(s, m)] for s, m in zip(show["source"], show["model"])]
+show[VERDICT_COLUMN] = [verdict[(s, m)] for s, m in zip(show["source"], show["model"])]
 for source in ("derbyshire", "webster"):
     display(labelled(show[show["source"] == source][["model", "contrast", "estimate", "ci_low", "ci_high", "n",
-                                                      "n_clusters", "verdict"]].reset_index(drop=True),
+                                                      "n_clusters", VERDICT_COLUMN]].reset_index(drop=True),
                      ours(source), precision=2))
-gate = valid.drop_duplicates(["source", "model"])[["source", "model", "verdict", "verdict_reason"]]
+gate = valid.drop_duplicates(["source", "model"])[["source", "model", "verdict", "verdict_reason"]] \
+    .rename(columns={"verdict": VERDICT_COLUMN})
 display(labelled(gate.reset_index(drop=True), caption("ours, from each record's recorded replies")))
-passing = gate.loc[gate["verdict"].str.startswith("pass"), "model"].tolist()
+passing = gate.loc[gate[VERDICT_COLUMN].str.startswith("pass"), "model"].tolist()
 print(f"models that pass the gate as far as their design allows: {passing}")
 print(f"re-cinq's {recinq['model'].nunique()} models and Webster's {webster['model'].nunique()} settings: "
       "not estimable (no quality contrast in the design) -> " + NOT_CARDED)
@@ -158,19 +161,19 @@ plt.show()
 
 # %%
 groups = analyses.group_effects(decisions, jackknife=jackknife)
-groups["verdict"] = [verdict[(s, m)] for s, m in zip(groups["source"], groups["model"])]
+groups[VERDICT_COLUMN] = [verdict[(s, m)] for s, m in zip(groups["source"], groups["model"])]
 cols = ["model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high", "p", "p_holm", "n_names",
-        "carried_by_one_name", "note", "verdict"]
+        "carried_by_one_name", "note", VERDICT_COLUMN]
 for source in ("derbyshire", "webster"):
     display(labelled(groups[groups["source"] == source][cols].reset_index(drop=True), ours(source), precision=3))
 names = groups[(groups["source"] == "recinq") & (groups["attribute"] == "name")]
-display(labelled(names[["model", "group", "estimate", "ci_low", "ci_high", "p", "p_holm", "n_names", "verdict"]]
+display(labelled(names[["model", "group", "estimate", "ci_low", "ci_high", "p", "p_holm", "n_names", VERDICT_COLUMN]]
                  .reset_index(drop=True), ours("re-cinq"), precision=3))
 # the intervals' coverage at each record's numbers of names and cells, by simulation with a known effect
 cover = pd.DataFrame([{"design": label, "names per group": k, "cells": c, **analyses.cluster_coverage(k, c, seed=i)}
                       for i, (label, k, c) in enumerate([("Derbyshire race or sex", 18, 81),
                                                           ("Webster sex", 12, 9), ("Webster race", 8, 9)])])
-display(labelled(cover.assign(verdict="simulated design, no screener"),
+display(labelled(cover.assign(**{VERDICT_COLUMN: "simulated design, no screener"}),
                  "ours: simulated designs with a known group effect (coverage of the name-clustered 95% CI)"))
 sig = groups[groups["p_holm"] < 0.05]
 print(f"group or variant effects with Holm-adjusted p < 0.05: {len(sig)} of {groups['p'].notna().sum()}; "
@@ -189,7 +192,7 @@ print(f"race/sex effects whose interval excludes 0 only because of one name: "
 
 # %%
 noise = analyses.noise_floor(decisions)
-noise["verdict"] = [verdict.get((s, m), NOT_CARDED) for s, m in zip(noise["source"], noise["model"])]
+noise[VERDICT_COLUMN] = [verdict.get((s, m), NOT_CARDED) for s, m in zip(noise["source"], noise["model"])]
 display(labelled(noise.reset_index(drop=True), caption("ours, from each record's recorded replies"), precision=3))
 
 # %% [markdown]
@@ -203,7 +206,7 @@ display(labelled(noise.reset_index(drop=True), caption("ours, from each record's
 # %%
 placebo = analyses.name_vs_placebo(decisions)
 if len(placebo):
-    placebo["verdict"] = NOT_CARDED
+    placebo[VERDICT_COLUMN] = NOT_CARDED
     display(labelled(placebo.reset_index(drop=True), ours("re-cinq"), precision=3))
     print(f"name effects larger than every placebo of their model: {int(placebo['exceeds_all_placebos'].sum())} "
           f"of {len(placebo)}; smallest possible placebo_p: {1 / 8:.3f}")
@@ -238,7 +241,7 @@ if len(placebo):
 
 # %%
 dr = analyses.drift(decisions)
-dr["verdict (3.5, 5.1)"] = f"{verdict[('derbyshire', 'gpt-3.5-turbo-0125')]}, " \
+dr[VERDICT_COLUMN + " (3.5, 5.1)"] = f"{verdict[('derbyshire', 'gpt-3.5-turbo-0125')]}, " \
                            f"{verdict[('derbyshire', 'gpt-5.1-2025-11-13')]}"
 display(labelled(dr.drop(columns=[c for c in dr.columns if c.endswith("_ci")]), ours("Derbyshire"), precision=3))
 display(labelled(dr.attrs["levels"], ours("Derbyshire"), precision=2))
@@ -256,7 +259,7 @@ display(labelled(dr.attrs["levels"], ours("Derbyshire"), precision=2))
 
 # %%
 comp = analyses.competence(decisions)
-comp["verdict"] = [verdict.get(("webster", m), NOT_CARDED) for m in comp["model"]]
+comp[VERDICT_COLUMN] = [verdict.get(("webster", m), NOT_CARDED) for m in comp["model"]]
 wide = comp.pivot(index="model", columns="contrast", values="estimate")
 display(labelled(comp.reset_index(drop=True), ours("Webster"), precision=2))
 stuffed = comp[(comp["contrast"] == "keyword-stuffed − plain") & (comp["p_holm"] < 0.05)]

@@ -65,6 +65,7 @@ from IPython.display import display
 
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED
+from popresume.schema import VERDICT_COLUMN
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
@@ -81,7 +82,7 @@ print(f"{len(aclu):,} published rows, {aclu['audit_id'].nunique()} audits, {aclu
 example = aclu[(aclu["audit_id"] == aclu["audit_id"].iloc[0]) & (aclu["protected_char_group"] == "sex")]
 display(labelled(example[["audit_id", "selection_or_scoring_rate", "sex", "number_of_applications",
                           "n_selected_or_n_above_median", "result", "impact_ratio"]]
-                 .assign(verdict=NOT_CARDED).reset_index(drop=True), PUBLISHED))
+                 .assign(**{VERDICT_COLUMN: NOT_CARDED}).reset_index(drop=True), PUBLISHED))
 
 # %% [markdown]
 # ## Do the published ratios recompute?
@@ -97,7 +98,7 @@ display(labelled(example[["audit_id", "selection_or_scoring_rate", "sex", "numbe
 
 # %%
 table = analyses.ll144_published(aclu, n_sim=n_sim, seed=seed)
-table["verdict"] = NOT_CARDED
+table[VERDICT_COLUMN] = NOT_CARDED
 overall = analyses.ll144_summary(table)
 display(labelled(overall.T, OURS))
 o = overall.iloc[0]
@@ -106,7 +107,7 @@ print(f"published ratios that recompute from counts: {int(o['recomputable'])}; d
 worst = table[table["differs_beyond_rounding"]].assign(gap=lambda t: (t["reported_ratio"] - t["recomputed_ratio"]).abs())
 display(labelled(worst.sort_values("gap", ascending=False).head(8)[
     ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio", "recomputed_ratio_2pct",
-     "verdict"]].reset_index(drop=True), OURS))
+     VERDICT_COLUMN]].reset_index(drop=True), OURS))
 
 # %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: each published impact ratio against the ratio recomputed from the audit's own counts (red: more than 0.01 outside what the rounding of printed rates allows; orange: more than 0.01 from the recomputed ratio). Not carded (recorded decisions): vendors' tools, no validity card."}}
 fig, ax = plt.subplots(figsize=(5, 5))
@@ -145,7 +146,7 @@ fam = tested["p_observed"].to_numpy()
 print(f"flags beyond chance after Holm over the {len(fam)} tested flags: {int((holm(fam) < 0.05).sum())}; "
       f"after Benjamini-Hochberg: {int((benjamini_hochberg(fam) < 0.05).sum())}")
 display(labelled(within.sort_values("n")[["audit_id", "characteristic", "category", "n", "reported_ratio",
-                                          "chance_below_0_8", "p_observed", "analysis_chance_of_flag", "verdict"]]
+                                          "chance_below_0_8", "p_observed", "analysis_chance_of_flag", VERDICT_COLUMN]]
                  .head(15).reset_index(drop=True), OURS))
 
 # %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: for every rated category, the chance that a tool with no disparity gives it a ratio below 0.8, against the category's n; published flags in red. Not carded (recorded decisions)."}}
@@ -172,8 +173,8 @@ plt.show()
 # %%
 print(f"categories under 2% of their analysis's known rows: {int(table['under_2pct'].sum())} of "
       f"{int(table['recomputed_ratio'].notna().sum())} rated")
-display(labelled(analyses.ll144_summary(table, "auditor").assign(verdict=NOT_CARDED), OURS))
-display(labelled(analyses.ll144_summary(table, "tool_vendor").assign(verdict=NOT_CARDED), OURS))
+display(labelled(analyses.ll144_summary(table, "auditor").assign(**{VERDICT_COLUMN: NOT_CARDED}), OURS))
+display(labelled(analyses.ll144_summary(table, "tool_vendor").assign(**{VERDICT_COLUMN: NOT_CARDED}), OURS))
 
 # %%
 print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
