@@ -172,9 +172,10 @@ def test_chance_below_adds_up_to_chance_of_flag():
     from popresume.ll144 import chance_of_flag
 
     sizes, m = np.array([40, 60]), 45
-    below, _ = analyses.chance_below(sizes, m, np.array([True, True]), n_sim=20_000, seed=5)
+    below, _, anyflag = analyses.chance_below(sizes, m, np.array([True, True]), n_sim=20_000, seed=5, any_flag=True)
     exact = chance_of_flag(list(sizes), rule="selection_cut", n_selected=m).probability
     assert below.sum() == pytest.approx(exact, abs=0.015)
+    assert anyflag == pytest.approx(below.sum(), abs=1e-12)
 
 
 def test_ll144_recompute_hand_case():
@@ -224,3 +225,31 @@ def test_every_table_builds_from_shipped_data(small):
     assert list(dr["contrast"][:2]) == ["job_fit", "quality"]
     c = analyses.competence(small)
     assert set(c["contrast"]) == {"matched − mismatched", "keyword-stuffed − plain"} and len(c) == 26
+
+
+def test_validity_from_columns_on_a_planted_file():
+    """An auditor's own file: fit moves scores by +10, quality by +5 (planted), none by names."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for item in range(12):
+        for job in range(4):
+            for rep in range(3):
+                own = float(job % 2 == item % 2)
+                strong = float(item < 6)
+                rows.append({"item": f"r{item}", "job": f"j{job}", "fit": own, "strong": strong,
+                             "outcome": 50 + 10 * own + 5 * strong + rng.normal(0, 2)})
+    d = pd.DataFrame(rows)
+    v = analyses.validity_from_columns(d, fit="fit", quality="strong").set_index("contrast")
+    assert v.loc["job_fit", "ci_low"] < 10 < v.loc["job_fit", "ci_high"]
+    assert v.loc["quality", "ci_low"] < 5 < v.loc["quality", "ci_high"]
+    assert (v["verdict"] == "pass (stability untested)").all()
+    flat = d.assign(outcome=50 + rng.normal(0, 2, len(d)))
+    assert (analyses.validity_from_columns(flat, fit="fit", quality="strong")["verdict"] == "fail").all()
+    with pytest.raises(ValueError, match="no column 'fit'"):
+        analyses.validity_from_columns(d.drop(columns=["fit"]))
+
+
+def test_cluster_coverage_near_nominal_with_few_names():
+    """8 names per group (Webster's race groups), 9 cells: t on G - 1 df keeps coverage near 0.95."""
+    r = analyses.cluster_coverage(8, 9, n_sim=200, seed=2)
+    assert 0.88 <= r["coverage"] <= 0.99

@@ -59,7 +59,7 @@ class LazyGroup(UserErrorGroup):
               help="Show the full traceback of an error (default: one line saying what is wrong).")
 @click.pass_context
 def main(ctx, debug):
-    """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | ranking | leakage | book."""
+    """Audit résumé screeners for discrimination: generate | render | serve | score | validate | estimate | audit | report | correspondence | ranking | decisions | leakage | book."""
     ctx.meta[DEBUG_KEY] = debug
     if not debug:
         quiet_warnings(ctx)

@@ -6,7 +6,8 @@ sources) and returns a DataFrame; one implementation each:
 * :func:`validity` – the job-fit contrast (own minus mismatched posting) and the
   qualification contrast (résumé quality levels) per model, with CIs clustered on the
   design's résumés, and the project's validity gate (:mod:`popresume.screeners.validity`)
-  applied as far as the design allows (:func:`gate`);
+  applied as far as the design allows (:func:`gate`); :func:`validity_from_columns` runs the
+  same two contrasts on any file with a fit and a quality column (an auditor's own);
 * :func:`group_effects` – group and name effects within résumé × job cells, CIs clustered by
   name, with Holm and Benjamini–Hochberg over each source's family;
 * :func:`noise_floor` – run-to-run spread per model and the placebo edits' effects;
@@ -37,6 +38,9 @@ from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
 LEVEL = 0.95
+#: Analyses up to this many rows get popresume.ll144.chance_of_flag; larger ones the same
+#: probability from chance_below's draws.
+EXACT_MAX_N = 2_000
 #: Groups of at most this many names get the leave-one-name-out check (with more, one name
 #: is a small share of the group; Bloomberg has 100 per group).
 JACKKNIFE_MAX_NAMES = 40
@@ -95,6 +99,31 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
     lo, hi = fit.conf_int(alpha=1 - level)[col]
     out.update(ci_low=float(lo), ci_high=float(hi), p=float(fit.pvalues[col]), se=float(fit.bse[col]))
     return out
+
+
+def cluster_coverage(n_names: int, n_cells: int, *, effect: float = 1.0, name_sd: float = 1.0,
+                     noise_sd: float = 3.0, n_sim: int = 200, seed: int = 0, level: float = LEVEL) -> dict:
+    """Coverage of :func:`clustered_effect`'s interval at a design with a known truth.
+
+    ``n_names`` names in each of two groups, every name scored in every one of ``n_cells``
+    cells; a name's own effect is normal with SD ``name_sd``, each reply's noise normal with
+    SD ``noise_sd``, and the group difference is ``effect``. Returns the share of ``n_sim``
+    intervals that cover ``effect``, its Monte Carlo SE, and ``n_sim``: the check the
+    project asks of every interval it prints, here at the record's own numbers of names and
+    cells (docs/DESIGN.md §5)."""
+    rng = np.random.default_rng(seed)
+    names = np.repeat(np.arange(2 * n_names), n_cells)
+    cells = np.tile(np.arange(n_cells), 2 * n_names)
+    group = (names >= n_names).astype(float)
+    hits = 0
+    for _ in range(n_sim):
+        name_eff = rng.normal(0, name_sd, 2 * n_names)
+        y = effect * group + name_eff[names] + rng.normal(0, 1, n_cells)[cells] + rng.normal(0, noise_sd, names.size)
+        r = clustered_effect(pd.DataFrame({"outcome": y, "g": group, "cell": cells, "name": names}), "g",
+                             cells="cell", cluster="name", level=level)
+        hits += r["ci_low"] <= effect <= r["ci_high"]
+    cov = hits / n_sim
+    return {"coverage": cov, "mc_se": float(np.sqrt(cov * (1 - cov) / n_sim)), "n_sim": n_sim}
 
 
 # -- design helpers --------------------------------------------------------------------------
@@ -211,6 +240,47 @@ def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
     if reasons:
         return "fail", "; ".join(reasons)
     return "pass (stability untested)", "no harmless edit in the design: rule (3) untested"
+
+
+def validity_from_columns(df: pd.DataFrame, *, fit: str | None = "fit", quality: str | None = None,
+                          item: str = "item", job: str = "job", level: float = LEVEL) -> pd.DataFrame:
+    """The two validity contrasts for any table of decisions with an ``outcome`` column (an
+    auditor's own file): ``fit`` a 0/1 (or bool) column, 1 where the résumé was scored
+    against its own posting; ``quality`` a 0/1 column, 1 for the stronger version of a
+    résumé (scored against its own posting when ``fit`` is given). Job fit has résumé fixed
+    effects and quality posting fixed effects; both are clustered on ``item``. Columns
+    :data:`VALIDITY_COLUMNS` (``source`` "own file", ``model`` from a ``model`` column or
+    "all") plus ``p``, ``n_clusters``, ``reason``; ``verdict`` is "pass (stability untested)"
+    when every given contrast's CI lies above 0, "fail" when one does not, and "not
+    estimable" when a contrast is missing or has no interval. Raises ``ValueError`` naming a
+    missing column."""
+    need = ["outcome", item] + [c for c in (fit, quality) if c] + ([job] if quality else [])
+    require_columns(df, need, "decisions file")
+    d = df.copy()
+    if "model" not in d.columns:
+        d["model"] = "all"
+    rows = []
+    for model, m in d.groupby("model", sort=True):
+        res = {}
+        if fit:
+            res["job_fit"] = clustered_effect(m.assign(_t=m[fit].astype(float)), "_t", cells=item, cluster=item,
+                                              level=level)
+        if quality:
+            q = m[m[fit].astype(bool)] if fit else m
+            res["quality"] = clustered_effect(q.assign(_t=q[quality].astype(float)), "_t", cells=job, cluster=item,
+                                              level=level)
+        finite = [np.isfinite(r["ci_low"]) for r in res.values()]
+        if len(res) < 2 or not all(finite):
+            verdict = "not estimable"
+        else:
+            verdict = "pass (stability untested)" if all(r["ci_low"] > 0 for r in res.values()) else "fail"
+        for contrast in ("job_fit", "quality"):
+            r = res.get(contrast, {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0,
+                                   "n_clusters": 0, "reason": "no column given"})
+            rows.append({"source": "own file", "model": model, "contrast": contrast, "estimate": r["estimate"],
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": r["n"], "verdict": verdict,
+                         "p": r["p"], "n_clusters": r["n_clusters"], "reason": r["reason"]})
+    return pd.DataFrame(rows)
 
 
 def verdicts(valid: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -507,7 +577,8 @@ def _category(aclu: pd.DataFrame) -> pd.Series:
 
 
 def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
-                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0,
+                 any_flag: bool = False) -> tuple:
     """Per category, the chance that a tool ignoring the attribute gives it a ratio below
     ``threshold``, and (with ``observed``) the chance of a ratio at or below the observed one.
 
@@ -515,6 +586,8 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     permutation null of the labels: multivariate hypergeometric counts, the null of
     ``popresume.ll144.chance_of_flag``, here per category); ratios are each rated category's
     rate over the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
+    With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
+    (the analysis's lowest ratio, what :func:`popresume.ll144.chance_of_flag` estimates).
     """
     rng = np.random.default_rng(seed)
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -524,10 +597,13 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(best > 0, rates / best, np.nan)
     below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
-    if observed is None:
-        return below, np.full(len(sizes), np.nan)
-    obs = np.asarray(observed, float)
-    p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    p_obs = np.full(len(sizes), np.nan)
+    if observed is not None:
+        obs = np.asarray(observed, float)
+        p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    if any_flag:
+        lowest = np.where(rated, ratio, np.inf).min(axis=1)
+        return below, p_obs, float(np.mean(lowest < threshold))
     return below, p_obs
 
 
@@ -550,7 +626,9 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
     plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
     ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance`` and
     ``analysis_chance_of_flag``: :func:`popresume.ll144.chance_of_flag`, the chance that such a
-    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two categories).
+    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two
+    categories) for analyses of at most :data:`EXACT_MAX_N` rows, and the same probability from
+    :func:`chance_below`'s draws above that (the exact sum runs over every possible count).
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
@@ -597,14 +675,16 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tol
             # rows without counts (an unknown row printed without its selected count) are left out
             sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
             m = int(min(g.loc[counted, "selected"].clip(lower=0).sum(), sizes.sum()))
-            below, p_obs = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
-                                        observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim, seed=seed + k)
+            below, p_obs, anyflag = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
+                                                 observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim,
+                                                 seed=seed + k, any_flag=True)
             g.loc[counted, "chance_below_0_8"] = below
             g.loc[counted, "p_observed"] = p_obs
             counts = pd.DataFrame({"n": sizes, "selected": g.loc[counted, "selected"].clip(lower=0).to_numpy(int),
                                    "known": g.loc[counted, "known"].to_numpy(bool)})
             rule = "median_split" if g["selection_or_scoring_rate"].iloc[0] == "Scoring" else "selection_cut"
-            g["analysis_chance_of_flag"] = chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
+            g["analysis_chance_of_flag"] = (chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
+                                            if sizes.sum() <= EXACT_MAX_N else anyflag)
         parts.append(g)
     out = pd.concat(parts).sort_index()
     out["reported_ratio"] = out["impact_ratio"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.schema import NOT_CARDED_RECORDED
 
 #: column -> meaning; the table's documentation and its contract with the analyses.
 COLUMNS: dict[str, str] = {
@@ -59,8 +60,8 @@ LL144_COLUMNS: dict[str, str] = {
 #: The caption labels every table of these records carries (STYLE: where the numbers come from).
 PUBLISHED = "published ({source})"
 OURS = "ours, from {source}'s recorded replies"
-#: The verdict column where no validity card exists for the model.
-NOT_CARDED = "not carded (recorded decisions)"
+#: The verdict where no validity card exists for the model (the project's one vocabulary).
+NOT_CARDED = NOT_CARDED_RECORDED
 
 
 def tidy(df: pd.DataFrame, what: str) -> pd.DataFrame:
