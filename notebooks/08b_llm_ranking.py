@@ -143,7 +143,7 @@ for m in bb.MODELS:
     wide.insert(0, "verdict", VERDICT)
     display(labelled(wide, f"{bb.caption(bb.OURS)}; {m}: impact ratio [95% CI]"))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded GPT-3.5 and GPT-4 replies (not carded: recorded decisions): each group's impact ratio with its 95% interval, per model and job; the dashed line is four-fifths."}}
 fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95% intervals")
 plt.show()
 
@@ -188,7 +188,7 @@ labelled(gpt_ch.set_index(["model", "job"])[["verdict", "n_runs", "min_max_ratio
                                              "flag_rate_under_null", "null_p_uniform", "flag_rate_uniform"]],
          bb.caption(bb.OURS) + " (observed) vs simulated fair rankers of the same design")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): observed min/max ratios (markers) against simulated fair rankers, the uniform one and the design-based one of the model and job with the narrowest null."}}
 fig = plots.plot_chance(chance.null_draws(long, gpt_ch, n_sim=n_sim, seed=seed), gpt_ch,
                         title=f"{bb.OURS} vs simulated fair rankers")
 plt.show()
@@ -216,7 +216,7 @@ first = T["first_position"]
 labelled(first[first["model"].isin(bb.MODELS)].set_index(["model", "job"])[
     ["verdict", "n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): share of runs whose top pick was shown at each position, per job; the dotted line is chance (1/8)."}}
 pos = T["position"]
 fig = plots.plot_position(pos[pos["model"].isin(bb.MODELS)], title=f"{bb.OURS}: top pick by position shown")
 plt.show()
@@ -260,7 +260,7 @@ labelled(tr[tr["model"].isin(bb.MODELS)].set_index(["model", "job"])[
 # against about 5% for the two-way SEs (the coverage harness, `popresume.coverage.ranking`).
 # Holm and BH adjust over the 28 group terms of each model and specification (4 jobs × 7 terms).
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): conditional-logit group terms against White men, with and without position terms, 95% intervals clustered by run and by name."}}
 cl = T["clogit"]
 gcl = cl[cl["model"].isin(bb.MODELS)]
 fig = plots.plot_clogit(gcl, title=f"{bb.OURS}: conditional logit, group terms")

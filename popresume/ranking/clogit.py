@@ -200,7 +200,11 @@ def _fit_one(X: pd.DataFrame, y, strata, names, engine: str, cluster: str):
     if engine == "statsmodels":
         from statsmodels.discrete.conditional_models import ConditionalLogit
 
-        b = np.asarray(ConditionalLogit(yk, Xk, groups=sk).fit(disp=False, method="newton", maxiter=100).params)
+        model = ConditionalLogit(yk, Xk, groups=sk)
+        # statsmodels' Newton takes full steps and overflows from zero when a text dominates
+        # (GPT-4 HR without position terms); BFGS gets close, Newton then converges
+        start = np.asarray(model.fit(disp=False, method="bfgs", maxiter=200).params)
+        b = np.asarray(model.fit(start_params=start, disp=False, method="newton", maxiter=100).params)
     else:
         b = fit_newton(Xk, yk, sk)
     se = np.sqrt(np.diag(cluster_cov(Xk, yk, sk, nk, b, cluster=cluster)))
