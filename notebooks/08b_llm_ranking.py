@@ -450,5 +450,5 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # Count each name's occurrences in the lower-cased reply (`str.count`) and keep the runs where
 # every count is 1. The share that passes is close to the `drop` rule's above (a repeated
 # name is rare), and the ratios move as much as under `drop`: by a few hundredths, which is
-# within their resampling intervals.
+# within their intervals.
 # :::
