@@ -47,7 +47,7 @@
 # Labels: a table or figure marked **published (Bloomberg 2024)** is their number; **ours,
 # from Bloomberg's recorded replies** is computed here from their raw replies; **ours,
 # screener X** comes from our screener X ranking the same sets. Every table of a model's rows
-# has a `verdict` column: our screeners' validity verdict (chapter {doc}`05_screeners`), or
+# has a `validity gate` column: our screeners' validity verdict (chapter {doc}`05_screeners`), or
 # "not carded (recorded decisions)" for GPT-3.5 and GPT-4, whose decisions were recorded by
 # Bloomberg and never went through the validity gate.
 #
@@ -69,8 +69,9 @@ from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
 from popresume.plots import ranking as plots
 from popresume.ranking import chance, parse, rates, report, screening
+from popresume.schema import NOT_CARDED_RECORDED, VERDICT_COLUMN
 
-VERDICT = report.RECORDED_VERDICT  # GPT-3.5 and GPT-4: recorded decisions, no validity card
+VERDICT = NOT_CARDED_RECORDED  # GPT-3.5 and GPT-4: recorded decisions, no validity card
 
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 200)
@@ -112,7 +113,7 @@ print(f"{int(check['match'].sum())} of {len(check)} published cells (top count, 
       "reproduced exactly from the replies")
 pub = bb.load_published()
 pub_wide = pub.pivot_table(index="demo", columns=["model", "job"], values="top")
-pub_wide.insert(0, ("verdict", ""), VERDICT)
+pub_wide.insert(0, (VERDICT_COLUMN, ""), VERDICT)
 labelled(pub_wide, bb.caption(bb.PUBLISHED) + "; top picks of 1,000 runs per model × job", precision=0)
 
 # %% [markdown]
@@ -140,10 +141,10 @@ ratio_text = gpt_sel.assign(ratio=[f"{r:.2f} [{lo:.2f}, {hi:.2f}]" for r, lo, hi
                                    gpt_sel[["disparate_impact_ratio", "ratio_ci_low", "ratio_ci_high"]].to_numpy()])
 for m in bb.MODELS:
     wide = ratio_text[ratio_text["model"] == m].pivot(index="demo", columns="job", values="ratio")
-    wide.insert(0, "verdict", VERDICT)
+    wide.insert(0, VERDICT_COLUMN, VERDICT)
     display(labelled(wide, f"{bb.caption(bb.OURS)}; {m}: impact ratio [95% CI]"))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded GPT-3.5 and GPT-4 replies (not carded: recorded decisions): each group's impact ratio with its 95% interval, per model and job; the dashed line is four-fifths."}}
 fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95% intervals")
 plt.show()
 
@@ -184,11 +185,11 @@ labelled(T["chance_by_runs"].set_index("n_runs"), "ours: simulated fair rankers 
 # %%
 ch = T["chance"]
 gpt_ch = ch[ch["model"].isin(bb.MODELS)]
-labelled(gpt_ch.set_index(["model", "job"])[["verdict", "n_runs", "min_max_ratio", "null_p_text",
+labelled(gpt_ch.set_index(["model", "job"])[[VERDICT_COLUMN, "n_runs", "min_max_ratio", "null_p_text",
                                              "flag_rate_under_null", "null_p_uniform", "flag_rate_uniform"]],
          bb.caption(bb.OURS) + " (observed) vs simulated fair rankers of the same design")
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): observed min/max ratios (markers) against simulated fair rankers, the uniform one and the design-based one of the model and job with the narrowest null."}}
 fig = plots.plot_chance(chance.null_draws(long, gpt_ch, n_sim=n_sim, seed=seed), gpt_ch,
                         title=f"{bb.OURS} vs simulated fair rankers")
 plt.show()
@@ -214,9 +215,9 @@ plt.show()
 # %%
 first = T["first_position"]
 labelled(first[first["model"].isin(bb.MODELS)].set_index(["model", "job"])[
-    ["verdict", "n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
+    [VERDICT_COLUMN, "n_runs", "top_rate", "ci_low", "ci_high", "ratio_to_chance", "p_chance"]], bb.caption(bb.OURS))
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): share of runs whose top pick was shown at each position, per job; the dotted line is chance (1/8)."}}
 pos = T["position"]
 fig = plots.plot_position(pos[pos["model"].isin(bb.MODELS)], title=f"{bb.OURS}: top pick by position shown")
 plt.show()
@@ -235,7 +236,7 @@ plt.show()
 # %%
 tr = T["top_resume"]
 labelled(tr[tr["model"].isin(bb.MODELS)].set_index(["model", "job"])[
-    ["verdict", "n_runs", "top_resume", "top_resume_share", "shown_first_share"]],
+    [VERDICT_COLUMN, "n_runs", "top_resume", "top_resume_share", "shown_first_share"]],
          bb.caption(bb.OURS) + "; top picks by résumé text and by position (chance 0.125 each)")
 
 # %% [markdown]
@@ -260,13 +261,13 @@ labelled(tr[tr["model"].isin(bb.MODELS)].set_index(["model", "job"])[
 # against about 5% for the two-way SEs (the coverage harness, `popresume.coverage.ranking`).
 # Holm and BH adjust over the 28 group terms of each model and specification (4 jobs × 7 terms).
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, from Bloomberg's recorded replies (not carded: recorded decisions): conditional-logit group terms against White men, with and without position terms, 95% intervals clustered by run and by name."}}
 cl = T["clogit"]
 gcl = cl[cl["model"].isin(bb.MODELS)]
 fig = plots.plot_clogit(gcl, title=f"{bb.OURS}: conditional logit, group terms")
 plt.show()
 surv = gcl[gcl["p_group_holm"] < 0.05]
-labelled(surv.set_index(["model", "job", "spec", "term"])[["verdict", "coef", "se", "odds_ratio", "p_group",
+labelled(surv.set_index(["model", "job", "spec", "term"])[[VERDICT_COLUMN, "coef", "se", "odds_ratio", "p_group",
                                                          "p_group_holm", "p_group_bh"]],
          bb.caption(bb.OURS) + " (Holm-adjusted p < 0.05, SEs clustered by run and name)")
 
@@ -288,19 +289,19 @@ labelled(surv.set_index(["model", "job", "spec", "term"])[["verdict", "coef", "s
 # a rank. So here are the two alternatives: left-out names unranked, and those runs dropped.
 
 # %%
-labelled(T["parse_missing"].assign(verdict=VERDICT).set_index(["model", "job"]), bb.caption(bb.OURS))
+labelled(T["parse_missing"].assign(**{VERDICT_COLUMN: VERDICT}).set_index(["model", "job"]), bb.caption(bb.OURS))
 
 # %%
 mm = T["min_max_by_rule"].pivot_table(index=["model", "job"], columns="rule", values="min_max_ratio")
 mm = mm[["last", "unranked", "drop"]]
-mm.insert(0, "verdict", VERDICT)
+mm.insert(0, VERDICT_COLUMN, VERDICT)
 labelled(mm, bb.caption(bb.OURS) + "; min/max ratio under each parse rule")
 
 # %%
 rr = T["ranks_by_rule"].pivot_table(index=["model", "demo"], columns="rule", values="mean_rank")
 shift = (rr["unranked"] - rr["last"]).groupby(level="model").agg(lambda s: s.abs().max())
 labelled(shift.rename("largest change in a group's mean rank, unranked vs last").to_frame()
-         .assign(verdict=VERDICT), bb.caption(bb.OURS))
+         .assign(**{VERDICT_COLUMN: VERDICT}), bb.caption(bb.OURS))
 
 # %% [markdown]
 # Dropping the runs with a left-out name moves the min/max ratio by up to 0.05 (the
@@ -318,7 +319,7 @@ labelled(shift.rename("largest change in a group's mean rank, unranked vs last")
 # %%
 conc = T["name_concentration"]
 labelled(conc[conc["model"].isin(bb.MODELS)].set_index(["model", "demo"])[
-    ["verdict", "names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]],
+    [VERDICT_COLUMN, "names", "top", "rate", "share_top_names", "rate_without_top_names", "p_names_differ"]],
          bb.caption(bb.OURS))
 
 # %%
@@ -340,7 +341,7 @@ labelled(T["c4_summary"].set_index("demo"), "ours: Appendix C.4 grouping of Bloo
 # %%
 rk = T["ranks"]
 mean_ranks = rk[rk["model"].isin(bb.MODELS)].pivot_table(index=["model", "demo"], columns="job", values="mean_rank")
-mean_ranks.insert(0, "verdict", VERDICT)
+mean_ranks.insert(0, VERDICT_COLUMN, VERDICT)
 labelled(mean_ranks, bb.caption(bb.OURS) + "; mean rank")
 
 # %% [markdown]
@@ -359,13 +360,13 @@ labelled(screening.screener_summary(screener_runs).set_index("screener"),
 
 # %%
 ours_ch = ch[~ch["model"].isin(bb.MODELS)]
-labelled(ours_ch.set_index(["model", "job"])[["verdict", "n_runs", "min_max_ratio", "null_p_text",
+labelled(ours_ch.set_index(["model", "job"])[[VERDICT_COLUMN, "n_runs", "min_max_ratio", "null_p_text",
                                               "flag_rate_under_null"]],
          "ours: our screeners on Bloomberg's run sets (observed) vs simulated fair rankers of the same design")
 
 # %%
 fp = T["first_position"].set_index(["job", "model"]).sort_index()
-labelled(fp[["source", "verdict", "n_runs", "top_rate", "ci_low", "ci_high"]],
+labelled(fp[["source", VERDICT_COLUMN, "n_runs", "top_rate", "ci_low", "ci_high"]],
          "ours: share of runs whose top pick was shown first (chance 0.125), GPT from Bloomberg's recorded "
          "replies and our screeners on the same sets (column source)")
 
@@ -450,5 +451,5 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # Count each name's occurrences in the lower-cased reply (`str.count`) and keep the runs where
 # every count is 1. The share that passes is close to the `drop` rule's above (a repeated
 # name is rare), and the ratios move as much as under `drop`: by a few hundredths, which is
-# within their resampling intervals.
+# within their intervals.
 # :::

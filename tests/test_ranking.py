@@ -208,13 +208,11 @@ def test_design_null_is_the_exact_permutation_distribution():
     assert (counts == 50).all()
 
 
-def test_p_values_are_written_with_the_digits_the_draws_support():
-    assert chance.format_p(0.0, 10_000) == "< 0.0001"
-    assert chance.format_p(0.0, 1000) == "< 0.001"
-    assert chance.format_p(0.0076, 10_000) == "0.0076"  # MC SE 0.0009
-    assert chance.format_p(0.404, 1000) == "0.40"  # MC SE 0.016
-    assert chance.format_p(0.404, 10_000) == "0.404"  # MC SE 0.005
-    assert chance.format_p(1.0, 10_000) == "1"
+def test_chance_p_values_are_written_with_the_digits_the_draws_support(long):
+    sub = long[(long["model"] == "gpt-4") & (long["job"] == "retail")]
+    t = chance.chance_table(sub, n_sim=1000).iloc[0]
+    p, digits = t["null_p"], t["null_p_text"]
+    assert 0.5 < p < 1 and digits == f"{p:.2f}"  # 1,000 draws: MC SE about 0.012, two decimals
 
 
 def test_design_null_on_gpt35_software_engineer(long):
@@ -233,7 +231,8 @@ def test_design_null_on_gpt35_software_engineer(long):
 
 def test_observed_chance_table(long):
     t = chance.chance_table(long, n_sim=2000).set_index(["model", "job"])
-    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p_text"] == "< 0.0005"  # no draw reaches it
+    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p"] == 0
+    assert t.loc[("gpt-3.5-turbo", "financial analyst"), "null_p_text"] == "< 0.0005"  # a bound: no draw reaches it
     assert t.loc[("gpt-4", "retail"), "null_p"] > 0.5  # well inside it
 
 
@@ -394,6 +393,6 @@ def test_rank_by_scores_breaks_ties_without_position_and_leaves_failures_unranke
 def test_shipped_screener_runs_carry_a_validity_verdict():
     runs = screening.load_screener_runs()
     summ = screening.screener_summary(runs)
-    assert len(summ) >= 1 and summ["validity"].isin(["pass", "fail", "unchecked"]).all()
+    assert len(summ) >= 1 and summ["validity"].isin(["pass", "fail", "not carded (no card run)"]).all()
     sets = runs.groupby(["model", "job", "run"]).size()
     assert (sets == 8).all()

@@ -55,6 +55,7 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed,
     from popresume.ranking import chance, report
     from popresume.ranking import screening as recorded
     from popresume.ranking.parse import rank_runs
+    from popresume.schema import VERDICT_COLUMN
 
     for m in models:
         bb.check_model(m)
@@ -101,7 +102,7 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed,
         click.echo(f"published table: {int(chk['match'].sum())}/{len(chk)} cells reproduced from the replies")
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         printed = tables["chance"][["model", "job", "n_runs", "min_max_ratio", "null_p_text", "flag_rate_under_null",
-                                    "verdict"]].rename(columns={"null_p_text": "p (design null)"})
+                                    VERDICT_COLUMN]].rename(columns={"null_p_text": "p (design null)"})
         click.echo(printed.round(3).to_string(index=False))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.coverage import summarize, table
+from popresume.ll144 import FOUR_FIFTHS
 
 FAMILY = "ranking"
 LEVEL = 0.95
@@ -178,8 +179,8 @@ def clogit_and_chance_rows(*, cells=CELLS[:1], reps: int, name_sds=(0.0, 0.3), n
                 uni = chance.null_min_max(len(winners), 8, n_sim=n_null, seed=int(rng.integers(2**31)))
                 p_design.append((null <= obs + 1e-12).mean() <= 1 - LEVEL)
                 p_uniform.append((uni <= obs + 1e-12).mean() <= 1 - LEVEL)
-                flagged.append(obs < chance.FOUR_FIFTHS)
-                stated.append((null < chance.FOUR_FIFTHS).mean())
+                flagged.append(obs < FOUR_FIFTHS)
+                stated.append((null < FOUR_FIFTHS).mean())
             setting = f"{cell.label} design, no group effect, name SD {sd:g}"
             names = {"two-way": "two-way run × name (default)", "run": "by run",
                      "name": "by name only (previous default, comparison)"}
@@ -199,7 +200,7 @@ def clogit_and_chance_rows(*, cells=CELLS[:1], reps: int, name_sds=(0.0, 0.3), n
             for label, promised in (("design null", float(np.mean(stated))),
                                     ("uniform null, comparison", float(np.mean(
                                         chance.null_min_max(len(winners), 8, n_sim=4000, seed=seed)
-                                        < chance.FOUR_FIFTHS)))):
+                                        < FOUR_FIFTHS)))):
                 half = max(3.5 * mc, 0.02)
                 rows.append(summarize(flagged, family=FAMILY,
                                       quantity=f"four-fifths flag of a fair ranker vs the {label}'s stated rate",

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.ll144 import FOUR_FIFTHS
 
 BLUE, RED, GREY = "#1f5fbf", "#c62828", "#555555"
 
@@ -22,7 +23,7 @@ def _grid(keys: list[tuple], ncols: int = 4, size=(3.3, 2.8)):
     return fig, axes.flat
 
 
-def plot_impact_ratios(rates: pd.DataFrame, *, title: str, threshold: float = 0.8):
+def plot_impact_ratios(rates: pd.DataFrame, *, title: str, threshold: float = FOUR_FIFTHS):
     """Impact ratio of each group with its 95% CI (:func:`popresume.ranking.rates.ratio_intervals`),
     one panel per model × job, the 0.8 line dashed."""
     require_columns(rates, ["model", "job", "demo", "disparate_impact_ratio", "ratio_ci_low", "ratio_ci_high"],
@@ -44,7 +45,7 @@ def plot_impact_ratios(rates: pd.DataFrame, *, title: str, threshold: float = 0.
     return fig
 
 
-def plot_chance(null: dict, chance: pd.DataFrame, *, title: str, threshold: float = 0.8):
+def plot_chance(null: dict, chance: pd.DataFrame, *, title: str, threshold: float = FOUR_FIFTHS):
     """Histograms of fair rankers' min/max ratios (``null``: label -> draws, e.g. the design-based
     and the uniform null of :mod:`popresume.ranking.chance`) with each observed ratio marked."""
     require_columns(chance, ["model", "job", "min_max_ratio"], "chance table")

@@ -19,38 +19,24 @@ favoured it is far too wide (conservative).
 
 p-values are the share of null draws with a ratio as low or lower; ``null_p_text`` writes
 them with the digits the ``n_sim`` draws support and as a bound (``< 1/n_sim``) when no draw
-reaches the observed ratio. :mod:`popresume.coverage.ranking` measures both nulls' type-I
+reaches the observed ratio (:func:`popresume.ll144.format_probability`, the project's one
+writer of simulated probabilities). :mod:`popresume.coverage.ranking` measures both nulls' type-I
 error and flag rates on Bloomberg's design (docs/DESIGN.md §5).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.ll144 import FOUR_FIFTHS, format_probability
 
-FOUR_FIFTHS = 0.8
 #: what ``null_p`` and ``flag_rate_under_null`` are computed under
 DESIGN_NULL = "design: shown orders permuted across runs, top-pick positions kept"
 UNIFORM_NULL = "uniform multinomial top pick (ignores the design)"
-
-
-def format_p(p: float, n_draws: int) -> str:
-    """A simulated p-value with the digits ``n_draws`` support (to the leading digit of its
-    Monte Carlo SE), or ``"< 1/n_draws"`` written as a decimal when no draw reached it."""
-    if not n_draws or n_draws < 1 or p is None or np.isnan(p):
-        return "n/a"
-    if p <= 0:
-        return f"< {1 / n_draws:.2g}"
-    if p >= 1:
-        return "1"
-    se = math.sqrt(max(p * (1 - p), 1 / n_draws) / n_draws)
-    decimals = max(1, -math.floor(math.log10(se)))
-    return f"{p:.{decimals}f}"
 
 
 def null_min_max(n_runs: int, k: int = 8, *, n_sim: int = 10_000, seed: int = 0) -> np.ndarray:
@@ -125,7 +111,7 @@ def chance_table(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"), n_
         uni = null_min_max(len(orders), orders.shape[1], n_sim=n_sim, seed=seed + i)
         p = float((null <= obs + 1e-12).mean())
         rows.append({**dict(zip(by, key)), "min_max_ratio": obs, "null_p": p,
-                     "flag_rate_under_null": float((null < threshold).mean()), "null_p_text": format_p(p, n_sim),
+                     "flag_rate_under_null": float((null < threshold).mean()), "null_p_text": format_probability(p, n_sim),
                      "null_p_uniform": float((uni <= obs + 1e-12).mean()),
                      "flag_rate_uniform": float((uni < threshold).mean()), "n_runs": len(orders),
                      "n_sim": int(n_sim), "null": DESIGN_NULL})
@@ -160,5 +146,5 @@ def null_quantiles(n_runs: Sequence[int], k: int = 8, *, qs: Sequence[float] = (
     return pd.DataFrame(rows)
 
 
-__all__ = ["FOUR_FIFTHS", "DESIGN_NULL", "UNIFORM_NULL", "format_p", "null_min_max", "design_null_counts",
+__all__ = ["DESIGN_NULL", "UNIFORM_NULL", "null_min_max", "design_null_counts",
            "design_of", "chance_table", "null_draws", "null_quantiles"]

@@ -31,6 +31,7 @@ import pandas as pd
 
 from popresume.correspondence.rates import wilson_interval
 from popresume.errors import require_columns
+from popresume.ll144 import FOUR_FIFTHS
 
 from .parse import top_picks
 
@@ -133,7 +134,7 @@ def min_max_ratios(rates: pd.DataFrame, *, by: Sequence[str] = KEYS) -> pd.DataF
     def one(s):
         lo, hi = s.loc[s["selection_rate"].idxmin()], s.loc[s["selection_rate"].idxmax()]
         return pd.Series({"min_max_ratio": lo["selection_rate"] / hi["selection_rate"], "lowest": lo["demo"],
-                          "highest": hi["demo"], "below_four_fifths": lo["selection_rate"] < 0.8 * hi["selection_rate"]})
+                          "highest": hi["demo"], "below_four_fifths": lo["selection_rate"] < FOUR_FIFTHS * hi["selection_rate"]})
     return rates.groupby(list(by), sort=False)[["demo", "selection_rate"]].apply(one).reset_index()
 
 

@@ -3,8 +3,9 @@
 :func:`ranking_tables` is what ``popresume ranking`` writes and what the chapter shows. Each
 table of a model's rows carries a ``source`` column ("ours, from Bloomberg's recorded
 replies" for the GPT runs re-read by the parse rule, "ours, screener X" for our screeners'
-runs) and a ``verdict`` column: the screener's validity verdict (the long table's
-``validity``), or :data:`RECORDED_VERDICT` for recorded decisions, which have no validity card.
+runs) and the verdict column (``schema.VERDICT_COLUMN``, "validity gate"): the screener's
+validity verdict (the long table's ``validity``), or ``schema.NOT_CARDED_RECORDED`` for
+recorded decisions, which have no validity card (docs/DESIGN.md §4).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Mapping
 
 import pandas as pd
 
+from popresume.schema import NOT_CARDED_RECORDED, VERDICT_COLUMN
+
 from . import chance, clogit, names, parse, position, rates
 
 #: the columns of the three tables other tools read (issue contract)
@@ -20,10 +23,6 @@ PUBLISHED_COLUMNS = ["model", "job", "demo", "top", "selection_rate", "disparate
 POSITION_COLUMNS = ["model", "job", "position", "n_runs", "top_rate"]
 CHANCE_COLUMNS = ["model", "job", "min_max_ratio", "null_p", "flag_rate_under_null", "null_p_text", "null_p_uniform",
                   "flag_rate_uniform", "n_runs", "n_sim", "null"]
-
-
-#: the verdict of a model whose decisions were recorded elsewhere: the validity gate never ran on it
-RECORDED_VERDICT = "not carded (recorded decisions)"
 
 
 def source_of(model: str, sources: Mapping[str, str]) -> str:
@@ -43,8 +42,8 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
                 if "validity" in long.columns else {})
 
     def src(df: pd.DataFrame) -> pd.DataFrame:
-        return df.assign(source=df["model"].map(lambda m: source_of(m, sources)),
-                         verdict=df["model"].map(lambda m: verdicts.get(m, RECORDED_VERDICT)))
+        return df.assign(**{"source": df["model"].map(lambda m: source_of(m, sources)),
+                            VERDICT_COLUMN: df["model"].map(lambda m: verdicts.get(m, NOT_CARDED_RECORDED))})
 
     sel = rates.selection_rates(long)
     # one family per model (its 4 jobs × 8 groups): a model's adjusted p-values do not depend on
@@ -94,4 +93,4 @@ def ranking_tables(long: pd.DataFrame, *, published: pd.DataFrame | None = None,
     return out
 
 
-__all__ = ["PUBLISHED_COLUMNS", "POSITION_COLUMNS", "CHANCE_COLUMNS", "RECORDED_VERDICT", "ranking_tables"]
+__all__ = ["PUBLISHED_COLUMNS", "POSITION_COLUMNS", "CHANCE_COLUMNS", "ranking_tables"]

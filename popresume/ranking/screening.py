@@ -97,8 +97,8 @@ SCREENER_RUNS = "screener_runs.parquet"
 
 def validity_of(spec: str, screener) -> tuple[str, str]:
     """The verdict of the screener's stored validity card (n=40, seed 0, looked up by the
-    screener's identity, not by ``spec``) and where it came from; ``"unchecked"`` when no card
-    is stored (the gate is not run here). A card of the same weights made through another
+    screener's identity, not by ``spec``) and where it came from; ``schema.NOT_CARDED_NO_CARD``
+    when no card is stored (the gate is not run here). A card of the same weights made through another
     backend is not found this way: the shipped SmolLM2 runs carry the HF backend's card,
     attached by hand (data/README.md says so)."""
     from popresume.screeners.validity import card_path_for, read_card
@@ -106,7 +106,9 @@ def validity_of(spec: str, screener) -> tuple[str, str]:
     path = card_path_for(screener, n=40, seed=0)
     if path.exists():
         return read_card(path)["verdict"], f"card {path.name} (n=40, seed 0)"
-    return "unchecked", "no stored card: run popresume validate"
+    from popresume.schema import NOT_CARDED_NO_CARD
+
+    return NOT_CARDED_NO_CARD, "no stored card: run popresume validate"
 
 
 def rank_live(long: pd.DataFrame, screener, spec: str, *, n_per_job: int, seed: int = 0, cache=None,
