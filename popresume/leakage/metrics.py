@@ -31,9 +31,8 @@ from scipy.stats import norm
 from popresume.errors import require_columns
 from popresume.leakage.corpus import COMPARATOR, CONTROL, GROUPS, TIERS
 from popresume.leakage.tasks import CANNOT_DETERMINE, REGIMES
+from popresume.ll144 import FOUR_FIFTHS
 from popresume.multiplicity import benjamini_hochberg, holm
-
-FOUR_FIFTHS = 0.8
 
 
 # ---------------------------------------------------------------------------- corrections

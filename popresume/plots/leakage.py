@@ -11,6 +11,7 @@ import pandas as pd
 
 from popresume.errors import require_columns
 from popresume.leakage.corpus import TIER_LABELS
+from popresume.ll144 import FOUR_FIFTHS
 
 _ORDER_TIERS = ["T1", "T2", "T3", "all"]
 
@@ -105,7 +106,7 @@ def verdict_regimes(metrics: pd.DataFrame, *, ax=None):
 
 
 def ratio_forest(table: pd.DataFrame, *, value: str = "ratio", label_cols=("regime", "condition"), ax=None,
-                 reference: float | None = 1.0, threshold: float | None = 0.8, title: str | None = None):
+                 reference: float | None = 1.0, threshold: float | None = FOUR_FIFTHS, title: str | None = None):
     """Forest plot of ratios (or differences, ``value='difference'``) against the comparator,
     one row per comparison, with CIs; the four-fifths line drawn when ``threshold`` is set."""
     require_columns(table, [value, "ci_low", "ci_high", *label_cols], "the plotted table")
@@ -124,7 +125,7 @@ def ratio_forest(table: pd.DataFrame, *, value: str = "ratio", label_cols=("regi
     if reference is not None:
         ax.axvline(reference, color="grey", lw=0.8)
     if threshold is not None:
-        ax.axvline(threshold, color="C3", lw=0.8, ls="--", label="four-fifths rule (0.8)")
+        ax.axvline(threshold, color="C3", lw=0.8, ls="--", label=f"four-fifths rule ({threshold:g})")
     ax.set_yticks(y, [" / ".join(str(d.at[i, c]) for c in label_cols) for i in range(len(d))], fontsize=7)
     ax.set_xlabel(value)
     ax.set_title(title or f"{value} vs Anglo (95% cluster-bootstrap CI)")
