@@ -118,8 +118,8 @@ for row in one.itertuples():
 # second: it returns its continuous coverage score.
 #
 # **Validity.** This judge has no validity card of its own: Chapter 5's gate is defined
-# for screeners of PopResume's résumés, not for these protocols, so its verdict is
-# *unchecked*. Its Task 3 score rests on the same embedding model as the book's embedding
+# for screeners of PopResume's résumés, not for these protocols, so its verdict is "not
+# carded (no card run)". Its Task 3 score rests on the same embedding model as the book's embedding
 # screener, which fails the gate (it reads the text but does not reliably rise with
 # qualifications). Its numbers below show how the three tasks measure leakage and its
 # effect; they are not findings about the paper's LLM judges.

@@ -182,13 +182,13 @@ def test_card_written_read_cached_and_attached(profiles, tmp_path):
                             "estimate": [0.1, 0.2, 0.3]})
     out = attach_validity(effects, {"reader": c1})
     assert out.columns.tolist()[:3] == ["screener", "validity_verdict", "own_minus_mismatched"]
-    assert out["validity_verdict"].tolist() == [c1["verdict"]] * 2 + ["unchecked"]
+    assert out["validity_verdict"].tolist() == [c1["verdict"]] * 2 + ["not carded (no card run)"]
     assert out["estimate"].tolist() == [0.1, 0.2, 0.3]
     from popresume.screeners.validity import stored_verdicts
 
     v = stored_verdicts([("r", scr), ("r99", Reader())], n=10, root=tmp_path / "store")
     assert v == {"r": c1["verdict"], "r99": c1["verdict"]}  # same identity, same n: the stored card
-    assert stored_verdicts([("r", scr)], n=11, root=tmp_path / "store") == {"r": "unchecked"}
+    assert stored_verdicts([("r", scr)], n=11, root=tmp_path / "store") == {"r": "not carded (no card run)"}
     with pytest.raises(ValueError, match="no column 'model'"):
         attach_validity(effects, {}, screener_col="model")
     summ = card_summary({"reader": c1, "blind": card})

@@ -389,7 +389,7 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     table["cases_paper_rule"] = cases_from_significance(sig, table, rule="paper").to_numpy()
     table = table[list(RESULT_COLUMNS)]
     # each screener's validity-gate verdict, read from its card on disk
-    # (popresume validate / validity.card_for); "unchecked" when none was made. Nothing is scored here.
+    # (popresume validate / validity.card_for); "not carded (no card run)" when none was made. Nothing is scored here.
     from popresume.screeners.validity import stored_verdicts
 
     table["validity_verdict"] = table["screener"].map(stored_verdicts(cfg.screeners)).to_numpy()

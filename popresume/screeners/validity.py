@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
-from popresume.schema import EDU_LEVELS, OCCUPATION_KEYS
+from popresume.schema import EDU_LEVELS, NOT_CARDED_NO_CARD, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
 from popresume.screeners.cache import sha256
 
@@ -477,7 +477,7 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
     """``effects`` with ``validity_verdict`` (and the posting contrast) next to each screener's rows.
 
     ``cards`` maps a value of ``screener_col`` to its card (or is a function doing so); a
-    screener with no card gets the verdict ``"unchecked"``. A failing screener's rows keep
+    screener with no card gets the verdict ``schema.NOT_CARDED_NO_CARD`` ("not carded (no card run)"). A failing screener's rows keep
     their numbers but carry ``validity_verdict == "fail"`` so that every table shows it.
     """
     require_columns(effects, [screener_col], "effects (to attach validity cards by)")
@@ -485,7 +485,7 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
     verdict, mm = {}, {}
     for s in effects[screener_col].unique():
         c = look(s)
-        verdict[s] = "unchecked" if c is None else c["verdict"]
+        verdict[s] = NOT_CARDED_NO_CARD if c is None else c["verdict"]
         mm[s] = float("nan") if c is None else c["matched_minus_mismatched"]["estimate"]
     out = effects.copy()
     pos = list(out.columns).index(screener_col) + 1
@@ -497,12 +497,12 @@ def attach_validity(effects: pd.DataFrame, cards: "Mapping[str, Mapping] | Calla
 def stored_verdicts(entries, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | None = None) -> dict[str, str]:
     """``{name: verdict}`` for ``(name, spec)`` pairs (or objects with ``.name`` and ``.spec``,
     such as an audit config's screeners), from the cards already on disk (:func:`card_for`
-    with ``compute=False``; nothing is scored): "pass", "fail", or "unchecked" when no card
+    with ``compute=False``; nothing is scored): "pass", "fail", or "not carded (no card run)" when no card
     of that screener identity, ``n`` and ``seed`` exists yet (``popresume validate`` or
     :func:`card_for` makes one)."""
     out = {}
     for e in entries:
         name, spec = e if isinstance(e, tuple) else (e.name, e.spec)
         card = card_for(spec, n=n, seed=seed, root=root, compute=False)
-        out[name] = "unchecked" if card is None else card["verdict"]
+        out[name] = NOT_CARDED_NO_CARD if card is None else card["verdict"]
     return out
