@@ -96,10 +96,10 @@ def repo_files() -> list[str]:
 
 
 def equivalent_mutants() -> set[str]:
-    """Mutant names listed in tests/mutation_equivalent.md (a `name` at a line's start)."""
+    """Mutant names listed in tests/mutation_equivalent.md (each full name in backticks)."""
     if not EQUIVALENT.exists():
         return set()
-    return set(re.findall(r"^- `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), flags=re.M))
+    return set(re.findall(r"`(popresume\.[\w.\u01c1]+__mutmut_\d+)`", EQUIVALENT.read_text()))
 
 
 def setup_cfg(mutate: list[str], tests: list[str]) -> str:

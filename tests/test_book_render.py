@@ -79,12 +79,41 @@ def book_sources() -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
+# Everything the book executes or includes: the package its notebooks import, the shipped
+# data they read, the notebooks and pages themselves and the book's configuration. A change
+# to any of them makes the rendered HTML stale.
+BOOK_INPUT_DIRS = ("popresume", "data", "notebooks", "book", "configs")
+GENERATED = {"__pycache__", ".ipynb_checkpoints", "_build"}
+
+
+def book_inputs() -> list[Path]:
+    """Files whose change must trigger a rebuild: :func:`book_sources` and every file under
+    :data:`BOOK_INPUT_DIRS` (not caches, checkpoints or the .ipynb that jupytext writes)."""
+    paths = list(book_sources())
+    for folder in BOOK_INPUT_DIRS:
+        for p in (REPO_ROOT / folder).rglob("*"):
+            if p.is_file() and p.suffix != ".ipynb" and not GENERATED & set(p.relative_to(REPO_ROOT).parts):
+                paths.append(p)
+    return paths
+
+
 def html_is_fresh() -> bool:
     pages = list(HTML.rglob("*.html")) if HTML.is_dir() else []
     if not (HTML / "index.html").exists() or not pages:
         return False
     built = max(p.stat().st_mtime for p in pages)
-    return built > max(p.stat().st_mtime for p in book_sources())
+    return built > max(p.stat().st_mtime for p in book_inputs())
+
+
+def test_freshness_follows_everything_the_book_executes():
+    """A change to the package, the data or a notebook (not only the book's page list)
+    makes the HTML stale."""
+    inputs = {p.relative_to(REPO_ROOT).as_posix() for p in book_inputs()}
+    for expected in ("popresume/causal/estimate.py", "popresume/multiplicity.py", "_config.yml", "_toc.yml"):
+        assert expected in inputs
+    assert any(name.startswith("data/") for name in inputs)
+    assert any(name.startswith("notebooks/") and name.endswith(".py") for name in inputs)
+    assert not any("__pycache__" in name or name.endswith(".ipynb") for name in inputs)
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,16 @@ def test_cli_writes_study_tables(tmp_path):
         assert (out / f).stat().st_size > 0, f
     t1 = pd.read_csv(out / "table1.csv", index_col=0)
     assert t1.loc["All sent resumes", "white_n"] == 2435
+    # the contents, not only the sizes: Bertrand and Mullainathan (2004), Table 1, first row
+    row = t1.loc["All sent resumes"]
+    assert row["black_n"] == 2435
+    assert round(row["white_pct"], 2) == 9.65 and round(row["black_pct"], 2) == 6.45
+    assert round(row["ratio"], 2) == 1.50
+    check = pd.read_csv(out / "table1_vs_published.csv")
+    assert len(check) == 49 and check["match"].all()
+    race = pd.read_csv(out / "callback_rates_race.csv", index_col=0)
+    assert race.loc["White", "rate"] == pytest.approx(0.0965, abs=5e-5)
+    assert race.loc["Black", "rate"] == pytest.approx(0.0645, abs=5e-5)
     assert not list(out.glob(".*.tmp"))  # nothing half-written
 
 

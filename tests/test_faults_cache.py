@@ -116,6 +116,10 @@ def test_a_full_disk_keeps_every_computed_score(tmp_path):
 
 
 def test_chunks_are_sized_by_time_so_the_cache_is_committed_every_few_seconds(monkeypatch):
+    """The chunk size follows the measured time per résumé: at 0.02 s each and a 0.3 s
+    target, chunks of about 15 instead of the batch of 64. The sizes are the test (a busy
+    machine only makes each résumé slower, hence the chunks smaller); the wall-clock gaps
+    get ten times the target as slack."""
     from popresume.screeners import base
 
     monkeypatch.setattr(base, "COMMIT_SECONDS", 0.3)
@@ -123,12 +127,12 @@ def test_chunks_are_sized_by_time_so_the_cache_is_committed_every_few_seconds(mo
     t0 = time.perf_counter()
     stamps = [time.perf_counter() - t0 for _ in scr.score_iter(
         [base.ScoreItem(f"r{i}", "nurse", "jd", text="x" * i) for i in range(100)])]
-    assert len(stamps) == 100
-    assert stamps[0] < 0.3
+    assert len(stamps) == 100 and sum(scr.batches) == 100
+    assert scr.batches[0] == 4  # the first chunk is small: the time per résumé is unknown yet
+    # after the first measurement: at most 0.3 s / 0.02 s = 15 per chunk (sleep never undershoots)
+    assert max(scr.batches[1:]) <= 15, scr.batches
     gaps = [b - a for a, b in zip(stamps, stamps[1:])]
-    assert max(gaps) < 0.6, scr.batches
-    assert max(scr.batches) <= 64
-
+    assert max(gaps) < 3.0, scr.batches
 
 
 class FixedBatch(Slow):
@@ -173,19 +177,36 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
+def _committed(db) -> int:
+    """Rows committed so far, read without taking the writer's lock (0 before the table exists)."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM scores").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
 def test_sigkill_of_a_short_run_keeps_what_was_scored(tmp_path):
-    """40 résumés at 0.1 s each, one batch of 64: before, nothing was committed until the
-    batch ended (4 s); killed after 3 s, the run keeps what it scored."""
+    """400 résumés at 0.1 s each, one batch of 64: before, nothing was committed until the
+    batch ended. The run is killed as soon as rows are seen committed (an observed event,
+    not a sleep): everything seen committed survives the kill, and the run was far from done."""
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
     db = tmp_path / "c.sqlite"
-    p = subprocess.Popen([sys.executable, str(script), str(db), "40"])
+    p = subprocess.Popen([sys.executable, str(script), str(db), "400"])
     t0 = time.time()
-    while not db.exists() and time.time() - t0 < 60:  # imports done, cache opened
+    seen = 0
+    while seen < 5 and p.poll() is None and time.time() - t0 < 300:
         time.sleep(0.05)
-    time.sleep(3.0)
+        seen = _committed(db)
     assert p.poll() is None, "the run ended before it could be killed"
+    assert seen >= 5, "no rows committed within 300 s"
     p.send_signal(signal.SIGKILL)
     p.wait()
     kept = len(ScoreCache(db))
-    assert 10 <= kept < 40
+    assert seen <= kept < 400

@@ -229,3 +229,29 @@ def test_influence_bootstrap_same_counts_across_repetitions():
 def test_influence_bootstrap_rejects_no_draws():
     with pytest.raises(ValueError, match=r"^n_boot must be positive, got 0$"):
         bootstrap.influence_bootstrap(np.ones((3, 1)), n_boot=0)
+
+
+def test_cancellation_needs_opposite_signs_not_a_zero_nie():
+    sig = pd.DataFrame({"TE": [False], "NDE": [True], "NIE": [True], "BIE": [False], "RIE": [False]})
+    # NIE estimate exactly 0: NDE * NIE = 0 is not a cancellation
+    assert not cases.flags_from_significance(sig, nde=[-0.2], nie=[0.0])["C2"].iloc[0]
+    assert cases.flags_from_significance(sig, nde=[-0.2], nie=[0.1])["C2"].iloc[0]
+
+
+def test_flags_need_every_effect_column():
+    sig = pd.DataFrame({e: [True] for e in E}).drop(columns="RIE")
+    with pytest.raises(ValueError, match="significance table"):
+        cases.flags_from_significance(sig, [1.0], [1.0])
+
+
+def test_case_flags_default_rule_is_the_stated_one():
+    t = _wide(BIE=SIG_POS)  # C3 as stated, not as the paper applied it (NIE null)
+    assert cases.case_flags(t)["C3"].iloc[0]
+    assert not cases.case_flags(t, rule="paper")["C3"].iloc[0]
+
+
+def test_case_counts_keep_the_labels_index_and_name():
+    labels = pd.Series(["C1", "-", "C1"], index=["x", "y", "z"])
+    c = cases.case_counts(labels, formats=["text", "text", "image+photo"])
+    assert c.name == "audits"
+    assert c["C1"] == 1 and c["C1_denominator"] == 2

@@ -117,3 +117,18 @@ def test_adjust_p_passes_nan_policy():
 def test_adjust_p_unknown_method():
     with pytest.raises(ValueError, match=r"^unknown p-value adjustment 'sidak'; use one of \['holm', 'bh', 'bonferroni'\]$"):
         multiplicity.adjust_p([0.1], "sidak")
+
+
+def test_integer_input_gives_float_output():
+    # p-values given as integers (0 and 1 are valid): the result is float, NaN-capable
+    for fn in (multiplicity.holm, multiplicity.benjamini_hochberg, multiplicity.bonferroni):
+        out = fn([0, 1, 1])
+        assert out.dtype == np.float64
+        np.testing.assert_array_equal(out, [0.0, 1.0, 1.0])
+
+
+def test_out_of_range_message_lists_only_the_bad_values():
+    with pytest.raises(ValueError, match=r"got \[-0\.1\]$"):
+        multiplicity.holm([-0.1, 0.0, 0.2])
+    with pytest.raises(ValueError, match=r"got \[1\.5\]$"):
+        multiplicity.holm([1.0, 1.5])

@@ -86,7 +86,7 @@ def test_resume_over_the_context_is_a_recorded_failure_and_the_run_goes_on(llama
 
 def test_sigkill_mid_run_then_resume(llama, tmp_path):
     res_path = tmp_path / "resumes.parquet"
-    n = 4
+    n = 12  # killed after the first committed row: 11 more replies of margin against a fast server
     _resumes(n).to_parquet(res_path)
     jobs = tmp_path / "jobs.json"
     jobs.write_text(json.dumps(JD))
@@ -106,7 +106,7 @@ def test_sigkill_mid_run_then_resume(llama, tmp_path):
                     n_before = 0
             if n_before >= 1:
                 break
-        time.sleep(0.2)
+        time.sleep(0.02)
     assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read().decode()[-500:]}"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
