@@ -15,6 +15,7 @@ these checks catch the kinds of problem they are for.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -657,13 +658,36 @@ MEASURE_SCRIPT = """
     document.querySelectorAll("mjx-assistive-mml mtext, mjx-assistive-mml mi").forEach(function (el) {
       if (/\\\\/.test(el.textContent)) tex.push(el.textContent.slice(0, 80));
     });
+
+    var small = [];
+    art.querySelectorAll("div.cell_output img").forEach(function (img) {
+      var r = img.getBoundingClientRect();
+      if (!img.naturalWidth || r.width === 0 || img.closest("details:not([open])")) return;
+      var scale = r.width / img.naturalWidth;
+      if (scale < 0.7) small.push({src: (img.getAttribute("src") || "").slice(-48), scale: Math.round(scale * 100) / 100});
+    });
+    var wrapped = [];
+    art.querySelectorAll("div.cell_output td, div.cell_output th").forEach(function (td) {
+      var walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), node;
+      while ((node = walker.nextNode())) {
+        var re = /\\S*\\d\\S*/g, m;
+        while ((m = re.exec(node.data))) {
+          if (m[0].length < 2) continue;
+          var range = document.createRange();
+          range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+          var tops = {};
+          Array.prototype.forEach.call(range.getClientRects(), function (q) { if (q.width > 0) tops[Math.round(q.top)] = 1; });
+          if (Object.keys(tops).length > 1) wrapped.push(m[0] + "  (in: " + td.textContent.trim().slice(0, 40) + ")");
+        }
+      }
+    });
     var errors = [];
     document.querySelectorAll("mjx-merror, [data-mjx-error]").forEach(function (el) {
       errors.push((el.getAttribute("data-mjx-error") || el.textContent || "").slice(0, 80));
     });
     var pre = document.createElement("pre");
     pre.id = "popresume-render-report";
-    pre.textContent = JSON.stringify({overflow: overflow, tex: tex, errors: errors,
+    pre.textContent = JSON.stringify({overflow: overflow, tex: tex, errors: errors, small: small, wrapped: wrapped,
                                       typeset: !!(window.MathJax && MathJax.startup)});
     document.body.appendChild(pre);
   }
@@ -826,3 +850,184 @@ def test_book_settings_typeset_names_in_text_and_wrap_long_outputs(tmp_path):
     report = measure_rendered(html, tmp_path)
     assert report["typeset"] and report["tex"] == [] and report["errors"] == [], report
     assert report["overflow"] == [], report
+
+
+
+# --------------------------------------------------------------------------------------
+# what a student and an instructor check on every page
+# --------------------------------------------------------------------------------------
+# raw identifiers a reader should never see in an output: a screener's cache id with its
+# settings, an estimator's fitted attributes, the functional's subscripts typed as TeX,
+# a keyword repr such as gender='M', an object's default repr
+RAW_IDENTIFIER = re.compile(
+    r"\b(?:embedding|openai|hf|synthetic):[\w.\-/]+@[\w.,=\-]+"
+    r"|(?<![\w`])\.(?:propensity|weights|result|summary)_(?!\w)"
+    r"|E\[Y_\{"
+    r"|\b[a-z_]+='[^'\s]*'"
+    r"|\bobject at 0x[0-9a-f]+"
+)
+EFFECT_HEADERS = {"TE", "NDE", "NIE", "BIE", "RIE"}
+VERDICT_HEADERS = ("validity gate", "verdict")
+# a decimal number or a percentage in running text
+PROSE_NUMBER = re.compile(r"(?<![\w.\-−])[−\-]?\d[\d,]*\.\d+%?(?![\w.]*\d)|(?<![\w.])\d+(?:\.\d+)?%")
+# sentences about published work, the papers' own numbers, or the repository's shipped runs
+# state numbers that this page does not recompute: their source is named in the sentence
+CITED = re.compile(r"publish|paper|PopResume|Bertrand|B&M|Bloomberg|Derbyshire|Webster|re-cinq|ACLU|"
+                   r"Table \d|Figure \d|\breports?\b|Appendix|§|et al|\bstud(?:y|ies)\b|printed|shipped|"
+                   r"measured on|a clean clone|\bLL144 audits?\b", re.I)
+
+
+def page_outputs(page) -> list:
+    return page.find_all("div", class_="cell_output")
+
+
+def raw_identifiers(page) -> list[str]:
+    text = " ".join(out.get_text(" ", strip=True) for out in page_outputs(page))
+    return [m.group(0) for m in RAW_IDENTIFIER.finditer(text)]
+
+
+def effects_tables_without_verdict(page) -> list[str]:
+    """Output tables of effects (two or more of TE/NDE/NIE/BIE/RIE as column headers) with
+    no validity verdict column."""
+    bad = []
+    for out in page_outputs(page):
+        for table in out.find_all("table"):
+            heads = [th.get_text(" ", strip=True) for th in table.find_all("th")]
+            effects = {h.split(" ")[0] for h in heads} & EFFECT_HEADERS
+            if len(effects) >= 2 and not any(v in h.lower() for h in heads for v in VERDICT_HEADERS):
+                bad.append(" | ".join(heads[:8]))
+    return bad
+
+
+def figures_without_caption(page) -> list[str]:
+    """Output images (figures) that no figure caption describes."""
+    bad = []
+    for out in page_outputs(page):
+        for img in out.find_all("img"):
+            fig = img.find_parent("figure")
+            if fig is None or not fig.find("figcaption") or not fig.find("figcaption").get_text(strip=True):
+                bad.append(str(img.get("src", ""))[-60:])
+    return bad
+
+
+def _numbers(text: str) -> list[float]:
+    out = []
+    for m in re.finditer(r"(?<![\w.])[−\-]?\d[\d,]*(?:\.\d+)?(?:e[−\-+]?\d+)?", text):
+        try:
+            out.append(float(m.group(0).replace("−", "-").replace(",", "")))
+        except ValueError:
+            pass
+    return out
+
+
+def _shown(token: str, values: list[float]) -> bool:
+    t = token.replace("−", "-").replace(",", "")
+    pct = t.endswith("%")
+    t = t.rstrip("%")
+    v = abs(float(t))
+    digits = len(t.split(".")[1]) if "." in t else 0
+    tol = 0.5 * 10 ** -digits + 1e-9
+    return any(abs(abs(c) - v) <= tol for x in values for c in ((x, 100 * x) if pct else (x,)))
+
+
+def unshown_prose_numbers(page) -> list[str]:
+    """Decimal numbers and percentages in a chapter's prose that no output on the page shows
+    (to the prose's rounding), outside sentences that name a published or shipped source."""
+    art = article(page)
+    values = _numbers(" ".join(out.get_text(" ") for out in page_outputs(art)))
+    found = []
+    for el in art.find_all(["p", "li"]):
+        if el.find_parent(class_=re.compile(r"cell_output|cell_input|solution|exercise|admonition")):
+            continue
+        if el.name == "p" and el.find_parent("li"):
+            continue
+        el = copy.copy(el)
+        for sub in el.find_all(["code", "pre", "math", "a"]) + el.select(".math, span.math, mjx-container"):
+            sub.decompose()
+        text = el.get_text(" ", strip=True)
+        for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z(*])", text):
+            if CITED.search(sentence):
+                continue
+            found += [f"{m.group(0)!r} in: {sentence[:140]}" for m in PROSE_NUMBER.finditer(sentence)
+                      if not _shown(m.group(0), values)]
+    return found
+
+
+def notebook_pages(built_book) -> list[Path]:
+    return [p for p in chapter_pages(built_book) if p.parent.name == "notebooks"]
+
+
+def test_no_output_shows_a_raw_identifier(built_book):
+    problems = on_every_page(built_book, raw_identifiers)
+    assert not problems, "raw identifiers shown to a reader:\n" + "\n".join(problems[:40])
+
+
+def test_every_table_of_effects_carries_a_verdict(built_book):
+    problems = on_every_page(built_book, effects_tables_without_verdict)
+    assert not problems, "tables of effects without a 'validity gate' column:\n" + "\n".join(problems[:40])
+
+
+def test_every_figure_has_a_caption(built_book):
+    problems = [f"{p.relative_to(HTML)}: {item}" for p in notebook_pages(built_book)
+                for item in figures_without_caption(soup(p))]
+    assert not problems, "figures without a caption:\n" + "\n".join(problems[:40])
+
+
+def test_prose_numbers_are_shown_on_their_page(built_book):
+    problems = [f"{p.relative_to(HTML)}: {item}" for p in notebook_pages(built_book)
+                for item in unshown_prose_numbers(soup(p))]
+    assert not problems, "numbers in prose that no output on the page shows:\n" + "\n".join(problems[:60])
+
+
+def test_no_figure_is_drawn_below_0_7_scale(rendered):
+    problems = [f"{p.relative_to(HTML)}: {s['src']} at {s['scale']}" for p, r in rendered.items() for s in r["small"]]
+    assert not problems, "figures shrunk below 0.7 of their size (their text is unreadable):\n" + "\n".join(problems)
+
+
+def test_no_table_cell_wraps_inside_a_number(rendered):
+    problems = [f"{p.relative_to(HTML)}: {w}" for p, r in rendered.items() for w in r["wrapped"]]
+    assert not problems, "table cells that break a number across lines:\n" + "\n".join(problems[:40])
+
+
+READER_EXAMPLES = r"""# %% [markdown]
+# # Reader examples
+#
+# The estimate is 0.57 and 47% of it is shown nowhere. The published value is 0.91.
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+
+pd.set_option("display.max_columns", None)
+print("screener embedding:all-MiniLM-L6-v2@bf16,bs=32 and gender='M'; see .propensity_")
+pd.DataFrame({"TE": ["1.0 [0.5, 1.5]"], "NDE": ["0.2 [-0.1, 0.5]"]})
+
+# %%
+fig, ax = plt.subplots(figsize=(22, 2))
+ax.plot([1, 2])
+plt.show()
+
+# %%
+narrow = pd.DataFrame({f"c{i}": [f"{i}23456.789012"] for i in range(40)})
+narrow
+"""
+
+
+def test_the_reader_checks_catch_their_examples(tmp_path):
+    """Each check finds its defect on a page built with this book's settings: a prose number
+    no output shows (and not the published one), a raw screener id, a keyword repr and a
+    fitted attribute, an effects table without a verdict, a figure without a caption and
+    one drawn far below its size, and a table cell that breaks a number."""
+    chromium()
+    html = _one_page_book(tmp_path / "book", READER_EXAMPLES)
+    page = soup(html)
+    prose = unshown_prose_numbers(page)
+    assert any("'0.57'" in p for p in prose) and any("'47%'" in p for p in prose), prose
+    assert not any("0.91" in p for p in prose), prose
+    raw = raw_identifiers(page)
+    assert {"embedding:all-MiniLM-L6-v2@bf16,bs=32", "gender='M'", ".propensity_"} <= set(raw), raw
+    assert effects_tables_without_verdict(page), "the effects table has no verdict column"
+    assert figures_without_caption(page), "the figure has no caption"
+    report = measure_rendered(html, tmp_path)
+    assert report["small"] and report["small"][0]["scale"] < 0.7, report["small"]
+    assert report["wrapped"], report
