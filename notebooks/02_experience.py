@@ -284,7 +284,7 @@ labelled(pd.concat(share).groupby(level=[0, 1]).first(),
 
 # %% [markdown]
 # Every profile is an ACS 2023 worker *employed* in the occupation, so the résumé rules end
-# every career at 2023.12 and put the months `exp_year` does not cover as breaks between
+# every career in December 2023 and put the months `exp_year` does not cover as breaks between
 # roles (`build_resume(..., career_end="reference")`). So a source's gender difference in
 # `exp_year` reaches the page as a gender difference in career breaks. Résumés built from
 # both populations, for the two occupations where the old gap was largest: mean months of

@@ -86,7 +86,7 @@ labelled(pd.DataFrame({race: names.surname_table(race)["name"].head(8).to_numpy(
 #
 # - **gender typicality**: $P(\text{female} \mid \text{name})$ from SSA counts over the
 #   applicants' birth years; above 0.75 is *female*, below 0.25 *male*, otherwise
-#   *neutral*;
+#   *neutral* (Appendix C.4's thresholds);
 # - **age typicality**: the age range is cut into three equal cohorts (18-26 *young*,
 #   27-35 *mid*, 36-44 *old*); a name with more than half its births in one cohort gets
 #   that cohort, otherwise *neutral*;

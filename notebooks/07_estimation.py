@@ -247,10 +247,10 @@ pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": inf["boot_s
 # noisier still, that part is not negligible. It fades as cells fill up (in our runs, at
 # n = 8000 the two agreed within about 15%), and the coverage study above is the real
 # test of the cheap intervals. `benchmarks/bench_causal.py`
-# measures the cost on the paper's largest occupation (17,632 rows). On an idle 2-core
-# machine the tuned fit took 7.4 s (17 s with five repeated splits) and the 500 influence
-# draws 0.1 s, while each refit draw costs a full cross-fit (2.1 s there), so the authors'
-# 500 refits would take about 17 minutes.
+# measures the cost on the paper's largest occupation (17,632 rows): as measured on an idle
+# 2-core machine (the benchmark prints its figures), the 500 influence draws take a small
+# fraction of one tuned fit, while each refit draw costs a full cross-fit, so the authors'
+# 500 refits would take hundreds of times as long as the fit itself.
 
 # %% [markdown]
 # ## Exercises

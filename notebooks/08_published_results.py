@@ -213,7 +213,7 @@ effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "mo
 # a check.
 # The last two columns are the overlap diagnostics every audit table of the book carries: the
 # smallest effective sample size (ESS) of any of the estimator's weights, and the largest
-# share of propensities clipped to [0.01, 0.99] (Chapter 10a explains what they mean for
+# share of propensities clipped to `[0.01, 0.99]` (the estimator's `clip`; Chapter 10a explains what they mean for
 # the effects).
 
 # %%

@@ -146,7 +146,7 @@ print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages
 # "estimate [95% CI]" ("*" when the CI excludes 0), and the last two columns are the
 # overlap diagnostics: `min ESS`, the smallest effective sample size of any of the
 # estimator's weights, and `clipped share`, the largest share of one propensity model's
-# values clipped to [0.01, 0.99]. They say how much of each estimate rests on the data
+# values clipped to `[0.01, 0.99]` (the estimator's `clip`). They say how much of each estimate rests on the data
 # and how much on the outcome models' extrapolation (Chapter 10a).
 
 # %%

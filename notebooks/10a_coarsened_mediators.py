@@ -267,7 +267,7 @@ labelled(pd.crosstab(prof["fn_gender"], prof["gender"], margins=True, margins_na
 
 # %% [markdown]
 # so $p(\text{male} \mid R, Z)$ is near 0 for almost every woman and near 1 for almost
-# every man. The estimator clips propensities to [0.01, 0.99], and the weights of the
+# every man. The estimator clips propensities to `[0.01, 0.99]` (its `clip` option), and the weights of the
 # crossed counterfactuals ("a woman's mediators with a man's direct path") rest on the few
 # applicants whose name class does not match their gender. Three consequences:
 #

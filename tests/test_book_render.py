@@ -868,8 +868,10 @@ RAW_IDENTIFIER = re.compile(
 )
 EFFECT_HEADERS = {"TE", "NDE", "NIE", "BIE", "RIE"}
 VERDICT_HEADERS = ("validity gate", "verdict")
-# a decimal number or a percentage in running text
-PROSE_NUMBER = re.compile(r"(?<![\w.\-−])[−\-]?\d[\d,]*\.\d+%?(?![\w.]*\d)|(?<![\w.])\d+(?:\.\d+)?%")
+# a decimal number or a percentage in running text; nominal levels (a 95% interval, the 5%
+# level) are conventions, not results
+PROSE_NUMBER = re.compile(r"(?<![\w.\-−])[−\-]?\d[\d,]*\.\d+%?(?![\w.]*\d)"
+                          r"|(?<![\w.])(?!(?:90|95|99)%)(?!5% (?:level|test))\d+(?:\.\d+)?%")
 # sentences about published work, the papers' own numbers, or the repository's shipped runs
 # state numbers that this page does not recompute: their source is named in the sentence
 CITED = re.compile(r"publish|paper|PopResume|Bertrand|B&M|Bloomberg|Derbyshire|Webster|re-cinq|ACLU|"
