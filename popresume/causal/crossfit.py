@@ -211,7 +211,7 @@ class PSEEstimator:
     >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
             estimate  ci_low  ci_high  estimable
     effect
-    TE         -0.82   -0.98    -0.66       True
+    TE         -0.82   -0.97    -0.65       True
     NDE        -0.26     NaN      NaN      False
     NIE        -0.56     NaN      NaN      False
     BIE        -0.13     NaN      NaN      False
