@@ -117,7 +117,7 @@ def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: 
             nu = scm.nuisances_at(z, r, b, triple)
             w = weights(x == 1, triple, nu["p_z"], nu["p_rz"], nu["p_brz"], normalize=False)
             phi[:, j] = influence(y, w, nu["mu3"], nu["mu2"], nu["mu1"])
-        boot = influence_bootstrap(phi, n_boot, seed=rep)[:, 0] if n_boot else None  # (n_boot, 5)
+        boot = influence_bootstrap(phi, n_boot, seed=rep) if n_boot else None  # (n_boot, 5)
         res = PSEResult(phi.mean(axis=0), phi[None], boot_psi=boot, boot_kind="influence" if n_boot else None)
         ci = res.confint().to_numpy()
         est = res.effects.to_numpy()
