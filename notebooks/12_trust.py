@@ -93,4 +93,6 @@ causal[causal["kind"] != "coverage"].drop(columns=["family"])
 
 # %%
 others = table[table["family"] != "causal"]
-others if len(others) else "no other family in this run"
+if others.empty:
+    print("no other family in this run")
+others
