@@ -121,6 +121,35 @@ def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CL
     return pd.DataFrame(rows).set_index("effect")
 
 
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def identification_sentence(summary: pd.DataFrame, label: str) -> str:
+    """One sentence for a report: which effects are not estimable, why (the worst numbers), which are.
+
+    ``summary`` is ``PSEResult.summary`` (columns ``estimable`` and ``reason``); ``label``
+    names the contrast ("gender"). Empty when every effect is estimable.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"estimable": [True, False, False, True, False],
+    ...                   "reason": ["", "54% of propensities p(x1|B,R,Z) clipped (at most 5%); smallest ESS 14 "
+    ...                              "(π3 of E[Y_{x1,W_x0}]; at least 50): the direct path ...", "x: y", "", "z: w"]},
+    ...                  index=["TE", "NDE", "NIE", "BIE", "RIE"])
+    >>> identification_sentence(s, "gender")  # doctest: +ELLIPSIS
+    'gender: NDE, NIE and RIE not estimable at this overlap (54% of propensities ...; smallest ESS 14 ...); TE and BIE are'
+    """
+    bad = [e for e in PSE_NAMES if not bool(summary.loc[e, "estimable"])]
+    if not bad:
+        return ""
+    good = [e for e in PSE_NAMES if e not in bad]
+    why = str(summary.loc[bad[0], "reason"]).split(": ")[0]
+    tail = f"; {_listed(good)} {'is' if len(good) == 1 else 'are'}" if good else ""
+    return f"{label}: {_listed(bad)} not estimable at this overlap ({why}){tail}"
+
+
 def overlap_population(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, bounds: tuple[float, float] = (0.05, 0.95),
                        folds: int = 5, seed: int = 0, learners=None) -> tuple[pd.DataFrame, str]:
     """The rows with support: cross-fitted P(X = x1 | B, R, Z) inside ``bounds``.
