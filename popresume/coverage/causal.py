@@ -55,7 +55,7 @@ DESIGNS = {"good overlap": "basic", "weak overlap": "weak_overlap", "proxy revea
 # replications per design: the full run's 100 per cell (MC error of a 95% coverage ±2.2
 # points) is what XGBoost affords in 20 min on 2 cores; the oracle rows cost milliseconds each
 FULL = {"n": (500, 2000), "n_boot": 500, "kinds": {"basic": 100, "weak_overlap": 100, "proxy_reveals": 20},
-        "oracle_reps": 5000}
+        "oracle_reps": 2000}
 FAST = {"n": (1000,), "n_boot": 0, "kinds": {"basic": 120, "proxy_reveals": 40}, "oracle_reps": 1500}
 PROJECTION_BAND = (0.8, 1.25)
 ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
