@@ -8,10 +8,11 @@ import pytest
 import popresume.causal.cases as cases
 import popresume.causal.crossfit as crossfit
 import popresume.causal.estimate as estimate
+import popresume.causal.identification as identification
 import popresume.causal.results as results
 
 
-@pytest.mark.parametrize("module", [results, crossfit, estimate, cases], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [results, crossfit, estimate, cases, identification], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

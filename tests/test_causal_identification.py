@@ -126,3 +126,13 @@ def test_trimming_renames_the_estimand():
         estimate_pse(data, **ROLES, learners=CELL, n_boot=0, trim=(0.6, 0.4))
     with pytest.raises(ValueError, match="identification must be one of"):
         estimate_pse(data, **ROLES, learners=CELL, n_boot=0, identification="hope")
+
+
+def test_identification_sentence(proxy_fit):
+    from popresume.causal.identification import identification_sentence
+
+    text = identification_sentence(proxy_fit.summary, "gender")
+    assert text.startswith("gender: NDE, NIE, BIE and RIE not estimable at this overlap (")
+    assert text.endswith("; TE is") and "clipped" in text
+    good = make_scm("basic", seed=2).sample(1500, seed=1)
+    assert identification_sentence(estimate_pse(good, **ROLES, learners=CELL, n_boot=0), "gender") == ""

@@ -70,3 +70,24 @@ def test_fitted_estimator_in_band_with_good_overlap(fast_table):
     est = rows(fast_table, "good overlap, n=1000, estimable replications")["rate"]
     lo, hi = COVERAGE_BAND
     assert est.between(lo, hi).all(), est
+
+
+def test_trust_chapter_renders_the_csv(tmp_path):
+    """The appendix shows the CSV it is given, row for row, with the verdicts (hand-made table)."""
+    from _notebooks import run_chapter_text
+
+    from popresume.coverage import summarize, table
+
+    hits = [True] * 95 + [False] * 5
+    t = table([summarize(hits, family="causal", quantity="NDE", kind="coverage", nominal=0.95,
+                         setting="good overlap, n=500, estimable replications (overlap rule)"),
+               summarize([True] * 30 + [False] * 70, family="causal", quantity="RIE", kind="coverage",
+                         nominal=0.95, setting="proxy reveals X, n=500, all replications (paper rule)"),
+               summarize([False] * 100, family="causal", quantity="RIE", kind="estimable_share", nominal=float("nan"),
+                         setting="proxy reveals X, n=500", band_override=(0.0, 1.0))])
+    t.to_csv(tmp_path / "c.csv", index=False)
+    text = run_chapter_text("12_trust.py", {"csv": str(tmp_path / "c.csv")}, tmp_path, html=True)
+    assert "3 rows; families: causal" in text
+    assert "0.950 ± 0.022" in text and "in band" in text  # sqrt(.95 * .05 / 100) = 0.0218
+    assert "0.300 ± 0.046" in text and "OUTSIDE" in text
+    assert "no other family in this run" in text

@@ -211,13 +211,13 @@ class PSEEstimator:
     >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
             estimate  ci_low  ci_high  estimable
     effect
-    TE         -0.82   -0.98    -0.66       True
+    TE         -0.82   -0.97    -0.65       True
     NDE        -0.26     NaN      NaN      False
     NIE        -0.56     NaN      NaN      False
     BIE        -0.13     NaN      NaN      False
     RIE        -0.44     NaN      NaN      False
     >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
-    25% of propensities p(x1|B,R,Z) clipped (at most 1%); smallest ESS 30 ...: the direct path has too little support ...
+    25% of propensities p(x1|B,R,Z) clipped (at most 5%); smallest ESS 30 ...: the direct path has too little support ...
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)

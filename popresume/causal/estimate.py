@@ -100,17 +100,17 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     >>> from popresume.causal import estimate_pse, make_scm
     >>> from popresume.causal.nuisance import CellMeans
     >>> scm = make_scm("basic", seed=0)
-    >>> data = scm.sample(3000, seed=1)
+    >>> data = scm.sample(3000, seed=2)
     >>> table = estimate_pse(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
     ...                      n_boot=200, learners={"propensity": CellMeans(), "outcome": CellMeans()})
     >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
             estimate  ci_low  ci_high  estimable
     effect
-    TE          0.51    0.40     0.62       True
-    NDE         0.71    0.61     0.80       True
-    NIE        -0.20   -0.30    -0.10       True
-    BIE         0.37    0.30     0.44       True
-    RIE        -0.57    -0.64   -0.50       True
+    TE          0.53    0.39     0.65       True
+    NDE         0.73    0.61     0.81       True
+    NIE        -0.20   -0.31    -0.10       True
+    BIE         0.36    0.28     0.41       True
+    RIE        -0.56   -0.62    -0.48       True
     >>> scm.true_effects().round(2).to_dict()
     {'TE': 0.52, 'NDE': 0.69, 'NIE': -0.18, 'BIE': 0.37, 'RIE': -0.55}
     """

@@ -63,3 +63,45 @@ def summarize(hits: Sequence[bool] | np.ndarray, *, family: str, quantity: str, 
 def table(rows: Sequence[dict]) -> pd.DataFrame:
     """The rows as the harness table (columns in :data:`COLUMNS` order)."""
     return pd.DataFrame(list(rows), columns=COLUMNS)
+
+
+def results_csv():
+    """Where ``benchmarks/bench_coverage.py`` writes the latest full run (``make calibrate``)."""
+    from popresume.paths import REPO_ROOT
+
+    return REPO_ROOT / "benchmarks" / "results" / "coverage.csv"
+
+
+def read_results(path=None) -> pd.DataFrame:
+    """The harness table of the latest full run; a missing file or column raises one ``ValueError``."""
+    from popresume.errors import require_columns
+
+    path = results_csv() if path is None else path
+    try:
+        t = pd.read_csv(path)
+    except FileNotFoundError:
+        raise ValueError(f"coverage table {path} not found: run `make calibrate`") from None
+    require_columns(t, COLUMNS, f"coverage table {path}")
+    return t
+
+
+def shown(t: pd.DataFrame) -> pd.DataFrame:
+    """The table as the book shows it: rate ± MC error, reps, the band, and a verdict per row.
+
+    Rows of kind ``estimable_share`` (a description) have no band; the verdict column says
+    "in band", "OUTSIDE" or "" for them.
+    """
+    def verdict(r) -> str:
+        if r["kind"] == "estimable_share":
+            return ""
+        return "in band" if r["in_band"] else "OUTSIDE"
+
+    def band_text(r) -> str:
+        return "" if r["kind"] == "estimable_share" else f"{r['band_low']:.2f}-{r['band_high']:.2f}"
+
+    return pd.DataFrame({
+        "family": t["family"], "quantity": t["quantity"], "setting": t["setting"], "kind": t["kind"],
+        "measured": [f"{r:.3f} ± {m:.3f}" for r, m in zip(t["rate"], t["mc_se"])],
+        "reps": t["reps"].astype(int), "band": [band_text(r) for _, r in t.iterrows()],
+        "verdict": [verdict(r) for _, r in t.iterrows()],
+    })
