@@ -156,24 +156,30 @@ def recinq_rows(reps: int, rng: np.random.Generator) -> list[dict]:
 def drift_rows(reps: int, rng: np.random.Generator) -> list[dict]:
     """GPT-3.5 against GPT-5.1 on the Derbyshire design: the difference of job fit (résumé
     clusters) and of a race effect (name clusters), both with a known difference."""
-    fit_hits, race_hits = [], []
+    fit_hits, race_hits, quality_hits = [], [], []
     race = None
     for _ in range(reps):
         parts = []
-        for later, fit in ((0.0, 10.0), (1.0, 15.0)):
-            d = analyses._derbyshire_design(_derbyshire_frame(rng, fit=fit, quality=10.0, hetero="résumé"))
+        for later, fit, quality in ((0.0, 10.0, 10.0), (1.0, 15.0, 14.0)):
+            d = analyses._derbyshire_design(_derbyshire_frame(rng, fit=fit, quality=quality, hetero="résumé"))
             race = (d["name"] >= 18).to_numpy(float)
             d["outcome"] += race * (later * 1.0) + rng.normal(0, 1, 36)[d["name"]]
             parts.append(d.assign(later=later, model=str(later)))
         d = pd.concat(parts, ignore_index=True)
         dd = d.assign(inter=d["own"] * d["later"], mc=d["item"] + "|" + d["model"])
         fit_hits.append(_covered(analyses._interaction(dd, "own", "inter", "mc", "item", LEVEL), 5.0))
+        dq = d[d["own"] == 1]
+        dq = dq.assign(inter=dq["strong"] * dq["later"], mc=dq["job"] + "|" + dq["model"])
+        quality_hits.append(_covered(analyses._interaction(dq, "strong", "inter", "mc", "item", LEVEL, arm_df=True),
+                                     4.0))
         dg = d.assign(g=(d["name"] >= 18).astype(float))
         dg = dg.assign(inter=dg["g"] * dg["later"], mc=dg["cell"] + "|" + dg["model"])
         race_hits.append(_covered(analyses._interaction(dg, "g", "inter", "mc", "name", LEVEL), 1.0))
     setting = "Derbyshire design, two models"
     return [summarize(fit_hits, family=FAMILY, quantity="drift: job_fit difference CI (résumé clusters)",
                       setting=setting, kind="coverage", nominal=LEVEL),
+            summarize(quality_hits, family=FAMILY, quantity="drift: quality difference CI (résumé clusters)",
+                      setting=setting, kind="coverage", nominal=LEVEL, band_override=CONSERVATIVE),
             summarize(race_hits, family=FAMILY, quantity="drift: group difference CI (name clusters)",
                       setting=setting + ", 18 + 18 names", kind="coverage", nominal=LEVEL)]
 

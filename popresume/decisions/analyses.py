@@ -20,7 +20,9 @@ sources) and returns a DataFrame; one implementation each:
 Regressions are :mod:`statsmodels` OLS on the outcome and the contrast's indicator demeaned
 within cells (the cell fixed effects absorbed: the same slope as with cell dummies, by
 Frisch–Waugh–Lovell) with ``cov_type="cluster"`` and t intervals on G − 1 degrees of freedom
-(statsmodels' cluster-robust inference with ``use_t=True``). The small-sample factor
+(statsmodels' cluster-robust inference with ``use_t=True``); a contrast constant within
+clusters (Derbyshire's strong − weak résumés) on min(G1, G0) − 1 (``arm_df``). Their
+coverage is measured in :mod:`popresume.coverage.decisions`. The small-sample factor
 (N − 1)/(N − K) counts the slope only, not the absorbed cells; with N in the hundreds or
 thousands and G clusters, G/(G − 1) dominates it.
 """
@@ -114,7 +116,7 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
                 out.update(ci_low=np.nan, ci_high=np.nan, p=np.nan,
                            reason=f"one {cluster} in an arm of {term}: no clustered interval")
                 return out
-            half = stats.t.ppf(0.5 + level / 2, dof) * out["se"]
+            half = float(stats.t.ppf(0.5 + level / 2, dof)) * out["se"]
             out.update(ci_low=out["estimate"] - half, ci_high=out["estimate"] + half,
                        p=float(2 * stats.t.sf(abs(out["estimate"]) / out["se"], dof)))
     return out
@@ -532,10 +534,11 @@ def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: flo
             specs.append((f"{attr}: {group} − {ref}", d, "g", "cell", "name"))
     rows = []
     for label, d, term, cells, cluster in specs:
-        per = {mdl: clustered_effect(d[d["model"] == mdl], term, cells=cells, cluster=cluster, level=level)
+        per = {mdl: clustered_effect(d[d["model"] == mdl], term, cells=cells, cluster=cluster, level=level,
+                                     arm_df=label == "quality")
                for mdl in models}
         dd = d.assign(inter=d[term] * d["later"], mc=d[cells].astype(str) + "|" + d["model"])
-        diff = _interaction(dd, term, "inter", "mc", cluster, level)
+        diff = _interaction(dd, term, "inter", "mc", cluster, level, arm_df=label == "quality")
         rows.append({"contrast": label, f"{a}": per[a]["estimate"], f"{a}_ci": (per[a]["ci_low"], per[a]["ci_high"]),
                      f"{b}": per[b]["estimate"], f"{b}_ci": (per[b]["ci_low"], per[b]["ci_high"]),
                      "difference": diff["estimate"], "ci_low": diff["ci_low"], "ci_high": diff["ci_high"],
@@ -547,8 +550,11 @@ def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: flo
     return out
 
 
-def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: str, level: float) -> dict:
-    """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered."""
+def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: str, level: float,
+                 arm_df: bool = False) -> dict:
+    """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered; with
+    ``arm_df`` and ``term`` constant within clusters, t on min(G1, G0) − 1 degrees of freedom
+    (as in :func:`clustered_effect`)."""
     from statsmodels.regression.linear_model import OLS
 
     d = d[list(dict.fromkeys(["outcome", term, inter, cells, cluster]))].dropna()
@@ -559,7 +565,19 @@ def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: st
                                               cov_kwds={"groups": pd.factorize(d[cluster].astype(str))[0]},
                                               use_t=True)
     lo, hi = fit.conf_int(alpha=1 - level)[0]
-    return {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
+    out = {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
+    arm = d[term].astype(float).groupby(d[cluster].astype(str)).agg(["min", "max"])
+    if arm_df and (arm["min"] == arm["max"]).all():
+        from scipy import stats
+
+        dof = int(min((arm["max"] == 1).sum(), (arm["max"] == 0).sum())) - 1
+        if dof < 1:
+            return out | {"ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
+        se = float(fit.bse[0])
+        half = float(stats.t.ppf(0.5 + level / 2, dof)) * se
+        out.update(ci_low=out["estimate"] - half, ci_high=out["estimate"] + half,
+                   p=float(2 * stats.t.sf(abs(out["estimate"]) / se, dof)))
+    return out
 
 
 def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
