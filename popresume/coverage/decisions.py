@@ -44,6 +44,12 @@ from popresume.coverage import summarize, table
 from popresume.decisions import analyses
 
 FAMILY = "decisions"
+#: (quantity, setting) rows that measure a truth the interval does not claim to cover: job
+#: fit varying industry by industry, where Derbyshire's 9 résumé clusters hold 3 independent
+#: industries. The résumé-clustered interval covers the effect for résumés of these three
+#: industries, not for industries beyond them; the row records how far it falls short.
+KNOWN_UNCALIBRATED = {("validity job_fit CI (résumé clusters)",
+                       "Derbyshire 9 résumés x 9 postings x 36 names, job-fit heterogeneity by industry")}
 LEVEL = analyses.LEVEL
 CONSERVATIVE = (0.93, 1.0)
 #: Category sizes for the published-ratio p: an LL144 sex × race table at n = 800.
@@ -87,10 +93,14 @@ def derbyshire_validity_rows(reps: int, rng: np.random.Generator, heteros=("rés
                 hits[contrast].append(_covered(analyses._contrast("derbyshire", d, contrast, LEVEL), truth))
         setting = f"Derbyshire 9 résumés x 9 postings x 36 names, job-fit heterogeneity by {hetero}"
         for contrast in ("job_fit", "quality"):
-            # quality: t on min(G1, G0) - 1 = 2 df (clustered_effect's arm_df), conservative
+            # quality: t on min(G1, G0) - 1 = 2 df (clustered_effect's arm_df), conservative;
+            # job fit: posting effects cancel in the mean over résumés but add to each résumé's
+            # contrast, so the résumé-clustered variance is conservative.
+            # Job fit varying by industry is the assumption check: 3 independent units in 9
+            # clusters, no band (see KNOWN_UNCALIBRATED).
+            override = None if (contrast, hetero) == ("job_fit", "industry") else CONSERVATIVE
             rows.append(summarize(hits[contrast], family=FAMILY, quantity=f"validity {contrast} CI (résumé clusters)",
-                                  setting=setting, kind="coverage", nominal=LEVEL,
-                                  band_override=CONSERVATIVE if contrast == "quality" else None))
+                                  setting=setting, kind="coverage", nominal=LEVEL, band_override=override))
     return rows
 
 
@@ -109,9 +119,10 @@ def webster_fit_rows(reps: int, rng: np.random.Generator) -> list[dict]:
         y = 70 + cell[ri, rj] + rng.normal(0, 7, ri.size)
         d = pd.DataFrame({"item": jobs[ri], "job": jobs[rj], "signal": "fit", "variant": "exp2a", "outcome": y})
         hits.append(_covered(analyses._contrast("webster", d, "job_fit", LEVEL), fit))
+    # own is constant within a cell: t on min(3, 6) - 1 = 2 df (arm_df), conservative
     return [summarize(hits, family=FAMILY, quantity="validity job_fit CI (résumé x posting clusters)",
                       setting="Webster 2a: 3 résumés x 3 postings, 6/3 replies per cell", kind="coverage",
-                      nominal=LEVEL)]
+                      nominal=LEVEL, band_override=CONSERVATIVE)]
 
 
 # -- group and name effects ------------------------------------------------------------------
@@ -241,12 +252,11 @@ def run(fast: bool = False, seed: int = 0) -> pd.DataFrame:
     """The decisions rows of the harness table (:func:`popresume.coverage.table`).
 
     ``fast=True``: 150 replications of the Derbyshire validity contrasts (job fit varying by
-    résumé), 250 of Webster's job fit, its 8 + 8 names, re-cinq, the keyword contrast and the
-    two tests; the full run 1,000-2,000 of every row, with job fit varying by industry, the
-    Derbyshire names, Webster's 12 + 12 names and drift."""
+    résumé and by industry), 250 of Webster's job fit, its 8 + 8 names, re-cinq, the keyword contrast and the
+    two tests; the full run 1,000-2,000 of every row, with the Derbyshire names, Webster's 12 + 12 names and drift."""
     rng = np.random.default_rng(seed)
     big, small = (150, 250) if fast else (1000, 2000)
-    rows = derbyshire_validity_rows(big, rng, ("résumé",) if fast else ("résumé", "industry"))
+    rows = derbyshire_validity_rows(big, rng)
     rows += webster_fit_rows(small, rng)
     rows += name_rows(8, 9, "Webster race", small, rng)
     if not fast:

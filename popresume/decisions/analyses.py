@@ -21,7 +21,8 @@ Regressions are :mod:`statsmodels` OLS on the outcome and the contrast's indicat
 within cells (the cell fixed effects absorbed: the same slope as with cell dummies, by
 Frisch–Waugh–Lovell) with ``cov_type="cluster"`` and t intervals on G − 1 degrees of freedom
 (statsmodels' cluster-robust inference with ``use_t=True``); a contrast constant within
-clusters (Derbyshire's strong − weak résumés) on min(G1, G0) − 1 (``arm_df``). Their
+clusters (Derbyshire's strong − weak résumés, Webster's own − mismatched cells) on
+min(G1, G0) − 1 (``arm_df``). Their
 coverage is measured in :mod:`popresume.coverage.decisions`. The small-sample factor
 (N − 1)/(N − K) counts the slope only, not the absorbed cells; with N in the hundreds or
 thousands and G clusters, G/(G − 1) dominates it.
@@ -215,7 +216,8 @@ def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict
         d = d[d["variant"].eq("exp2a")]
         if d.empty:
             return nan | {"reason": "no Experiment 2a rows"}
-        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level)
+        # own is constant within a résumé × posting cell: 3 own cells against 6 (arm_df)
+        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level, arm_df=True)
         return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
             "cluster": "résumé × posting", "reason": r["reason"]}
     reasons = {
