@@ -111,10 +111,10 @@ def ours(source: str) -> str:
 # job fit whole cells (3 own against 6 mismatched), so their t quantiles have
 # min(G1, G0) − 1 degrees of freedom: on G − 1 the quality interval covered well under 95%
 # in the coverage harness (`popresume.coverage.decisions`, simulated on these designs), and
-# Webster's was at the edge; on min(G1, G0) − 1 both cover at least 95%. Derbyshire's job-fit interval is about résumés
-# of these three industries: where job fit differs industry by industry, the 9 résumés hold
-# 3 independent units, and for industries at large the harness finds it covers well under
-# 95%.
+# Webster's was at the edge; on min(G1, G0) − 1 both cover at least 95%. Derbyshire's
+# job-fit interval is about résumés of these three industries: where job fit differs
+# industry by industry, the 9 résumés hold 3 independent units, and for industries at large
+# the harness finds it covers well under 95%.
 
 # %%
 valid = analyses.validity(decisions)
