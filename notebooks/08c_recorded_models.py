@@ -106,7 +106,15 @@ def ours(source: str) -> str:
 #   it wrote over the rows it asked for is the parse rate.
 #
 # Intervals are clustered on résumés (Derbyshire, 9) or résumé × posting cells (Webster, 9),
-# with t quantiles on G − 1 degrees of freedom.
+# with t quantiles on G − 1 degrees of freedom. The quality contrast compares whole résumés
+# (strong ones against the weak one of each industry: 6 clusters against 3), and Webster's
+# job fit whole cells (3 own against 6 mismatched), so their t quantiles have
+# min(G1, G0) − 1 degrees of freedom: on G − 1 the quality interval covered well under 95%
+# in the coverage harness (`popresume.coverage.decisions`, simulated on these designs), and
+# Webster's was at the edge; on min(G1, G0) − 1 both cover at least 95%. Derbyshire's
+# job-fit interval is about résumés of these three industries: where job fit differs
+# industry by industry, the 9 résumés hold 3 independent units, and for industries at large
+# the harness finds it covers well under 95%.
 
 # %%
 valid = analyses.validity(decisions)
@@ -301,14 +309,14 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 # own = d[d["own"] == 1]
 # for a, b in [("1", "2"), ("3", "2"), ("1", "3")]:
 #     sub = own[own["item"].str[7].isin([a, b])].assign(hi=lambda x: (x["item"].str[7] == a).astype(float))
-#     print(a, "vs", b, analyses.clustered_effect(sub, "hi", cells="job", cluster="item"))
+#     print(a, "vs", b, analyses.clustered_effect(sub, "hi", cells="job", cluster="item", arm_df=True))
 # ```
 #
 # For GPT-5.1, version 1 scores about 24 points above version 2 and version 3 about 21 above
 # it, both with intervals well above 0; 1 against 3 is a few points with an interval that
 # includes 0. The verdict does not hang on which of 1 and 3 is the strong one, only on 2
-# being the weak one, which the résumés' text makes plain. With 6 clusters in each pairwise
-# contrast (5 degrees of freedom) the intervals are wider than the pooled one.
+# being the weak one, which the résumés' text makes plain. With 3 résumés in each arm of a
+# pairwise contrast (2 degrees of freedom) the intervals are wider than the pooled one.
 # :::
 #
 # :::{exercise}

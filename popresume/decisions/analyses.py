@@ -20,7 +20,10 @@ sources) and returns a DataFrame; one implementation each:
 Regressions are :mod:`statsmodels` OLS on the outcome and the contrast's indicator demeaned
 within cells (the cell fixed effects absorbed: the same slope as with cell dummies, by
 Frisch–Waugh–Lovell) with ``cov_type="cluster"`` and t intervals on G − 1 degrees of freedom
-(statsmodels' cluster-robust inference with ``use_t=True``). The small-sample factor
+(statsmodels' cluster-robust inference with ``use_t=True``); a contrast constant within
+clusters (Derbyshire's strong − weak résumés, Webster's own − mismatched cells) on
+min(G1, G0) − 1 (``arm_df``). Their
+coverage is measured in :mod:`popresume.coverage.decisions`. The small-sample factor
 (N − 1)/(N − K) counts the slope only, not the absorbed cells; with N in the hundreds or
 thousands and G clusters, G/(G − 1) dominates it.
 """
@@ -64,11 +67,17 @@ LL144_OUT_COLUMNS = ["audit_id", "characteristic", "category", "n", "reported_ra
 
 # -- the one regression ----------------------------------------------------------------------
 def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster: str,
-                     level: float = LEVEL) -> dict:
+                     level: float = LEVEL, arm_df: bool = False) -> dict:
     """OLS of ``outcome`` on the 0/1 column ``term`` with fixed effects of ``cells`` (None:
     an intercept only), CI clustered on ``cluster``. Returns estimate, ci_low, ci_high, p, se,
     n, n_clusters; NaN interval and p (with ``reason``) when fewer than two clusters or no
-    variation in ``term`` within cells."""
+    variation in ``term`` within cells.
+
+    ``arm_df``: for a ``term`` constant within each cluster (a cluster-level contrast such as
+    Derbyshire's strong − weak résumés: 6 clusters against 3), the t interval and p use
+    min(G1, G0) − 1 degrees of freedom instead of G − 1 (the clusters of the smaller arm
+    carry the variance; Cameron & Miller 2015, §VI.D). Measured in
+    :mod:`popresume.coverage.decisions`: with G − 1 = 8 the quality interval covered 0.87."""
     from statsmodels.regression.linear_model import OLS
 
     d = df[list(dict.fromkeys(["outcome", term, cluster] + ([cells] if cells else [])))].dropna()
@@ -98,6 +107,19 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
     fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     lo, hi = fit.conf_int(alpha=1 - level)[col]
     out.update(ci_low=float(lo), ci_high=float(hi), p=float(fit.pvalues[col]), se=float(fit.bse[col]))
+    if arm_df:
+        arm = pd.Series(d[term].to_numpy(float)).groupby(groups).agg(["min", "max"])
+        if (arm["min"] == arm["max"]).all():
+            from scipy import stats
+
+            dof = int(min((arm["max"] == 1).sum(), (arm["max"] == 0).sum())) - 1
+            if dof < 1:
+                out.update(ci_low=np.nan, ci_high=np.nan, p=np.nan,
+                           reason=f"one {cluster} in an arm of {term}: no clustered interval")
+                return out
+            half = float(stats.t.ppf(0.5 + level / 2, dof)) * out["se"]
+            out.update(ci_low=out["estimate"] - half, ci_high=out["estimate"] + half,
+                       p=float(2 * stats.t.sf(abs(out["estimate"]) / out["se"], dof)))
     return out
 
 
@@ -185,7 +207,8 @@ def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict
         if contrast == "job_fit":
             r = clustered_effect(d, "own", cells="item", cluster="item", level=level)
         else:
-            r = clustered_effect(d[d["own"] == 1], "strong", cells="job", cluster="item", level=level)
+            r = clustered_effect(d[d["own"] == 1], "strong", cells="job", cluster="item", level=level,
+                                 arm_df=True)
         return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
             "cluster": "résumé", "reason": r["reason"]}
     if source == "webster" and contrast == "job_fit":
@@ -193,7 +216,8 @@ def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict
         d = d[d["variant"].eq("exp2a")]
         if d.empty:
             return nan | {"reason": "no Experiment 2a rows"}
-        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level)
+        # own is constant within a résumé × posting cell: 3 own cells against 6 (arm_df)
+        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level, arm_df=True)
         return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
             "cluster": "résumé × posting", "reason": r["reason"]}
     reasons = {
@@ -268,7 +292,7 @@ def validity_from_columns(df: pd.DataFrame, *, fit: str | None = "fit", quality:
         if quality:
             q = m[m[fit].astype(bool)] if fit else m
             res["quality"] = clustered_effect(q.assign(_t=q[quality].astype(float)), "_t", cells=job, cluster=item,
-                                              level=level)
+                                              level=level, arm_df=True)
         finite = [np.isfinite(r["ci_low"]) for r in res.values()]
         if len(res) < 2 or not all(finite):
             verdict = "not estimable"
@@ -512,10 +536,11 @@ def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: flo
             specs.append((f"{attr}: {group} − {ref}", d, "g", "cell", "name"))
     rows = []
     for label, d, term, cells, cluster in specs:
-        per = {mdl: clustered_effect(d[d["model"] == mdl], term, cells=cells, cluster=cluster, level=level)
+        per = {mdl: clustered_effect(d[d["model"] == mdl], term, cells=cells, cluster=cluster, level=level,
+                                     arm_df=label == "quality")
                for mdl in models}
         dd = d.assign(inter=d[term] * d["later"], mc=d[cells].astype(str) + "|" + d["model"])
-        diff = _interaction(dd, term, "inter", "mc", cluster, level)
+        diff = _interaction(dd, term, "inter", "mc", cluster, level, arm_df=label == "quality")
         rows.append({"contrast": label, f"{a}": per[a]["estimate"], f"{a}_ci": (per[a]["ci_low"], per[a]["ci_high"]),
                      f"{b}": per[b]["estimate"], f"{b}_ci": (per[b]["ci_low"], per[b]["ci_high"]),
                      "difference": diff["estimate"], "ci_low": diff["ci_low"], "ci_high": diff["ci_high"],
@@ -527,8 +552,11 @@ def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: flo
     return out
 
 
-def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: str, level: float) -> dict:
-    """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered."""
+def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: str, level: float,
+                 arm_df: bool = False) -> dict:
+    """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered; with
+    ``arm_df`` and ``term`` constant within clusters, t on min(G1, G0) − 1 degrees of freedom
+    (as in :func:`clustered_effect`)."""
     from statsmodels.regression.linear_model import OLS
 
     d = d[list(dict.fromkeys(["outcome", term, inter, cells, cluster]))].dropna()
@@ -539,7 +567,19 @@ def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: st
                                               cov_kwds={"groups": pd.factorize(d[cluster].astype(str))[0]},
                                               use_t=True)
     lo, hi = fit.conf_int(alpha=1 - level)[0]
-    return {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
+    out = {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
+    arm = d[term].astype(float).groupby(d[cluster].astype(str)).agg(["min", "max"])
+    if arm_df and (arm["min"] == arm["max"]).all():
+        from scipy import stats
+
+        dof = int(min((arm["max"] == 1).sum(), (arm["max"] == 0).sum())) - 1
+        if dof < 1:
+            return out | {"ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
+        se = float(fit.bse[0])
+        half = float(stats.t.ppf(0.5 + level / 2, dof)) * se
+        out.update(ci_low=out["estimate"] - half, ci_high=out["estimate"] + half,
+                   p=float(2 * stats.t.sf(abs(out["estimate"]) / se, dof)))
+    return out
 
 
 def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
