@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-FAMILIES = ("causal", "ll144", "ranking")
+FAMILIES = ("causal", "ll144", "ranking", "decisions")
 OUT = Path(__file__).resolve().parent / "results" / "coverage.csv"
 
 
