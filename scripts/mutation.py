@@ -214,10 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.modules or list(MODULES):
         print(f"mutating {name} ...", file=sys.stderr, flush=True)
         results.append(run_module(name, args.jobs, args.keep))
+        # each module's row as soon as it is done: a run stopped midway keeps what it measured
+        print(table(results[-1:], False).splitlines()[2], file=sys.stderr, flush=True)
+        if args.json:
+            args.json.write_text(json.dumps({r["module"]: r.get("status", r.get("note")) for r in results},
+                                            indent=1, sort_keys=True))
     print(table(results, args.survivors))
-    if args.json:
-        args.json.write_text(json.dumps({r["module"]: r.get("status", r.get("note")) for r in results},
-                                        indent=1, sort_keys=True))
     return 0
 
 
