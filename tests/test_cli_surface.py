@@ -192,3 +192,26 @@ def test_report_published_reads_the_given_table(tmp_path, published):
     differ = [p.name for p in (tmp_path / "a").glob("*.csv")
               if (tmp_path / "b" / p.name).exists() and (tmp_path / "b" / p.name).read_bytes() != p.read_bytes()]
     assert differ, "the --published table changed nothing in the report"
+
+
+# ---------------------------------------------------------------------------- audit
+def test_audit_scheduler_is_contacted(tmp_path):
+    """A grid sent to a scheduler where none listens fails at the connection (it would run
+    locally and succeed if --scheduler were ignored)."""
+    import socket
+
+    import dask
+
+    yaml_text = ("name: tiny\noccupations: [software_developer]\nformats: [text]\nattributes: [gender]\n"
+                 "sizes: 120\nseed: 3\nfolds: 3\nn_boot: 10\nestimator: {tune: false, threads: 1}\n"
+                 "screeners:\n  - name: synth\n    spec: {kind: synthetic}\n    label: synthetic\n")
+    (tmp_path / "tiny.yaml").write_text(yaml_text)
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        r = _run("audit", "--config", tmp_path / "tiny.yaml", "--scheduler", f"tcp://127.0.0.1:{port}",
+                 "--out", tmp_path / "res.csv", "--cache-dir", tmp_path / "cache")
+    assert r.exit_code != 0
+    assert f"127.0.0.1:{port}" in r.output + str(r.exception)
+    assert not (tmp_path / "res.csv").exists()
