@@ -215,3 +215,22 @@ def test_audit_scheduler_is_contacted(tmp_path):
     assert r.exit_code != 0
     assert f"127.0.0.1:{port}" in r.output + str(r.exception)
     assert not (tmp_path / "res.csv").exists()
+
+
+# ---------------------------------------------------------------------------- chapter 10a
+def test_chapter_10a_claim_on_the_recorded_run():
+    """Chapter 10a's central claim on the paper-size run it shows (teachers, gender, the
+    embedding screener, 16,188 scores): with the grouped name variables the NDE's CI
+    excludes 0 (a C1), with the refined ones it covers 0 and shrinks to at most half; the
+    TE does not depend on R, so it is the same number both ways."""
+    from popresume.audit import coarsening
+    from popresume.paths import data_path
+
+    refined = pd.read_csv(data_path("results", "audit_paper_text_refined_names.csv"))
+    rows = coarsening.refined_rows(refined, "teacher", "gender").set_index("mediators")
+    grouped, fine = rows.loc["coarse"], rows.loc["fine"]
+    assert grouped["NDE_ci_low"] > 0  # spurious direct effect with grouped R
+    assert fine["NDE_ci_low"] < 0 < fine["NDE_ci_high"]  # refined R: covers 0
+    assert abs(fine["NDE_estimate"]) < 0.5 * abs(grouped["NDE_estimate"])
+    assert fine["TE_estimate"] == pytest.approx(grouped["TE_estimate"], abs=0.01)
+    assert grouped["n"] == fine["n"] == 16188
