@@ -106,6 +106,7 @@ def test_flags_from_a_corrected_pattern():
     assert f.loc["b"].tolist() == [True, False, False, False, True]
     assert cases.labels_from_flags(f).tolist() == ["C1,C2", "C1,C5"]
     assert cases.labels_from_flags(f).name == "cases"
+    assert list(cases.labels_from_flags(f).index) == ["a", "b"]
 
 
 @pytest.mark.parametrize("raw, norm", [
@@ -255,3 +256,39 @@ def test_case_counts_keep_the_labels_index_and_name():
     c = cases.case_counts(labels, formats=["text", "text", "image+photo"])
     assert c.name == "audits"
     assert c["C1"] == 1 and c["C1_denominator"] == 2
+
+
+def test_influence_bootstrap_defaults_and_one_draw():
+    phi = np.arange(12.0).reshape(6, 2)
+    assert bootstrap.influence_bootstrap(phi).shape == (500, 2)  # the paper's 500 draws
+    np.testing.assert_array_equal(bootstrap.influence_bootstrap(phi, 7), bootstrap.influence_bootstrap(phi, 7, seed=0))
+    assert bootstrap.influence_bootstrap(phi, n_boot=1).shape == (1, 2)
+
+
+def test_ci_significance_keeps_the_audits_index():
+    t = pd.concat([_wide(NDE=SIG_POS), _wide()], ignore_index=True)
+    t.index = ["p", "q"]
+    s = effects.ci_significance(t)
+    assert list(s.index) == ["p", "q"] and s.loc["p", "NDE"] and not s.loc["q", "NDE"]
+
+
+def test_long_form_of_a_long_table_and_its_index_name():
+    long = pd.DataFrame({"estimate": np.arange(6.0), "ci_low": np.arange(6.0) - 1, "ci_high": np.arange(6.0) + 1,
+                         "se": 0.5}, index=["extra", *E])
+    out = effects.long_form(long)
+    assert list(out.index) == list(E) and list(out.columns) == ["estimate", "ci_low", "ci_high"]
+    assert out.loc["TE", "estimate"] == 1.0
+    assert effects.long_form(long, stats=("estimate", "se", "nope")).columns.tolist() == ["estimate", "se"]
+    assert effects.long_form(_wide()).index.name == "effect"
+
+
+def test_to_wide_names_the_missing_columns():
+    full = _wide()
+    with pytest.raises(ValueError, match=r"missing \['RIE_ci_high'\]$"):
+        effects.to_wide(full.drop(columns="RIE_ci_high"))
+    with pytest.raises(ValueError, match=r"missing \['TE_estimate', 'TE_ci_low', 'TE_ci_high', 'NDE_estimate', "
+                                         r"'NDE_ci_low'\]\.\.\.$"):
+        effects.to_wide(pd.DataFrame({"other": [1]}))
+    five = full.drop(columns=[f"{e}_estimate" for e in E])  # exactly five missing: no "..."
+    with pytest.raises(ValueError, match=r"'RIE_estimate'\]$"):
+        effects.to_wide(five)

@@ -86,8 +86,9 @@ def test_resume_over_the_context_is_a_recorded_failure_and_the_run_goes_on(llama
 
 def test_sigkill_mid_run_then_resume(llama, tmp_path):
     res_path = tmp_path / "resumes.parquet"
-    n = 12  # killed after the first committed row: 11 more replies of margin against a fast server
-    _resumes(n).to_parquet(res_path)
+    n = 6  # killed after the first committed row (polled every 20 ms): 5 more replies of margin
+    pd.DataFrame({"resume_id": [f"live{i}" for i in range(n)], "occupation": "nurse",
+                  "text": [f"{TEXTS[i % len(TEXTS)]} Applicant {i}." for i in range(n)]}).to_parquet(res_path)
     jobs = tmp_path / "jobs.json"
     jobs.write_text(json.dumps(JD))
     db = tmp_path / "scores.sqlite"
