@@ -72,13 +72,15 @@ def resolve_model(model: str | os.PathLike) -> Path:
 def find_llama_server(binary: str | os.PathLike | None = None) -> Path:
     """``binary``, else ``$POPRESUME_LLAMA_SERVER``, else ``llama-server`` next to this Python,
     else on ``PATH``; FileNotFoundError with the install hint if none exists."""
-    cands = [binary, os.environ.get("POPRESUME_LLAMA_SERVER"), Path(sys.prefix) / "bin" / "llama-server",
+    if binary:  # a binary the user names is the one used, or an error: never a silent fallback
+        if Path(binary).is_file() and os.access(binary, os.X_OK):
+            return Path(binary)
+        raise FileNotFoundError(f"llama-server binary {binary} not found or not executable")
+    cands = [os.environ.get("POPRESUME_LLAMA_SERVER"), Path(sys.prefix) / "bin" / "llama-server",
              shutil.which("llama-server")]
     for c in cands:
         if c and Path(c).is_file() and os.access(c, os.X_OK):
             return Path(c)
-    if binary:
-        raise FileNotFoundError(f"llama-server binary {binary} not found or not executable")
     raise FileNotFoundError(f"no llama-server found (looked at $POPRESUME_LLAMA_SERVER, {sys.prefix}/bin, PATH): "
                             f"{INSTALL_HINT}")
 
