@@ -187,7 +187,7 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
         src = _source(rep.ll144, "NYC LL144 (6 RCNY §5-301(b))")
         if figures:
             parts.append(figure_html(_figure(lambda f: ll144_figure(rep.ll144.table, figure=f)),
-                                     f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, "
+                                     f"LL144 impact ratios with simultaneous 95% CIs (grey: category under 2%, "
                                      f"excluded). Source: {src}. {lab}.", "impact ratios"))
         parts.append(table_html(rep.ll144.to_json(), {"breakdown": "breakdown", "category": "category", "n": "n",
                                                       "scoring_rate": "rate", "impact_ratio": "impact ratio",
@@ -200,22 +200,25 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
     if rep.four_fifths is not None:
         parts.append(table_html(rep.four_fifths.to_json(), {"breakdown": "breakdown", "category": "category",
                                                             "n": "n", "selection_rate": "selection rate",
-                                                            "impact_ratio": "impact ratio", "four_fifths_ok": "≥ 0.8"},
+                                                            "impact_ratio": "impact ratio", "ci_low": "CI low",
+                                                            "ci_high": "CI high", "four_fifths_ok": "≥ 0.8"},
                                 (f"Selection of the top {rep.four_fifths.select_top:.0%} of scores"
                                  if np.isfinite(rep.four_fifths.select_top) else "Selection as recorded")
                                 + f". Source: {_source(rep.four_fifths, 'EEOC four-fifths rule (29 CFR 1607.4(D))')}. "
                                 f"{lab}.",
-                                digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
+                                digits={"selection_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
+                                left=("breakdown", "category")))
     if rep.chance is not None:
         rows = [{"rule": r["rule"], "breakdown": r["breakdown"], "n": r["n"],
                  "observed_lowest_ratio": r["observed_lowest_ratio"], "flag": rep.chance.flag_text(r),
                  "p": rep.chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
         parts.append(table_html(rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
                                        "observed_lowest_ratio": "lowest ratio",
-                                       "flag": "chance of a flag (ratio < 0.8)", "p": "permutation p",
-                                       "n_sim": "permutations"},
+                                       "flag": "chance of a flag (ratio < 0.8)", "p": "chance of a ratio this low",
+                                       "n_sim": "draws (0: exact)"},
                                 f"Chance baseline for each rule printed above (median_split: the LL144 table; "
-                                f"selection_cut: the four-fifths table); digits as the permutations support. "
+                                f"selection_cut: the four-fifths table); exact for two categories, else from "
+                                f"the draws, with the digits they support. "
                                 f"Source: {_source(rep.chance, 'ours: the labels permuted')}. {lab}.",
                                 digits={"observed_lowest_ratio": 3}, left=("rule", "breakdown")))
     if rep.disagreements is not None and len(rep.disagreements.table):

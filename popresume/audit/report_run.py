@@ -265,8 +265,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     timings["estimation_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    ll, ff, chance = report.outcome_level(data, select_top=req.select_top, n_boot=req.n_boot, n_sim=req.n_sim,
-                                          seed=req.seed)
+    ll, ff, chance = report.outcome_level(data, select_top=req.select_top, n_sim=req.n_sim, seed=req.seed)
     dis = report.disagreements(decomps, ff.table)
     timings["outcome_level_s"] = time.perf_counter() - t
 
