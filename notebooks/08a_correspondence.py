@@ -65,7 +65,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume import correspondence as cr
-from popresume.correspondence import plots as correspondence_plots
+from popresume.plots import correspondence as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 from popresume.paths import data_path

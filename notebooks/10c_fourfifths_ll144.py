@@ -21,7 +21,9 @@
 #   decomposition of {cite}`yu2026popresume`;
 # - where the two disagree, classified with one stated significance standard (Holm over
 #   all of the grid's tests), with the uncorrected count shown beside it;
-# - why a disagreement that rests on an artefact of the estimator is not a missed finding.
+# - why a disagreement that rests on an artefact of the estimator is not a missed finding;
+# - how sure an impact ratio is when the best group is itself uncertain, and how often a
+#   screener that ignores sex and race would be flagged anyway, under each rule.
 #
 # The parameters cell sets the audit grid of Chapter 9 (`config_file`, `sizes`,
 # `n_boot_grid`, `occupations`, `seed`: with the same values its results come from the
@@ -67,12 +69,12 @@ cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in cfg.screeners}  # Ch
 print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners))
 
 # %% [markdown]
-# Neither screener passes at the book's default parameters: the embedding screener reads
-# the text but does not reliably rise with qualifications, and the synthetic screener
-# ignores the posting by design (it is the book's known-truth device, not a screener under
-# audit). The comparison below is therefore a comparison of two *rules* on the same
-# scores; the legal categories it names ("business necessity only", "missed: direct")
-# describe what each rule would conclude, not a finding about a hiring tool.
+# Every table below carries these verdicts in its `validity_verdict` column. The synthetic
+# screener fails by design: it ignores the posting, being the book's known-truth device,
+# not a screener under audit; Chapter 5 explains where the embedding screener falls short.
+# The comparison below is therefore a comparison of two *rules* on the same scores; the
+# legal categories it names ("business necessity only", "missed: direct") describe what
+# each rule would conclude, not a finding about a hiring tool.
 #
 # ## Two outcome-level rules
 #
@@ -101,7 +103,8 @@ outcome = outcome_table(data, select_top=select_top)
 cmp = S.four_fifths_disagreements(outcome, ours, methods=("holm", "none"))
 holm_col, none_col = "disagreement (Holm)", "disagreement (uncorrected (CI excludes 0))"
 keys = ["attribute", "occupation", "format", "model"]
-view = cmp.merge(ours[keys + ["validity_verdict"]], on=keys, how="left")
+view = cmp.merge(ours[keys + ["screener"]], on=keys, how="left")
+view["validity_verdict"] = view["screener"].map(lambda name: cards[name]["verdict"])
 view.insert(0, "source", "ours, " + view["model"].astype(str))
 # the rule compares the lower selection rate with the higher one, whichever group has it
 ratio = view["four_fifths_ratio"]
@@ -151,7 +154,7 @@ plt.show()
 # ## The LL144 table for one cell, and how sure it is
 #
 # With the intersectional categories the law requires, computed by `popresume.ll144` (the
-# one implementation the audit report also calls). The scoring rate is the share of a
+# package's one implementation of both rules). The scoring rate is the share of a
 # category above the median of *all* the cell's scores; a résumé whose race is unknown still
 # counts for sex and appears in an `unknown` row of the other breakdowns; categories under 2%
 # of the sample are flagged `under_2pct` and left out of the reference rate.
@@ -193,19 +196,21 @@ plt.show()
 # four-fifths cut at the top `select_top` share. With two categories it is exact
 # (hypergeometric); otherwise it comes from draws and is printed with the digits they
 # support (a bound such as "< 0.001" when no draw is flagged). `p_perm` is the chance that
-# such a screener's lowest ratio is as low as the one observed.
+# such a screener's lowest ratio is as low as the one observed; the coverage harness checks
+# that both are calibrated.
 
 # %%
 chance = ll144.chance_table(cell, select_top=select_top, n_sim=2000, seed=seed)
 chance.insert(0, "source", source)
 chance.insert(1, "validity_verdict", cards[screener]["verdict"])
 chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest_ratio", "flag_rate_text",
-        "p_perm_text", "method"]].round(3)
+        "p_perm_text", "method"]].rename(columns={"flag_rate_text": "chance of a flag (no disparity)",
+                                                  "p_perm_text": "p_perm"}).round(3)
 
 # %% [markdown]
 # Read the LL144 verdict against both columns: a low observed ratio whose `p_perm` is large
 # is what chance alone gives at this n, and a rule that flags a screener ignoring the
-# attribute most of the time (a `flag_rate` near 1, common for the intersectional
+# attribute most of the time (a chance of a flag near 1, common for the intersectional
 # breakdown) cannot discriminate at this sample size whatever the ratio.
 #
 # The four-fifths rule on real decisions: chapter {doc}`08b_llm_ranking` applies it to

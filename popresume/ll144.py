@@ -25,8 +25,9 @@ data, so a percentile bootstrap of ``rate / max(rate)`` under-covers where the g
 close (docs/DESIGN.md §7). Here the impact ratio is written as a minimum of pairwise
 ratios, ``r_i / max_j r_j = min_j r_i / r_j``, and every pairwise ratio gets the
 Miettinen–Nurminen score interval (the inverted score test, as
-``statsmodels.stats.proportion.confint_proportions_2indep(compare="ratio", method="score")``)
-at a Bonferroni level over the pairs. On the event that every pairwise interval holds, every
+``statsmodels.stats.proportion.confint_proportions_2indep(compare="ratio", method="score")``,
+with a continuity correction: :func:`rate_ratio_interval`) at a Bonferroni level over the
+pairs. On the event that every pairwise interval holds, every
 impact ratio lies in ``[min_j L_ij, min(1, min_j U_ij)]``: the intervals cover all categories
 at once with probability at least ``level``, whichever category is truly the best. They are
 conservative where ratios sit at 1 (the truth is then on the cap), and near nominal for a
@@ -191,8 +192,9 @@ def ratio_bounds(rate_lo: np.ndarray, rate_hi: np.ndarray, reference: np.ndarray
     return low, high
 
 
-def _mn_score(theta, x1, n1, x2, n2):
-    """Miettinen–Nurminen score statistic of H0: p1 / p2 = theta (restricted MLE in closed form)."""
+def _mn_score(theta, x1, n1, x2, n2, continuity: bool = False):
+    """Miettinen–Nurminen score statistic of H0: p1 / p2 = theta (restricted MLE in closed form);
+    ``continuity`` takes half a count off the numerator in each group, ``(1/n1 + theta/n2) / 2``."""
     total = n1 + n2
     a = theta * total
     b = -(theta * n1 + x1 + n2 + theta * x2)
@@ -200,24 +202,33 @@ def _mn_score(theta, x1, n1, x2, n2):
     p2 = (-b - np.sqrt(np.maximum(b * b - 4 * a * c, 0))) / (2 * a)
     p1 = theta * p2
     var = (p1 * (1 - p1) / n1 + theta ** 2 * p2 * (1 - p2) / n2) * total / (total - 1)
+    num = np.abs(x1 / n1 - theta * x2 / n2)
+    if continuity:
+        num = np.maximum(num - (1 / n1 + theta / n2) / 2, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (x1 / n1 - theta * x2 / n2) ** 2 / var
+        return num ** 2 / var
 
 
 _LOG_RANGE = 20.0
 
 
-def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, iters: int = 48) -> tuple[np.ndarray, np.ndarray]:
-    """Score interval of the ratio of two independent binomial rates ``(x1/n1) / (x2/n2)``.
+def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, continuity: bool = True,
+                        iters: int = 48) -> tuple[np.ndarray, np.ndarray]:
+    """Score interval of the ratio of two binomial rates ``(x1/n1) / (x2/n2)``.
 
-    The Miettinen–Nurminen score test inverted, vectorised (bisection on the log ratio): the
-    same interval as ``statsmodels.stats.proportion.confint_proportions_2indep(...,
-    compare="ratio", method="score")``, which takes one pair at a time. The lower bound is 0
-    when ``x1 == 0``, the upper bound infinite when ``x2 == 0``.
+    The Miettinen–Nurminen score test inverted, vectorised (bisection on the log ratio). With
+    ``continuity=False`` it is the interval of ``statsmodels.stats.proportion.
+    confint_proportions_2indep(..., compare="ratio", method="score")``, which takes one pair
+    at a time. The default takes half a count off each group's side of the statistic (a
+    continuity correction): the counts are discrete, and under the LL144 median split two
+    groups' counts share a fixed total, where the uncorrected interval covered a ratio of 1
+    only 0.929-0.934 of the time at 50-100 per group (exact, hypergeometric); corrected it
+    covers 0.96-0.98 there and at least 0.959 on independent binomials, for intervals 3-8%
+    wider. The lower bound is 0 when ``x1 == 0``, the upper bound infinite when ``x2 == 0``.
 
     Examples
     --------
-    >>> lo, hi = rate_ratio_interval(120, 500, 250, 500)
+    >>> lo, hi = rate_ratio_interval(120, 500, 250, 500, continuity=False)
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.4006, 0.5729)
     """
@@ -234,7 +245,7 @@ def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, iters: int = 48)
         b = np.full_like(centre, _LOG_RANGE) if upper else centre.copy()
         for _ in range(iters):
             mid = (a + b) / 2
-            outside = _mn_score(np.exp(mid), x1, n1, x2, n2) > z2
+            outside = _mn_score(np.exp(mid), x1, n1, x2, n2, continuity) > z2
             if upper:
                 a, b = np.where(outside, a, mid), np.where(outside, mid, b)
             else:
@@ -316,7 +327,8 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
         (Clopper–Pearson, simultaneous over the known categories by Šidák), ``ratio`` (rate over
         the highest reference rate), ``ci_low``/``ci_high`` (the ratio's simultaneous bounds:
         they cover every category's true ratio at once with probability at least ``level``;
-        conservative where ratios are near 1, see :mod:`popresume.coverage.ll144`),
+        measured 0.95-1.00 by :mod:`popresume.coverage.ll144` at parity, one category at 0.8×
+        and well apart, 30 to 500 per category, conservative where ratios sit at 1),
         ``under_2pct``, ``reference`` (the category with the highest reference rate) and
         ``flag`` (``ratio < threshold`` for a category in the reference set). The unknown row
         has a rate but no ratio, interval or flag.

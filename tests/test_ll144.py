@@ -83,9 +83,28 @@ def test_ratio_interval_agrees_with_statsmodels_score(x1, n1, x2, n2):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = confint_proportions_2indep(x1, n1, x2, n2, compare="ratio", method="score", alpha=0.05)
-    lo, hi = ll144.rate_ratio_interval(x1, n1, x2, n2, alpha=0.05)
+    lo, hi = ll144.rate_ratio_interval(x1, n1, x2, n2, alpha=0.05, continuity=False)
     assert float(lo) == pytest.approx(max(ref[0], 0.0), rel=1e-6, abs=1e-9)
     assert float(hi) == pytest.approx(ref[1], rel=1e-6) if np.isfinite(ref[1]) else np.isinf(hi)
+
+
+def test_continuity_correction_covers_a_median_split_at_parity():
+    """Two groups of 50 split at the median: the count above it is hypergeometric (a fixed total).
+
+    Exact coverage of a ratio of 1, summed over the hypergeometric law: the uncorrected score
+    interval falls under 0.93; the corrected one does not.
+    """
+    x = np.arange(51)
+    pmf = stats.hypergeom.pmf(x, 100, 50, 50)
+    cover = {}
+    for cc in (False, True):
+        lo, hi = ll144.rate_ratio_interval(x, 50, 50 - x, 50, continuity=cc)
+        cover[cc] = pmf[(lo <= 1) & (hi >= 1)].sum()
+    assert cover[False] < 0.93 and cover[True] >= 0.95
+    # and it is wider than the uncorrected interval, never narrower
+    lo0, hi0 = ll144.rate_ratio_interval(x[1:], 50, 50 - x[1:], 50, continuity=False)
+    lo1, hi1 = ll144.rate_ratio_interval(x[1:], 50, 50 - x[1:], 50)
+    assert np.all(lo1 <= lo0 + 1e-12) and np.all(hi1 >= hi0 - 1e-12)
 
 
 def test_pairwise_bounds_two_groups_are_the_score_interval_capped_at_one():

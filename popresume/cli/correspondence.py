@@ -32,7 +32,7 @@ def _save_fig(fig, path: Path) -> None:
 def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
     """Table 1 vs published, callback rates, name check, designs, the estimator on the callbacks."""
     from popresume import correspondence as cr
-    from popresume.correspondence.plots import plot_designs, plot_table1
+    from popresume.plots.correspondence import plot_designs, plot_table1
     from popresume.io import write_table
 
     t1 = cr.table1(df)
@@ -86,7 +86,7 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
 
     from popresume import correspondence as cr
     from popresume.cli.score import _parse_options, _spec_dict
-    from popresume.correspondence.plots import plot_gaps
+    from popresume.plots.correspondence import plot_gaps
     from popresume.io import write_parquet, write_table
     from popresume.screeners import get_screener
 

@@ -13,7 +13,7 @@ with randomly assigned White- or Black-sounding first names, and the employers' 
 * :mod:`.names` – Appendix C.4's first-name grouping applied to B&M's 36 names;
 * :mod:`.render` – profiles as text résumés (no race or sex word beyond the name), ads as postings;
 * :mod:`.screening` – scores → callbacks at the study's rate, screener vs recruiter gaps;
-* :mod:`.plots` – the chapter's figures.
+* the chapter's figures are drawn by :mod:`popresume.plots.correspondence` (one plotting module per figure kind, docs/DESIGN.md §1).
 """
 
 from __future__ import annotations

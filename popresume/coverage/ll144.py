@@ -13,8 +13,8 @@ Known truths, simulated (docs/DESIGN.md §7):
   sex × race table at n = 800 (:data:`LL144_SIZES`, smallest category 28).
 
 Rows: the share of replications in which the intervals of
-:func:`popresume.ll144.impact_ratio_table` (score intervals of the pairwise rate ratios,
-Bonferroni over the pairs) cover **every** category's true ratio (their promise:
+:func:`popresume.ll144.impact_ratio_table` (continuity-corrected score intervals of the
+pairwise rate ratios, Bonferroni over the pairs) cover **every** category's true ratio (their promise:
 simultaneous, at least 95%) and in which they cover category 0's (the disadvantaged one
 where one is). A ratio of 1 sits on the interval's cap, so coverage at parity and with many
 categories is above 95% by construction; these rows carry the band (0.93, 1.00), and a
