@@ -309,6 +309,15 @@ class AuditReport:
         return finite(out)
 
     # -- words
+    def verdict(self) -> str:
+        """The validity verdict every table of this report carries (docs/DESIGN.md §4's one
+        vocabulary): the gate's, or "not carded" with the reason."""
+        from popresume.schema import NOT_CARDED_NO_CARD, NOT_CARDED_RECORDED
+
+        if self.validity is not None:
+            return self.validity.verdict
+        return NOT_CARDED_RECORDED if self.provenance is None else NOT_CARDED_NO_CARD
+
     def label(self) -> str:
         return self.provenance.label() if self.provenance is not None else self.run.subject
 
