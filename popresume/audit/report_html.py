@@ -153,7 +153,8 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
                                  f"solid: the CI excludes 0; crosses: true effects where known. Source: "
                                  f"{src['effects']}. {lab}.", "effects with confidence intervals"))
     for attr, d in rep.decompositions.items():
-        rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {r['reason']}"} for r in d.effect_records()]
+        rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {d.reason_text(r['effect'])}"}
+                for r in d.effect_records()]
         cols = {"effect": "effect", "estimate": "estimate", "ci_low": "CI low", "ci_high": "CI high",
                 "p_holm": "p (Holm)", "estimable": "estimable at this overlap"}
         if any(r["truth"] is not None for r in rows):

@@ -139,7 +139,8 @@ class Decomposition:
     def significant(self) -> list[str]:
         """Effects whose 95% CI excludes 0 (the paper's rule) among the estimable ones."""
         e = self.effects
-        return [k for k in e.index if bool(e.loc[k, "significant"]) and bool(e.loc[k, "estimable"])]
+        sig = e["significant"].astype("boolean").fillna(False) & e["estimable"].astype(bool)  # NA: no interval
+        return [k for k in e.index if bool(sig[k])]
 
     def not_estimable(self) -> list[str]:
         return [k for k in self.effects.index if not bool(self.effects.loc[k, "estimable"])]
@@ -187,7 +188,15 @@ class Decomposition:
         good = [e for e in self.effects.index if e not in bad]
         return (f"{self.attribute}: {', '.join(bad)} not estimable at this overlap "
                 f"({self.clipped_share:.0%} of propensities clipped, smallest effective sample size "
-                f"{self.min_ess:.0f})" + (f"; {', '.join(good)} are" if good else "") + ".")
+                f"{self.min_ess:.0f})" + (f"; {', '.join(good)} {'is' if len(good) == 1 else 'are'}" if good else "")
+                + ".")
+
+    def reason_text(self, effect: str) -> str:
+        """The estimator's reason an effect is not estimable, without the counterfactual-mean
+        notation a reader of the report does not need ("" when it is estimable)."""
+        import re
+
+        return re.sub(r"π\d of E\[.*?\]; ", "", str(self.effects.loc[effect, "reason"]))
 
 
 @dataclass
