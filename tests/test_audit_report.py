@@ -375,3 +375,13 @@ def test_the_probe_times_one_batch_of_a_batching_screener():
 
     assert probe_size(Embedder()) == 16  # three résumés of a batch cost what sixteen do
     assert probe_size(get_screener("synthetic")) == PROBE_N == 3
+
+
+def test_the_report_api_examples_run():
+    import doctest
+
+    from popresume.audit import report_decisions, report_model, report_run
+
+    for module in (report_model, report_run, report_decisions):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

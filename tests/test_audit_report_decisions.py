@@ -107,3 +107,18 @@ def test_options_of_other_modes_are_refused(cli, tmp_path):
     res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "100", "--report", tmp_path / "r",
               "--sex-col", "g")
     assert res.exit_code != 0 and "--sex-col applies to --decisions only" in res.output
+
+
+def test_the_report_object_shows_itself(tmp_path):
+    from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
+
+    _decisions(n=400, gap=8.0).to_csv(tmp_path / "d.csv", index=False)
+    rep = run_decisions_report(DecisionsRequest(tmp_path / "d.csv", n_sim=100))
+    assert rep.decompositions == {} and rep.validity is None and rep.verdict() == "not carded (recorded decisions)"
+    text = str(rep)
+    assert text.startswith("Audit report: recorded decisions (d.csv)") and "LL144:" in text
+    html = rep._repr_html_()
+    assert "<h2>1. Validity</h2>" in html and "no population model" in html and "<img" not in html
+    data = rep.to_json()
+    assert set(data) == {"report_version", "ll144", "four_fifths", "chance_baseline", "limitations", "run", "omitted"}
+    assert data["run"]["columns"] == {"outcome": "score", "sex": "sex", "race": "race"}
