@@ -64,14 +64,14 @@ def test_precision_n_needed_follows_the_influence_variance():
 
 
 def test_ll144_table_rates_ratios_cis_small_and_unknown_categories():
-    from popresume.audit.metrics import ll144_impact_ratios
-
     df = _scores(3000, gap=6.0, unknown=40)
     df.loc[40:70, "race"] = "AIAN"  # 31 of 3000: under 2%
-    t = R.ll144_table(df, n_boot=300)
-    ref = ll144_impact_ratios(df)  # one median of the whole sample; unknown race still counts for sex
+    t = R.ll144_table(df)
+    above = df["score"] > df["score"].median()  # one median of the whole sample; unknown race counts for sex
+    rate = above.groupby(df["gender"]).mean()
     sex = t[(t["breakdown"] == "sex") & (t["category"] != "unknown")].set_index("category")
-    assert np.allclose(sex["impact_ratio"], ref[ref["breakdown"] == "sex"].set_index("category")["impact_ratio"])
+    assert np.allclose(sex["scoring_rate"], rate.reindex(sex.index))
+    assert np.allclose(sex["impact_ratio"], rate.reindex(sex.index) / rate.max())
     assert sex.loc["F", "impact_ratio"] < 0.8 and (sex["ci_low"] <= sex["impact_ratio"]).all() \
         and (sex["impact_ratio"] <= sex["ci_high"]).all()
     assert sex.loc["F", "ci_high"] < 1  # 6 points at n = 3000 is resolved
@@ -88,13 +88,19 @@ def test_chance_baseline_flags_an_attribute_blind_screener_often_at_small_n_only
     large = R.chance_baseline(_scores(6000), n_sim=400)
     s, l = small.set_index("breakdown"), large.set_index("breakdown")
     assert s.loc["sex × race", "flag_rate"] > 0.5  # tiny intersections swing below 0.8 by chance
-    assert l.loc["sex", "flag_rate"] == 0.0 and l.loc["sex × race", "flag_rate"] < s.loc["sex × race", "flag_rate"]
+    assert l.loc["sex", "flag_rate"] < 1e-6 and l.loc["sex × race", "flag_rate"] < s.loc["sex × race", "flag_rate"]
+    assert set(small["rule"]) == {"median_split"} and list(small["breakdown"]) == ["sex", "race", "sex × race"]
     # the observed lowest ratio is the LL144 table's
-    t = R.ll144_table(_scores(6000), n_boot=10)
+    t = R.ll144_table(_scores(6000))
     assert np.isclose(l.loc["race", "observed_lowest_ratio"], R.lowest_ratio(t, "race"))
     # a screener that does read gender: its lowest ratio is far outside the permutations
     biased = R.chance_baseline(_scores(2000, gap=8.0), n_sim=400).set_index("breakdown")
     assert biased.loc["sex", "p_perm"] < 0.01 and l.loc["sex", "p_perm"] > 0.01
+    # the four-fifths table's rule: the top quarter, its printed breakdowns only
+    cut = R.chance_baseline(_scores(2000, gap=8.0), rule="selection_cut", n_sim=400).set_index("breakdown")
+    ff = R.four_fifths_table(_scores(2000, gap=8.0))
+    assert list(cut.index) == ["sex", "race"]
+    assert np.isclose(cut.loc["sex", "observed_lowest_ratio"], ff.loc[ff["breakdown"] == "sex", "impact_ratio"].min())
 
 
 def test_plan_and_limitations_follow_the_facts():
@@ -369,3 +375,13 @@ def test_the_probe_times_one_batch_of_a_batching_screener():
 
     assert probe_size(Embedder()) == 16  # three résumés of a batch cost what sixteen do
     assert probe_size(get_screener("synthetic")) == PROBE_N == 3
+
+
+def test_the_report_api_examples_run():
+    import doctest
+
+    from popresume.audit import report_decisions, report_model, report_run
+
+    for module in (report_model, report_run, report_decisions):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -86,7 +86,7 @@ def test_a_report_write_onto_a_full_disk_keeps_the_last_good_report(cli, tmp_pat
 
     first, second = _decisions_file(tmp_path / "a.csv"), _decisions_file(tmp_path / "b.csv", seed=1)
     out = tmp_path / "rep"
-    res = cli("audit", "--decisions", first, "--report", out, "--n-boot", "50", "--n-sim", "50")
+    res = cli("audit", "--decisions", first, "--report", out, "--n-sim", "50")
     assert res.exit_code == 0, res.output
     old = {p.name: p.read_bytes() for p in out.iterdir()}
     assert set(old) == {"report.json", "report.html"}
@@ -97,7 +97,7 @@ def test_a_report_write_onto_a_full_disk_keeps_the_last_good_report(cli, tmp_pat
     # the disk fills while the new files are written ...
     with monkeypatch.context() as m:
         m.setattr(os, "fsync", full)
-        res = cli("audit", "--decisions", second, "--report", out, "--n-boot", "50", "--n-sim", "50")
+        res = cli("audit", "--decisions", second, "--report", out, "--n-sim", "50")
     assert res.exit_code == 1 and "Traceback" not in res.output
     err = [ln for ln in res.output.splitlines() if ln.startswith("Error:")]
     assert len(err) == 1 and "no space left" in err[0] and str(out) in err[0] and "unchanged" in err[0], res.output
@@ -114,7 +114,7 @@ def test_a_report_write_onto_a_full_disk_keeps_the_last_good_report(cli, tmp_pat
 
     with monkeypatch.context() as m:
         m.setattr(os, "replace", second_fails)
-        res = cli("audit", "--decisions", second, "--report", out, "--n-boot", "50", "--n-sim", "50")
+        res = cli("audit", "--decisions", second, "--report", out, "--n-sim", "50")
     assert res.exit_code == 1, res.output
     assert {p.name: p.read_bytes() for p in out.iterdir()} == old
     assert "a.csv" in json.loads((out / "report.json").read_text())["run"]["file"]

@@ -39,16 +39,16 @@ from popresume.schema import PSE_NAMES
 TARGET_HALF_WIDTH = 0.5
 #: Fewest scored résumés per group of the audited attribute for the decomposition.
 MIN_PER_GROUP = 20
-#: The four-fifths threshold (29 CFR 1607.4(D)).
-FOUR_FIFTHS = 0.8
 
 SOURCES = {
     "effects": "ours: cross-fitted DML (popresume.causal.estimate_pse), influence bootstrap CI",
     "truth": "known: the synthetic screener's f on this population (SyntheticScreener.true_effects)",
     "precision": "ours: influence-function variance of each effect (SE = sd(φ)/√n)",
-    "ll144": "NYC LL144 (6 RCNY §5-301(b)): scoring rate above the sample median; bootstrap CI",
-    "four_fifths": "EEOC four-fifths rule (29 CFR 1607.4(D)) at the selection cut",
-    "chance": "ours: observed scores with the sex and race labels permuted (a screener ignoring them)",
+    "ll144": ("NYC LL144 (6 RCNY §5-301(b)): scoring rate above the sample median; simultaneous 95% CIs "
+              "(popresume.ll144)"),
+    "four_fifths": "EEOC four-fifths rule (29 CFR 1607.4(D)) at the selection cut; simultaneous 95% CIs",
+    "chance": ("ours: a tool that ignores sex and race at these group sizes (the labels' permutation null, "
+               "hypergeometric; popresume.ll144.chance_of_flag)"),
     "validity": "ours: validity gate (popresume.screeners.validity.PASS_RULE)",
 }
 
@@ -166,109 +166,54 @@ def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float =
 
 
 # --------------------------------------------------------------------------- outcome level
-def _codes(df: pd.DataFrame, cols: Sequence[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """Integer category codes of the rows where every column is known, their labels, the known mask."""
-    known = df[list(cols)].notna().all(axis=1).to_numpy()
-    lab = df.loc[known, list(cols)].astype(str).agg(" × ".join, axis=1)
-    cats = sorted(lab.unique())
-    codes = np.full(len(df), -1)
-    codes[known] = pd.Categorical(lab, categories=cats).codes
-    return codes, cats, known
-
-
-BREAKDOWNS = (("sex", ("gender",)), ("race", ("race",)), ("sex × race", ("gender", "race")))
-
-
-def _quantiles(draws: np.ndarray, a: float) -> tuple[float, float]:
-    """The (a, 1 − a) percentile interval of the finite draws; NaN when there is none."""
-    ok = draws[np.isfinite(draws)]
-    return tuple(np.quantile(ok, [a, 1 - a])) if len(ok) else (np.nan, np.nan)
+# Every rate, ratio, interval and chance below is popresume.ll144's (the one implementation of
+# both rules, docs/DESIGN.md §7); these functions only name its columns as report.json does.
+LL144_COLUMNS = {"rate": "scoring_rate", "ratio": "impact_ratio"}
 
 
 def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
-                min_share: float = 0.02, n_boot: int = 500, level: float = 0.95, seed: int = 0,
-                threshold: float | None = None) -> pd.DataFrame:
-    """LL144 rates and impact ratios by sex, race and sex × race, with bootstrap CIs.
+                rule: str = "median_split", level: float = 0.95) -> pd.DataFrame:
+    """LL144 rates and impact ratios by sex, race and sex × race (:func:`popresume.ll144.breakdown_table`).
 
-    A scoring tool (``threshold`` None): the scoring rate, the share above the median of every
-    scored row (one median for the whole sample), as
-    :func:`popresume.audit.metrics.ll144_impact_ratios`. A selection tool: the share at or
-    above ``threshold`` (0.5 for a 0/1 "selected" outcome). Each breakdown is rated on the
-    rows whose categories it needs (a row with a known sex and an unknown race counts for
-    sex). ``rate_ci_*`` and ``ci_*`` (the impact ratio's) are percentile intervals over
-    ``n_boot`` resamples of the same rows (the median recomputed each time). Rows with an
-    unknown category are one ``unknown`` row per breakdown (``n``, ``excluded`` True, no
-    ratio), as LL144 audits report them.
+    ``rule="median_split"`` (a scoring tool): the scoring rate, the share above the median of
+    every scored row; ``"selection_cut"`` with a boolean ``score`` (a selection tool): the
+    share selected. Each breakdown is rated on the rows whose categories it needs (a row with
+    a known sex and an unknown race counts for sex); rows with an unknown category are one
+    ``unknown`` row per breakdown (``n``, ``excluded`` True, no ratio). ``rate_ci_*`` are
+    Clopper–Pearson intervals and ``ci_*`` the impact ratio's, simultaneous over the
+    categories (they hold near parity, where the reference category is itself uncertain).
     """
+    from popresume import ll144
+
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
-    names = {"gender": sex, "race": race}
-    rng = np.random.default_rng(seed)
-    y = d[score].to_numpy(float)
-    n = len(d)
-    idx = rng.integers(0, n, size=(n_boot, n))
-    yb = y[idx]
-    if threshold is None:
-        hit_all = y > np.median(y)
-        above = yb > np.median(yb, axis=1, keepdims=True)
-    else:
-        hit_all, above = y >= threshold, yb >= threshold
-    a = (1 - level) / 2
-    rows = []
-    for name, cols in BREAKDOWNS:
-        cols = [names[c] for c in cols]
-        codes, cats, known = _codes(d, cols)
-        k = len(cats)
-        size = np.bincount(codes[known], minlength=k)
-        excluded = size / n < min_share
-        with np.errstate(invalid="ignore", divide="ignore"):  # no category selected: no ratio
-            rate0 = np.bincount(codes[known], weights=hit_all[known], minlength=k) / size
-            ratio0 = rate0 / rate0[~excluded].max()
-        cb = codes[idx]
-        # per draw and category: count and number selected (known rows only)
-        cnt = np.stack([(cb == j).sum(axis=1) for j in range(k)], axis=1)
-        hit = np.stack([((cb == j) & above).sum(axis=1) for j in range(k)], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = hit / cnt
-            share = cnt / n  # of the whole sample, as in the point estimate
-            ref = np.nanmax(np.where(share >= min_share, rate, np.nan), axis=1, keepdims=True)
-            ratio = rate / ref
-        for j, c in enumerate(cats):
-            rl, rh = _quantiles(rate[:, j], a)
-            il, ih = _quantiles(ratio[:, j], a)
-            rows.append({"breakdown": name, "category": c, "n": int(size[j]), "share": float(size[j] / n),
-                         "scoring_rate": float(rate0[j]), "rate_ci_low": float(rl), "rate_ci_high": float(rh),
-                         "impact_ratio": float(ratio0[j]), "ci_low": float(il), "ci_high": float(ih),
-                         "excluded": bool(excluded[j])})
-        n_unknown = int((~known).sum())
-        if n_unknown:
-            rows.append({"breakdown": name, "category": "unknown", "n": n_unknown, "share": n_unknown / n,
-                         "scoring_rate": float(np.mean(hit_all[~known])), "rate_ci_low": np.nan,
-                         "rate_ci_high": np.nan, "impact_ratio": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                         "excluded": True})
-    out = pd.DataFrame(rows)
+    t = ll144.breakdown_table(d, score=score, sex=sex, race=race, rule=rule, level=level)
+    t = t.rename(columns=LL144_COLUMNS)
+    t["excluded"] = t["under_2pct"].astype(bool) | ~t["known"].astype(bool)
+    out = t[["breakdown", "category", "n", "share", "scoring_rate", "rate_ci_low", "rate_ci_high", "impact_ratio",
+             "ci_low", "ci_high", "excluded", "selected", "flag"]].copy()
     out["source"] = SOURCES["ll144"]
     return out
 
 
-def four_fifths_table(df: pd.DataFrame, *, score: str = "score", columns: Mapping[str, str] | None = None,
-                      select_top: float = 0.25, threshold: float | None = None) -> pd.DataFrame:
-    """Selection rates, impact ratios and the four-fifths flag per group when the top
-    ``select_top`` share is selected, or every row at or above ``threshold``
-    (:func:`popresume.audit.metrics.selection_rates`)."""
-    from popresume.audit.metrics import selection_rates
+def four_fifths_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", race: str = "race",
+                      select_top: float = 0.25, level: float = 0.95) -> pd.DataFrame:
+    """Selection rates, impact ratios (with simultaneous CIs) and the four-fifths flag per sex
+    and race category when the top ``select_top`` of the scores is selected, or, for a
+    boolean ``score``, as recorded (:func:`popresume.ll144.breakdown_table`, every known
+    category in the reference: the four-fifths rule has no 2% exclusion)."""
+    from popresume import ll144
 
-    columns = dict(columns or {"sex": "gender", "race": "race"})
-    d = df[df[score].notna()]
-    parts = []
-    for name, col in columns.items():
-        t = selection_rates(d[d[col].notna()], col, score=score, select_top=select_top, threshold=threshold)
-        t = t.rename(columns={col: "category"})
-        t["category"] = t["category"].astype(str)
-        t.insert(0, "breakdown", name)
-        parts.append(t)
-    out = pd.concat(parts, ignore_index=True)
-    out["select_top"] = float(select_top) if threshold is None else float("nan")
+    require_columns(df, [score, sex, race], "scores table")
+    d = df[df[score].notna()].reset_index(drop=True)
+    t = ll144.breakdown_table(d, score=score, sex=sex, race=race, rule="selection_cut", select_top=select_top,
+                              level=level, min_share=0.0)
+    t = t[t["known"].astype(bool) & t["breakdown"].isin(["sex", "race"])]
+    t = t.rename(columns={"rate": "selection_rate", "ratio": "impact_ratio", "cut": "threshold"})
+    t["four_fifths_ok"] = ~t["flag"].astype(bool)
+    out = t[["breakdown", "category", "n", "selected", "selection_rate", "impact_ratio", "ci_low", "ci_high",
+             "four_fifths_ok", "threshold"]].reset_index(drop=True)
+    out["select_top"] = float("nan") if pd.api.types.is_bool_dtype(d[score]) else float(select_top)
     out["source"] = SOURCES["four_fifths"]
     return out
 
@@ -281,84 +226,61 @@ def lowest_ratio(ll144: pd.DataFrame, breakdown: str) -> float:
 
 #: The breakdowns each selection rule is printed for: the LL144 table (median split) rates
 #: sex, race and their intersection; the four-fifths table (selection cut) sex and race.
-RULE_BREAKDOWNS = {"median_split": BREAKDOWNS, "selection_cut": BREAKDOWNS[:2]}
+RULE_BREAKDOWNS = {"median_split": ("sex", "race", "sex × race"), "selection_cut": ("sex", "race")}
 
 
 def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str = "score", sex: str = "gender",
-                    race: str = "race", min_share: float = 0.02, select_top: float = 0.25,
-                    threshold: float | None = None, n_sim: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """How often a screener that ignores sex and race would be flagged at this n, under ``rule``.
+                    race: str = "race", select_top: float = 0.25, n_sim: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """How often a tool that ignores sex and race would be flagged at these group sizes, under ``rule``
+    (:func:`popresume.ll144.chance_table`).
 
-    ``rule="median_split"`` is the LL144 table's (:func:`ll144_table`: selected = above the
-    median of every scored row, categories under ``min_share`` excluded from the reference,
-    unknown categories counted apart); ``rule="selection_cut"`` is the four-fifths table's
-    (:func:`four_fifths_table`: the top ``select_top`` of the rows whose category is known, or
-    every row at or above ``threshold``, 0.5 for a 0/1 "selected" outcome).
-    The observed selections are kept and the category labels permuted over the same rows
-    ``n_sim`` times, which keeps every group's size and breaks any link between group and
-    score. Per breakdown: the observed lowest impact ratio, ``flag_rate`` (the share of
-    permutations whose lowest ratio is under 0.8: a screener that ignores the attribute is
-    flagged this often) and ``p_perm`` (the share at most the observed one: a permutation
-    p-value, with resolution 1/``n_sim``; 0 reads "< 1/n_sim").
+    ``rule="median_split"`` is the LL144 table's (categories under 2% out of the reference);
+    ``rule="selection_cut"`` the four-fifths table's (every category in it). Per breakdown
+    printed under that rule: the observed lowest impact ratio, ``flag_rate`` (the probability
+    that the lowest ratio of a tool with no disparity falls under 0.8; exact for two
+    categories, else from ``n_sim`` draws), ``p_perm`` (the probability that it is at most
+    the observed one), each with its text (``*_text``: a bound such as "< 0.001" and only the
+    digits the draws support).
     """
+    from popresume import ll144
+
     if rule not in RULE_BREAKDOWNS:
         raise ValueError(f"rule must be one of {sorted(RULE_BREAKDOWNS)}, got {rule!r}")
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
-    y_all = d[score].to_numpy(float)
-    rng = np.random.default_rng(seed)
-    names = {"gender": sex, "race": race}
-    rows, perms = [], None
-    for name, cols in RULE_BREAKDOWNS[rule]:
-        cols = [names[c] for c in cols]
-        if rule == "median_split":
-            sub, y = d, y_all
-            selected = y > np.median(y)
-        else:
-            sub = d[d[cols].notna().all(axis=1)].reset_index(drop=True)
-            y = sub[score].to_numpy(float)
-            selected = y >= (np.quantile(y, 1 - select_top) if threshold is None else threshold)
-        codes, cats, _ = _codes(sub, cols)
-        k = len(cats)
-        size = np.bincount(codes[codes >= 0], minlength=k)
-        keep = size / len(sub) >= min_share if rule == "median_split" else size > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            obs_rate = np.bincount(codes[codes >= 0], weights=selected[codes >= 0], minlength=k) / size
-            obs = float((obs_rate[keep] / obs_rate[keep].max()).min())
-        if rule == "selection_cut" or perms is None:  # the median split permutes the same rows every time
-            perms = np.stack([rng.permutation(len(sub)) for _ in range(n_sim)])
-        cp = codes[perms]  # (n_sim, n): the permuted labels
-        hit = np.stack([(selected & (cp == j)).sum(axis=1) for j in range(k)], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = hit[:, keep] / size[keep]
-            low = (rate / rate.max(axis=1, keepdims=True)).min(axis=1)
-        rows.append({"rule": rule, "breakdown": name, "n": len(sub), "observed_lowest_ratio": obs,
-                     "flag_rate": float(np.mean(low < FOUR_FIFTHS)), "p_perm": float(np.mean(low <= obs + 1e-12)),
-                     "null_median_lowest_ratio": float(np.median(low)), "n_sim": int(n_sim)})
-    out = pd.DataFrame(rows)
+    if rule == "median_split" and not (d[score] > d[score].median()).any():
+        # every score the same: no category scores above the median, no ratio, no chance to compute
+        return pd.DataFrame([{"rule": rule, "breakdown": b, "n": len(d), "observed_lowest_ratio": np.nan,
+                              "flag_rate": np.nan, "flag_rate_text": "n/a", "p_perm": np.nan, "p_perm_text": "n/a",
+                              "null_median_lowest_ratio": np.nan, "n_sim": 0, "method": "none: no row selected",
+                              "source": SOURCES["chance"]} for b in RULE_BREAKDOWNS[rule]])
+    t = ll144.chance_table(d, score=score, sex=sex, race=race, rules=(rule,), select_top=select_top,
+                           min_share=ll144.SMALL_CATEGORY_SHARE if rule == "median_split" else 0.0,
+                           n_sim=n_sim, seed=seed)
+    t = t[t["breakdown"].isin(RULE_BREAKDOWNS[rule])]
+    out = t[["rule", "breakdown", "n", "observed_lowest_ratio", "flag_rate", "flag_rate_text", "p_perm",
+             "p_perm_text", "null_median_lowest_ratio", "n_sim", "method"]].reset_index(drop=True)
     out["source"] = SOURCES["chance"]
     return out
 
 
-def outcome_level(data: pd.DataFrame, *, selection: bool = False, select_top: float = 0.25, n_boot: int = 500,
-                  n_sim: int = 1000, seed: int = 0) -> tuple[LL144, FourFifths, Chance]:
+def outcome_level(data: pd.DataFrame, *, selection: bool = False, select_top: float = 0.25, n_sim: int = 1000,
+                  seed: int = 0) -> tuple[LL144, FourFifths, Chance]:
     """The report's outcome-level sections: the LL144 table, the four-fifths table and the
     chance of a flag under each rule the report prints.
 
     A scoring tool (``score``): LL144's scoring rate (median split), the four-fifths table at
     the top ``select_top``, chance under both rules. A selection tool (``selection``: a 0/1
-    ``score``): both tables hold the selection rate and chance is computed for that one rule.
+    ``score``): both tables hold the selection rate as recorded, and chance is that rule's.
     """
     if selection:
-        ll = ll144_table(data, n_boot=n_boot, seed=seed, threshold=0.5)
-        ff = four_fifths_table(data, threshold=0.5)
-        chance = chance_baseline(data, rule="selection_cut", threshold=0.5, n_sim=n_sim, seed=seed)
-        return LL144(ll, rule="selection_cut"), FourFifths(ff), Chance(chance)
-    ll = ll144_table(data, n_boot=n_boot, seed=seed)
-    ff = four_fifths_table(data, select_top=select_top)
+        d = data.assign(score=data["score"].to_numpy(float) >= 0.5)
+        chance = chance_baseline(d, rule="selection_cut", n_sim=n_sim, seed=seed)
+        return (LL144(ll144_table(d, rule="selection_cut"), rule="selection_cut"), FourFifths(four_fifths_table(d)),
+                Chance(chance))
     chance = pd.concat([chance_baseline(data, rule=r, select_top=select_top, n_sim=n_sim, seed=seed)
                         for r in RULE_BREAKDOWNS], ignore_index=True)
-    return LL144(ll), FourFifths(ff), Chance(chance)
+    return LL144(ll144_table(data)), FourFifths(four_fifths_table(data, select_top=select_top)), Chance(chance)
 
 
 def disagreements(decomps: Mapping[str, Decomposition], ff: pd.DataFrame) -> pd.DataFrame:

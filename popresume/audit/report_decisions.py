@@ -18,7 +18,7 @@ Example
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> pd.DataFrame({"sex": ["F", "M"] * 50, "race": ["A", "B", "B", "A"] * 25,
 ...               "score": range(100)}).to_csv(folder / "d.csv", index=False)
->>> rep = run_decisions_report(DecisionsRequest(folder / "d.csv", n_boot=50, n_sim=100))
+>>> rep = run_decisions_report(DecisionsRequest(folder / "d.csv", n_sim=100))
 >>> rep.run.n, rep.decompositions, "decomposition" in rep.omitted
 (100, {}, True)
 """
@@ -61,7 +61,6 @@ class DecisionsRequest:
     item: str | None = None
     run: str | None = None
     seed: int = 0
-    n_boot: int = 500
     n_sim: int = 1000
     select_top: float = 0.25
 
@@ -168,9 +167,9 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
     from popresume.audit.report_run import check_draws
 
     data, columns, selection, missing = read_decisions(request)
-    check_draws(n=len(data), n_boot=request.n_boot, n_sim=request.n_sim)
+    check_draws(n=len(data), n_boot=0, n_sim=request.n_sim)
     ll, ff, chance = report.outcome_level(data, selection=selection, select_top=request.select_top,
-                                          n_boot=request.n_boot, n_sim=request.n_sim, seed=request.seed)
+                                          n_sim=request.n_sim, seed=request.seed)
     path = Path(request.path)
     unknown = {role: int(data[t].isna().sum()) for role, t in (("sex", "gender"), ("race", "race"))}
     omitted = {"decomposition": NO_DECOMPOSITION}
@@ -184,19 +183,19 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
         + f"Unknown categories: sex {unknown['sex']:,}, race {unknown['race']:,} rows (counted, not rated).",
         "Impact ratios say whether rates differ, not why: without a population model the report cannot tell a "
         "direct effect of sex or race from a path through qualifications or names.",
-        "The CIs are percentile bootstrap intervals over the rows; near parity they can be too narrow, because "
-        "the reference category (the highest rate) is picked from the same data.",
+        "The impact-ratio intervals hold for every category at once (popresume.ll144), whichever category is "
+        "truly the most selected; near parity they are conservative.",
         "Every number holds for the decisions in this file only.",
     ]
     sources = {"ll144": ("NYC LL144 (6 RCNY §5-301(b)): " + ("selection rate" if selection else
                                                             "scoring rate above the sample median")
                          + f"; ours, from {path.name}'s recorded decisions"),
-               "chance": f"ours: the sex and race labels of {path.name} permuted (a tool ignoring them)"}
+               "chance": f"ours: a tool that ignores sex and race at {path.name}'s group sizes (hypergeometric null)"}
     for key, sec in (("ll144", ll), ("chance", chance)):
         sec.table["source"] = sources[key]
     return AuditReport(
         run=RunInfo(subject=f"recorded decisions ({path.name})", n=len(data),
                     extra={"file": str(path), "columns": columns, "outcome": "selection" if selection else "score",
                            "n": len(data), "missing_outcome": missing, "unknown": unknown, "seed": request.seed,
-                           "n_boot": request.n_boot, "n_sim": request.n_sim}),
+                           "n_sim": request.n_sim}),
         ll144=ll, four_fifths=ff, chance=chance, limitations=limitations, omitted=omitted)

@@ -75,6 +75,14 @@ def table_html(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str], ca
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
+def _verdict(rep, rows, columns: Mapping[str, str]) -> tuple[list[dict], dict]:
+    """``rows`` and ``columns`` with the report's validity verdict as a column (every table
+    of effects or decisions carries it, docs/DESIGN.md §4)."""
+    from popresume.schema import VERDICT_COLUMN
+
+    return [{**r, "_verdict": rep.verdict()} for r in rows], {**columns, "_verdict": VERDICT_COLUMN}
+
+
 def figure_png(fig) -> bytes:
     """A Figure's PNG bytes (the report's resolution)."""
     buf = io.BytesIO()
@@ -145,16 +153,18 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
                                  f"solid: the CI excludes 0; crosses: true effects where known. Source: "
                                  f"{src['effects']}. {lab}.", "effects with confidence intervals"))
     for attr, d in rep.decompositions.items():
-        rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {r['reason']}"} for r in d.effect_records()]
+        rows = [{**r, "estimable": "yes" if r["estimable"] else f"no: {d.reason_text(r['effect'])}"}
+                for r in d.effect_records()]
         cols = {"effect": "effect", "estimate": "estimate", "ci_low": "CI low", "ci_high": "CI high",
                 "p_holm": "p (Holm)", "estimable": "estimable at this overlap"}
         if any(r["truth"] is not None for r in rows):
             cols["truth"] = "true effect"
         parts.append(f"<h3>{_e(attr)}: x0 = {_e(d.x0)}, x1 = {_e(d.x1)}</h3>")
+        rows, cols = _verdict(rep, rows, cols)
         parts.append(table_html(rows, cols, f"{attr}: n = {d.n:,}, {d.ci_method}; p: the estimator's normal "
                                 f"influence-function test, Holm over the five effects. Source: {src['effects']}"
                                 + (f"; true effects: {src['truth']}" if "truth" in cols else "")
-                                + f". {lab}.", digits={"p_holm": 4}, left=("effect", "estimable")))
+                                + f". {lab}.", digits={"p_holm": 4}, left=("effect", "estimable", "_verdict")))
         case = ("none (a label would rest on an effect that is not estimable)" if d.cases is None else d.cases)
         parts.append(f"<p>Cases (paper rule: the 95% CI excludes 0): <b>{_e(case)}</b>. Overlap: smallest "
                      f"effective sample size {cell_text(d.min_ess, 0)}, largest clipped share "
@@ -165,12 +175,13 @@ def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
 
 
 def _precision(rep: AuditReport, lab: str) -> str:
-    rows = [r for d in rep.decompositions.values() for r in d.precision_records()]
-    return table_html(rows, {"attribute": "attribute", "effect": "effect", "half_width": "CI half-width", "se": "SE",
-                             "n": "n", "target": "target half-width", "n_needed": "n needed"},
+    rows, cols = _verdict(rep, [r for d in rep.decompositions.values() for r in d.precision_records()],
+                          {"attribute": "attribute", "effect": "effect", "half_width": "CI half-width", "se": "SE",
+                           "n": "n", "target": "target half-width", "n_needed": "n needed"})
+    return table_html(rows, cols,
                       f"n needed = (z·sd(φ)/target)², printed only for an effect that is estimable at this overlap "
                       f"(elsewhere the half-width does not shrink like 1/√n). Source: "
-                      f"{rep.provenance.sources['precision']}. {lab}.", left=("attribute", "effect"))
+                      f"{rep.provenance.sources['precision']}. {lab}.", left=("attribute", "effect", "_verdict"))
 
 
 def _source(section, fallback: str) -> str:
@@ -187,45 +198,48 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
         src = _source(rep.ll144, "NYC LL144 (6 RCNY §5-301(b))")
         if figures:
             parts.append(figure_html(_figure(lambda f: ll144_figure(rep.ll144.table, figure=f)),
-                                     f"LL144 impact ratios with 95% bootstrap CIs (grey: category under 2%, "
+                                     f"LL144 impact ratios with simultaneous 95% CIs (grey: category under 2%, "
                                      f"excluded). Source: {src}. {lab}.", "impact ratios"))
-        parts.append(table_html(rep.ll144.to_json(), {"breakdown": "breakdown", "category": "category", "n": "n",
-                                                      "scoring_rate": "rate", "impact_ratio": "impact ratio",
-                                                      "ci_low": "CI low", "ci_high": "CI high",
-                                                      "excluded": "under 2%"},
+        parts.append(table_html(*_verdict(rep, rep.ll144.to_json(),
+                                          {"breakdown": "breakdown", "category": "category", "n": "n",
+                                           "scoring_rate": "rate", "impact_ratio": "impact ratio", "ci_low": "CI low",
+                                           "ci_high": "CI high", "excluded": "under 2%"}),
                                 f"{rep.ll144.rate_text().capitalize()}; unknown categories counted, not "
                                 f"rated. Source: {src}. {lab}.",
                                 digits={"scoring_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
-                                left=("breakdown", "category")))
+                                left=("breakdown", "category", "_verdict")))
     if rep.four_fifths is not None:
-        parts.append(table_html(rep.four_fifths.to_json(), {"breakdown": "breakdown", "category": "category",
-                                                            "n": "n", "selection_rate": "selection rate",
-                                                            "impact_ratio": "impact ratio", "four_fifths_ok": "≥ 0.8"},
+        parts.append(table_html(*_verdict(rep, rep.four_fifths.to_json(),
+                                          {"breakdown": "breakdown", "category": "category", "n": "n",
+                                           "selection_rate": "selection rate", "impact_ratio": "impact ratio",
+                                           "ci_low": "CI low", "ci_high": "CI high", "four_fifths_ok": "≥ 0.8"}),
                                 (f"Selection of the top {rep.four_fifths.select_top:.0%} of scores"
                                  if np.isfinite(rep.four_fifths.select_top) else "Selection as recorded")
                                 + f". Source: {_source(rep.four_fifths, 'EEOC four-fifths rule (29 CFR 1607.4(D))')}. "
                                 f"{lab}.",
-                                digits={"selection_rate": 3, "impact_ratio": 3}, left=("breakdown", "category")))
+                                digits={"selection_rate": 3, "impact_ratio": 3, "ci_low": 3, "ci_high": 3},
+                                left=("breakdown", "category", "_verdict")))
     if rep.chance is not None:
         rows = [{"rule": r["rule"], "breakdown": r["breakdown"], "n": r["n"],
                  "observed_lowest_ratio": r["observed_lowest_ratio"], "flag": rep.chance.flag_text(r),
                  "p": rep.chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
-        parts.append(table_html(rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
-                                       "observed_lowest_ratio": "lowest ratio",
-                                       "flag": "chance of a flag (ratio < 0.8)", "p": "permutation p",
-                                       "n_sim": "permutations"},
+        parts.append(table_html(*_verdict(rep, rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
+                                                      "observed_lowest_ratio": "lowest ratio",
+                                                      "flag": "chance of a flag (ratio < 0.8)",
+                                                      "p": "chance of a ratio this low", "n_sim": "draws (0: exact)"}),
                                 f"Chance baseline for each rule printed above (median_split: the LL144 table; "
-                                f"selection_cut: the four-fifths table); digits as the permutations support. "
+                                f"selection_cut: the four-fifths table); exact for two categories, else from "
+                                f"the draws, with the digits they support. "
                                 f"Source: {_source(rep.chance, 'ours: the labels permuted')}. {lab}.",
-                                digits={"observed_lowest_ratio": 3}, left=("rule", "breakdown")))
+                                digits={"observed_lowest_ratio": 3}, left=("rule", "breakdown", "_verdict")))
     if rep.disagreements is not None and len(rep.disagreements.table):
         rows = [{**r, "disagreement": r["disagreement"] or "none: they agree"} for r in rep.disagreements.to_json()]
-        parts.append(table_html(rows, {"attribute": "attribute", "four_fifths_flag": "four-fifths flag",
-                                       "lowest_selection_ratio": "lowest selection ratio",
-                                       "disagreement": "disagreement with the decomposition"},
+        parts.append(table_html(*_verdict(rep, rows, {"attribute": "attribute", "four_fifths_flag": "four-fifths flag",
+                                                      "lowest_selection_ratio": "lowest selection ratio",
+                                                      "disagreement": "disagreement with the decomposition"}),
                                 f"Outcome verdict beside the decomposition (paper rule: the CI excludes 0; an "
                                 f"effect that is not estimable counts as not significant). {lab}.",
-                                digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement")))
+                                digits={"lowest_selection_ratio": 3}, left=("attribute", "disagreement", "_verdict")))
     return "".join(parts)
 
 

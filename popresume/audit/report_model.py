@@ -14,7 +14,8 @@ Example
 >>> import pandas as pd
 >>> from popresume.audit.report_model import AuditReport, Chance, RunInfo
 >>> chance = Chance(pd.DataFrame([{"rule": "median_split", "breakdown": "sex", "n": 400,
-...     "observed_lowest_ratio": 0.95, "flag_rate": 0.03, "p_perm": 0.0, "n_sim": 1000}]))
+...     "observed_lowest_ratio": 0.95, "flag_rate": 0.03, "flag_rate_text": "0.03", "p_perm": 0.0005,
+...     "p_perm_text": "< 0.001", "n_sim": 1000}]))
 >>> chance.p_text(chance.table.iloc[0])
 '< 0.001'
 >>> rep = AuditReport(run=RunInfo(subject="recorded decisions (d.csv)", n=400), chance=chance)
@@ -54,21 +55,6 @@ def finite(obj: Any) -> Any:
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     return obj
-
-
-def draw_decimals(n_draws: int) -> int:
-    """Decimals of a proportion that ``n_draws`` Monte Carlo draws support: its standard
-    error is at most 0.5/√B, so with B = 1,000 the third decimal is noise (two are printed)."""
-    return max(1, int(math.floor(math.log10(max(n_draws, 10)))) - 1)
-
-
-def proportion_text(p: float | None, n_draws: int) -> str:
-    """A Monte Carlo proportion with the digits its draws support; 0 of B reads "< 1/B"."""
-    if p is None or not np.isfinite(p):
-        return "–"
-    if p <= 0:
-        return f"< {1 / n_draws:.3g}"
-    return f"{p:.{draw_decimals(n_draws)}f}"
 
 
 # --------------------------------------------------------------------------- sections
@@ -153,7 +139,8 @@ class Decomposition:
     def significant(self) -> list[str]:
         """Effects whose 95% CI excludes 0 (the paper's rule) among the estimable ones."""
         e = self.effects
-        return [k for k in e.index if bool(e.loc[k, "significant"]) and bool(e.loc[k, "estimable"])]
+        sig = e["significant"].astype("boolean").fillna(False) & e["estimable"].astype(bool)  # NA: no interval
+        return [k for k in e.index if bool(sig[k])]
 
     def not_estimable(self) -> list[str]:
         return [k for k in self.effects.index if not bool(self.effects.loc[k, "estimable"])]
@@ -201,7 +188,15 @@ class Decomposition:
         good = [e for e in self.effects.index if e not in bad]
         return (f"{self.attribute}: {', '.join(bad)} not estimable at this overlap "
                 f"({self.clipped_share:.0%} of propensities clipped, smallest effective sample size "
-                f"{self.min_ess:.0f})" + (f"; {', '.join(good)} are" if good else "") + ".")
+                f"{self.min_ess:.0f})" + (f"; {', '.join(good)} {'is' if len(good) == 1 else 'are'}" if good else "")
+                + ".")
+
+    def reason_text(self, effect: str) -> str:
+        """The estimator's reason an effect is not estimable, without the counterfactual-mean
+        notation a reader of the report does not need ("" when it is estimable)."""
+        import re
+
+        return re.sub(r"π\d of E\[.*?\]; ", "", str(self.effects.loc[effect, "reason"]))
 
 
 @dataclass
@@ -245,11 +240,11 @@ class Chance(TableSection):
 
     @staticmethod
     def p_text(row) -> str:
-        return proportion_text(row["p_perm"], int(row["n_sim"]))
+        return str(row["p_perm_text"])
 
     @staticmethod
     def flag_text(row) -> str:
-        return proportion_text(row["flag_rate"], int(row["n_sim"]))
+        return str(row["flag_rate_text"])
 
 
 class Disagreements(TableSection):
@@ -323,6 +318,15 @@ class AuditReport:
         return finite(out)
 
     # -- words
+    def verdict(self) -> str:
+        """The validity verdict every table of this report carries (docs/DESIGN.md §4's one
+        vocabulary): the gate's, or "not carded" with the reason."""
+        from popresume.schema import NOT_CARDED_NO_CARD, NOT_CARDED_RECORDED
+
+        if self.validity is not None:
+            return self.validity.verdict
+        return NOT_CARDED_RECORDED if self.provenance is None else NOT_CARDED_NO_CARD
+
     def label(self) -> str:
         return self.provenance.label() if self.provenance is not None else self.run.subject
 
@@ -362,10 +366,11 @@ class AuditReport:
                 if row["observed_lowest_ratio"] is None or pd.isna(row["observed_lowest_ratio"]):
                     out.append(f"{rule}, {row['breakdown']}: no impact ratio (no category is selected).")
                     continue
+                how = "exact" if int(row["n_sim"]) == 0 else f"{int(row['n_sim']):,} draws"
                 out.append(f"{rule}, {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; "
                            f"a tool that ignores the attribute falls under 0.8 with probability "
-                           f"{Chance.flag_text(row)} at this n (permutation p {_p_phrase(Chance.p_text(row))}, "
-                           f"{int(row['n_sim']):,} permutations).")
+                           f"{Chance.flag_text(row)} at these group sizes, and this low with probability "
+                           f"{Chance.p_text(row)} ({how}).")
         if self.disagreements is not None:
             for _, d in self.disagreements.table.iterrows():
                 if d.get("disagreement"):
@@ -406,10 +411,6 @@ def _num(v, digits: int = 2) -> str:
     return "–" if v is None or pd.isna(v) else f"{float(v):.{digits}f}"
 
 
-def _p_phrase(text: str) -> str:
-    return text if text.startswith("<") else f"= {text}"
-
-
 def _leakage_sentence(leak: Mapping[str, Any]) -> str:
     head = {r["quantity"]: r for r in leak["headline"]}
     rec = head.get("overall recovery rate (T1-T3)")
@@ -428,4 +429,4 @@ def _leakage_sentence(leak: Mapping[str, Any]) -> str:
 
 
 __all__ = ["AuditReport", "Provenance", "Plan", "Validity", "Decomposition", "LL144", "FourFifths", "Chance",
-           "Disagreements", "RunInfo", "RULES", "finite", "proportion_text", "draw_decimals"]
+           "Disagreements", "RunInfo", "RULES", "finite"]

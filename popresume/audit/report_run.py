@@ -94,6 +94,10 @@ def check_draws(*, n: int, n_boot: int, n_sim: int) -> None:
                              f"use {option} {MAX_DRAWS_TIMES_N // max(n, 1):,} or fewer at this --n")
 
 
+#: Where the synthetic population's experience (P2) comes from, in one line.
+P2_SOURCE = "P2 (experience): the package's default source (popresume.experience)"
+
+
 def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | os.PathLike | None = None
                     ) -> tuple[pd.DataFrame, str]:
     """``n`` profiles of ``occupation``: a fresh synthetic sample, or the first ``n`` rows of that
@@ -102,7 +106,7 @@ def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | o
         from popresume.population import generate_population
 
         return (generate_population([occupation], {occupation: n}, seed=seed),
-                "synthetic (popresume.population, embedded P1 raked to published margins)")
+                f"synthetic (popresume.population, embedded P1 raked to published margins); {P2_SOURCE}")
     from popresume.io import read_parquet
     from popresume.schema import PROFILE_COLUMNS, validate_profiles
 
@@ -265,8 +269,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     timings["estimation_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    ll, ff, chance = report.outcome_level(data, select_top=req.select_top, n_boot=req.n_boot, n_sim=req.n_sim,
-                                          seed=req.seed)
+    ll, ff, chance = report.outcome_level(data, select_top=req.select_top, n_sim=req.n_sim, seed=req.seed)
     dis = report.disagreements(decomps, ff.table)
     timings["outcome_level_s"] = time.perf_counter() - t
 

@@ -30,7 +30,7 @@ _REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path
 # options of the recorded-decisions audit (--decisions FILE)
 _DECISIONS_ONLY = ("outcome_col", "sex_col", "race_col", "job_col", "item_col", "run_col")
 # of the screener report's options, those an audit of recorded decisions also reads
-_DECISIONS_SHARED = ("report", "seed", "n_boot", "n_sim")
+_DECISIONS_SHARED = ("report", "seed", "n_sim")
 
 
 def _given(ctx: click.Context, names) -> list[str]:
@@ -100,8 +100,7 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
         other = _given(ctx, _GRID_ONLY + tuple(k for k in _REPORT_ONLY if k not in _DECISIONS_SHARED))
         if other:
             raise click.UsageError(f"{other[0]} does not apply to --decisions")
-        return _decisions(decisions, report, seed, n_boot, n_sim, outcome_col, sex_col, race_col, job_col, item_col,
-                          run_col)
+        return _decisions(decisions, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col)
     if _given(ctx, _DECISIONS_ONLY):
         raise click.UsageError(f"{_given(ctx, _DECISIONS_ONLY)[0]} applies to --decisions only")
     if spec is not None:
@@ -146,7 +145,7 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
                f"failed); validity {rep.validity.verdict}; wrote {html} and {js}")
 
 
-def _decisions(path, report, seed, n_boot, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col):
+def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col):
     from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
     from popresume.audit.report_run import check_report_folder, write_report
 
@@ -154,7 +153,7 @@ def _decisions(path, report, seed, n_boot, n_sim, outcome_col, sex_col, race_col
         raise click.UsageError("--decisions needs --report DIR")
     check_report_folder(report)
     request = DecisionsRequest(path=path, outcome=outcome_col, sex=sex_col, race=race_col, job=job_col,
-                               item=item_col, run=run_col, seed=seed, n_boot=n_boot, n_sim=n_sim)
+                               item=item_col, run=run_col, seed=seed, n_sim=n_sim)
     rep = run_decisions_report(request)
     html, js = write_report(rep, report)
     click.echo(f"{rep.run.n:,} recorded decisions audited; wrote {html} and {js}")
