@@ -370,7 +370,7 @@ def test_the_probe_times_one_batch_of_a_batching_screener():
     from popresume.screeners import get_screener
 
     class Embedder:
-        capabilities = frozenset({"text", "embeddings"})
+        capabilities = frozenset({"text", "embeddings", "batches"})
         batch_size = 16
 
     assert probe_size(Embedder()) == 16  # three résumés of a batch cost what sixteen do

@@ -27,7 +27,6 @@ import hashlib
 import json
 import re
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -44,12 +43,6 @@ from popresume.errors import require_columns
 from popresume.io import write_parquet
 from popresume.paths import CACHE_DIR
 from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
-
-# tqdm.auto warns "IProgress not found" on import inside Jupyter without ipywidgets; the
-# warning is harmless (text bars are used), so the module is imported once, quietly.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import tqdm.auto  # noqa: F401,E402
 
 RESULT_KEYS = ("attribute", "occupation", "format", "model", "cases")
 EFFECT_COLUMNS = tuple(f"{e}_{s}" for e in PSE_NAMES for s in ("estimate", "ci_low", "ci_high"))
@@ -190,10 +183,10 @@ def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, 
     if not entry.synthetic:
         return {}
     from popresume.screeners import get_screener
-    from popresume.screeners.synthetic import SyntheticScreener
+    from popresume.screeners.base import has_capability
 
     scr = get_screener(entry.spec)
-    if not isinstance(scr, SyntheticScreener):
+    if not has_capability(scr, "true_effects"):
         return {}
     t = scr.true_effects(profiles, attribute, format=fmt)
     return {e: float(t.loc[e, "true"]) for e in PSE_NAMES if e in t.index}
@@ -212,9 +205,9 @@ def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | Non
         return
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from popresume.progress import progress_bar
 
-        bar = tqdm(total=len(jobs), desc="estimating", unit="audit")
+        bar = progress_bar(total=len(jobs), desc="estimating", unit="audit")
     calls = (delayed(fn)(*a, **k) for a, k in jobs)
     try:
         if scheduler:

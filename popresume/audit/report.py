@@ -92,7 +92,7 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     cases (None where a label would rest on an effect that is not estimable), the overlap,
     the estimator's warnings and the precision table.
     """
-    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse
+    from popresume.causal import capture_pse_warnings, case_label, default_roles, estimate_pse
 
     roles = default_roles(attribute)
     check_groups(data, attribute, roles)
@@ -106,33 +106,16 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     out["p_holm"] = holm["p_adj"].to_numpy()
     out["truth"] = (truth["true"].reindex(out.index).to_numpy(float) if truth is not None
                     else np.full(len(out), np.nan))
-    out["estimable"], out["reason"] = estimability(table)
+    out["estimable"] = table["estimable"].astype(bool).to_numpy()
+    out["reason"] = table["reason"].fillna("").astype(str).to_numpy()
     precision = precision_table(res, target=target)
-    # the n-needed projection assumes a half-width that shrinks like 1/√n, which holds only
-    # where the effect is identified at this overlap (docs/DESIGN.md §7)
-    precision.loc[~out["estimable"].reindex(precision.index).astype(bool), "n_needed"] = np.nan
+    # the n-needed projection assumes a half-width that shrinks like 1/√n, which the harness
+    # shows holds only where the effect is identified at this overlap (docs/DESIGN.md §3, §7)
+    precision.loc[~res.projection_valid().reindex(precision.index).astype(bool), "n_needed"] = np.nan
     return Decomposition(attribute=attribute, x=roles["x"], x0=roles["x0"], x1=roles["x1"], effects=out,
-                         cases=case_label(table, out["estimable"]), min_ess=res.overlap["min_ess"],
+                         cases=case_label(table, "paper"), min_ess=res.overlap["min_ess"],
                          clipped_share=res.overlap["clipped_share"], warnings=sorted(set(caught)), n=int(res.n),
                          ci_method=str(table["ci_method"].iloc[0]), precision=precision)
-
-
-def estimability(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Each effect's ``estimable`` verdict and one-line ``reason`` from the estimator's table
-    (:attr:`popresume.causal.PSEResult.summary`)."""
-    if "estimable" in table.columns:
-        return table["estimable"].astype(bool).to_numpy(), table["reason"].fillna("").astype(str).to_numpy()
-    return np.ones(len(table), dtype=bool), np.full(len(table), "", dtype=object)
-
-
-def case_label(table: pd.DataFrame, estimable) -> str | None:
-    """The paper-rule case label of one audit, or None when it would rest on an effect that
-    is not estimable (every label of §5.2 reads NDE, NIE, BIE and RIE, so any one of them)."""
-    from popresume.causal import classify_cases
-
-    if not np.asarray(estimable, dtype=bool).all():
-        return None
-    return str(classify_cases(table, "paper").iloc[0])
 
 
 def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float = 0.95) -> pd.DataFrame:

@@ -21,7 +21,6 @@ from string import Template
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 
 CSS = """

@@ -18,8 +18,9 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from popresume.leakage import metrics as M
+from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import build_corpus, job_description
+from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.leakage.tasks import REGIMES, TASKS, as_judge, run_task, task_items
 
 SOURCE = ("ours: Beyond the Name's Tasks 1-3 on this project's 620 factorial résumés, asked of the audited "
@@ -74,7 +75,7 @@ def leakage_section(judge: Any, variants: pd.DataFrame, baselines: pd.DataFrame,
 
 
 def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo) -> dict[str, Any]:
-    if callable(getattr(judge, "calibrate", None)):
+    if isinstance(judge, EmbeddingJudge):
         # the embedding judge sets its thresholds on the cue-free omission baselines (no labels)
         judge.calibrate(baselines["text"].tolist(), [job_description(o) for o in baselines["occupation"]])
     replies, timings = {}, {}
@@ -91,12 +92,12 @@ def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo)
         if not r["parse_ok"].any():
             raise ValueError(f"--leakage: the judge {judge.judge_id!r} gave no valid Task {task} reply "
                              f"(first raw reply: {str(r['raw'].iloc[0])[:200]!r})")
-    t1 = M.task1_metrics(replies[1], **kw)
-    t2 = M.task2_metrics(replies[2], **kw)
-    ratios = M.selection_rate_ratios(replies[2], **kw)
-    diffs = M.score_differences(replies[3], **kw)
-    top = M.top_score_rates_both(replies[3], **kw)
-    head = M.headline_table(t1, t2, ratios, diffs, judge=judge.judge_id)
+    t1 = leakage_metrics.task1_metrics(replies[1], **kw)
+    t2 = leakage_metrics.task2_metrics(replies[2], **kw)
+    ratios = leakage_metrics.selection_rate_ratios(replies[2], **kw)
+    diffs = leakage_metrics.score_differences(replies[3], **kw)
+    top = leakage_metrics.top_score_rates_both(replies[3], **kw)
+    head = leakage_metrics.headline_table(t1, t2, ratios, diffs, judge=judge.judge_id)
     timings["metrics_s"] = time.perf_counter() - t
 
     def records(df: pd.DataFrame, cols) -> list[dict]:

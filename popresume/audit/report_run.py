@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -94,8 +94,6 @@ def check_draws(*, n: int, n_boot: int, n_sim: int) -> None:
                              f"use {option} {MAX_DRAWS_TIMES_N // max(n, 1):,} or fewer at this --n")
 
 
-#: Where the synthetic population's experience (P2) comes from, in one line.
-P2_SOURCE = "P2 (experience): the package's default source (popresume.experience)"
 
 
 def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | os.PathLike | None = None
@@ -105,8 +103,11 @@ def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | o
     if profiles is None:
         from popresume.population import generate_population
 
+        from popresume.experience import describe_source
+
         return (generate_population([occupation], {occupation: n}, seed=seed),
-                f"synthetic (popresume.population, embedded P1 raked to published margins); {P2_SOURCE}")
+                f"synthetic (popresume.population, embedded P1 raked to published margins); P2 (experience): "
+                f"{describe_source()}")
     from popresume.io import read_parquet
     from popresume.schema import PROFILE_COLUMNS, validate_profiles
 
@@ -141,8 +142,8 @@ def probe_size(screener) -> int:
     tenfold), else :data:`PROBE_N`."""
     from popresume.screeners.base import has_capability
 
-    if has_capability(screener, "embeddings"):
-        return max(PROBE_N, int(getattr(screener, "batch_size", PROBE_N)))
+    if has_capability(screener, "batches"):
+        return max(PROBE_N, int(screener.batch_size))
     return PROBE_N
 
 
@@ -156,12 +157,12 @@ def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: 
     # negotiation of an HTTP server) is not the price of the next thousand
     score_resumes(screener, resumes.head(1), profiles=need, cache=False)
     sub = resumes.iloc[1:k + 1] if len(resumes) > k else resumes.head(k)
-    stats0 = dict(getattr(screener, "stats", {}) or {})
+    stats0 = dict(screener.stats)
     t0 = time.perf_counter()
     run = score_run(screener, sub, profiles=need, cache=False)
     df = run.table
     wall = time.perf_counter() - t0
-    stats = dict(getattr(screener, "stats", {}) or {})
+    stats = dict(screener.stats)
     req = stats.get("requests", 0) - stats0.get("requests", 0)
     tok = stats.get("prompt_tokens", 0) - stats0.get("prompt_tokens", 0)
     secs = run.summary["seconds"]
@@ -191,7 +192,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     """
     from popresume.causal import prepare
     from popresume.screeners import format_summary, get_screener
-    from popresume.screeners.synthetic import SyntheticScreener
+    from popresume.screeners.base import has_capability
     from popresume.screeners.validity import PASS_RULE, card_table, validity_card
 
     req = request
@@ -199,13 +200,17 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
     scr = get_screener(req.spec)
-    label = req.label()
+    label = scr.secrets.scrub(req.label())  # what the report, its errors and the card print: no password
     judge = None
     if req.leakage:
         from popresume.audit import report_leakage
 
+        from popresume.leakage.tasks import check_judge
+
         judge = report_leakage.leakage_judge(scr)  # a screener that can run no task is refused before any work
         leak_variants, leak_baselines = report_leakage.corpus(req.leakage_bases)
+        check_judge(scr, leak_variants, leak_baselines)  # one item per task first: a server that cannot judge
+
         n_leak = report_leakage.n_requests(leak_variants)
 
     t = time.perf_counter()
@@ -262,7 +267,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
                      f"résumés; no effect, ratio or test below says anything about discrimination.")
     else:
         for attr in req.attributes:
-            truth = (scr.true_effects(prof, attr, format=req.fmt) if isinstance(scr, SyntheticScreener)
+            truth = (scr.true_effects(prof, attr, format=req.fmt) if has_capability(scr, "true_effects")
                      else None)
             decomps[attr] = report.decompose(data, attr, folds=req.folds, n_boot=req.n_boot, seed=req.seed,
                                              tune=req.tune, truth=truth, target=req.target)
@@ -284,7 +289,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     lim = report.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=forced,
                              decompositions=decomps,
                              synthetic_population=req.profiles is None,
-                             synthetic_screener=isinstance(scr, SyntheticScreener), identity=ident,
+                             synthetic_screener=has_capability(scr, "true_effects"), identity=ident,
                              n_failed=len(fails), n=len(scores), occupation=req.occupation, fmt=req.fmt)
     timings["total_s"] = time.perf_counter() - t_all
     run_info = {"occupation": req.occupation, "format": req.fmt, "seed": req.seed,
