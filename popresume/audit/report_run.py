@@ -27,6 +27,7 @@ from popresume.audit import pipeline, report
 from popresume.audit.report_model import (AuditReport, Disagreements, Plan, Provenance, RunInfo,
                                           Validity)
 from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS
+from popresume.screeners.validity import CARD_N
 
 #: Fewest résumés an audit accepts (each attribute's smaller group also needs report.MIN_PER_GROUP).
 MIN_N = 100
@@ -51,7 +52,7 @@ class ReportRequest:
     profiles: str | None = None
     seed: int = 0
     force: bool = False
-    card_n: int = 40
+    card_n: int = CARD_N
     folds: int = 5
     n_boot: int = 500
     tune: bool = True

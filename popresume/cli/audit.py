@@ -22,6 +22,7 @@ import click
 
 from popresume.audit.report_run import MAX_DRAWS
 from popresume.cli._errors import SEED, OutDir, OutPath
+from popresume.screeners.validity import CARD_N
 
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
@@ -64,7 +65,7 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Report mode: seed of profiles, résumés, CIs.")
 @click.option("--force", is_flag=True, help="Report mode: audit a screener that fails the validity gate.")
 @click.option("--dry-run", is_flag=True, help="Report mode: probe and print the expected time, then stop.")
-@click.option("--card-n", type=click.IntRange(min=5), default=40, show_default=True,
+@click.option("--card-n", type=click.IntRange(min=5), default=CARD_N, show_default=True,
               help="Report mode: résumés of the validity card.")
 @click.option("--n-boot", type=click.IntRange(0, MAX_DRAWS), default=500, show_default=True,
               help="Report mode: bootstrap draws of the CIs.")
