@@ -633,6 +633,8 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
     obs = float("nan") if observed is None else float(observed)
     if rated.sum() < 2:
         return ChanceOfFlag(rule, threshold, float("nan"), 0, "not estimable: fewer than two rated categories", obs)
+    if m == 0:  # nobody selected (e.g. constant scores): every rate is 0 and no ratio is defined
+        return ChanceOfFlag(rule, threshold, float("nan"), 0, "not estimable: no row is selected", obs)
     if len(sizes) == 2 and rated.all():
         from scipy.stats import hypergeom
 

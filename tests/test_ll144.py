@@ -217,3 +217,13 @@ def test_ll144_sits_below_every_layer():
         elif isinstance(node, ast.Import):
             own |= {a.name for a in node.names if a.name.startswith("popresume")}
     assert own == {"popresume.errors"}
+
+
+def test_chance_of_flag_with_nobody_selected_is_not_estimable():
+    """Constant scores select nobody under the median split: no ratio exists, so the chance
+    of a flag is not estimable (it raised IndexError)."""
+    df = pd.DataFrame({"sex": ["F", "M"] * 20, "score": [5.0] * 40})
+    counts = ll144.category_counts(df, "sex", "score", rule="median_split")
+    assert int(counts["selected"].sum()) == 0
+    r = ll144.chance_of_flag(counts, rule="median_split")
+    assert np.isnan(r.probability) and r.method.startswith("not estimable")
