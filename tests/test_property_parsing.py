@@ -13,7 +13,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from popresume.screeners import parse_rate, parse_score
+from popresume.screeners.parsing import parse_rate, parse_score
 
 FAST = settings(max_examples=60, deadline=None, database=None)
 # scores as a model writes them: integers and decimals with a few digits
