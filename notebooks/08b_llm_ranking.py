@@ -387,6 +387,11 @@ labelled(fp[["source", VERDICT_COLUMN, "n_runs", "top_rate", "ci_low", "ci_high"
 # 2-core machines reads résumés; only GPT-3.5 and GPT-4 above are real decisions.
 # `popresume ranking --screener openai:smollm2@http://127.0.0.1:8080/v1 --n-runs 10 --out DIR`
 # ranks more sets and writes its runs in the shipped format.
+#
+# Today's models, recorded on their own designs, follow in chapter {doc}`08c_recorded_models`
+# (does a current model read qualifications, and are its name effects above the noise of
+# irrelevant edits?), and the published LL144 audits, read against the same chance baseline,
+# in chapter {doc}`08d_ll144_published`.
 
 # %%
 print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")

@@ -215,7 +215,9 @@ chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest
 #
 # The four-fifths rule on real decisions: chapter {doc}`08b_llm_ranking` applies it to
 # Bloomberg's recorded GPT rankings and sets each verdict against the spread that chance
-# alone makes and against the position in which each résumé was shown.
+# alone makes and against the position in which each résumé was shown, and chapter
+# {doc}`08d_ll144_published` reads the 116 published LL144 audits the same way: which of
+# their flags a tool with no disparity would raise by chance at their sample sizes.
 #
 # ## Exercises
 #
