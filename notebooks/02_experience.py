@@ -140,7 +140,7 @@ print(f"source rows used: {n_used:,} of {len(source):,} (the {len(source) - n_us
 # (one curve each: the same for women and men), beside the earlier `"psid"` fit, whose
 # gender term gives women and men two curves:
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, P2 fitted to the default source: mean years of experience of a bachelor's graduate by age."}}
 unweighted = fit_experience_model(source, p1.groupby(["age", "gender", "edu_level"])["p"].sum().reset_index(),
                                   occupation=occupation, reweight=False, covariates=(), gender_term=False)
 psid_model = experience_model(occupation, p1, source="psid")
@@ -187,7 +187,7 @@ labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
 # region holds the values above $\text{age} - 18$, which no draw reaches, as the check
 # below the figure confirms.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, P2 fitted to the default source: draws of experience at two ages, truncated to the years an applicant's age allows, against the untruncated normal."}}
 rng = np.random.default_rng(seed)
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.1))
 worst = {}
@@ -222,7 +222,7 @@ print("largest draw minus (age - 18): " + ", ".join(f"{v} at age {a}" for a, v i
 # are standard normal, and their ordered values lie on the line $y = x$ against
 # standard-normal quantiles (plotting positions use the density-ratio weights).
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours: Q-Q plot of the standardised residuals of experience for Assumption 2 (default source)."}}
 qq = qq_data(model)
 ax = plot_qq(qq)
 ax.set_title(f"Ours: Q-Q plot for Assumption 2 ({occupation}, default source)", fontsize=10)
@@ -245,9 +245,13 @@ print(f"correlation of ordered residuals with normal quantiles: {np.corrcoef(qq[
 
 # %%
 profiles = generate_population(sizes=size, seed=seed)
+
+# %% mystnb={"figure": {"caption": "Ours: generated experience against age under the default P2, every occupation."}}
 ax = plot_age_experience(profiles)
 ax.set_title("Ours: generated experience against age (default P2, all occupations)", fontsize=10)
 plt.show()
+
+# %%
 print("profiles above the bound age - 18:", int((profiles["exp_year"] > profiles["age"] - 18).sum()))
 print(f"mean share of the years since 18 worked, exp_year / (age - 18): "
       f"{(profiles['exp_year'] / (profiles['age'] - 18).clip(lower=1)).mean():.2f}")
@@ -331,6 +335,7 @@ from popresume.causal import estimate_captured
 from popresume.causal.roles import default_roles
 from popresume.grouping import add_groups
 from popresume.screeners.specs import DEFAULT_COEF
+from popresume.schema import NOT_CARDED_NO_CARD, VERDICT_COLUMN
 from popresume.screeners.synthetic import SyntheticScreener
 
 BREAK_PENALTY = -0.2  # points per month of career breaks
@@ -351,7 +356,8 @@ for label, src in (("psid (earlier default)", "psid"), ("measured (default)", No
         rows.append({"P2 source": label, "effect": effect, "true (exact)": true[effect],
                      "estimate": summary.at[effect, "estimate"], "ci_low": summary.at[effect, "ci_low"],
                      "ci_high": summary.at[effect, "ci_high"],
-                     "screener": "synthetic + break penalty (known f: validity by construction)",
+                     "screener": "synthetic + break penalty (known f)",
+                     VERDICT_COLUMN: NOT_CARDED_NO_CARD,
                      "estimator warnings": warned[label] or "none"})
 bie = pd.DataFrame(rows).set_index(["P2 source", "effect"])
 labelled(bie, f"ours: synthetic screener with {BREAK_PENALTY} points per month of breaks, gender (M − F), "

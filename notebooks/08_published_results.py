@@ -52,6 +52,7 @@ from popresume.causal.cases import CASE_TITLES, normalize_label
 from popresume.paths import data_path
 from popresume.plots.causal import plot_figure4
 from popresume.plots.tables import labelled
+from popresume.schema import NOT_CARDED_PUBLISHED, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for
 
 pd.set_option("display.max_colwidth", None)  # never cut a label short
@@ -110,12 +111,12 @@ pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper
 cols = ["attribute", "occupation", "format", "model"]
 show = ["NDE", "NIE", "BIE", "RIE"]
 diff = published.loc[labels["stated"] != want, cols].copy()
-diff.insert(0, "source", "published")
+diff[VERDICT_COLUMN] = NOT_CARDED_PUBLISHED
 diff["paper"], diff["stated"] = want, labels["stated"]
 for e in show:
     diff[e] = published.apply(lambda r, e=e: f"{r[e + '_estimate']:.3f} [{r[e + '_ci_low']:.3f}, {r[e + '_ci_high']:.3f}]",
                               axis=1)
-diff
+diff.rename_axis(columns="published")
 
 # %% [markdown]
 # ## What the authors applied
@@ -131,7 +132,7 @@ diff
 # 2. **Significance was decided before rounding.** The Nurses / image / Qwen2.5-VL / race
 #    row is labelled C1 although its NDE interval is printed [0.000, 0.125]: the lower bound
 #    was a positive number below 0.0005. Two other bounds print as zero and confirm the
-#    reading: NIE [-0.169, -0.000] counts as significant (the C3 label of the GPT-4o
+#    reading: the published NIE [-0.169, -0.000] counts as significant (the C3 label of the GPT-4o
 #    row needs NIE ≠ 0), and BIE [-0.261, 0.000] (Construction / image+photo / GPT-4o /
 #    gender) does *not*: that row is C1, not C1,C5. The sign of the printed zero carries
 #    the side of zero the bound lay on, and the CSV keeps it (`-0.000` parses to a

@@ -162,7 +162,7 @@ view = summaries.effects_view(results, source="ours", cases="cases")
 print(f"{len(view)} audits; the first 12 are shown, in two tables so that every column fits the page")
 keys = ["attribute", "occupation", "format", "model"]
 display(view[keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
-view[keys + ["BIE", "RIE", "min ESS", "clipped share"]].head(12)
+view[keys + ["validity gate", "BIE", "RIE", "min ESS", "clipped share"]].head(12)
 
 # %% [markdown]
 # ## Our run next to the published Tables 4–5

@@ -115,12 +115,13 @@ for line in report.summary():
 # overlap, and, because the screener is synthetic, the true effect on this population.
 # Crosses are the truth.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, the synthetic screener (a known-truth device; its verdict is in the tables): the audit's five effects by attribute, with 95% CIs where an effect is estimable, and the true values as crosses."}}
 ident = report.label()
 verdict = report.verdict()  # every table of effects or decisions carries the screener's verdict
 fig = effects_by_attribute({a: d.effects for a, d in report.decompositions.items()})
 plt.show()
 
+# %%
 rows = []
 for attr, d in report.decompositions.items():
     for effect, r in d.effects.iterrows():
@@ -182,7 +183,7 @@ labelled(overlap.round(3), f"ours: {ident}. Cases C1-C5 (paper rule) and overlap
 # ## Precision: what a larger run would buy
 #
 # Each effect's influence values φ give its standard error, sd(φ)/√n, so the n at which the
-# 95% interval would have a half-width of 0.5 points is (1.96·sd(φ)/0.5)². This projection
+# 95% interval would have a half-width of 0.5 points is $(z_{0.975}\,\mathrm{sd}(\varphi)/0.5)^2$. This projection
 # holds only where the half-width shrinks like 1/√n, i.e. where the effect is estimable; the
 # report leaves it blank elsewhere. An auditor reads this table *before* paying for a larger
 # run.
@@ -201,9 +202,11 @@ labelled(prec.round(2), f"ours: {ident}. CI half-width achieved and n needed, fr
 # every category at once, whichever is truly the most selected: `popresume.ll144`) and flags
 # categories under 2% of the sample.
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, the synthetic screener: LL144 impact ratios by sex, race and sex × race, with simultaneous 95% CIs; the dashed line is the four-fifths threshold."}}
 fig = ll144_figure(report.ll144.table)
 plt.show()
+
+# %%
 ll = report.ll144.table[["breakdown", "category", "n", "scoring_rate", "impact_ratio", "ci_low", "ci_high",
                          "excluded"]].rename(columns={"excluded": "under 2%"}).assign(**{VERDICT_COLUMN: verdict})
 labelled(ll.round(3), f"ours: {ident}. {report.provenance.sources['ll144']}")
@@ -216,7 +219,7 @@ labelled(ll.round(3), f"ours: {ident}. {report.provenance.sources['ll144']}")
 # LL144 median split and the four-fifths selection cut (the top 25%). It gives the chance
 # that such a screener is flagged (lowest ratio under 0.8) and the chance that its lowest
 # ratio is as low as the one observed; exact for two categories, from 1,000 draws otherwise,
-# with only the digits the draws support ("< 0.001" when no draw reached it).
+# with only the digits the draws support (`< 0.001` when no draw reached it).
 
 # %%
 chance = pd.DataFrame([{"rule": r["rule"], "breakdown": r["breakdown"], "lowest ratio": r["observed_lowest_ratio"],

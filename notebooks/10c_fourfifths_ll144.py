@@ -44,10 +44,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume import ll144
-from popresume.audit import summaries as S
+from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.audit.grid import outcome_table
-from popresume.plots import audit as P
+from popresume.plots import audit as audit_plots
 from popresume.schema import OCCUPATION_LABELS
 
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
@@ -100,7 +100,7 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 
 # %%
 outcome = outcome_table(data, select_top=select_top)
-cmp = S.four_fifths_disagreements(outcome, ours, methods=("holm", "none"))
+cmp = summaries.four_fifths_disagreements(outcome, ours, methods=("holm", "none"))
 holm_col, none_col = "disagreement (Holm)", "disagreement (uncorrected (CI excludes 0))"
 keys = ["attribute", "occupation", "format", "model"]
 view = cmp.merge(ours[keys + ["screener"]], on=keys, how="left")
@@ -114,16 +114,16 @@ view[["source", "validity_verdict", "attribute", "occupation", "format", "four-f
       "ll144_impact_ratio", "four_fifths_flag", holm_col, none_col]].round(3).head(12)
 
 # %%
-counts = S.disagreement_counts(cmp)
+counts = summaries.disagreement_counts(cmp)
 verdicts = ", ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners)
 counts.columns = [f"ours ({verdicts}), {c}" for c in counts.columns]
 counts
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, Chapter 9's grid (each screener's verdict in the tables above): the four-fifths selection-rate ratio against the estimated NDE; colour marks where the two disagree under Holm."}}
 cmp2 = cmp.merge(ours[["attribute", "occupation", "format", "model", "NDE_estimate"]],
                  on=["attribute", "occupation", "format", "model"]).rename(columns={holm_col: "disagreement"})
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
-P.plot_four_fifths(cmp2, effect="NDE", ax=ax)
+audit_plots.plot_four_fifths(cmp2, effect="NDE", ax=ax)
 ax.set_title("ours (Chapter 9's grid): four-fifths ratio vs estimated NDE; disagreement under Holm", fontsize=9)
 ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 fig.tight_layout()
@@ -180,9 +180,9 @@ ll.insert(1, "validity_verdict", cards[screener]["verdict"])
 ll[["source", "validity_verdict", "breakdown", "category", "n", "share", "selected", "rate", "ratio",
     "ci_low", "ci_high", "under_2pct", "flag"]].round(3)
 
-# %%
+# %% mystnb={"figure": {"caption": "Ours, one cell of Chapter 9's grid (the screener's verdict is in the title and the table above): LL144 impact ratios with simultaneous 95% CIs; the dashed line is four-fifths."}}
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
-P.plot_ll144(ll[ll["known"]].rename(columns={"ratio": "impact_ratio"}), ax=ax)
+audit_plots.plot_ll144(ll[ll["known"]].rename(columns={"ratio": "impact_ratio"}), ax=ax)
 ax.set_title(f"{source} ({cards[screener]['verdict']} validity): LL144 impact ratios, "
              f"{OCCUPATION_LABELS[occupation]}, text", fontsize=9)
 fig.tight_layout()
@@ -242,7 +242,7 @@ chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest
 # :label: ex-10c-standard
 #
 # Classify the disagreements with Benjamini–Hochberg instead
-# (`S.four_fifths_disagreements(outcome, ours, methods=("bh",))`). Which claim would you
+# (`summaries.four_fifths_disagreements(outcome, ours, methods=("bh",))`). Which claim would you
 # make with it, and how would you word it differently from a Holm-based claim?
 # :::
 #

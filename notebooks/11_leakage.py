@@ -313,8 +313,9 @@ print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")
 #
 # Position effects are not an artefact of small judges only: in Bloomberg's recorded
 # rankings (chapter {doc}`08b_llm_ranking`) GPT-3.5 puts the résumé shown first on top 3 to 7
-# times as often as chance, more than any name moves it; GPT-4 does so on two of its four
-# jobs (about 3 times chance) and stays close to chance (1.1 and 1.4 times) on the other two.
+# times as often as chance, more than any name moves it; in the same recorded rankings GPT-4
+# does so on two of its four jobs (about 3 times chance) and stays close to chance (1.1 and
+# 1.4 times) on the other two.
 # Whether a name moves today's models more than an irrelevant edit does is measured on their
 # recorded replies in chapter {doc}`08c_recorded_models`.
 

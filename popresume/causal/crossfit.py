@@ -360,7 +360,7 @@ class PSEEstimator:
                 f"weak overlap: {int(res.propensity.loc[worst, 'n_clipped'])} of {d.n} propensities of {worst} "
                 f"were clipped to [{self.clip}, {1 - self.clip}] (range before clipping "
                 f"{res.propensity.loc[worst, 'min']:.2g}..{res.propensity.loc[worst, 'max']:.2g}); "
-                f"min effective sample size {ess['ess']:.0f}. See .propensity_ and .weights_.")
+                f"min effective sample size {ess['ess']:.0f} (the result's propensity and weights tables show where).")
         small = min(d.n_x0, d.n_x1)
         if small < self.min_group or ess["ess"] < self.min_ess:
             grp = d.x0 if d.n_x0 <= d.n_x1 else d.x1
