@@ -33,6 +33,9 @@
 # printed after the ±: with 100 replications a true 95% reads anywhere in about 0.91-0.99,
 # with 5,000 in 0.944-0.956. A row "OUTSIDE" its band by more than two of its Monte Carlo
 # errors is a real miscalibration.
+#
+# The parameters cell has one parameter, `csv`: the harness table to show (empty: the
+# repository's `benchmarks/results/coverage.csv`; a path: your own run of `make calibrate`).
 
 # %% tags=["parameters"]
 csv = ""  # empty: the repository's benchmarks/results/coverage.csv
@@ -88,11 +91,39 @@ causal[causal["kind"] != "coverage"].drop(columns=["family"])
 # %% [markdown]
 # ## Other families
 #
-# Impact ratios (LL144), ranking rates, the conditional logit and the chance nulls appear
-# here once their harness modules have run (`popresume.coverage.ll144`, `.ranking`).
+# Impact ratios and the chance of a flag (LL144, `popresume.coverage.ll144`), ranking rates,
+# the conditional logit and the chance nulls (`.ranking`), and the recorded-decisions
+# analyses (`.decisions`). Rows whose quantity names an older method ("comparison") are
+# there to show what the new method fixed; they are expected outside their band.
 
 # %%
 others = table[table["family"] != "causal"]
 if others.empty:
     print("no other family in this run")
 others
+
+# %% [markdown]
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-12-own-run
+#
+# Run the fast subset of the harness yourself and show it on this page:
+#
+# ```bash
+# .venv/bin/python benchmarks/bench_coverage.py --fast --out /tmp/coverage.csv
+# popresume book run notebooks/12_trust.py -p csv /tmp/coverage.csv
+# ```
+#
+# Which rows move, and by how much compared with their Monte Carlo error?
+# :::
+#
+# :::{solution} ex-12-own-run
+# :class: dropdown
+#
+# The fast subset uses fewer replications for the costly estimator rows and as many or more
+# for the cheap ones, so its rates differ from the full run's by about their Monte Carlo
+# errors (printed after each ±): a difference of one or two of those errors is noise, not a
+# change in calibration. A row that leaves its band by several errors would be a real
+# change, and the test that runs the same subset would fail.
+# :::

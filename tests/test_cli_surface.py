@@ -168,7 +168,7 @@ def test_generate_experience_source_is_used(tmp_path):
 # ---------------------------------------------------------------------------- ranking
 def test_ranking_with_logit_and_figures(tmp_path):
     out = tmp_path / "r"
-    r = _run("ranking", "--out", out, "--model", "gpt-4", "--n-boot", "20", "--n-sim", "200")
+    r = _run("ranking", "--out", out, "--model", "gpt-4", "--n-sim", "200")
     assert r.exit_code == 0, r.output
     cl = pd.read_csv(out / "clogit.csv")
     assert len(cl) and {"model", "se"} <= set(cl.columns) and (cl["se"] > 0).all()

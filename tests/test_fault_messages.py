@@ -114,7 +114,7 @@ def test_ranking_job_with_one_run_names_the_job_not_a_singular_matrix(tmp_path):
                                                 "context": {"job": "plumber", "default_order": names,
                                                             "demo_order": demos}}))
     res = CliRunner().invoke(main, ["ranking", "--out", str(tmp_path / "o"), "--runs-dir", str(tmp_path / "runs"),
-                                    "--no-screeners", "--n-boot", "5", "--n-sim", "20", "--no-figures"])
+                                    "--no-screeners", "--n-sim", "20", "--no-figures"])
     assert res.exit_code == 1
     line = _one_line_error(res)
     assert "Singular matrix" not in line

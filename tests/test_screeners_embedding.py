@@ -105,7 +105,7 @@ def test_batch_size_is_in_the_cache_key():
     a = EmbeddingScreener(batch_size=8).cache_params()
     b = EmbeddingScreener(batch_size=32).cache_params()
     assert a["batch_size"] == 8 and b["batch_size"] == 32 and a != b
-    assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings"})
+    assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings", "batches"})
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])

@@ -46,7 +46,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping, Union
+from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
@@ -116,6 +116,7 @@ class EstimatorModel(_Block):
     aggregate: Literal[CHOICES["aggregate"]] = Field(**field_bounds("aggregate"))  # how repetitions combine
     threads: int = Field(**field_bounds("threads"))  # XGBoost threads per fit (cells run in parallel processes)
     identification: Literal[CHOICES["identification"]] = Field(**field_bounds("identification"))  # overlap | paper
+    trim: Optional[tuple[float, float]] = None  # estimate on the overlap population (the estimand renamed)
 
 
 class RenderModel(_Block):

@@ -210,7 +210,7 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
 
         judge = report_leakage.leakage_judge(scr)  # a screener that can run no task is refused before any work
         leak_variants, leak_baselines = report_leakage.corpus(req.leakage_bases)
-        check_judge(scr, leak_variants, leak_baselines)  # one item per task first: a server that cannot judge
+        check_judge(judge, leak_variants, leak_baselines)  # one item per task first: a server that cannot judge
 
         n_leak = report_leakage.n_requests(leak_variants)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from popresume.cli._errors import OutDir
+from popresume.cli._errors import SEED, OutDir
 
 DEFAULT_SOURCES = ("recinq", "derbyshire", "webster", "aclu_ll144", "bloomberg", "bertrand_mullainathan")
 
@@ -30,7 +30,7 @@ DEFAULT_SOURCES = ("recinq", "derbyshire", "webster", "aclu_ll144", "bloomberg",
               help="Only this source (repeatable): " + ", ".join(DEFAULT_SOURCES) + ".")
 @click.option("--n-sim", type=int, default=2000, show_default=True,
               help="Draws of a tool with no disparity per LL144 analysis (chance_below_0_8).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 def command(out_dir, sources, n_sim, seed):
     """Validity, group effects, noise floor and the published LL144 audits, from recorded decisions."""
     import pandas as pd
