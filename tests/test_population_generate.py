@@ -162,3 +162,13 @@ def test_bytes_per_profile_covers_what_generation_takes():
 
     df = generate_population(["nurse", "teacher"], 2_000, seed=3)
     assert df.memory_usage(deep=True).sum() / len(df) < BYTES_PER_PROFILE / 2
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\ufeff", "\x00"])
+def test_profile_names_with_invisible_or_control_characters_are_refused(char):
+    """A right-to-left override or a zero-width space in a name would reach the prompt
+    unseen; it is refused like a control character, naming the column and the row."""
+    profiles = generate_population(["nurse"], {"nurse": 5}, seed=0)
+    profiles.loc[profiles.index[2], "first_name"] = "Ann" + char + "a"
+    with pytest.raises(ValueError, match="profile column 'first_name' has a control character"):
+        validate_profiles(profiles)
