@@ -238,7 +238,7 @@ xr_in_b = dataclasses.replace(scm, pb_xrz=strong)
 m_br = scm.m.copy()
 m_br[:, :, 0, :] += 1.5 * np.arange(m_br.shape[3])  # the score rewards B more when R = r0
 br_in_y = dataclasses.replace(no_rb, m=m_br)
-order_table = pd.DataFrame({"model": orders(scm), "X's effect on B depends on R": orders(xr_in_b),
+order_table = pd.DataFrame({"this chapter's SCM": orders(scm), "X's effect on B depends on R": orders(xr_in_b),
                             "no R -> B, B x R in score": orders(br_in_y), "no R -> B, additive score": orders(no_rb)})
 labelled(order_table, "ours: exact sums on the toy SCMs", precision=4)
 
