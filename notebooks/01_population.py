@@ -268,7 +268,7 @@ display(labelled(by_gender, "ours and published: seed = GSS 1974-2018 respondent
 labelled(by_race, "ours and published: seed = ACS 2012 employed 18-64, all occupations (measured microdata); other columns ours")
 
 # %% mystnb={"figure": {"caption": "Ours: associations carried from the microdata seeds (GSS for nurses by gender, ACS 2012 for software developers by race)."}}
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.3))
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 for ax, table, key in ((axes[0], by_gender.loc["nurse"], "gender"), (axes[1], by_race.loc["software_developer"], "race")):
     cols = [c for c in table.columns if c != "seed n"]
     x = np.arange(len(table))
@@ -368,7 +368,7 @@ if flat is not None:
 
 # %% mystnb={"figure": {"caption": "Ours, synthetic screener (true values): how the population's associations move the BIE."}}
 if flat is not None:
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.3))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     for ax, attr in zip(axes, ("gender", "race")):
         t = shift.loc[attr, "BIE"]
         x = np.arange(len(t))

@@ -189,7 +189,7 @@ labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
 
 # %% mystnb={"figure": {"caption": "Ours, P2 fitted to the default source: draws of experience at two ages, truncated to the years an applicant's age allows, against the untruncated normal."}}
 rng = np.random.default_rng(seed)
-fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.1))
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 worst = {}
 for ax, age in zip(axes, (21, 35)):
     a = np.full(n_draws, age)

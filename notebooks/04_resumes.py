@@ -148,7 +148,7 @@ rs_all = build_resumes(profiles, seed=seed)
 by_id = {r.resume_id: r for r in rs_all}
 show = (profiles.assign(fits=[by_id[i].roles[0].end != (2023, 12) for i in profiles["resume_id"]])
         .groupby(["occupation", "fits"], sort=False).head(1).head(8))
-fig, ax = plt.subplots(figsize=(9.5, 4.9))
+fig, ax = plt.subplots(figsize=(10, 5.2))
 plot_career_timelines([by_id[i] for i in show["resume_id"]], ax=ax,
                       labels=[f"{OCCUPATION_LABELS[o]}, {e}, age {a}, exp {x}"
                               for o, e, a, x in zip(show["occupation"], show["edu_level"], show["age"], show["exp_year"])])
@@ -212,7 +212,7 @@ for occ in examples.index:
 
 # %% mystnb={"figure": {"caption": "Ours: each occupation's example résumé rendered as an image and as an image with a photo slot (a grey placeholder, not a face)."}}
 for i, occ in enumerate(examples.index):
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 6.3))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 6.6))
     plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})")
     plot_resume_image(photo["image_path"].iloc[i], ax=axes[1],
                       title=f"{OCCUPATION_LABELS[occ]}: image + photo (grey placeholder, not a face)\n({SOURCE})")
@@ -234,7 +234,7 @@ lengths = stats.groupby("occupation", sort=False)["n_tokens"].describe()[["count
 labelled(lengths.rename(index=OCCUPATION_LABELS), f"{SOURCE}, résumé length in tokens", precision=1)
 
 # %% mystnb={"figure": {"caption": "Ours, generated résumés: length in tokens, roles against years of experience, and education entries, by occupation."}}
-fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.9))
+fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
 plot_token_lengths(stats, ax=axes[0], legend=False)
 plot_roles_vs_exp(stats, ax=axes[1])
 plot_education_entries(stats, ax=axes[2])

@@ -127,7 +127,7 @@ print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced
 labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
 # %% mystnb={"figure": {"caption": "Published (Bertrand & Mullainathan 2004, Table 1) beside ours recomputed from their 4,870 résumés: callback rates by race of the name."}}
-fig, ax = plt.subplots(figsize=(9.5, 3.4))
+fig, ax = plt.subplots(figsize=(10.5, 3.8))
 correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
 plt.show()

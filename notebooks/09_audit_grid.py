@@ -421,7 +421,7 @@ summaries.effects_view(full_c1, source="ours", keys=["attribute", "occupation", 
 
 # %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict: fail) at the paper's size: the effects of the ten text audits."}}
 occs = sorted(full["occupation"].unique())
-fig, axes = plt.subplots(1, len(occs), figsize=(9.5, 3.6), sharey=False)
+fig, axes = plt.subplots(1, len(occs), figsize=(3.2 * len(occs), 3.6), sharey=False)
 for ax, occ in zip(axes, occs):
     audit_plots.plot_effects(full[full["occupation"] == occ], label="attribute", ax=ax, title=occ.replace(" ", "\n", 1),
                    legend=False)

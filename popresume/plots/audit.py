@@ -39,7 +39,7 @@ def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence
         raise ValueError(f"no rows with attribute {attribute!r} in the results table")
     formats = [f for f in (formats or ["text", "image", "image+photo"]) if f in set(t["format"])]
     occupations = list(occupations or sorted(t["occupation"].unique()))
-    fig, axes = plt.subplots(len(occupations), len(formats), figsize=(3.15 * len(formats), 2.6 * len(occupations)),
+    fig, axes = plt.subplots(len(occupations), len(formats), figsize=(4.2 * len(formats), 2.6 * len(occupations)),
                              squeeze=False, sharex=True)
     for i, occ in enumerate(occupations):
         for j, fmt in enumerate(formats):
@@ -100,7 +100,7 @@ def figure5(table: pd.DataFrame, pairs: pd.DataFrame | None = None, *, max_panel
     pairs = pairs.head(max_panels)
     ncol = min(3, len(pairs))
     nrow = int(np.ceil(len(pairs) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.15 * ncol, 3.0 * nrow), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.3 * ncol, 3.2 * nrow), squeeze=False)
     for ax, (_, p) in zip(axes.flat, pairs.iterrows()):
         plot_photo_pair(table, attribute=p["attribute"], occupation=p["occupation"], model=p["model"], ax=ax)
     for ax in list(axes.flat)[len(pairs):]:

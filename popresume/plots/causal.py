@@ -146,7 +146,7 @@ def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 3, labels_col
     if panels is None:
         panels = case_panels(table, labels_column) if labels_column else FIGURE4_PANELS
     nrows = int(np.ceil(len(panels) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.15 * ncols, 2.7 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.9 * nrows), squeeze=False)
     for ax, (case, attr, occ, fmt, model) in zip(axes.ravel(), panels):
         row = table[(table["attribute"] == attr) & (table["occupation"] == occ)
                     & (table["format"] == fmt) & (table["model"] == model)]

@@ -62,7 +62,7 @@ def draw_design_graph(design: str, ax=None):
 
 def plot_designs():
     """The three designs' graphs side by side; returns the Figure."""
-    fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.8))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
     for ax, d in zip(axes, GRAPH_DESIGNS):
         draw_design_graph(d, ax)
     fig.text(0.5, 0.01, "solid: a path the design leaves open; faint dashed: a path the design cuts. "

@@ -70,7 +70,7 @@ def plot_age_experience(profiles: pd.DataFrame, ax=None, *, max_points: int = 30
 
 def plot_figure7(profiles: pd.DataFrame):
     """The four panels of Figure 7: gender, race, education by occupation; age vs experience."""
-    fig, axes = plt.subplots(2, 2, figsize=(9.5, 5.9))
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7.5))
     plot_composition(profiles, "gender", axes[0, 0], title="(a) Gender distribution by occupation")
     plot_composition(profiles, "race", axes[0, 1], title="(b) Race distribution by occupation")
     plot_composition(profiles, "edu_level", axes[1, 0], title="(c) Education level distribution by occupation")
