@@ -47,7 +47,7 @@
 # Labels: a table or figure marked **published (Bloomberg 2024)** is their number; **ours,
 # from Bloomberg's recorded replies** is computed here from their raw replies; **ours,
 # screener X** comes from our screener X ranking the same sets. Every table of a model's rows
-# has a `validity gate` column: our screeners' validity verdict (chapter {doc}`05_screeners`), or
+# has a "validity gate" column: our screeners' validity verdict (chapter {doc}`05_screeners`), or
 # "not carded (recorded decisions)" for GPT-3.5 and GPT-4, whose decisions were recorded by
 # Bloomberg and never went through the validity gate.
 #

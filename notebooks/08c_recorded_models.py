@@ -74,7 +74,8 @@ if recinq_models is not None:
 derbyshire = load("derbyshire")
 webster = load("webster")
 decisions = pd.concat([recinq, derbyshire, webster], ignore_index=True)
-print(decisions.groupby(["source", "model"]).size().rename("replies").to_string())
+display(labelled(decisions.groupby(["source", "model"]).size().rename("replies").to_frame(),
+                 "published (each source's recorded replies): replies per source and model"))
 
 
 NAMES = {"recinq": "re-cinq", "derbyshire": "Derbyshire", "webster": "Webster"}

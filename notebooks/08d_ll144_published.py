@@ -59,6 +59,7 @@ seed = 0
 import time
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -156,6 +157,11 @@ rated = rated[rated["n"] > 0]
 ax.scatter(rated["n"], rated["chance_below_0_8"], s=5, color="grey", alpha=0.5, label="every rated category")
 ax.scatter(tested["n"], tested["chance_below_0_8"], s=14, color="tab:red", label="published flags")
 ax.set_xscale("log")
+# one label per decade, written as a plain count (the minor ticks carry none)
+ax.xaxis.set_major_locator(LogLocator(base=10, numticks=8))
+ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+ax.xaxis.set_minor_formatter(NullFormatter())
+ax.tick_params(axis="x", labelsize=8)
 ax.set_xlabel("category n (log scale)")
 ax.set_ylabel("chance a fair tool gives it a ratio < 0.8")
 ax.set_title("Chance of a four-fifths flag with no disparity (ours, from ACLU's recorded audits)", fontsize=9)

@@ -47,7 +47,7 @@ from popresume.coverage import read_results, shown
 
 results = read_results(csv or None)
 table = shown(results)
-pd.set_option("display.max_colwidth", 100)
+pd.set_option("display.max_colwidth", None)  # never cut a label short
 print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].unique()))}")
 
 # %% [markdown]

@@ -366,12 +366,17 @@ def name_disagreements(m: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- side by side
 def format_effects(table: pd.DataFrame, *, digits: int = 3, effects: Sequence[str] = PSE_NAMES) -> pd.DataFrame:
-    """The effects as the paper prints them: "0.255 [0.194, 0.317]", with a "*" when the CI excludes 0."""
+    """The effects as the paper prints them: "0.255 [0.194, 0.317]", with a "*" when the CI excludes 0.
+
+    An effect without an interval (not estimable at the audit's overlap) prints its point
+    estimate followed by "(not estimable)", never "[nan, nan]".
+    """
     out = pd.DataFrame(index=table.index)
     for e in effects:
         est, lo, hi = (table[f"{e}_{s}"].to_numpy(float) for s in ("estimate", "ci_low", "ci_high"))
         star = np.where(significant(lo, hi), "*", "")
-        out[e] = [f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]{s}" for a, b, c, s in zip(est, lo, hi, star)]
+        out[e] = [f"{a:.{digits}f} (not estimable)" if np.isnan(b) or np.isnan(c)
+                  else f"{a:.{digits}f} [{b:.{digits}f}, {c:.{digits}f}]{s}" for a, b, c, s in zip(est, lo, hi, star)]
     return out
 
 

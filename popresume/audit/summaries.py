@@ -202,7 +202,7 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
             if c in table.columns]
     out = table[keys].copy()
     if "validity_verdict" in table.columns:
-        out[VERDICT_COLUMN] = table["validity_verdict"].to_numpy()
+        out[VERDICT_COLUMN] = table["validity_verdict"].fillna(NOT_CARDED_NO_CARD).to_numpy()
     else:
         published = source is not None and source.split(",")[0].split(":")[0].strip() == "published"
         out[VERDICT_COLUMN] = NOT_CARDED_PUBLISHED if published else NOT_CARDED_NO_CARD
