@@ -75,7 +75,7 @@ derbyshire = load("derbyshire")
 webster = load("webster")
 decisions = pd.concat([recinq, derbyshire, webster], ignore_index=True)
 display(labelled(decisions.groupby(["source", "model"]).size().rename("replies").to_frame(),
-                 "published (each source's recorded replies): replies per source and model"))
+                 "published: replies per source and model, as each source recorded them"))
 
 
 NAMES = {"recinq": "re-cinq", "derbyshire": "Derbyshire", "webster": "Webster"}
