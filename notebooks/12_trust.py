@@ -48,6 +48,7 @@ from popresume.coverage import read_results, shown
 results = read_results(csv or None)
 table = shown(results)
 pd.set_option("display.max_colwidth", None)  # never cut a label short
+pd.set_option("display.max_rows", 1000)  # every row of the harness table, never "..."
 print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].unique()))}")
 
 # %% [markdown]
