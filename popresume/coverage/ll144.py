@@ -99,13 +99,19 @@ def binomial_rows(sizes, name: str, reps: int, rng: np.random.Generator, *, old:
         truth = p / p.max()
         x = rng.binomial(sizes, p, size=(reps, len(sizes)))
         setting = f"selection_cut, {truth_name}, {name}"
-        rows += _rows_for(*_cover(*_new_bounds(x, sizes), truth), quantity="impact ratio CI", setting=setting)
-        if old:
-            rows += _rows_for(*_cover(*_box_bounds(x, sizes), truth), quantity="impact ratio CI (box)",
-                              setting=setting)
-            rows += _rows_for(*_cover(*_old_bounds(x, sizes, rng), truth),
-                              quantity="impact ratio CI (old percentile bootstrap)", setting=setting,
-                              band_override=None)
+        rows += _method_rows(x, sizes, truth, setting, rng, old=old)
+    return rows
+
+
+def _method_rows(x, sizes, truth, setting: str, rng: np.random.Generator, *, old: bool) -> list[dict]:
+    """The rows of one setting's simulated counts ``x``: the new interval, and with ``old`` the
+    box and the old percentile bootstrap as comparisons."""
+    rows = _rows_for(*_cover(*_new_bounds(x, sizes), truth), quantity="impact ratio CI", setting=setting)
+    if old:
+        rows += _rows_for(*_cover(*_box_bounds(x, sizes), truth), quantity="impact ratio CI (box)", setting=setting)
+        rows += _rows_for(*_cover(*_old_bounds(x, sizes, rng), truth),
+                          quantity="impact ratio CI (old percentile bootstrap)", setting=setting,
+                          band_override=None)
     return rows
 
 
@@ -130,13 +136,7 @@ def median_split_rows(sizes, name: str, reps: int, rng: np.random.Generator, *, 
         above = y > np.median(y, axis=1, keepdims=True)
         x = np.stack([above[:, group == j].sum(axis=1) for j in range(k)], axis=1)
         setting = f"median_split, {truth_name}, {name}"
-        rows += _rows_for(*_cover(*_new_bounds(x, sizes), truth), quantity="impact ratio CI", setting=setting)
-        if old:
-            rows += _rows_for(*_cover(*_box_bounds(x, sizes), truth), quantity="impact ratio CI (box)",
-                              setting=setting)
-            rows += _rows_for(*_cover(*_old_bounds(x, sizes, rng), truth),
-                              quantity="impact ratio CI (old percentile bootstrap)", setting=setting,
-                              band_override=None)
+        rows += _method_rows(x, sizes, truth, setting, rng, old=old)
     return rows
 
 
