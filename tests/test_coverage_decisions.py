@@ -22,6 +22,43 @@ def test_fast_subset_in_band():
     # job fit varying by industry: 3 independent units in 9 résumé clusters; the interval is
     # not calibrated for industries beyond Derbyshire's three, and the row says so
     assert any(known) and (t.loc[known, "rate"] < 0.93).all()
+    # the own-file contrasts of `popresume audit --decisions`, through design_coverage
+    assert t["quantity"].str.startswith("own-file validity").sum() == 2
+    # analyses.CALIBRATION (the validity table's `calibrated` column) says what the harness
+    # measured: calibrated where each of its rows is in band, not where one is a known failure
+    rows = t.set_index(["quantity", "setting"])
+    for (source, contrast), (calibrated, harness, why) in analyses.CALIBRATION.items():
+        assert all(h in rows.index for h in harness), (source, contrast)
+        if calibrated:
+            assert rows.loc[list(harness), "in_band"].all(), (source, contrast)
+        else:
+            assert any(h in coverage_decisions.KNOWN_UNCALIBRATED for h in harness), (source, contrast)
+
+
+def test_the_calibration_reasons_quote_the_full_harness_run():
+    """A number a reason quotes is the full run's (benchmarks/results/coverage.csv), rounded."""
+    from popresume.coverage import read_results
+
+    full = read_results().set_index(["quantity", "setting"])
+    for (source, contrast), (calibrated, harness, why) in analyses.CALIBRATION.items():
+        if not calibrated:
+            bad = [h for h in harness if h in coverage_decisions.KNOWN_UNCALIBRATED]
+            assert f"covered {full.loc[bad[0], 'rate']:.2f}" in why
+
+
+def test_design_calibration_refuses_a_design_one_resume_dominates():
+    """Job fit with résumé fixed effects: 12 balanced résumés are calibrated; when one résumé
+    holds 30 of every 33 rows, the résumé-clustered interval sees one résumé's effect only
+    (its deviation, SD 5, against an SE of about 1: coverage far under 0.93) and is refused."""
+    item, job = (a.ravel() for a in np.meshgrid(np.arange(12), np.arange(4), indexing="ij"))
+    d = pd.DataFrame({"item": item, "job": job, "fit": (job % 2 == item % 2).astype(float), "outcome": 0.0})
+    sub, kw = analyses.own_contrasts(d, fit="fit", quality=None)["job_fit"]
+    ok = coverage_decisions.design_calibration(sub, "_t", kw, job="job", reps=200)
+    assert ok["calibrated"] and ok["calibration"].startswith("calibrated:") and ok["coverage"] >= 0.9
+    heavy = pd.concat([d[d["item"].isin([1, 2, 3])]] + [d[d["item"] == 0]] * 30, ignore_index=True)
+    sub, kw = analyses.own_contrasts(heavy, fit="fit", quality=None)["job_fit"]
+    bad = coverage_decisions.design_calibration(sub, "_t", kw, job="job", reps=200)
+    assert not bad["calibrated"] and bad["coverage"] < 0.8 and "under 0.93" in bad["calibration"]
 
 
 def test_arm_df_is_the_two_sample_t_on_cluster_means():

@@ -203,7 +203,15 @@ def small(recinq, derbyshire, webster):
 
 def test_every_table_builds_from_shipped_data(small):
     v = analyses.validity(small)
-    assert list(v.columns[:8]) == analyses.VALIDITY_COLUMNS
+    assert list(v.columns[:10]) == analyses.VALIDITY_COLUMNS
+    # which intervals the coverage harness backs: Derbyshire's quality and Webster's job fit;
+    # not Derbyshire's job fit (industries at large); no row without an interval
+    cal = v.set_index(["source", "model", "contrast"])["calibrated"]
+    assert cal.loc[("derbyshire", "gpt-5.1-2025-11-13", "quality")]
+    assert not cal.loc[("derbyshire", "gpt-5.1-2025-11-13", "job_fit")]
+    assert cal[cal.index.get_level_values("source") == "webster"].xs("job_fit", level="contrast").any()
+    assert not (v["calibrated"] & v["ci_low"].isna()).any()
+    assert v.loc[~v["calibrated"], "calibration"].str.len().gt(0).all()
     verdict = v.drop_duplicates(["source", "model"]).set_index("model")["verdict"]
     # GPT-3.5 wrote 2,761 of 2,916 parseable replies: a parse rate of 0.947 < 0.95
     assert verdict["gpt-3.5-turbo-0125"] == "fail"
@@ -243,10 +251,34 @@ def test_validity_from_columns_on_a_planted_file():
     assert v.loc["job_fit", "ci_low"] < 10 < v.loc["job_fit", "ci_high"]
     assert v.loc["quality", "ci_low"] < 5 < v.loc["quality", "ci_high"]
     assert (v["verdict"] == "pass (stability untested)").all()
+    assert not v["calibrated"].any() and (v["calibration"] == "not checked at this design").all()
     flat = d.assign(outcome=50 + rng.normal(0, 2, len(d)))
     assert (analyses.validity_from_columns(flat, fit="fit", quality="strong")["verdict"] == "fail").all()
+    # an interval the calibration refuses is not printed, and the gate reads it as missing
+    def refuse(rows, term, kw, job=None):
+        return {"calibrated": False, "calibration": "covered 0.5", "coverage": 0.5}
+
+    r = analyses.validity_from_columns(d, fit="fit", quality="strong", calibrate=refuse).set_index("contrast")
+    assert r["ci_low"].isna().all() and r["estimate"].notna().all() and (r["verdict"] == "not estimable").all()
+    assert (r["reason"] == "not estimable: covered 0.5").all()
+    # a 0/1 selection: the gate's spread rule (>= 3 distinct values) does not apply
+    sel = d.assign(outcome=(d["outcome"] > 63).astype(float))
+    assert "spread" in analyses.validity_from_columns(sel, fit="fit", quality="strong")["verdict_reason"].iloc[0]
+    assert "spread" not in analyses.validity_from_columns(sel, fit="fit", quality="strong",
+                                                          selection=True)["verdict_reason"].iloc[0]
     with pytest.raises(ValueError, match="no column 'fit'"):
         analyses.validity_from_columns(d.drop(columns=["fit"]))
+
+
+def test_rerun_spread_by_hand():
+    """Two cells: (1, 3, 5) and (10, 14); one cell with a single run is left out."""
+    d = pd.DataFrame({"item": ["a", "a", "a", "b", "b", "c"], "outcome": [1.0, 3.0, 5.0, 10.0, 14.0, 7.0]})
+    r = analyses.rerun_spread(d, ["item"])
+    diffs = np.array([1 - 3, 1 - 5, 3 - 5, 10 - 14])
+    assert r["n"] == 4 and r["n_cells"] == 2
+    assert r["mean_abs_change"] == pytest.approx(np.abs(diffs).mean())
+    assert r["sd"] == pytest.approx(diffs.std(ddof=1))
+    assert r["run_sd"] == pytest.approx(np.sqrt((4 + 0 + 4 + 4 + 4) / (2 + 1)))
 
 
 def test_cluster_coverage_near_nominal_with_few_names():

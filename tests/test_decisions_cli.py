@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from popresume.cli import main
 
 COLUMNS = {
-    "validity.csv": ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict"],
+    "validity.csv": ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict", "calibrated",
+                     "calibration"],
     "group_effects.csv": ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high",
                           "p", "p_holm"],
     "noise_floor.csv": ["source", "model", "kind", "mean_abs_change", "sd", "n"],
@@ -41,6 +42,10 @@ def test_decisions_cli_without_ll144_writes_its_header(tmp_path):
     assert list(pd.read_csv(out / "ll144_published.csv").columns) == COLUMNS["ll144_published.csv"]
     v = pd.read_csv(out / "validity.csv")
     assert set(v["model"]) == {"gpt-3.5-turbo-0125", "gpt-5.1-2025-11-13"}
+    # the harness backs the quality interval; job fit's only for résumés of these industries
+    cal = v.set_index("contrast")
+    assert cal.loc["quality", "calibrated"].all() and not cal.loc["job_fit", "calibrated"].any()
+    assert cal.loc["job_fit", "calibration"].str.contains("covered 0.79").all()
 
 
 def test_decisions_cli_rejects_unknown_source(tmp_path):

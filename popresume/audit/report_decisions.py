@@ -6,7 +6,18 @@ Other column names are mapped by options (``--outcome-col``, ``--sex-col``, ``--
 The report holds what an LL144 bias audit publishes, with what it leaves out added: rates
 and impact ratios by sex, race and their intersection with CIs, the under-2% rule, the
 unknown count, the four-fifths comparison, and the chance that a tool ignoring the
-attributes is flagged at these group sizes, for each rule printed. It has no decomposition:
+attributes is flagged at these group sizes, for each rule printed.
+
+Optional columns (``--item-col``, ``--job-col``, ``--fit-col``, ``--quality-col``,
+``--run-col``; by default columns named ``item``, ``job``, ``fit``, ``quality``, ``run`` when
+present) add two sections. *Validity*: with an item (résumé) column and a 0/1 ``fit`` column
+(1 = scored against the résumé's own posting) and/or a 0/1 ``quality`` column (1 = the
+stronger version of a résumé; it needs a job column), the job-fit and quality contrasts of
+:func:`popresume.decisions.analyses.validity_from_columns` with the project's gate; each
+interval is printed only where :func:`popresume.coverage.decisions.design_calibration`
+finds it calibrated at the file's own design, and every table carries the verdict. *Noise
+floor*: with a run column and an item column, the spread between runs of the same item × job
+× sex × race cell (:func:`popresume.decisions.analyses.rerun_spread`; no interval). It has no decomposition:
 path-specific effects need a population model of how the attributes reach the qualifications
 and the names (docs/DESIGN.md §3), which a file of decisions does not carry; the report says
 so. A file is checked before any number is computed, and every problem is one line naming
@@ -33,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.audit import report
-from popresume.audit.report_model import AuditReport, RunInfo
+from popresume.audit.report_model import AuditReport, NoiseFloor, RecordedValidity, RunInfo
 from popresume.errors import require_columns
 
 #: The largest file read (bytes) and the most rows audited.
@@ -47,6 +58,17 @@ NO_DECOMPOSITION = ("no population model: path-specific effects (TE, NDE, NIE, B
                     "carry")
 TRUE_WORDS = {"1", "true", "yes", "y", "selected"}
 FALSE_WORDS = {"0", "false", "no", "n", "rejected", "not selected"}
+#: The optional design roles: role -> (the option that names its column, the default name).
+OPTIONAL = {"job": "--job-col", "item": "--item-col", "run": "--run-col", "fit": "--fit-col",
+            "quality": "--quality-col"}
+#: Values of the 0/1 design columns (fit: own posting; quality: the stronger résumé).
+FLAG_WORDS = {"fit": ({"1", "1.0", "true", "yes", "own"}, {"0", "0.0", "false", "no", "mismatched"}),
+              "quality": ({"1", "1.0", "true", "yes", "strong"}, {"0", "0.0", "false", "no", "weak"})}
+GATE_RULE = ("the project's validity gate as far as recorded decisions allow: (1) own minus mismatched posting, "
+             "95% CI above 0; (2) stronger minus weaker résumé, 95% CI above 0; (3) stability under a harmless edit "
+             "untested; (4) spread of the own-posting scores (SD >= 1 point on a 0-100 scale, >= 3 distinct values; "
+             "not for a 0/1 selection). Each CI is printed only where the coverage harness calibrates it at this "
+             "file's design")
 
 
 @dataclass(frozen=True)
@@ -60,9 +82,12 @@ class DecisionsRequest:
     job: str | None = None
     item: str | None = None
     run: str | None = None
+    fit: str | None = None
+    quality: str | None = None
     seed: int = 0
     n_sim: int = 1000
     select_top: float = 0.25
+    calibration_reps: int = 300
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
@@ -117,10 +142,26 @@ def _outcome(values: pd.Series, path, column: str) -> tuple[pd.Series, bool]:
     return num.astype(float), column == "selected" and set(num.dropna().unique()) <= {0.0, 1.0}
 
 
+def _flag(values: pd.Series, path, role: str, column: str) -> np.ndarray:
+    """A 0/1 design column (fit, quality) as floats (NaN where empty); one line on a bad value."""
+    yes, no = FLAG_WORDS[role]
+    text = values.astype(object).map(lambda v: None if v is None or pd.isna(v) or str(v).strip() == ""
+                                     else str(v).strip().lower())
+    bad = text.notna() & ~text.isin(yes | no)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(f"--decisions {path}: column {column!r} ({OPTIONAL[role]}) has {str(values.iloc[i])[:40]!r} "
+                         f"at row {i + 1}; expected 1/0 or true/false ({'/'.join(sorted(yes - {'1', '1.0'}))} "
+                         f"for 1)")
+    return text.map(lambda v: np.nan if v is None else float(v in yes)).to_numpy(float)
+
+
 def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool, int]:
-    """The decisions as the report's table (``score``, ``gender``, ``race``), the columns used
-    (role -> the file's column), whether the outcome is a selection, and how many rows had no
-    outcome (left out)."""
+    """The decisions as the report's table (``score``, ``gender``, ``race`` and the optional
+    roles present: ``job``, ``item``, ``run``, ``fit``, ``quality``), the columns used (role ->
+    the file's column), whether the outcome is a selection, and how many rows had no outcome
+    (left out). An optional role is read from its option's column, else from a column of the
+    role's name when the file has one."""
     path = Path(request.path)
     df = read_table(path)
     if df.empty:
@@ -135,16 +176,24 @@ def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool,
             raise ValueError(f"{what} has no column 'score' or 'selected' (the outcome); its columns: "
                              f"{list(df.columns)}; name it with --outcome-col")
     columns = {"outcome": outcome, "sex": request.sex or "sex", "race": request.race or "race"}
-    for role, col in (("job", request.job), ("item", request.item), ("run", request.run)):
+    for role in OPTIONAL:
+        col = getattr(request, role)
         if col is not None:
             columns[role] = col
+        elif role in df.columns and role not in columns.values():
+            columns[role] = role
     require_columns(df, list(columns.values()), what)
     y, selection = _outcome(df[outcome], path, outcome)
     data = pd.DataFrame({"score": y.to_numpy(float)})
-    for role, target in (("sex", "gender"), ("race", "race")):
+    for role, target in (("sex", "gender"), ("race", "race"), ("job", "job"), ("item", "item"), ("run", "run")):
+        if role not in columns:
+            continue
         v = df[columns[role]].astype(object)
         v = v.where(v.notna() & (v.astype(str).str.strip() != ""), None)
         data[target] = v.map(lambda x: None if x is None else str(x).strip()).to_numpy()
+    for role in ("fit", "quality"):
+        if role in columns:
+            data[role] = _flag(df[columns[role]], path, role, columns[role])
     missing = int(data["score"].isna().sum())
     data = data[data["score"].notna()].reset_index(drop=True)
     if data.empty:
@@ -168,14 +217,19 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
 
     data, columns, selection, missing = read_decisions(request)
     check_draws(n=len(data), n_boot=0, n_sim=request.n_sim)
+    design = _design_roles(request, columns)
     ll, ff, chance = report.outcome_level(data, selection=selection, select_top=request.select_top,
                                           n_sim=request.n_sim, seed=request.seed)
     path = Path(request.path)
     unknown = {role: int(data[t].isna().sum()) for role, t in (("sex", "gender"), ("race", "race"))}
     omitted = {"decomposition": NO_DECOMPOSITION}
-    optional = [r for r in ("job", "item", "run") if r in columns]
-    omitted["validity"] = ("this version reads no job, item or fit column into a validity check"
-                           if optional else "the file has no job, item or fit column to check validity with")
+    valid, why = recorded_validity(data, columns, design, selection=selection, reps=request.calibration_reps,
+                                   seed=request.seed, what=f"--decisions {request.path}")
+    if valid is None:
+        omitted["validity"] = why
+    noise, why = noise_floor(data, columns)
+    if noise is None:
+        omitted["noise_floor"] = why
     kind = "a selection (0/1)" if selection else "a score"
     limitations = [
         f"The outcome is {kind}, read from column {columns['outcome']!r} of {path.name}. "
@@ -198,4 +252,79 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
                     extra={"file": str(path), "columns": columns, "outcome": "selection" if selection else "score",
                            "n": len(data), "missing_outcome": missing, "unknown": unknown, "seed": request.seed,
                            "n_sim": request.n_sim}),
-        ll144=ll, four_fifths=ff, chance=chance, limitations=limitations, omitted=omitted)
+        ll144=ll, four_fifths=ff, chance=chance, limitations=limitations, omitted=omitted,
+        recorded_validity=valid, noise_floor=noise)
+
+
+def _design_roles(request: DecisionsRequest, columns: dict) -> dict:
+    """Which optional roles the user named by option (True) or were found by name (False)."""
+    return {role: getattr(request, role) is not None for role in OPTIONAL if role in columns}
+
+
+def recorded_validity(data: pd.DataFrame, columns: dict, named: dict, *, selection: bool, reps: int,
+                      seed: int, what: str = "--decisions") -> tuple[RecordedValidity | None, str]:
+    """The validity section of recorded decisions, or None and why it is left out.
+
+    A contrast needs the item (résumé) column; quality also the job column. A role named by
+    its option without the columns it needs is a one-line error naming the option; a column
+    found by its name alone is left unused, and the reason says so."""
+    from functools import partial
+
+    from popresume.coverage.decisions import design_calibration
+    from popresume.decisions import analyses
+
+    fit = "fit" if "fit" in columns else None
+    quality = "quality" if "quality" in columns else None
+    if fit is None and quality is None:
+        return None, ("the file has no fit column (own vs mismatched posting) and no quality column (résumé "
+                      "quality level): name them with --fit-col / --quality-col")
+    for role, needs in (("fit", ("item",)), ("quality", ("item", "job"))):
+        lacking = [n for n in needs if n not in columns]
+        if role in columns and lacking:
+            if named.get(role):
+                raise ValueError(f"{what}: {OPTIONAL[role]} {columns[role]!r} needs the {lacking[0]} column too "
+                                 f"(name it with {OPTIONAL[lacking[0]]})")
+            if role == "fit":
+                fit = None
+            else:
+                quality = None
+    if fit is None and quality is None:
+        found = [columns[r] for r in ("fit", "quality") if r in columns]
+        return None, (f"column(s) {found} need an item (résumé) column, and quality a job column too: name them "
+                      f"with --item-col / --job-col")
+    d = data.rename(columns={"score": "outcome"})
+    valid = analyses.validity_from_columns(d, fit=fit, quality=quality, item="item", job="job",
+                                           calibrate=partial(design_calibration, reps=reps, seed=seed),
+                                           selection=selection)
+    verdict, reason = str(valid["verdict"].iloc[0]), str(valid["verdict_reason"].iloc[0])
+    shown = analyses.verdicts(valid)[("own file", "all")]
+    if verdict == "not estimable":
+        shown = f"{shown}: validity not measured, {reason}"
+    table = valid.drop(columns=["source", "model", "verdict", "verdict_reason"])
+    used = {r: columns[r] for r in ("item", "job", "fit", "quality") if r in columns}
+    return RecordedValidity(verdict=verdict, reason=reason, shown=shown, contrasts=table, columns=used,
+                            rule=GATE_RULE), ""
+
+
+def noise_floor(data: pd.DataFrame, columns: dict) -> tuple[NoiseFloor | None, str]:
+    """The run-to-run spread of the file's decisions, or None and why it is left out: rows of
+    one item × job × sex × race cell (the columns the file has) with different runs are reruns."""
+    from popresume.decisions import analyses
+
+    if "run" not in columns:
+        return None, "the file has no run column (repeated runs of the same decisions): name it with --run-col"
+    if "item" not in columns:
+        return None, (f"run column {columns['run']!r} without an item (résumé) column: which rows repeat the same "
+                      f"decision is unknown (name it with --item-col)")
+    keys = [k for k in ("item", "job", "gender", "race") if k in data.columns]
+    d = data.rename(columns={"score": "outcome"})
+    cell = d[keys].astype("string").fillna("").agg("|".join, axis=1)
+    d = d[(d.groupby(cell)["run"].transform("nunique") > 1).to_numpy()]
+    if d.empty:
+        return None, f"no {' × '.join(keys)} cell appears in more than one run of column {columns['run']!r}"
+    r = analyses.rerun_spread(d, keys)
+    cells = tuple("sex" if k == "gender" else k for k in keys)
+    row = {"kind": "rerun", **{k: r[k] for k in ("mean_abs_change", "sd", "run_sd", "n", "n_cells")},
+           "runs": int(d["run"].nunique()),
+           "source": f"ours, from the recorded decisions' repeated runs (column {columns['run']!r})"}
+    return NoiseFloor(pd.DataFrame([row]), cells=cells), ""

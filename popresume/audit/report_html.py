@@ -140,6 +140,37 @@ def _validity(rep: AuditReport, lab: str) -> str:
                          left=("check",)))
 
 
+def _recorded_validity(rep: AuditReport, lab: str) -> str:
+    """Recorded decisions: the file's own validity contrasts; an interval the harness does not
+    calibrate at this design is shown as "–" with its reason (the section decides nothing)."""
+    v = rep.recorded_validity
+    css = "pass" if v.verdict.startswith("pass") else "fail" if v.verdict == "fail" else "none"
+    rows = [{**r, "contrast": {"job_fit": "job fit: own − mismatched posting",
+                               "quality": "quality: stronger − weaker résumé"}.get(r["contrast"], r["contrast"]),
+             "note": r["reason"] or r["calibration"]} for r in v.contrasts.to_dict("records")]
+    cols = {"contrast": "contrast", "estimate": "estimate", "ci_low": "95% CI low", "ci_high": "95% CI high",
+            "n": "n", "n_clusters": "résumés", "calibrated": "CI calibrated here", "note": "interval"}
+    columns = ", ".join(f"{k} = {c!r}" for k, c in v.columns.items())
+    return (f'<p>Verdict: <span class="verdict-{css}">{_e(v.verdict.upper())}</span> ({_e(v.reason)}). '
+            f'Rule: {_e(v.rule)}.</p>'
+            + table_html(*_verdict(rep, rows, cols),
+                         f"Validity contrasts from the file's own columns ({columns}): OLS with résumé fixed effects "
+                         f"(job fit) or posting fixed effects (quality), CIs clustered on résumés; each CI's coverage "
+                         f"simulated at this file's design (popresume.coverage.decisions). {lab}.",
+                         left=("contrast", "note", "_verdict")))
+
+
+def _noise_floor(rep: AuditReport, lab: str) -> str:
+    nf = rep.noise_floor
+    return table_html(*_verdict(rep, nf.to_json()["rows"],
+                                {"kind": "kind", "mean_abs_change": "mean |change| between two runs",
+                                 "sd": "SD of a change", "run_sd": "one reply's run-to-run SD", "n": "pairs of runs",
+                                 "n_cells": "cells", "runs": "runs"}),
+                      f"Run-to-run spread within each {' × '.join(nf.cells)} cell, point estimates (the harness "
+                      f"calibrates no interval for them): an effect smaller than this is within the noise of "
+                      f"asking again. Source: {_source(nf, 'ours')}. {lab}.", left=("kind", "_verdict"))
+
+
 def _decomposition(rep: AuditReport, lab: str, figures: bool) -> str:
     from popresume.plots.audit import effects_by_attribute
 
@@ -316,6 +347,8 @@ def render_body(rep: AuditReport, *, figures: bool = True) -> str:
     sections: list[tuple[str, str]] = []
     if rep.validity is not None:
         sections.append(("Validity gate", _validity(rep, lab)))
+    elif rep.recorded_validity is not None:
+        sections.append(("Validity", _recorded_validity(rep, lab)))
     elif "validity" in rep.omitted:
         sections.append(("Validity", _omitted(rep, "validity")))
     if rep.decompositions:
@@ -323,6 +356,10 @@ def render_body(rep: AuditReport, *, figures: bool = True) -> str:
         sections.append(("Precision", _precision(rep, lab)))
     elif "decomposition" in rep.omitted:
         sections.append(("Decomposition of the score gap", _omitted(rep, "decomposition")))
+    if rep.noise_floor is not None:
+        sections.append(("Noise floor: run to run", _noise_floor(rep, lab)))
+    elif "noise_floor" in rep.omitted:
+        sections.append(("Noise floor", _omitted(rep, "noise_floor")))
     if rep.ll144 is not None or rep.four_fifths is not None:
         sections.append(("Outcome level: Local Law 144 and the four-fifths rule", _outcome(rep, lab, figures)))
     if rep.leakage:

@@ -252,6 +252,42 @@ class Disagreements(TableSection):
 
 
 @dataclass
+class RecordedValidity:
+    """The validity of recorded decisions, from the file's own contrasts
+    (:func:`popresume.decisions.analyses.validity_from_columns`, the project's gate applied as
+    far as the file allows). ``contrasts``: one row per contrast (``job_fit``, ``quality``)
+    with estimate, ci_low, ci_high, p, n, n_clusters, reason, calibrated, calibration and
+    coverage; an interval the harness does not calibrate at the file's design has NaN bounds
+    and its reason. ``verdict`` is the gate's ("pass (stability untested)", "fail" or "not
+    estimable"), ``reason`` its reasons, ``shown`` the verdict every table of the report
+    carries (docs/DESIGN.md §4's vocabulary), ``columns`` role -> the file's column."""
+
+    verdict: str
+    reason: str
+    shown: str
+    contrasts: pd.DataFrame
+    columns: dict
+    rule: str
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict, "reasons": [self.reason], "shown_as": self.shown, "rule": self.rule,
+                "columns": dict(self.columns), "contrasts": self.contrasts.to_dict("records")}
+
+
+@dataclass
+class NoiseFloor(TableSection):
+    """Run-to-run spread of recorded decisions (:func:`popresume.decisions.analyses.rerun_spread`):
+    one row per kind (``rerun``) with mean_abs_change, sd (of a pair's difference), run_sd (one
+    reply's SD), n (pairs), n_cells (cells with two or more runs) and runs (distinct runs).
+    No interval: the harness calibrates none for it. ``cells``: the columns a cell is."""
+
+    cells: tuple = ()
+
+    def to_json(self) -> dict:
+        return {"cells": list(self.cells), "rows": self.table.to_dict("records")}
+
+
+@dataclass
 class RunInfo:
     """What ran: the subject (a screener on an occupation, or a file of recorded decisions),
     counts, timings and failures. ``extra`` holds the fields of ``report.json``'s ``run``."""
@@ -285,6 +321,8 @@ class AuditReport:
     disagreements: Disagreements | None = None
     limitations: list = field(default_factory=list)
     leakage: dict | None = None
+    recorded_validity: RecordedValidity | None = None
+    noise_floor: NoiseFloor | None = None
     omitted: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
 
@@ -299,6 +337,10 @@ class AuditReport:
             out["plan"] = self.plan.to_json()
         if self.validity is not None:
             out["validity"] = self.validity.to_json()
+        elif self.recorded_validity is not None:
+            out["validity"] = self.recorded_validity.to_json()
+        if self.noise_floor is not None:
+            out["noise_floor"] = self.noise_floor.to_json()
         if self.decompositions or self.provenance is not None:
             out["effects"] = [r for d in self.decompositions.values() for r in d.effect_records()]
             out["decomposition"] = {a: d.overview() for a, d in self.decompositions.items()}
@@ -320,12 +362,19 @@ class AuditReport:
     # -- words
     def verdict(self) -> str:
         """The validity verdict every table of this report carries (docs/DESIGN.md §4's one
-        vocabulary): the gate's, or "not carded" with the reason."""
+        vocabulary): the gate's, or "not carded" with the reason. Recorded decisions carry the
+        verdict of their own contrasts where the file has them, else "not carded (recorded
+        decisions)" with why validity was not measured."""
         from popresume.schema import NOT_CARDED_NO_CARD, NOT_CARDED_RECORDED
 
         if self.validity is not None:
             return self.validity.verdict
-        return NOT_CARDED_RECORDED if self.provenance is None else NOT_CARDED_NO_CARD
+        if self.recorded_validity is not None:
+            return self.recorded_validity.shown
+        if self.provenance is None:
+            why = self.omitted.get("validity")
+            return f"{NOT_CARDED_RECORDED}: validity not measured, {why}" if why else NOT_CARDED_RECORDED
+        return NOT_CARDED_NO_CARD
 
     def label(self) -> str:
         return self.provenance.label() if self.provenance is not None else self.run.subject
@@ -348,6 +397,17 @@ class AuditReport:
                           ": the scores respond to the posting and the qualifications, and not to harmless edits.")
                        + (" The audit was forced past the gate (--force): read the effects as those of a screener "
                           "that may not read résumés." if forced else ""))
+        rv = self.recorded_validity
+        if rv is not None:
+            shown = [f"{r['contrast'].replace('_', ' ')} {_num(r['estimate'])} [{_num(r['ci_low'])}, "
+                     f"{_num(r['ci_high'])}]" for _, r in rv.contrasts.iterrows() if pd.notna(r["estimate"])]
+            out.append(f"Validity of the recorded decisions (the file's own contrasts, 95% CI lower bound above 0): "
+                       f"{rv.verdict.upper()} ({rv.reason})" + (f"; {'; '.join(shown)}" if shown else "") + ".")
+        if self.noise_floor is not None:
+            for _, r in self.noise_floor.table.iterrows():
+                out.append(f"Noise floor: between two runs of the same {' × '.join(self.noise_floor.cells)}, the "
+                           f"outcome changes by {_num(r['mean_abs_change'])} on average (one reply's run-to-run SD "
+                           f"{_num(r['run_sd'])}; {int(r['n']):,} pairs of runs in {int(r['n_cells']):,} cells).")
         for attr, d in self.decompositions.items():
             te = d.effects.loc["TE"]
             total = "–" if pd.isna(te["estimate"]) else format(te["estimate"], "+.2f")
@@ -429,4 +489,4 @@ def _leakage_sentence(leak: Mapping[str, Any]) -> str:
 
 
 __all__ = ["AuditReport", "Provenance", "Plan", "Validity", "Decomposition", "LL144", "FourFifths", "Chance",
-           "Disagreements", "RunInfo", "RULES", "finite"]
+           "Disagreements", "RecordedValidity", "NoiseFloor", "RunInfo", "RULES", "finite"]

@@ -12,6 +12,13 @@
 (resumable), and writes ``REPORT/report.html`` (self-contained) and ``REPORT/report.json``
 (:mod:`popresume.audit.report_run`). Nothing is written into REPORT unless the whole run succeeds.
 
+``--decisions FILE`` audits recorded decisions (CSV or Parquet) into the same pair:
+LL144 and the four-fifths rule with CIs and their chance, always; a validity section when
+the file has an item column with a 0/1 fit column (own vs mismatched posting) and/or a 0/1
+quality column (with a job column), each interval printed only where the coverage harness
+calibrates it at the file's design; a noise-floor section when it has a run column and an
+item column (:mod:`popresume.audit.report_decisions`).
+
 ``--config`` is validated before any work starts; every stage is cached, so rerunning
 an interrupted command resumes where it stopped.
 """
@@ -29,7 +36,7 @@ _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
 _REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
                 "card_n", "n_boot", "n_sim", "tune", "target", "leakage", "leakage_bases", "cache_path")
 # options of the recorded-decisions audit (--decisions FILE)
-_DECISIONS_ONLY = ("outcome_col", "sex_col", "race_col", "job_col", "item_col", "run_col")
+_DECISIONS_ONLY = ("outcome_col", "sex_col", "race_col", "job_col", "item_col", "run_col", "fit_col", "quality_col")
 # of the screener report's options, those an audit of recorded decisions also reads
 _DECISIONS_SHARED = ("report", "seed", "n_sim")
 
@@ -80,17 +87,26 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--cache", "cache_path", default=None, type=click.Path(dir_okay=False),
               help="Report mode: SQLite score cache (default: _cache/scores/scores.sqlite).")
 @click.option("--decisions", "decisions", default=None, type=click.Path(dir_okay=False),
-              help="Audit recorded decisions (CSV or Parquet) into --report: LL144 with CIs and chance.")
+              help="Audit recorded decisions (CSV or Parquet) into --report: LL144 with CIs and chance; "
+                   "validity with item + fit/quality columns, the noise floor with item + run columns.")
 @click.option("--outcome-col", default=None, help="--decisions: the outcome column (default: score or selected).")
 @click.option("--sex-col", default=None, help="--decisions: the sex column (default: sex).")
 @click.option("--race-col", default=None, help="--decisions: the race column (default: race).")
-@click.option("--job-col", default=None, help="--decisions: the job column (optional).")
-@click.option("--item-col", default=None, help="--decisions: the résumé (item) column (optional).")
-@click.option("--run-col", default=None, help="--decisions: the repeated-run column (optional).")
+@click.option("--job-col", default=None, help="--decisions: the job (posting) column (default: job, if present).")
+@click.option("--item-col", default=None, help="--decisions: the résumé (item) column (default: item, if present).")
+@click.option("--run-col", default=None,
+              help="--decisions: the repeated-run column, for the noise floor (default: run, if present).")
+@click.option("--fit-col", default=None,
+              help="--decisions: 1/0 (true/false), 1 = scored against the résumé's own posting, for validity "
+                   "(default: fit, if present).")
+@click.option("--quality-col", default=None,
+              help="--decisions: 1/0 (true/false), 1 = the stronger version of a résumé, for validity; needs a job "
+                   "column (default: quality, if present).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, n, report, fmt, attributes,
             profiles_path, seed, force, dry_run, card_n, n_boot, n_sim, tune, target, leakage, leakage_bases,
-            cache_path, decisions, outcome_col, sex_col, race_col, job_col, item_col, run_col, progress):
+            cache_path, decisions, outcome_col, sex_col, race_col, job_col, item_col, run_col, fit_col, quality_col,
+            progress):
     """Audit one screener into a report (--screener), recorded decisions into a report
     (--decisions), or run every audit of a grid (--config)."""
     ctx = click.get_current_context()
@@ -101,7 +117,8 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
         other = _given(ctx, _GRID_ONLY + tuple(k for k in _REPORT_ONLY if k not in _DECISIONS_SHARED))
         if other:
             raise click.UsageError(f"{other[0]} does not apply to --decisions")
-        return _decisions(decisions, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col)
+        return _decisions(decisions, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col,
+                          fit_col, quality_col)
     if _given(ctx, _DECISIONS_ONLY):
         raise click.UsageError(f"{_given(ctx, _DECISIONS_ONLY)[0]} applies to --decisions only")
     if spec is not None:
@@ -146,7 +163,8 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
                f"failed); validity {rep.validity.verdict}; wrote {html} and {js}")
 
 
-def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col):
+def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col, fit_col,
+               quality_col):
     from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
     from popresume.audit.report_run import check_report_folder, write_report
 
@@ -154,10 +172,10 @@ def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_co
         raise click.UsageError("--decisions needs --report DIR")
     check_report_folder(report)
     request = DecisionsRequest(path=path, outcome=outcome_col, sex=sex_col, race=race_col, job=job_col,
-                               item=item_col, run=run_col, seed=seed, n_sim=n_sim)
+                               item=item_col, run=run_col, fit=fit_col, quality=quality_col, seed=seed, n_sim=n_sim)
     rep = run_decisions_report(request)
     html, js = write_report(rep, report)
-    click.echo(f"{rep.run.n:,} recorded decisions audited; wrote {html} and {js}")
+    click.echo(f"{rep.run.n:,} recorded decisions audited; validity {rep.verdict()}; wrote {html} and {js}")
 
 
 def _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress):

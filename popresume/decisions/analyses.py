@@ -10,7 +10,8 @@ sources) and returns a DataFrame; one implementation each:
   same two contrasts on any file with a fit and a quality column (an auditor's own);
 * :func:`group_effects` – group and name effects within résumé × job cells, CIs clustered by
   name, with Holm and Benjamini–Hochberg over each source's family;
-* :func:`noise_floor` – run-to-run spread per model and the placebo edits' effects;
+* :func:`noise_floor` – run-to-run spread per model (:func:`rerun_spread`, also for an
+  auditor's own file) and the placebo edits' effects;
   :func:`name_vs_placebo` places each name effect against the placebo distribution;
 * :func:`drift` – two models on the same crossed design (GPT-3.5 against GPT-5.1);
 * :func:`competence` – matched vs mismatched résumé and keyword stuffing (Webster);
@@ -58,7 +59,31 @@ DERBYSHIRE_WEAK = "2"
 #: (source, model) -> replies requested (the parse rate's denominator), where the source's
 #: script says how many it asked for.
 REQUESTED = {("derbyshire", m): n for m, n in DERBYSHIRE_REQUESTED.items()}
-VALIDITY_COLUMNS = ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict"]
+VALIDITY_COLUMNS = ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict", "calibrated",
+                    "calibration"]
+#: The coverage harness's settings of the validity contrasts (popresume.coverage.decisions).
+DERBYSHIRE_SETTING = "Derbyshire 9 résumés x 9 postings x 36 names, job-fit heterogeneity by {}"
+WEBSTER_SETTING = "Webster 2a: 3 résumés x 3 postings, 6/3 replies per cell"
+#: (source, contrast) -> (calibrated, the harness rows (quantity, setting) that say so, why).
+#: ``calibrated`` is True only where every harness row of the interval stays in its band;
+#: tests/test_coverage_decisions.py checks this table against the harness. A contrast not
+#: listed has no interval (the design lacks it). An auditor's own file is calibrated at its
+#: own design when it is audited (popresume.coverage.decisions.design_calibration).
+CALIBRATION = {
+    ("derbyshire", "job_fit"): (
+        False, (("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
+                ("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
+        "not calibrated for industries at large: where job fit varies industry by industry the 9 résumé clusters "
+        "hold 3 independent units and the interval covered 0.79 (harness, 1,000 simulations); it covers "
+        "at least 0.95 of the effect on résumés of these three industries (job fit varying résumé by résumé)"),
+    ("derbyshire", "quality"): (
+        True, (("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
+               ("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
+        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
+    ("webster", "job_fit"): (
+        True, (("validity job_fit CI (résumé x posting clusters)", WEBSTER_SETTING),),
+        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
+}
 GROUP_COLUMNS = ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high", "p", "p_holm"]
 NOISE_COLUMNS = ["source", "model", "kind", "mean_abs_change", "sd", "n"]
 LL144_OUT_COLUMNS = ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio",
@@ -105,6 +130,9 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
         out["reason"] = f"one {cluster}: no clustered interval"
         return out
     fit = OLS(y, exog).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    if not float(fit.bse[col]) > 0:
+        out["reason"] = "no residual variation: no interval"
+        return out
     lo, hi = fit.conf_int(alpha=1 - level)[col]
     out.update(ci_low=float(lo), ci_high=float(hi), p=float(fit.pvalues[col]), se=float(fit.bse[col]))
     if arm_df:
@@ -196,7 +224,18 @@ def validity(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
         verdicts[(source, model)] = gate(g.set_index("contrast"), df[(df["source"] == source) & (df["model"] == model)])
     out["verdict"] = [verdicts[(s, m)][0] for s, m in zip(out["source"], out["model"])]
     out["verdict_reason"] = [verdicts[(s, m)][1] for s, m in zip(out["source"], out["model"])]
+    cal = [_calibration(s, c, lo) for s, c, lo in zip(out["source"], out["contrast"], out["ci_low"])]
+    out["calibrated"] = [c[0] for c in cal]
+    out["calibration"] = [c[1] for c in cal]
     return out[VALIDITY_COLUMNS + ["p", "n_clusters", "cluster", "reason", "verdict_reason"]]
+
+
+def _calibration(source: str, contrast: str, ci_low: float) -> tuple[bool, str]:
+    """(calibrated, why) of a shipped record's validity interval (:data:`CALIBRATION`)."""
+    if not np.isfinite(ci_low):
+        return False, "no interval"
+    calibrated, _, why = CALIBRATION.get((source, contrast), (False, (), "no harness row for this design"))
+    return calibrated, why
 
 
 def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict:
@@ -232,13 +271,14 @@ def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict
     return nan | {"reason": "not estimable: " + reasons.get((source, contrast), "not in the design")}
 
 
-def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
+def gate(contrasts: pd.DataFrame, rows: pd.DataFrame, *, spread: bool = True) -> tuple[str, str]:
     """The project's pass rule (:data:`popresume.screeners.validity.PASS_RULE`) applied to a
     recorded model as far as its design allows: (1) job fit's CI above 0; (2) the quality
     contrast's CI above 0; (3) stability under a harmless edit is not in these designs and is
     reported as untested; (4) parse rate (rows / the design's rows, where the design is
     known) >= 0.95 and own-posting scores with SD >= 1 point on a 0-100 scale and >= 3
-    distinct values. Returns (verdict, reasons): ``"pass (stability untested)"``, ``"fail"``
+    distinct values (``spread=False``: a 0/1 selection, where rule (4)'s spread does not apply).
+    Returns (verdict, reasons): ``"pass (stability untested)"``, ``"fail"``
     or ``"not estimable"`` (a contrast of (1)-(2) is missing)."""
     fit, qual = contrasts.loc["job_fit"], contrasts.loc["quality"]
     if not (np.isfinite(fit["ci_low"]) and np.isfinite(qual["ci_low"])):
@@ -259,24 +299,48 @@ def gate(contrasts: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, str]:
             reasons.append(f"parse rate {rate:.3f} < {MIN_PARSE_RATE:g}")
     own = _derbyshire_design(rows) if source == "derbyshire" else rows.assign(own=1.0)
     scores = own.loc[own["own"] == 1, "outcome"].dropna()
-    if scores.std(ddof=1) < MIN_SD or scores.nunique() < MIN_DISTINCT:
+    if spread and (scores.std(ddof=1) < MIN_SD or scores.nunique() < MIN_DISTINCT):
         reasons.append(f"spread: SD {scores.std(ddof=1):.2f} with {scores.nunique()} distinct values")
     if reasons:
         return "fail", "; ".join(reasons)
     return "pass (stability untested)", "no harmless edit in the design: rule (3) untested"
 
 
+def own_contrasts(df: pd.DataFrame, *, fit: str | None, quality: str | None, item: str = "item",
+                  job: str = "job") -> dict[str, tuple[pd.DataFrame, dict]]:
+    """The validity regressions of an auditor's own table: contrast -> (its rows, with the 0/1
+    term as ``_t``; :func:`clustered_effect`'s keywords). ``job_fit``: résumé fixed effects,
+    clustered on ``item``; ``quality``: posting fixed effects, clustered on ``item``, on the
+    own-posting rows when ``fit`` is given, t on min(G1, G0) − 1 df (the term is constant
+    within a résumé). The one place these designs are written: :func:`validity_from_columns`
+    estimates them and :mod:`popresume.coverage.decisions` calibrates them."""
+    out = {}
+    if fit:
+        out["job_fit"] = (df.assign(_t=df[fit].astype(float)), {"cells": item, "cluster": item, "arm_df": False})
+    if quality:
+        q = df[df[fit].astype(float) == 1] if fit else df
+        out["quality"] = (q.assign(_t=q[quality].astype(float)), {"cells": job, "cluster": item, "arm_df": True})
+    return out
+
+
 def validity_from_columns(df: pd.DataFrame, *, fit: str | None = "fit", quality: str | None = None,
-                          item: str = "item", job: str = "job", level: float = LEVEL) -> pd.DataFrame:
+                          item: str = "item", job: str = "job", level: float = LEVEL,
+                          calibrate=None, selection: bool = False) -> pd.DataFrame:
     """The two validity contrasts for any table of decisions with an ``outcome`` column (an
     auditor's own file): ``fit`` a 0/1 (or bool) column, 1 where the résumé was scored
     against its own posting; ``quality`` a 0/1 column, 1 for the stronger version of a
-    résumé (scored against its own posting when ``fit`` is given). Job fit has résumé fixed
-    effects and quality posting fixed effects; both are clustered on ``item``. Columns
-    :data:`VALIDITY_COLUMNS` (``source`` "own file", ``model`` from a ``model`` column or
-    "all") plus ``p``, ``n_clusters``, ``reason``; ``verdict`` is "pass (stability untested)"
-    when every given contrast's CI lies above 0, "fail" when one does not, and "not
-    estimable" when a contrast is missing or has no interval. Raises ``ValueError`` naming a
+    résumé (scored against its own posting when ``fit`` is given). The regressions are
+    :func:`own_contrasts`'. Columns :data:`VALIDITY_COLUMNS` (``source`` "own file",
+    ``model`` from a ``model`` column or "all") plus ``p``, ``n_clusters``, ``reason``,
+    ``verdict_reason`` and ``coverage``; ``verdict`` is :func:`gate`'s (its spread rule reads
+    the outcome on a 0-100 scale; ``selection``: a 0/1 outcome, where it does not apply).
+
+    ``calibrate(rows, term, keywords, job=job)``, where given, returns a dict with ``calibrated``,
+    ``calibration`` (why) and ``coverage``: the coverage of the contrast's interval simulated
+    at this design (:func:`popresume.coverage.decisions.design_calibration`). An interval it
+    does not calibrate is not printed: its CI and p are NaN, ``reason`` says why, and the gate
+    reads the contrast as missing. Without ``calibrate`` every interval is kept and
+    ``calibrated`` is False ("not checked at this design"). Raises ``ValueError`` naming a
     missing column."""
     need = ["outcome", item] + [c for c in (fit, quality) if c] + ([job] if quality else [])
     require_columns(df, need, "decisions file")
@@ -286,24 +350,28 @@ def validity_from_columns(df: pd.DataFrame, *, fit: str | None = "fit", quality:
     rows = []
     for model, m in d.groupby("model", sort=True):
         res = {}
-        if fit:
-            res["job_fit"] = clustered_effect(m.assign(_t=m[fit].astype(float)), "_t", cells=item, cluster=item,
-                                              level=level)
-        if quality:
-            q = m[m[fit].astype(bool)] if fit else m
-            res["quality"] = clustered_effect(q.assign(_t=q[quality].astype(float)), "_t", cells=job, cluster=item,
-                                              level=level, arm_df=True)
-        finite = [np.isfinite(r["ci_low"]) for r in res.values()]
-        if len(res) < 2 or not all(finite):
-            verdict = "not estimable"
-        else:
-            verdict = "pass (stability untested)" if all(r["ci_low"] > 0 for r in res.values()) else "fail"
-        for contrast in ("job_fit", "quality"):
-            r = res.get(contrast, {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0,
-                                   "n_clusters": 0, "reason": "no column given"})
+        for contrast, (sub, kw) in own_contrasts(m, fit=fit, quality=quality, item=item, job=job).items():
+            r = clustered_effect(sub, "_t", level=level, **kw)
+            cal = {"calibrated": False, "calibration": "not checked at this design", "coverage": np.nan}
+            if np.isfinite(r["ci_low"]) and calibrate is not None:
+                cal = calibrate(sub, "_t", kw, job=job if job in sub.columns else None)
+                if not cal["calibrated"]:
+                    r = r | {"ci_low": np.nan, "ci_high": np.nan, "p": np.nan,
+                             "reason": "not estimable: " + cal["calibration"]}
+            elif not np.isfinite(r["ci_low"]):
+                cal["calibration"] = "no interval"
+            res[contrast] = r | cal
+        blank = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0, "n_clusters": 0,
+                 "reason": "no column given", "calibrated": False, "calibration": "no interval", "coverage": np.nan}
+        table = pd.DataFrame({c: res.get(c, blank) for c in ("job_fit", "quality")}).T
+        on_own = m[m[fit].astype(float) == 1] if fit else m
+        verdict, why = gate(table, on_own.assign(source="own file", model=model), spread=not selection)
+        for contrast, r in table.iterrows():
             rows.append({"source": "own file", "model": model, "contrast": contrast, "estimate": r["estimate"],
-                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": r["n"], "verdict": verdict,
-                         "p": r["p"], "n_clusters": r["n_clusters"], "reason": r["reason"]})
+                         "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"]), "verdict": verdict,
+                         "calibrated": bool(r["calibrated"]), "calibration": r["calibration"], "p": r["p"],
+                         "n_clusters": int(r["n_clusters"]), "reason": r["reason"], "verdict_reason": why,
+                         "coverage": r["coverage"]})
     return pd.DataFrame(rows)
 
 
@@ -434,11 +502,10 @@ def noise_floor(df: pd.DataFrame) -> pd.DataFrame:
             continue
         keys = _design_keys(source)
         for model, m in sub.groupby("model", sort=True):
-            diffs = _run_pair_diffs(m.dropna(subset=["outcome"]), keys)
-            if diffs.size:
+            spread = rerun_spread(m, keys)
+            if spread["n"]:
                 rows.append({"source": source, "model": model, "kind": "rerun",
-                             "mean_abs_change": float(np.abs(diffs).mean()),
-                             "sd": float(diffs.std(ddof=1)) if diffs.size > 1 else np.nan, "n": int(diffs.size)})
+                             **{k: spread[k] for k in ("mean_abs_change", "sd", "n")}})
             if source == "recinq":
                 eff = placebo_effects(m)
                 if len(eff):
@@ -448,15 +515,30 @@ def noise_floor(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=NOISE_COLUMNS)
 
 
-def _run_pair_diffs(m: pd.DataFrame, keys: list[str]) -> np.ndarray:
+def rerun_spread(m: pd.DataFrame, keys: list[str]) -> dict:
+    """Run-to-run spread of ``outcome`` over the cells ``keys`` identify (rows of one cell are
+    reruns of the same prompt; rows without an outcome are left out).
+
+    ``mean_abs_change``: mean |difference| over every pair of runs of a cell; ``sd``: the SD
+    of those signed differences; ``n``: the number of pairs; ``n_cells``: cells with at least
+    two runs; ``run_sd``: the pooled within-cell SD, sqrt(Σ (y − cell mean)² / Σ (k − 1)),
+    which estimates one reply's run-to-run SD σ (a pair's difference has SD σ√2). NaN where
+    no cell repeats."""
+    m = m.dropna(subset=["outcome"])
     k = m[keys].astype("string").fillna("").agg("|".join, axis=1)
-    out = []
+    diffs, ss, dof, cells = [], 0.0, 0, 0
     for _, y in m["outcome"].groupby(k.to_numpy()):
         v = y.to_numpy(float)
         if v.size > 1:
             i, j = np.triu_indices(v.size, 1)
-            out.append(v[i] - v[j])
-    return np.concatenate(out) if out else np.array([])
+            diffs.append(v[i] - v[j])
+            ss += float(((v - v.mean()) ** 2).sum())
+            dof += v.size - 1
+            cells += 1
+    d = np.concatenate(diffs) if diffs else np.array([])
+    return {"mean_abs_change": float(np.abs(d).mean()) if d.size else np.nan,
+            "sd": float(d.std(ddof=1)) if d.size > 1 else np.nan, "n": int(d.size), "n_cells": cells,
+            "run_sd": float(np.sqrt(ss / dof)) if dof else np.nan}
 
 
 def _cell_change(m: pd.DataFrame, signal: str) -> pd.DataFrame:
