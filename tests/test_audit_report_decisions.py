@@ -246,6 +246,7 @@ def test_an_interval_not_calibrated_at_the_files_design_is_not_printed(tmp_path)
     assert rep.recorded_validity.verdict == "not estimable"
     assert rep.verdict().startswith("not carded (recorded decisions): validity not measured")
     assert rep.to_json()["validity"]["contrasts"][0]["ci_low"] is None
+    assert any("job fit" in line and "(no calibrated interval)" in line for line in rep.summary())
 
 
 @pytest.mark.parametrize("name, content, options, message", [

@@ -399,8 +399,9 @@ class AuditReport:
                           "that may not read résumés." if forced else ""))
         rv = self.recorded_validity
         if rv is not None:
-            shown = [f"{r['contrast'].replace('_', ' ')} {_num(r['estimate'])} [{_num(r['ci_low'])}, "
-                     f"{_num(r['ci_high'])}]" for _, r in rv.contrasts.iterrows() if pd.notna(r["estimate"])]
+            shown = [f"{r['contrast'].replace('_', ' ')} {_num(r['estimate'])} "
+                     + (f"[{_num(r['ci_low'])}, {_num(r['ci_high'])}]" if pd.notna(r["ci_low"])
+                        else "(no calibrated interval)") for _, r in rv.contrasts.iterrows() if pd.notna(r["estimate"])]
             out.append(f"Validity of the recorded decisions (the file's own contrasts, 95% CI lower bound above 0): "
                        f"{rv.verdict.upper()} ({rv.reason})" + (f"; {'; '.join(shown)}" if shown else "") + ".")
         if self.noise_floor is not None:
