@@ -3,7 +3,8 @@
 Writes into ``--out`` four tables other tools can read (docs/DESIGN.md §5):
 
 * ``validity.csv``: source, model, contrast (``job_fit`` | ``quality``), estimate, ci_low,
-  ci_high, n, verdict;
+  ci_high, n, verdict, calibrated (whether the coverage harness backs the interval at this
+  design), calibration (why);
 * ``group_effects.csv``: source, model, attribute, group, reference, estimate, ci_low,
   ci_high, p, p_holm;
 * ``noise_floor.csv``: source, model, kind (``rerun`` | ``placebo``), mean_abs_change, sd, n;
