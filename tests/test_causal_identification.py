@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from popresume.causal import PSEEstimator, case_label, classify_cases, estimate_pse, make_scm
-from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, effect_propensities,
-                                             identification_table)
+from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, effect_propensities,
+                                             identification_sentence, identification_table)
 from popresume.causal.nuisance import CellMeans
 
 ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
@@ -47,6 +47,25 @@ def test_rule_on_a_hand_made_diagnosis():
     d = _diagnostics({"p(x1|Z)": int(MAX_CLIPPED_SHARE * 1000), "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0},
                      {("psi_000", "pi1"): MIN_ESS})
     assert identification_table(d)["estimable"].all()
+
+
+def test_mediated_effects_need_more_effective_rows():
+    # π3 of ψ110 (used by BIE and RIE only) with ESS between the two floors: supported, but too
+    # few rows for a calibrated mediated interval; ψ100's π3 (NDE, NIE, BIE, RIE) likewise
+    mid = (MIN_ESS + MIN_ESS_MEDIATED) / 2
+    none = {"p(x1|Z)": 0, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}
+    t = identification_table(_diagnostics(none, {("psi_110", "pi3"): mid}))
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
+    assert "too few effective rows for a calibrated RIE interval" in t.loc["RIE", "reason"]
+    assert f"at least {MIN_ESS_MEDIATED:.0f}" in t.loc["BIE", "reason"]
+    t = identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}))
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
+    summary = t.assign(estimable=t["estimable"])
+    assert identification_sentence(summary, "race").startswith("race: NIE, BIE and RIE not estimable at this "
+                                                               "sample size (smallest ESS")
+    # at the mediated floor exactly: estimable; the floor is a parameter
+    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): MIN_ESS_MEDIATED}))["estimable"].all()
+    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}), min_ess_mediated=mid)["estimable"].all()
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +109,7 @@ def test_paper_rule_keeps_every_interval(proxy_fit):
 
 
 def test_good_overlap_is_estimable_and_unchanged():
-    data = make_scm("basic", seed=2).sample(2000, seed=1)
+    data = make_scm("basic", seed=2).sample(5000, seed=1)
     over = estimate_pse(data, **ROLES, learners=CELL, n_boot=0)
     paper = estimate_pse(data, **ROLES, learners=CELL, n_boot=0, identification="paper")
     assert over["estimable"].all() and (over["reason"] == "").all()
@@ -134,5 +153,10 @@ def test_identification_sentence(proxy_fit):
     text = identification_sentence(proxy_fit.summary, "gender")
     assert text.startswith("gender: NDE, NIE, BIE and RIE not estimable at this overlap (")
     assert text.endswith("; TE is") and "clipped" in text
-    good = make_scm("basic", seed=2).sample(1500, seed=1)
+    good = make_scm("basic", seed=2).sample(5000, seed=1)
     assert identification_sentence(estimate_pse(good, **ROLES, learners=CELL, n_boot=0), "gender") == ""
+    # the same design at n = 1,500: supported, but the mediated effects' weights carry too few rows
+    small = estimate_pse(make_scm("basic", seed=2).sample(1500, seed=1), **ROLES, learners=CELL, n_boot=0)
+    assert small["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
+    assert identification_sentence(small, "gender").startswith("gender: NIE, BIE and RIE not estimable at this "
+                                                               "sample size")

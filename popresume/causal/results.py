@@ -32,7 +32,7 @@ from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
-from .identification import MAX_CLIPPED_SHARE, MIN_ESS, identification_table
+from .identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, identification_table
 from .spec import AGGREGATIONS, IDENTIFICATIONS
 
 OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
@@ -135,6 +135,7 @@ class PSEResult:
     identification: str = "overlap"  # "overlap" or "paper" (see ``identification``)
     max_clipped_share: float = MAX_CLIPPED_SHARE
     min_ess: float = MIN_ESS
+    min_ess_mediated: float = MIN_ESS_MEDIATED
     population: str | None = None  # the estimand's population when the data were trimmed
 
     def __post_init__(self):
@@ -251,7 +252,7 @@ class PSEResult:
     def identification_table(self) -> pd.DataFrame:
         """The overlap verdict per effect (``identification.identification_table``), whatever the rule."""
         return identification_table(self.diagnostics, max_clipped_share=self.max_clipped_share,
-                                    min_ess=self.min_ess)
+                                    min_ess=self.min_ess, min_ess_mediated=self.min_ess_mediated)
 
     @property
     def estimable(self) -> pd.Series:
