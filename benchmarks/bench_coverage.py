@@ -6,7 +6,10 @@ band, and writes it to ``benchmarks/results/coverage.csv``, the table the book's
 "How far each number can be trusted" shows (notebooks/12_trust.py). ``make calibrate``.
 
     .venv/bin/python benchmarks/bench_coverage.py [--fast] [--seed 0] [--families causal ll144]
-        [--out benchmarks/results/coverage.csv]
+        [--out benchmarks/results/coverage.csv] [--merge]
+
+``--merge`` replaces only the rows of the families run in an existing table and keeps the
+others (``make calibrate`` reruns everything).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--families", nargs="*", default=list(FAMILIES))
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of the other families already in --out; replace only those run")
     args = ap.parse_args(argv)
     mods = family_modules(args.families)
     if not mods:
@@ -51,6 +56,12 @@ def main(argv=None) -> pd.DataFrame:
         print(f"{name}: {len(tab)} rows in {time.perf_counter() - t0:.0f} s", flush=True)
         tables.append(tab)
     table = pd.concat(tables, ignore_index=True)
+    if args.merge and Path(args.out).exists():
+        kept = pd.read_csv(args.out)
+        kept = kept[~kept["family"].isin(list(mods))]
+        order = [f for f in FAMILIES if f in set(kept["family"]) | set(mods)]
+        table = pd.concat([kept, table], ignore_index=True)
+        table = table.sort_values("family", key=lambda c: c.map(order.index), kind="stable", ignore_index=True)
     with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_colwidth", 90):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     out = Path(args.out)

@@ -18,7 +18,7 @@ CELL = {"propensity": CellMeans(), "outcome": CellMeans()}
 def test_effect_algebra_exact(tmp_path):
     scm = make_scm("basic")
     d = scm.sample(3000, seed=3)
-    tab, est = estimate_pse(d, **ROLES, n_boot=50, learners=CELL, return_estimator=True)
+    tab, est = estimate_pse(d, **ROLES, n_boot=50, learners=CELL, return_estimator=True, identification="paper")
     e = tab["estimate"]
     assert e["TE"] == pytest.approx(e["NDE"] + e["NIE"], abs=1e-12)
     assert e["NIE"] == pytest.approx(e["BIE"] + e["RIE"], abs=1e-12)

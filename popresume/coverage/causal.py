@@ -4,11 +4,13 @@ Data come from the discrete SCMs of :mod:`popresume.causal.scm`, whose TE, NDE, 
 RIE are computed exactly: ``"basic"`` (good overlap: every propensity in [0.12, 0.88]) and
 ``"weak_overlap"`` (P(X = x1 | Z) as extreme as 0.05, and R nearly revealing X, so 15% of
 the true P(X = x1 | B, R, Z) lie outside [0.01, 0.99]: the first-name-and-gender regime of
-an audit). Each replication fits the estimator with its defaults (XGBoost, 5 folds, nested
-cross-fitting, 500 influence-bootstrap draws; the hyperparameters are tuned on the
-Appendix C.5 grid once per design on a pilot sample and then fixed, as in an audit grid),
-and records per effect the interval, whether it covered the truth, its half-width, and the
-two overlap numbers the estimable rule reads (:mod:`popresume.causal.identification`).
+an audit). Each replication fits the estimator with its defaults (5 folds, nested
+cross-fitting, 500 influence-bootstrap draws) and one of two learners: the cell-means
+learner (saturated, exact on these designs, fast) and the XGBoost default (the
+hyperparameters tuned on the Appendix C.5 grid once per design on a pilot sample and then
+fixed, as in an audit grid). It records per effect the interval, whether it covered the
+truth, its half-width, and the two overlap numbers the estimable rule reads
+(:mod:`popresume.causal.identification`). Settings start with the learner's name.
 
 The table (:func:`table_from_records`) has, per design (overlap × n) and effect:
 
@@ -32,10 +34,10 @@ Two more kinds of rows isolate the parts:
   attribute; the rule should call the paths not estimable, and the paper rule's intervals
   show why.
 
-``fast=True`` runs the oracle rows (2,000 replications) and the cell-means learners
-(saturated, exact on these discrete designs, ~50× faster than XGBoost) with normal
-intervals at n = 4,000: the subset the tests run. The full run uses XGBoost (about 5-15 s per
-replication and core on the shared 2-core machine, the reason for its replication count).
+``fast=True`` runs the oracle rows (1,500 replications) and the cell-means learner with
+normal intervals at n = 4,000: the subset the tests run. The full run adds n = 1,000, the
+weak design and XGBoost (about 1-3 s per replication and core, the reason for its
+replication count).
 """
 
 from __future__ import annotations
@@ -52,13 +54,17 @@ from . import summarize, table
 
 FAMILY = "causal"
 DESIGNS = {"good overlap": "basic", "weak overlap": "weak_overlap", "proxy reveals X": "proxy_reveals"}
-# replications per design: the full run's 100 per cell (MC error of a 95% coverage ±2.2
-# points) is what XGBoost affords in about 40 min on 2 cores; the oracle rows cost milliseconds each
-FULL = {"n": (1000, 4000), "n_boot": 500, "kinds": {"basic": 100, "weak_overlap": 100, "proxy_reveals": 20},
-        "oracle_reps": 2000}
+# replications per design and learner. The cell-means learner (saturated, exact on these
+# discrete designs, ~50x faster than XGBoost) affords 300 samples per cell (MC error of a 95%
+# coverage +-1.3 points); the XGBoost default (tuned once per design on a pilot sample) 100
+# (+-2.2 points); both in about 15 min on 2 idle cores. The oracle rows cost milliseconds each.
+FULL = {"n": (1000, 4000), "n_boot": 500, "oracle_reps": 2000,
+        "learners": {"cell means": {"basic": 300, "weak_overlap": 300, "proxy_reveals": 40},
+                     "XGBoost": {"basic": 100, "weak_overlap": 100, "proxy_reveals": 20}}}
 # the fast subset: n = 4,000, where the good design's mediated effects clear MIN_ESS_MEDIATED, and 200
-# samples (MC error ±1.5 points, so a true 0.90 lands in the band about 2.5% of the time)
-FAST = {"n": (4000,), "n_boot": 0, "kinds": {"basic": 200, "proxy_reveals": 30}, "oracle_reps": 1500}
+# samples (MC error +-1.5 points, so a true 0.90 lands in the band about 2.5% of the time)
+FAST = {"n": (4000,), "n_boot": 0, "oracle_reps": 1500,
+        "learners": {"cell means": {"basic": 200, "proxy_reveals": 30}}}
 PROJECTION_BAND = (0.8, 1.25)
 ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
 
@@ -77,7 +83,8 @@ def tuned_learners(kind: str, n: int, *, seed: int = 0):
     return Learners(tune=False, params=params)
 
 
-def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int = 0) -> list[dict]:
+def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int = 0,
+              learner: str = "XGBoost") -> list[dict]:
     """One sample of ``make_scm(kind)``: per effect its interval, coverage, half-width and overlap numbers."""
     from popresume.causal import PSEEstimator, make_scm
     from popresume.causal.effects import PSEWarning
@@ -96,7 +103,7 @@ def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int =
     out = []
     for e in PSE_NAMES:
         lo, hi = float(ci.loc[e, "ci_low"]), float(ci.loc[e, "ci_high"])
-        out.append({"kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
+        out.append({"learner": learner, "kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
                     "estimate": float(res.effects[e]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= truth[e] <= hi), "half_width": (hi - lo) / 2,
                     "clipped_share": float(ident.loc[e, "clipped_share"]), "min_ess": float(ident.loc[e, "min_ess"])})
@@ -126,7 +133,7 @@ def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: 
         est = res.effects.to_numpy()
         for j, e in enumerate(PSE_NAMES):
             lo, hi = ci[j]
-            out.append({"kind": f"oracle:{kind}", "n": n, "rep": rep, "effect": e, "truth": truth[j],
+            out.append({"learner": "oracle", "kind": f"oracle:{kind}", "n": n, "rep": rep, "effect": e, "truth": truth[j],
                         "estimate": est[j], "ci_low": lo, "ci_high": hi, "covered": bool(lo <= truth[j] <= hi),
                         "half_width": (hi - lo) / 2, "clipped_share": 0.0, "min_ess": float("inf")})
     return out
@@ -145,14 +152,16 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
     jobs = [delayed(oracle_replicates)("basic", ns[0], range(k, min(k + chunk, cfg["oracle_reps"])),
                                        n_boot=0 if fast else 200, seed=seed)
             for k in range(0, cfg["oracle_reps"], chunk)]
-    for kind, kind_reps in cfg["kinds"].items():
-        for n in ns:
-            if fast:
-                learners = {"propensity": CellMeans(), "outcome": CellMeans()}
-            else:
-                learners = tuned_learners(kind, n, seed=seed)
-            jobs += [delayed(replicate)(kind, n, rep, learners=learners, n_boot=cfg["n_boot"], seed=seed)
-                     for rep in range(kind_reps if reps is None else reps)]
+    for learner, kinds in cfg["learners"].items():
+        for kind, kind_reps in kinds.items():
+            for n in ns:
+                if learner == "cell means":
+                    fitted = {"propensity": CellMeans(), "outcome": CellMeans()}
+                else:
+                    fitted = tuned_learners(kind, n, seed=seed)
+                jobs += [delayed(replicate)(kind, n, rep, learners=fitted, n_boot=cfg["n_boot"], seed=seed,
+                                            learner=learner)
+                         for rep in range(kind_reps if reps is None else reps)]
     rows = Parallel(n_jobs=n_jobs)(jobs)
     return pd.DataFrame([r for block in rows for r in block])
 
@@ -179,8 +188,10 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
     """The harness table (``popresume.coverage.COLUMNS``) from :func:`simulate`'s records."""
     rec = records.assign(estimable=estimable_mask(records, **thresholds))
     rows = []
-    for (kind, n), g in rec.groupby(["kind", "n"], sort=False):
-        base = f"{_label(kind)}, n={n}"
+    if "learner" not in rec:
+        rec["learner"] = "XGBoost"
+    for (learner, kind, n), g in rec.groupby(["learner", "kind", "n"], sort=False):
+        base = f"{_label(kind)}, n={n}" if kind.startswith("oracle:") else f"{learner}: {_label(kind)}, n={n}"
         for e in PSE_NAMES:
             ge = g[g["effect"] == e]
             if kind.startswith("oracle:"):  # no learner, nothing to call not estimable
@@ -198,11 +209,11 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
     ns = sorted(rec["n"].unique())
     if len(ns) >= 2:
         n1, n2 = ns[0], ns[-1]
-        for kind in rec["kind"].unique():
+        for (learner, kind), by_design in rec.groupby(["learner", "kind"], sort=False):
             if kind.startswith("oracle:"):
                 continue
             for e in PSE_NAMES:
-                sub = rec[(rec["kind"] == kind) & (rec["effect"] == e)]
+                sub = by_design[by_design["effect"] == e]
                 # valid where the effect is called estimable at both n (most replications);
                 # elsewhere the ratio over all replications shows what the projection would miss
                 called = sub[sub["n"] == n1]["estimable"].mean() > 0.5 and sub[sub["n"] == n2]["estimable"].mean() > 0.5
@@ -215,7 +226,7 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
                 mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
                 lo, hi = PROJECTION_BAND
                 rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
-                             "setting": f"{_label(kind)}, half-width×√n at n={n2} over n={n1}, "
+                             "setting": f"{learner}: {_label(kind)}, half-width×√n at n={n2} over n={n1}, "
                                         + ("estimable replications (projection valid)" if called
                                            else "all replications (projection not valid)"),
                              "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
