@@ -166,7 +166,7 @@ def test_categorical_and_numeric_columns_mixed():
     d["age"] = np.random.default_rng(0).integers(18, 45, len(d))  # numeric confounder, no effect
     d["b_cat"] = d["b"].map({0: "low", 1: "mid", 2: "mid", 3: "high"})
     tab = estimate_pse(d, x="x", x0="x0", x1="x1", z=["z", "age"], b=["b", "b_cat"], r=["r"], y="y",
-                       n_boot=50, learners=CELL, folds=3)
+                       n_boot=50, learners=CELL, folds=3, identification="paper")
     assert np.isfinite(tab[["estimate", "ci_low", "ci_high"]].to_numpy()).all()
 
 
@@ -226,7 +226,7 @@ def test_psedata_validates_once_and_is_reused():
 
 def test_result_object_intervals_tests_and_no_attrs():
     d = make_scm("basic").sample(3000, seed=6)
-    tab, est = estimate_pse(d, **ROLES, n_boot=300, learners=CELL, return_estimator=True)
+    tab, est = estimate_pse(d, **ROLES, n_boot=300, learners=CELL, return_estimator=True, identification="paper")
     res = est.result_
     assert tab.attrs == {} and res.summary.equals(tab)
     assert res.phi.shape == (3000, 5) and np.allclose(res.phi.mean(axis=0), res.psi["estimate"])

@@ -93,8 +93,8 @@ class PSEResult:
     identification : {"overlap", "paper"}
         "overlap" (default): an effect without support (:mod:`popresume.causal.identification`)
         gets no interval, p-value or significance. "paper": every interval as is.
-    max_clipped_share, min_ess : float
-        The thresholds of the overlap rule.
+    max_clipped_share, min_ess, min_ess_mediated : float
+        The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE).
     population : str, optional
         The estimand's population when the rows were trimmed to the overlap.
 
@@ -106,22 +106,25 @@ class PSEResult:
     >>> est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
     ...                    learners={"propensity": CellMeans(), "outcome": CellMeans()})
     >>> result = est.fit().result_
-    >>> result.summary[["estimate", "estimable"]].round(2)
+    >>> result.summary[["estimate", "estimable"]].round(2)  # the mediated weights carry 482 rows (< 750)
             estimate  estimable
     effect
     TE          0.53       True
     NDE         0.72       True
-    NIE        -0.19       True
-    BIE         0.34       True
-    RIE        -0.53       True
-    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    NIE        -0.19      False
+    BIE         0.34      False
+    RIE        -0.53      False
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
     Path-specific effects (n = 2,000; normal (influence function); 95% CI; identification: overlap)
-    effect estimate           95% CI      p estimable
-        TE    0.527   [0.395, 0.659] <0.001       yes
-       NDE    0.720   [0.604, 0.835] <0.001       yes
-       NIE   -0.193 [-0.311, -0.075]  0.001       yes
-       BIE    0.336   [0.248, 0.424] <0.001       yes
-       RIE   -0.529 [-0.615, -0.444] <0.001       yes
+    effect estimate         95% CI      p estimable
+        TE    0.527 [0.395, 0.659] <0.001       yes
+       NDE    0.720 [0.604, 0.835] <0.001       yes
+       NIE   -0.193  not estimable               no
+       BIE    0.336  not estimable               no
+       RIE   -0.529  not estimable               no
+    NIE: smallest ESS 482 (π3 of E[Y_{x1,W_x0}]; at least 750): too few effective rows for a calibrated NIE interval ...
+    BIE: ...
+    RIE: ...
     """
 
     psi_estimate: np.ndarray  # (5,) aggregated counterfactual means, PSI_NAMES order
