@@ -145,8 +145,8 @@ labelled(t1.pivot_table(index="tier", columns="metric", values="estimate"),
          "ours: embedding judge, Task 1 by tier (– : false attribution is measured on the control, the parse "
          "failure rate over all variants, the other rates on the marked tiers)")
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (left), and the confusion of true and perceived group (right)."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (top), and the confusion of true and perceived group (bottom)."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
 leakage_plots.confusion_heatmap(leakage_metrics.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
 fig.tight_layout()
@@ -181,8 +181,8 @@ srr = leakage_metrics.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
                                           "p_bh", "rate"]]
  .round(3).rename_axis(columns="ours: embedding judge"))
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (left) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (right)."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (top) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (bottom)."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.verdict_regimes(t2, ax=axes[0])
 leakage_plots.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
 fig.tight_layout()
@@ -265,8 +265,8 @@ pd.concat({"score difference (points)": diffs.set_index("condition")[["differenc
            "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
           axis=1).round(3).rename_axis(index="condition (ours: embedding judge)")
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (left) and the Top-Score Rate (right), with 95% cluster-bootstrap CIs."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (top) and the Top-Score Rate (bottom), with 95% cluster-bootstrap CIs."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
                title="Score difference vs Anglo (ours, points of 100)")
 leakage_plots.top_score_rates(tsr, ax=axes[1])
