@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import re
-from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -21,19 +20,18 @@ SOURCES = ("ours", "published", "ours and published")
 
 
 # a browser may break a line after "-" or "/" (and, in a header, anywhere): inside a number,
-# a range such as 0.93-0.97 or a name such as gpt-3.5-turbo that splits it ("0.93-" / "0.97")
+# a range such as 0.93-0.97 or a name such as gpt-3.5-turbo, that splits it ("0.93-" / "0.97")
 _BREAKABLE = re.compile(r"[-/\d]")
-# where a long name may break instead: after an underscore or a slash
-_JOINTS = re.compile(r"(?<=[_/])")
+_NOWRAP = '<span style="white-space: nowrap">{}</span>'
 
 
 def whole_tokens(value, precision: int = 3) -> str:
     """``value`` as HTML in which no number, range or hyphenated name can be split by a line break.
 
-    Text still wraps between words; a word with a digit, a hyphen or a slash is kept on one
-    line, except that a long snake_case or path-like name may break after ``_`` or ``/``
-    (each piece kept whole). Floats are written with ``precision`` decimals, missing values
-    as "–", as :meth:`LabelledTable.styler` writes numeric columns.
+    Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
+    one line (one text node, so a page's text still reads ``gpt-3.5-turbo``). Floats are
+    written with ``precision`` decimals and missing values as "–", as
+    :meth:`LabelledTable.styler` writes numeric columns.
     """
     if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
         return "–"
@@ -42,14 +40,9 @@ def whole_tokens(value, precision: int = 3) -> str:
     elif isinstance(value, tuple):
         text = ", ".join(map(str, value))
     else:
-        text = str(value) if not isinstance(value, Real) or isinstance(value, bool) else f"{value}"
-    words = []
-    for word in text.split(" "):
-        pieces = [p for p in _JOINTS.split(word) if p]
-        shown = [f'<span style="white-space: nowrap">{html.escape(p)}</span>' if _BREAKABLE.search(p)
-                 else html.escape(p) for p in pieces]
-        words.append("<wbr>".join(shown))
-    return " ".join(words)
+        text = str(value)
+    return " ".join(_NOWRAP.format(html.escape(w)) if _BREAKABLE.search(w) else html.escape(w)
+                    for w in text.split(" "))
 
 
 def _is_default_index(index: pd.Index) -> bool:
