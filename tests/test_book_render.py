@@ -1021,7 +1021,8 @@ ax.plot([1, 2])
 plt.show()
 
 # %%
-narrow = pd.DataFrame({f"c{i}": [f"{i}23456.789012"] for i in range(40)})
+# ranges such as a coverage band: a browser may break a line after their hyphen
+narrow = pd.DataFrame({f"c{i}": [f"0.{i:02d}-0.97"] for i in range(40)})
 narrow
 """
 
