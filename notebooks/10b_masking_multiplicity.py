@@ -144,7 +144,8 @@ changed = rt[rt["cases_none"] != rt["cases_holm"]]
 print(f"{len(changed)} of {len(published)} published case labels change under Holm, "
       f"{int((rt['cases_none'] != rt['cases_bh']).sum())} under BH")
 changed.insert(0, "source", "published")
-changed[["source", "attribute", "occupation", "format", "model", "paper_cases", "cases_holm", "cases_bh"]].head(15)
+labelled_by_column(changed[["source", "attribute", "occupation", "format", "model", "paper_cases", "cases_holm",
+                             "cases_bh"]].head(15).reset_index(drop=True), note="the first 15 labels that change")
 
 # %% [markdown]
 # BH keeps almost every finding: most published effects are far from 0 relative to their

@@ -159,7 +159,8 @@ fig.tight_layout()
 hits = r1[r1["perceived_group"] == r1["condition"]]
 print(f"correct attributions whose first evidence phrase comes from the Additional Information: "
       f"{hits['evidence'].str.match(r'^(Background|Community|Interests):').mean():.0%}")
-hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]]
+labelled(hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]].reset_index(drop=True),
+         "ours: embedding judge, the first correct attribution of each tier")
 
 # %% [markdown]
 # ## Task 2: pairwise preference and the verdict space

@@ -40,6 +40,13 @@ def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():
     assert whole_tokens("ours, all-MiniLM-L6-v2 (embedding)") == f"ours, {nobr.format('all-MiniLM-L6-v2')} (embedding)"
     assert whole_tokens("share_over_24") == nobr.format("share_over_24")
     assert whole_tokens("a<b & c") == "a&lt;b &amp; c"
+    # long paths and ids may break after '/' and '_' (each piece whole); a header's name stays
+    # one text node after its '_'s, and a fraction such as 1/2/2 never breaks
+    assert whole_tokens("hf/SmolLM2") == f"{nobr.format('hf/')}<wbr>{nobr.format('SmolLM2')}"
+    assert whole_tokens("1/2/2") == nobr.format("1/2/2")
+    long_id = "hartford_unknown_2023_audit_1"
+    assert whole_tokens(long_id).count("<wbr>") == 4 and nobr.format("2023_") in whole_tokens(long_id)
+    assert whole_tokens(long_id, header=True) == nobr.format(long_id)
     assert whole_tokens(0.12345, 2) == nobr.format("0.12") and whole_tokens(None) == "–"
     html = labelled(pd.DataFrame({"band": ["0.93-0.97"], "x": [1.5]}), "ours: one row")._repr_html_()
     assert nobr.format("0.93-0.97") in html and ">1.500<" in html

@@ -25,11 +25,21 @@ _BREAKABLE = re.compile(r"[-/\d]")
 _NOWRAP = '<span style="white-space: nowrap">{}</span>'
 
 
-def whole_tokens(value, precision: int = 3) -> str:
+# where a long word may break instead, each piece kept whole: after the "/" of a path-like
+# name (embedding/…, data/…), and, in a cell (not a header, whose name the text may quote),
+# after the "_" of a long snake_case id
+_PATH_JOINT = re.compile(r"(?<=[A-Za-z_]{2}/)")
+_SNAKE_JOINT = re.compile(r"(?<=_)")
+LONG_WORD = 20
+
+
+def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
     """``value`` as HTML in which no number, range or hyphenated name can be split by a line break.
 
     Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
-    one line (one text node, so a page's text still reads ``gpt-3.5-turbo``). Floats are
+    one line (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
+    word may break after its "/" and, unless ``header``, a word longer than ``LONG_WORD``
+    after its "_" (``burlington_hirevue_…_2024_audit_3``), each piece kept whole. Floats are
     written with ``precision`` decimals and missing values as "–", as
     :meth:`LabelledTable.styler` writes numeric columns.
     """
@@ -41,8 +51,14 @@ def whole_tokens(value, precision: int = 3) -> str:
         text = ", ".join(map(str, value))
     else:
         text = str(value)
-    return " ".join(_NOWRAP.format(html.escape(w)) if _BREAKABLE.search(w) else html.escape(w)
-                    for w in text.split(" "))
+    words = []
+    for word in text.split(" "):
+        pieces = [p for p in _PATH_JOINT.split(word) if p]
+        if not header and len(word) > LONG_WORD:
+            pieces = [q for p in pieces for q in _SNAKE_JOINT.split(p) if q]
+        words.append("<wbr>".join(_NOWRAP.format(html.escape(p)) if _BREAKABLE.search(p) else html.escape(p)
+                                  for p in pieces))
+    return " ".join(words)
 
 
 def _is_default_index(index: pd.Index) -> bool:
@@ -62,7 +78,8 @@ class LabelledTable:
         styler = (self.data.style.set_caption(f"Source: {self.source}")
                   .format(precision=self.precision, na_rep="–")
                   .format(cell, subset=text_columns)
-                  .format_index(cell, axis=0).format_index(cell, axis=1))
+                  .format_index(cell, axis=0)
+                  .format_index(lambda value: whole_tokens(value, self.precision, header=True), axis=1))
         # a default 0..n-1 index says nothing: shown, it only takes a column of the page's width
         if _is_default_index(self.data.index):
             styler = styler.hide(axis="index")
