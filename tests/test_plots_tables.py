@@ -61,5 +61,6 @@ def test_a_constant_source_column_becomes_the_caption():
     mixed = labelled_by_column(t.assign(source=["ours, embedding", "published"]))
     assert mixed.source.startswith("ours and published") and "source" in mixed.data.columns
     assert labelled_by_column(t.assign(source="published")).source == "published"
+    assert labelled_by_column(t.assign(source="published"), note="the first 15").source == "published: the first 15"
     with pytest.raises(ValueError, match="no column 'screener'"):
         labelled_by_column(t, "screener")

@@ -125,7 +125,9 @@ def labelled_by_column(table: pd.DataFrame, column: str = "source", *, note: str
     values = list(dict.fromkeys(str(v) for v in table[column].dropna()))
     suffix = f" ({note})" if note else ""
     if len(values) == 1:
-        return labelled(table.drop(columns=column), _as_source(values[0]) + suffix, precision=precision)
+        caption = _as_source(values[0])
+        caption += suffix if ":" in caption or not note else f": {note}"
+        return labelled(table.drop(columns=column), caption, precision=precision)
     kinds = {v.split(",")[0].split(":")[0].strip().lower() for v in values}
     source = "ours and published" if kinds >= {"ours", "published"} else (kinds.pop() if len(kinds) == 1 else "ours")
     return labelled(table, f"{source}: as the {column!r} column says{suffix}", precision=precision)
