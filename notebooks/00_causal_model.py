@@ -104,7 +104,7 @@ def draw_graph(ax, nodes, edges, title, bidirected=(), colours=None, curved=()):
 
 
 BLUE, RED, GREY = "#1f5fbf", "#c62828", "#333333"
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+fig, axes = plt.subplots(1, 2, figsize=(9, 4.0))
 draw_graph(
     axes[0],
     {"X": (0, 0), "Z": (1.5, 1.1), "W": (1.5, -1.0), "Y": (3, 0)},

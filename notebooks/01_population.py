@@ -268,7 +268,7 @@ display(labelled(by_gender, "ours and published: seed = GSS 1974-2018 respondent
 labelled(by_race, "ours and published: seed = ACS 2012 employed 18-64, all occupations (measured microdata); other columns ours")
 
 # %% mystnb={"figure": {"caption": "Ours: associations carried from the microdata seeds (GSS for nurses by gender, ACS 2012 for software developers by race)."}}
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+fig, axes = plt.subplots(2, 1, figsize=(8, 6.8))
 for ax, table, key in ((axes[0], by_gender.loc["nurse"], "gender"), (axes[1], by_race.loc["software_developer"], "race")):
     cols = [c for c in table.columns if c != "seed n"]
     x = np.arange(len(table))
@@ -368,7 +368,7 @@ if flat is not None:
 
 # %% mystnb={"figure": {"caption": "Ours, synthetic screener (true values): how the population's associations move the BIE."}}
 if flat is not None:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.2))
     for ax, attr in zip(axes, ("gender", "race")):
         t = shift.loc[attr, "BIE"]
         x = np.arange(len(t))
@@ -378,7 +378,7 @@ if flat is not None:
         ax.set_xticks(x, [SHORT_LABELS[o] for o in t.index], fontsize=8, rotation=30, ha="right")
         ax.set_title(f"{attr} BIE (ours: synthetic screener, true value)", fontsize=10)
         ax.set_ylabel("BIE, score points")
-    axes[1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes[0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     plt.show()
 

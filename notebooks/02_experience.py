@@ -189,7 +189,7 @@ labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
 
 # %% mystnb={"figure": {"caption": "Ours, P2 fitted to the default source: draws of experience at two ages, truncated to the years an applicant's age allows, against the untruncated normal."}}
 rng = np.random.default_rng(seed)
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+fig, axes = plt.subplots(2, 1, figsize=(7, 6.6))
 worst = {}
 for ax, age in zip(axes, (21, 35)):
     a = np.full(n_draws, age)
@@ -210,8 +210,8 @@ for ax, age in zip(axes, (21, 35)):
     ax.set_title(f"Ours: age {age}, μ = {mu:.1f}, σ = {sd:.1f} years", fontsize=10)
     ax.set_xlabel("exp_year (whole years)")
     ax.set_ylabel("Share of draws / density")
-axes[1].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
-plt.tight_layout(w_pad=3)
+axes[0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+plt.tight_layout(h_pad=2)
 plt.show()
 print("largest draw minus (age - 18): " + ", ".join(f"{v} at age {a}" for a, v in worst.items()))
 

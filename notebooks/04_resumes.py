@@ -148,7 +148,7 @@ rs_all = build_resumes(profiles, seed=seed)
 by_id = {r.resume_id: r for r in rs_all}
 show = (profiles.assign(fits=[by_id[i].roles[0].end != (2023, 12) for i in profiles["resume_id"]])
         .groupby(["occupation", "fits"], sort=False).head(1).head(8))
-fig, ax = plt.subplots(figsize=(10, 5.2))
+fig, ax = plt.subplots(figsize=(8.2, 5.4))
 plot_career_timelines([by_id[i] for i in show["resume_id"]], ax=ax,
                       labels=[f"{OCCUPATION_LABELS[o]}, {e}, age {a}, exp {x}"
                               for o, e, a, x in zip(show["occupation"], show["edu_level"], show["age"], show["exp_year"])])
@@ -212,10 +212,10 @@ for occ in examples.index:
 
 # %% mystnb={"figure": {"caption": "Ours: each occupation's example résumé rendered as an image and as an image with a photo slot (a grey placeholder, not a face)."}}
 for i, occ in enumerate(examples.index):
-    fig, axes = plt.subplots(1, 2, figsize=(10, 6.6))
+    fig, axes = plt.subplots(1, 2, figsize=(8.6, 6.2))
     plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})")
     plot_resume_image(photo["image_path"].iloc[i], ax=axes[1],
-                      title=f"{OCCUPATION_LABELS[occ]}: image + photo (grey placeholder, not a face)\n({SOURCE})")
+                      title=f"{OCCUPATION_LABELS[occ]}: image + photo\n(grey placeholder, not a face)\n({SOURCE})")
     fig.tight_layout()
     plt.show()
 
@@ -234,21 +234,22 @@ lengths = stats.groupby("occupation", sort=False)["n_tokens"].describe()[["count
 labelled(lengths.rename(index=OCCUPATION_LABELS), f"{SOURCE}, résumé length in tokens", precision=1)
 
 # %% mystnb={"figure": {"caption": "Ours, generated résumés: length in tokens, roles against years of experience, and education entries, by occupation."}}
-fig, axes = plt.subplots(1, 3, figsize=(16, 4.8))
-plot_token_lengths(stats, ax=axes[0], legend=False)
-plot_roles_vs_exp(stats, ax=axes[1])
-plot_education_entries(stats, ax=axes[2])
-# one legend for the left panel, below the row of panels, where it covers nothing
-handles, names = axes[0].get_legend_handles_labels()
-fig.legend(handles, names, loc="lower left", bbox_to_anchor=(0.02, 0.0), ncol=3, fontsize=8,
-           title="left panel: occupation", title_fontsize=8)
+fig, axes = plt.subplots(2, 2, figsize=(9, 7.6))
+plot_token_lengths(stats, ax=axes[0, 0], legend=False)
+plot_roles_vs_exp(stats, ax=axes[0, 1])
+plot_education_entries(stats, ax=axes[1, 0])
+# one legend for the length panel, in the fourth slot of the grid, where it covers nothing
+handles, names = axes[0, 0].get_legend_handles_labels()
+axes[1, 1].axis("off")
+axes[1, 1].legend(handles, names, loc="center", ncol=1, fontsize=8, frameon=False,
+                  title="length panel: occupation", title_fontsize=8)
 fig.suptitle(f"{SOURCE}: length, roles against exp_year, education entries", fontsize=10)
-fig.tight_layout(rect=(0, 0.13, 1, 1))
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The middle panel is the piecewise rule, visible as steps at 3, 6 and 11 years; the right
-# panel shows one entry for the four lower levels and two for the advanced degrees. Length
+# The top-right panel is the piecewise rule, visible as steps at 3, 6 and 11 years; the
+# bottom-left panel shows one entry for the four lower levels and two for the advanced degrees. Length
 # grows with experience (more roles, two bullets each) and with the advanced degrees, so
 # length itself is a function of $B$, as it should be: a screener that rewards longer
 # résumés rewards experience and education.

@@ -173,8 +173,8 @@ estimates, coverage = coverage_study(scm_kind, n=n, reps=reps, n_boot=n_boot, le
 labelled(coverage, f"ours: {reps} samples of n = {n} from the '{scm_kind}' model (– where a row has no such "
          "number: the plug-in and the naive difference have no bootstrap interval)")
 
-# %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: coverage of the 95% CIs over repeated samples (left) and the estimates across samples (right)."}}
-fig, axes = plt.subplots(1, 2, figsize=(13, 3.4))
+# %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: coverage of the 95% CIs over repeated samples (top) and the estimates across samples (bottom)."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.8))
 plot_coverage(coverage[coverage["method"].str.startswith(("DML", "refit"))], axes[0])
 axes[0].set_title(f"95% CI coverage (ours, synthetic '{scm_kind}'), {reps} samples of n = {n}", fontsize=9)
 plot_estimates_vs_truth(estimates.dropna(subset=["estimate"]), truth, axes[1])

@@ -60,7 +60,8 @@ pd.set_option("display.width", 200)
 
 published = pd.read_csv(data_path("published", "popresume_published_pse.csv"), dtype={"paper_cases": str},
                         keep_default_na=False)
-effects_view(published.head(), source="published", cases="paper_cases", digits=3, overlap=False)
+labelled(effects_view(published.head(), source="published", cases="paper_cases", digits=3, overlap=False)
+         .rename_axis(columns=None), "published: PopResume Tables 4-5, the first five audits")
 
 # %% [markdown]
 # ## Figure 4
@@ -116,7 +117,7 @@ diff["paper"], diff["stated"] = want, labels["stated"]
 for e in show:
     diff[e] = published.apply(lambda r, e=e: f"{r[e + '_estimate']:.3f} [{r[e + '_ci_low']:.3f}, {r[e + '_ci_high']:.3f}]",
                               axis=1)
-diff.rename_axis(columns="published")
+labelled(diff.reset_index(drop=True), "published: PopResume Tables 4-5, the labels that differ under the stated rule")
 
 # %% [markdown]
 # ## What the authors applied
@@ -146,7 +147,7 @@ diff.rename_axis(columns="published")
 # %%
 zeros = published.loc[(published.filter(like="_ci_") == 0).any(axis=1), cols + ["paper_cases"]]
 zeros.insert(0, "source", "published")
-zeros
+labelled(zeros.reset_index(drop=True), "published: PopResume Tables 4-5, the audits with a bound printed as zero")
 
 # %% [markdown]
 # ## Counting the cases

@@ -127,7 +127,7 @@ print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced
 labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
 # %% mystnb={"figure": {"caption": "Published (Bertrand & Mullainathan 2004, Table 1) beside ours recomputed from their 4,870 résumés: callback rates by race of the name."}}
-fig, ax = plt.subplots(figsize=(10.5, 3.8))
+fig, ax = plt.subplots(figsize=(8.4, 4.4))
 correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
 fig.tight_layout()
 plt.show()
@@ -347,8 +347,8 @@ labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_p
          "the same résumés (– : a difference of two gaps has no rate of its own)", precision=2)
 
 # %% mystnb={"figure": {"caption": "Callback gaps on the same résumés: the recruiters' (B&M's recorded callbacks) against the screener's (ours; its validity verdict is in the table above)."}}
-fig, ax = plt.subplots(figsize=(9, 4.2))
-correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés: recruiters (B&M callbacks) "
+fig, ax = plt.subplots(figsize=(7.6, 4.4))
+correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés:\nrecruiters (B&M callbacks) "
             f"vs {label}")
 fig.tight_layout()
 plt.show()
@@ -417,9 +417,9 @@ labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n",
          .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
 
 # %% mystnb={"figure": {"caption": "The shipped runs: each screener's callback gaps (ours; verdict in the table above) against the recruiters' on the same résumés (B&M's recorded callbacks)."}}
-fig, axes = plt.subplots(2, 1, figsize=(9, 7.4))
+fig, axes = plt.subplots(2, 1, figsize=(7.6, 7.8))
 for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
-    correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés: recruiters (B&M callbacks) vs screener (ours)")
+    correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés:\nrecruiters (B&M callbacks) vs screener (ours)")
 fig.tight_layout()
 plt.show()
 

@@ -294,8 +294,8 @@ pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[publish
               "published VLMs (both)": summaries.photo_shift(published),
               "ours, synthetic screener (both)": summaries.photo_shift(results)})
 
-# %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (left) and ours, synthetic screener (right)."}}
-fig, ax = plt.subplots(1, 2, figsize=(9, 3.8))
+# %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (top) and ours, synthetic screener (bottom)."}}
+fig, ax = plt.subplots(2, 1, figsize=(7, 6.8))
 audit_plots.plot_nde_photo_shift(published, ax=ax[0])
 ax[0].set_title("published VLMs", fontsize=9)
 audit_plots.plot_nde_photo_shift(results, ax=ax[1])
@@ -421,17 +421,27 @@ summaries.effects_view(full_c1, source="ours", keys=["attribute", "occupation", 
 
 # %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; validity verdict: fail) at the paper's size: the effects of the ten text audits."}}
 occs = sorted(full["occupation"].unique())
-fig, axes = plt.subplots(1, len(occs), figsize=(3.2 * len(occs), 3.6), sharey=False)
-for ax, occ in zip(axes, occs):
+# three panels a row (the book's column holds about 9 in drawn at 0.7 of its size or more);
+# the legend takes a free slot of the grid, or sits below it
+ncols = min(3, len(occs))
+nrows = -(-len(occs) // ncols)
+fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols, 3.4 * nrows), squeeze=False)
+axes = axes.ravel()
+for i, (ax, occ) in enumerate(zip(axes, occs)):
     audit_plots.plot_effects(full[full["occupation"] == occ], label="attribute", ax=ax, title=occ.replace(" ", "\n", 1),
                    legend=False)
-    if occ != occs[0]:
+    if i % ncols:
         ax.set_ylabel("")
+for ax in axes[len(occs):]:
+    ax.axis("off")
 handles, names = axes[0].get_legend_handles_labels()
-fig.legend(handles, names, loc="lower center", ncol=2, frameon=False, fontsize=8)
-fig.suptitle("ours: all-MiniLM-L6-v2 (embedding screener) on 60,884 text résumés; gender (x0 = F), "
+if len(axes) > len(occs):
+    axes[-1].legend(handles, names, loc="center", frameon=False, fontsize=8)
+else:
+    fig.legend(handles, names, loc="lower center", ncol=2, frameon=False, fontsize=8)
+fig.suptitle("ours: all-MiniLM-L6-v2 (embedding screener) on 60,884 text résumés;\ngender (x0 = F), "
              "race (x0 = Non-White)", fontsize=10)
-fig.tight_layout(rect=(0, 0.06, 1, 1))
+fig.tight_layout(rect=(0, 0 if len(axes) > len(occs) else 0.06, 1, 1))
 plt.show()
 
 # %%

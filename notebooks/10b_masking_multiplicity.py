@@ -41,6 +41,7 @@ from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.plots import audit as audit_plots
+from popresume.plots.tables import labelled_by_column
 
 published = audit_metrics.published_table()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
@@ -143,7 +144,8 @@ changed = rt[rt["cases_none"] != rt["cases_holm"]]
 print(f"{len(changed)} of {len(published)} published case labels change under Holm, "
       f"{int((rt['cases_none'] != rt['cases_bh']).sum())} under BH")
 changed.insert(0, "source", "published")
-changed[["source", "attribute", "occupation", "format", "model", "paper_cases", "cases_holm", "cases_bh"]].head(15)
+labelled_by_column(changed[["source", "attribute", "occupation", "format", "model", "paper_cases", "cases_holm",
+                             "cases_bh"]].head(15).reset_index(drop=True), note="the first 15 labels that change")
 
 # %% [markdown]
 # BH keeps almost every finding: most published effects are far from 0 relative to their
@@ -196,8 +198,8 @@ pd.DataFrame({
 masked = audit_metrics.te_alone(published, method="holm")
 masked.insert(0, "source", "published")
 print(f"published audits a TE-only auditor would pass (Holm): {int(masked['masked'].sum())}, all listed")
-masked[masked["masked"]][["source", "attribute", "occupation", "format", "model", "TE_estimate",
-                          "hidden_effects", "case2"]].round(3)
+labelled_by_column(masked[masked["masked"]][["source", "attribute", "occupation", "format", "model", "TE_estimate",
+                                             "hidden_effects", "case2"]].reset_index(drop=True))
 
 # %% [markdown]
 # The paper's Case 2 count (6) understates the problem for a TE-only auditor: under either

@@ -48,6 +48,7 @@ from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.audit.grid import outcome_table
 from popresume.plots import audit as audit_plots
+from popresume.plots.tables import labelled_by_column
 from popresume.schema import OCCUPATION_LABELS
 
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
@@ -110,8 +111,9 @@ view.insert(0, "source", "ours, " + view["model"].astype(str))
 ratio = view["four_fifths_ratio"]
 view["four-fifths (lower / higher rate)"] = ratio.where(ratio <= 1, 1 / ratio)
 print(f"the first 12 of {len(view)} audits (the counts below use all {len(view)})")
-view[["source", "validity_verdict", "attribute", "occupation", "format", "four-fifths (lower / higher rate)",
-      "ll144_impact_ratio", "four_fifths_flag", holm_col, none_col]].round(3).head(12)
+labelled_by_column(view[["source", "validity_verdict", "attribute", "occupation", "format",
+                          "four-fifths (lower / higher rate)", "ll144_impact_ratio", "four_fifths_flag", holm_col,
+                          none_col]].head(12), note="the first 12 audits")
 
 # %%
 counts = summaries.disagreement_counts(cmp)
@@ -177,8 +179,8 @@ source = f"ours, {cell['model'].iloc[0]}"
 ll = ll144.breakdown_table(cell, rule="median_split")
 ll.insert(0, "source", source)
 ll.insert(1, "validity_verdict", cards[screener]["verdict"])
-ll[["source", "validity_verdict", "breakdown", "category", "n", "share", "selected", "rate", "ratio",
-    "ci_low", "ci_high", "under_2pct", "flag"]].round(3)
+labelled_by_column(ll[["source", "validity_verdict", "breakdown", "category", "n", "share", "selected", "rate",
+                        "ratio", "ci_low", "ci_high", "under_2pct", "flag"]])
 
 # %% mystnb={"figure": {"caption": "Ours, one cell of Chapter 9's grid (the screener's verdict is in the title and the table above): LL144 impact ratios with simultaneous 95% CIs; the dashed line is four-fifths."}}
 fig, ax = plt.subplots(figsize=(6.5, 3.8))
@@ -203,9 +205,9 @@ plt.show()
 chance = ll144.chance_table(cell, select_top=select_top, n_sim=2000, seed=seed)
 chance.insert(0, "source", source)
 chance.insert(1, "validity_verdict", cards[screener]["verdict"])
-chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest_ratio", "flag_rate_text",
-        "p_perm_text", "method"]].rename(columns={"flag_rate_text": "chance of a flag (no disparity)",
-                                                  "p_perm_text": "p_perm"}).round(3)
+labelled_by_column(chance[["source", "validity_verdict", "breakdown", "rule", "n", "observed_lowest_ratio",
+                            "flag_rate_text", "p_perm_text", "method"]]
+                   .rename(columns={"flag_rate_text": "chance of a flag (no disparity)", "p_perm_text": "p_perm"}))
 
 # %% [markdown]
 # Read the LL144 verdict against both columns: a low observed ratio whose `p_perm` is large

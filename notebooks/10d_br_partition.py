@@ -51,6 +51,7 @@ from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.causal import compare_partitions, default_roles
 from popresume.plots import audit as audit_plots
+from popresume.plots.tables import labelled
 from popresume.schema import OCCUPATION_LABELS
 
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
@@ -113,7 +114,8 @@ by_partition = compare_partitions(pcell, partition_attribute, partitions, folds=
                                   seed=seed, tune=False)
 print(f"ours: {OCCUPATION_LABELS[occupation]}, {partition_format}, {partition_attribute} ({screener}), "
       f"n = {len(pcell)}; same W in every row: {bool(by_partition['same_w'].all())}")
-summaries.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
+labelled(summaries.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
+         .rename_axis(columns=None), f"ours: {screener}")
 
 # %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.8))

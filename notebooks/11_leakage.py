@@ -145,8 +145,8 @@ labelled(t1.pivot_table(index="tier", columns="metric", values="estimate"),
          "ours: embedding judge, Task 1 by tier (– : false attribution is measured on the control, the parse "
          "failure rate over all variants, the other rates on the marked tiers)")
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (left), and the confusion of true and perceived group (right)."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (top), and the confusion of true and perceived group (bottom)."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
 leakage_plots.confusion_heatmap(leakage_metrics.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
 fig.tight_layout()
@@ -159,7 +159,8 @@ fig.tight_layout()
 hits = r1[r1["perceived_group"] == r1["condition"]]
 print(f"correct attributions whose first evidence phrase comes from the Additional Information: "
       f"{hits['evidence'].str.match(r'^(Background|Community|Interests):').mean():.0%}")
-hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]]
+labelled(hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]].reset_index(drop=True),
+         "ours: embedding judge, the first correct attribution of each tier")
 
 # %% [markdown]
 # ## Task 2: pairwise preference and the verdict space
@@ -181,8 +182,8 @@ srr = leakage_metrics.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
                                           "p_bh", "rate"]]
  .round(3).rename_axis(columns="ours: embedding judge"))
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (left) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (right)."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (top) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (bottom)."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.verdict_regimes(t2, ax=axes[0])
 leakage_plots.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
 fig.tight_layout()
@@ -265,8 +266,8 @@ pd.concat({"score difference (points)": diffs.set_index("condition")[["differenc
            "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
           axis=1).round(3).rename_axis(index="condition (ours: embedding judge)")
 
-# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (left) and the Top-Score Rate (right), with 95% cluster-bootstrap CIs."}}
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+# %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (top) and the Top-Score Rate (bottom), with 95% cluster-bootstrap CIs."}}
+fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
 leakage_plots.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
                title="Score difference vs Anglo (ours, points of 100)")
 leakage_plots.top_score_rates(tsr, ax=axes[1])

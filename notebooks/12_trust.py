@@ -44,6 +44,7 @@ csv = ""  # empty: the repository's benchmarks/results/coverage.csv
 import pandas as pd
 
 from popresume.coverage import read_results, shown
+from popresume.plots.tables import labelled
 
 results = read_results(csv or None)
 table = shown(results)
@@ -73,10 +74,12 @@ print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].uniqu
 
 # %%
 causal = table[table["family"] == "causal"]
-causal[causal["kind"] == "coverage"].drop(columns=["family", "kind"])
+labelled(causal[causal["kind"] == "coverage"].drop(columns=["family", "kind"]).reset_index(drop=True),
+         "ours: the coverage harness (popresume.coverage), path-specific effects")
 
 # %%
-causal[causal["kind"] != "coverage"].drop(columns=["family"])
+labelled(causal[causal["kind"] != "coverage"].drop(columns=["family"]).reset_index(drop=True),
+         "ours: the coverage harness (popresume.coverage), path-specific effects")
 
 # %% [markdown]
 # **How to read it.** Where a mediator reveals the attribute the paper rule's intervals for
@@ -102,10 +105,11 @@ causal[causal["kind"] != "coverage"].drop(columns=["family"])
 # there to show what the new method fixed; they are expected outside their band.
 
 # %%
-others = table[table["family"] != "causal"]
+others = table[table["family"] != "causal"].reset_index(drop=True)
 if others.empty:
     print("no other family in this run")
-others
+else:
+    display(labelled(others, "ours: the coverage harness (popresume.coverage), other families"))
 
 # %% [markdown]
 # ## Exercises

@@ -39,12 +39,14 @@ def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence
         raise ValueError(f"no rows with attribute {attribute!r} in the results table")
     formats = [f for f in (formats or ["text", "image", "image+photo"]) if f in set(t["format"])]
     occupations = list(occupations or sorted(t["occupation"].unique()))
-    fig, axes = plt.subplots(len(occupations), len(formats), figsize=(4.2 * len(formats), 2.6 * len(occupations)),
+    # the whole grid no wider than about 9 in: the book's column draws it at 0.7 of its size or more
+    width = min(4.2, 8.7 / len(formats))
+    fig, axes = plt.subplots(len(occupations), len(formats), figsize=(width * len(formats), 2.8 * len(occupations)),
                              squeeze=False, sharex=True)
     for i, occ in enumerate(occupations):
         for j, fmt in enumerate(formats):
             rows = t[(t["occupation"] == occ) & (t["format"] == fmt)]
-            plot_effects(rows, ax=axes[i, j], legend=False, title=f"{occ} — {FORMAT_LABELS.get(fmt, fmt)}")
+            plot_effects(rows, ax=axes[i, j], legend=False, title=f"{occ}\n{FORMAT_LABELS.get(fmt, fmt)}")
             if j:
                 axes[i, j].set_ylabel("")
     # one legend per column (a format's models, in the same order and colours in every row),
@@ -69,7 +71,7 @@ def figure4(table: pd.DataFrame, *, attribute: str = "gender", formats: Sequence
 def figure4_cases(table: pd.DataFrame, labels_column: str = "cases"):
     """The paper's Figure 4 layout on any results table: one panel per case, a representative audit each."""
     panels = case_panels(table, labels_column)
-    return plot_figure4(table, panels, ncols=len(panels))
+    return plot_figure4(table, panels, ncols=min(2, len(panels)))
 
 
 def photo_pairs(table: pd.DataFrame) -> pd.DataFrame:
@@ -98,7 +100,7 @@ def figure5(table: pd.DataFrame, pairs: pd.DataFrame | None = None, *, max_panel
     if pairs.empty:
         raise ValueError("the results table has no audit run both as 'image' and 'image+photo'")
     pairs = pairs.head(max_panels)
-    ncol = min(3, len(pairs))
+    ncol = min(2, len(pairs))
     nrow = int(np.ceil(len(pairs) / ncol))
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.3 * ncol, 3.2 * nrow), squeeze=False)
     for ax, (_, p) in zip(axes.flat, pairs.iterrows()):

@@ -136,7 +136,7 @@ def plot_effects(table: pd.DataFrame, ax=None, *, title: str | None = None, labe
     return ax
 
 
-def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 3, labels_column: str | None = None):
+def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 2, labels_column: str | None = None):
     """PopResume Figure 4: one panel per case, each one audit's five effects; returns the Figure.
 
     ``panels``: (case title, attribute, occupation, format, model) per panel; default the
@@ -146,7 +146,8 @@ def plot_figure4(table: pd.DataFrame, panels=None, *, ncols: int = 3, labels_col
     if panels is None:
         panels = case_panels(table, labels_column) if labels_column else FIGURE4_PANELS
     nrows = int(np.ceil(len(panels) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.9 * nrows), squeeze=False)
+    # two panels a row by default: the book's column holds about 9 in drawn at 0.7 of its size
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.9 * ncols, 2.9 * nrows), squeeze=False)
     for ax, (case, attr, occ, fmt, model) in zip(axes.ravel(), panels):
         row = table[(table["attribute"] == attr) & (table["occupation"] == occ)
                     & (table["format"] == fmt) & (table["model"] == model)]

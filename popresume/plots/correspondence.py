@@ -61,13 +61,18 @@ def draw_design_graph(design: str, ax=None):
 
 
 def plot_designs():
-    """The three designs' graphs side by side; returns the Figure."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
+    """The three designs' graphs, two a row, and their key; returns the Figure."""
+    # two rows (the fourth slot holds the key): side by side, the three graphs outgrew the
+    # book's column, which draws a figure of about 9 in at 0.7 of its size or more
+    fig, axes = plt.subplots(2, 2, figsize=(8.6, 6.6))
+    axes = axes.ravel()
+    axes[3].axis("off")
     for ax, d in zip(axes, GRAPH_DESIGNS):
         draw_design_graph(d, ax)
-    fig.text(0.5, 0.01, "solid: a path the design leaves open; faint dashed: a path the design cuts. "
-             "Red: through R (redlining proxy); blue: through B (business necessity).", ha="center", fontsize=9)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    axes[3].text(0.05, 0.5, "solid: a path the design leaves open\nfaint dashed: a path the design cuts\n\n"
+                 "red: through R (redlining proxy)\nblue: through B (business necessity)",
+                 ha="left", va="center", fontsize=9, transform=axes[3].transAxes)
+    fig.tight_layout()
     return fig
 
 
@@ -88,7 +93,8 @@ def plot_table1(ours: pd.DataFrame, published: pd.DataFrame, ax=None):
     ax.invert_yaxis()
     ax.set_xlabel("callback rate (%)")
     ax.set_title("Bertrand & Mullainathan Table 1: recomputed from the shipped data vs published", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # off the bars
+    # below the axes, off the bars (beside them, the figure outgrew the book's column)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
     return ax
 
 

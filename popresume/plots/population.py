@@ -70,12 +70,14 @@ def plot_age_experience(profiles: pd.DataFrame, ax=None, *, max_points: int = 30
 
 def plot_figure7(profiles: pd.DataFrame):
     """The four panels of Figure 7: gender, race, education by occupation; age vs experience."""
-    fig, axes = plt.subplots(2, 2, figsize=(12, 7.5))
-    plot_composition(profiles, "gender", axes[0, 0], title="(a) Gender distribution by occupation")
-    plot_composition(profiles, "race", axes[0, 1], title="(b) Race distribution by occupation")
-    plot_composition(profiles, "edu_level", axes[1, 0], title="(c) Education level distribution by occupation")
-    plot_age_experience(profiles, axes[1, 1])
-    axes[1, 1].set_title("(d) Age vs experience", fontsize=10)
+    # one panel a row: side by side, the occupations' tick labels need more than half the
+    # book's column (about 9 in at 100 dpi drawn at 0.7 of its size or more)
+    fig, axes = plt.subplots(4, 1, figsize=(8.5, 13))
+    plot_composition(profiles, "gender", axes[0], title="(a) Gender distribution by occupation")
+    plot_composition(profiles, "race", axes[1], title="(b) Race distribution by occupation")
+    plot_composition(profiles, "edu_level", axes[2], title="(c) Education level distribution by occupation")
+    plot_age_experience(profiles, axes[3])
+    axes[3].set_title("(d) Age vs experience", fontsize=10)
     fig.tight_layout()
     return fig
 

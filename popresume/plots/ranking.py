@@ -14,7 +14,8 @@ from popresume.ll144 import FOUR_FIFTHS
 BLUE, RED, GREY = "#1f5fbf", "#c62828", "#555555"
 
 
-def _grid(keys: list[tuple], ncols: int = 4, size=(3.3, 2.8)):
+def _grid(keys: list[tuple], ncols: int = 3, size=(2.9, 2.8)):
+    # three panels a row: the book's column draws a figure of about 9 in at 0.7 of its size or more
     nrows = int(np.ceil(len(keys) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), squeeze=False,
                              sharex=True, sharey=True)
