@@ -203,6 +203,8 @@ def test_design_null_counts_chunks_and_errors():
     np.testing.assert_array_equal(a, chance.design_null_counts(orders, winners, n_sim=23, seed=4, chunk=1))
     assert a.shape == (23, 3) and (a.sum(axis=1) == 5).all() and a.dtype == np.int64
     assert len(chance.design_null_counts(orders, winners, n_sim=1)) == 1
+    # one run: every permutation is the identity
+    assert (chance.design_null_counts(orders[:1], winners[:1], n_sim=5) == [[1, 0, 0]]).all()
     assert len(chance.design_null_counts(orders, winners)) == 10_000
     # the identity permutation is drawn among many: the observed counts appear
     obs = np.bincount(orders[np.arange(5), winners], minlength=3)
