@@ -124,3 +124,11 @@ def test_task_tables_name_themselves_and_cast_to_float():
     out = metrics.task3_outcomes(t3)
     assert out["shortlist"].dtype == float and out["score"].dtype == float
     assert out["shortlist"].tolist() == [1.0, 0.0] and out["score"].tolist() == [70.0, 80.0]
+
+
+def test_ratios_vs_skips_a_judge_without_comparator_and_goes_on():
+    a = _cells({"B": [1.0, 0.0, 1.0, 1.0]}).assign(judge="a")  # judge a has no Anglo replies
+    b = _cells({"Anglo": [1.0, 1.0, 1.0, 0.0], "B": [1.0, 0.0, 1.0, 1.0]}).assign(judge="b")
+    bm = metrics.boot_means(pd.concat([a, b], ignore_index=True), "v", ["judge", "condition"], n_boot=100)
+    out = metrics._ratios_vs(bm, ["judge"], 0.95, kind="diff")
+    assert out["judge"].tolist() == ["b"] and out["estimate"].tolist() == pytest.approx([0.0])
