@@ -13,7 +13,7 @@ Mutants explained as equivalent (no behaviour can tell them apart) are listed in
 
 Usage::
 
-    python scripts/mutation.py                    # every module (about 45 min on 2 cores)
+    python scripts/mutation.py                    # every module (45-60 min on 2 cores; see the Makefile)
     python scripts/mutation.py multiplicity causal.cases
     python scripts/mutation.py --list             # the module -> tests map
     python scripts/mutation.py --survivors multiplicity   # also list surviving mutants
@@ -48,7 +48,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str] | None]] = {
     "multiplicity": (["popresume/multiplicity.py"],
                      ["tests/test_mutation_multiplicity.py", "tests/test_audit_metrics.py"], None),
     "leakage.metrics": (["popresume/leakage/metrics.py"],
-                        ["tests/test_mutation_leakage_metrics.py", "tests/test_leakage_metrics.py"],
+                        ["tests/test_mutation_leakage_metrics.py", "tests/test_mutation_leakage_more.py",
+                         "tests/test_leakage_metrics.py"],
                         ["_z_pvalue", "add_corrections", "boot_means", "BootMeans.index", "_ci", "_se",
                          "cluster_bootstrap", "_ratios_vs", "task1_outcomes", "task3_outcomes"]),
     "causal.cases": (["popresume/causal/cases.py"],
