@@ -42,9 +42,9 @@ test: setup $(LLM_SERVER)
 # (2026-12-03, shared machine; wall on 2 idle cores is about half of it): leakage.metrics
 # 496 mutants 2.7 CPU-min; ranking 0.68 CPU-s a mutant x 1,230 = ~14 CPU-min; ll144 ~2.4 CPU-s
 # a mutant x 1,310 = ~52 CPU-min (the largest); causal.functional ~1 CPU-s x 441; the others
-# were not re-timed. Within 60 min on 2 cores: the default set; if the machine is slower,
-# `make mutation MODULES="ll144"` and the rest as two runs. Any subset: MODULES="a b"
-# (scripts/mutation.py --list names them)
+# were not re-timed. The default set is estimated at 45-60 min on 2 idle cores (not run end
+# to end here); to stay under an hour on a slower machine run `make mutation MODULES="ll144"`
+# and the rest as two runs. Any subset: MODULES="a b" (scripts/mutation.py --list names them)
 mutation: setup
 	$(PY) scripts/mutation.py --survivors $(MODULES)
 
