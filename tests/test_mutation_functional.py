@@ -138,7 +138,8 @@ def test_plugin_psi_by_hand():
 
 
 def test_plugin_missing_rows_are_dropped_when_asked():
-    d = pd.concat([_table(), pd.DataFrame([{"x": "m", "z": "z0", "r": "r0", "b": "b0", "y": np.nan}])], ignore_index=True)
+    gap = pd.DataFrame([{"x": "m", "z": "z0", "r": "r0", "b": "b0", "y": np.nan}])
+    d = pd.concat([_table(), gap], ignore_index=True)
     with pytest.warns(UserWarning, match="dropping 1"):
         psi = plugin.plugin_psi(d, **ROLES, missing="drop")
     assert psi["psi_000"] == pytest.approx(_psi_by_hand(0, 0, 0))

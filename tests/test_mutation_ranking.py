@@ -67,7 +67,8 @@ def test_selection_rates_level_and_groups_per_model():
     assert s.loc[("n", "A"), "top"] == 3 and s.loc[("n", "B"), "top"] == 1 and s.loc[("n", "A"), "n_runs"] == 4
     assert s.loc[("n", "A"), "p_chance"] == pytest.approx(binomtest(3, 4, 0.5).pvalue)
     lo, hi = proportion_confint(3, 4, alpha=0.2, method="wilson")
-    assert s.loc[("n", "A"), "rate_ci_low"] == pytest.approx(lo) and s.loc[("n", "A"), "rate_ci_high"] == pytest.approx(hi)
+    assert s.loc[("n", "A"), "rate_ci_low"] == pytest.approx(lo)
+    assert s.loc[("n", "A"), "rate_ci_high"] == pytest.approx(hi)
     z = norm.ppf(0.9)  # two groups: one comparison, both sides at alpha / 2
     se = np.sqrt(1 / 1 + 1 / 3)
     assert s.loc[("n", "B"), "ratio_ci_low"] == pytest.approx(np.exp(np.log(1 / 3) - z * se))
@@ -209,7 +210,8 @@ def test_design_null_counts_chunks_and_errors():
     # the identity permutation is drawn among many: the observed counts appear
     obs = np.bincount(orders[np.arange(5), winners], minlength=3)
     assert (chance.design_null_counts(orders, winners, n_sim=3000) == obs).all(axis=1).any()
-    for o, w, n in ((orders[0], winners, 5), (orders, winners[:4], 5), (orders[:0], winners[:0], 5), (orders, winners, 0)):
+    bad = ((orders[0], winners, 5), (orders, winners[:4], 5), (orders[:0], winners[:0], 5), (orders, winners, 0))
+    for o, w, n in bad:
         with pytest.raises(ValueError, match="order matrix"):
             chance.design_null_counts(o, w, n_sim=n)
 
