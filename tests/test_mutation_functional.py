@@ -160,3 +160,34 @@ def test_plugin_names_the_cell_without_support():
     no_r = t[~((t["x"] == "m") & (t["r"] == "r1") & (t["z"] == "z0"))]
     with pytest.raises(ValueError, match=r"no row with X='m' in cell \{'z': 'z0', 'r': 'r1'\}.*P\(b \| x, r, z\)"):
         plugin.plugin_psi(no_r, **ROLES)
+
+
+def test_plugin_defaults_score_column_and_raise_on_missing():
+    t = _table().rename(columns={"y": "score"})
+    roles = {k: v for k, v in ROLES.items() if k != "y"}
+    psi = plugin.plugin_psi(t, **roles)
+    assert psi["psi_111"] == pytest.approx(_psi_by_hand(1, 1, 1))
+    assert plugin.plugin_pse(t, **roles).loc["TE", "estimate"] == pytest.approx(
+        _psi_by_hand(1, 1, 1) - _psi_by_hand(0, 0, 0))
+    gap = pd.DataFrame([{"x": "m", "z": "z0", "r": "r0", "b": "b0", "score": np.nan}])
+    with pytest.raises(ValueError, match="missing values"):
+        plugin.plugin_psi(pd.concat([t, gap], ignore_index=True), **roles)
+    with pytest.warns(UserWarning, match="dropping 1"):
+        eff = plugin.plugin_pse(pd.concat([t, gap], ignore_index=True), **roles, missing="drop")
+    assert eff.loc["TE", "estimate"] == pytest.approx(_psi_by_hand(1, 1, 1) - _psi_by_hand(0, 0, 0))
+
+
+def test_plugin_without_a_confounder_and_one_row_cells_named():
+    # no z: psi is the z = 0 stratum's sum alone
+    z0 = _table().query("z == 'z0'")
+    psi = plugin.plugin_psi(z0, **{**ROLES, "z": []})
+    assert psi["psi_101"] == pytest.approx(_psi_by_hand(1, 0, 1) - 10 * 2 / 3)
+    # a confounder cell with a single row, of x0 only: named in the error, with X = x1
+    one = pd.concat([_table(), pd.DataFrame([{"x": "m", "z": "z9", "r": "r0", "b": "b0", "y": 1.0}])],
+                    ignore_index=True)
+    with pytest.raises(ValueError, match=r"no row with X='w' in confounder cell \{'z': 'z9'\}"):
+        plugin.plugin_psi(one, **ROLES)
+    other = pd.concat([_table(), pd.DataFrame([{"x": "w", "z": "z9", "r": "r0", "b": "b0", "y": 1.0}])],
+                      ignore_index=True)
+    with pytest.raises(ValueError, match=r"no row with X='m' in confounder cell \{'z': 'z9'\}"):
+        plugin.plugin_psi(other, **ROLES)
