@@ -1,0 +1,353 @@
+"""popresume.ll144 against hand-computed cases and statsmodels / scipy references.
+
+Written to kill mutants that ``scripts/mutation.py ll144`` found alive: the cut of each rule,
+the Clopper-Pearson box, the box and pairwise ratio bounds, the Miettinen-Nurminen statistic
+(statsmodels' score test), the continuity-corrected bound (solved against a restricted MLE
+found by scipy), the table's unknown and reference rows, the digits of a simulated
+probability and every branch of the chance of a flag.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, stats
+from statsmodels.stats import proportion as smp
+
+from popresume import ll144
+
+
+# --- the cut of each rule ---------------------------------------------------------------------
+
+def test_selected_cut_of_each_rule():
+    df = pd.DataFrame({"g": list("aabbb"), "s": [1.0, 5.0, 3.0, 4.0, 2.0]})
+    sel, cut = ll144._selected(df, "s", "median_split", None, None)
+    assert cut == 3.0 and sel.tolist() == [False, True, False, True, False]  # strictly above
+    sel, cut = ll144._selected(df, "s", "selection_cut", 0.4, None)
+    assert cut == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.6)) and sel.tolist() == [False, True, False, True, False]
+    sel, cut = ll144._selected(df, "s", "selection_cut", 0.4, 3.0)  # threshold wins, at or above
+    assert cut == 3.0 and sel.tolist() == [False, True, True, True, False]
+    sel, cut = ll144._selected(df, "s", "selection_cut", None, 2.0)
+    assert sel.sum() == 4
+    for bad in (0.0, 1.0, None, -0.2):
+        with pytest.raises(ValueError, match=f"select_top must be in \\(0, 1\\), got {bad}"):
+            ll144._selected(df, "s", "selection_cut", bad, None)
+    # a boolean column is the selection itself under the cut rule, a 0/1 score under the median
+    df["b"] = [True, False, False, True, True]
+    sel, cut = ll144._selected(df, "b", "selection_cut", 0.25, None)
+    assert sel.tolist() == [True, False, False, True, True] and np.isnan(cut)
+    sel, cut = ll144._selected(df, "b", "median_split", None, None)
+    assert cut == 1.0 and not sel.any()
+    empty = df.iloc[:0]
+    assert np.isnan(ll144._selected(empty, "s", "median_split", None, None)[1])
+    assert np.isnan(ll144._selected(empty, "s", "selection_cut", 0.25, None)[1])
+    df.loc[3, "s"] = np.nan
+    with pytest.raises(ValueError, match="column 's' has a missing score at row 3"):
+        ll144._selected(df, "s", "median_split", None, None)
+
+
+def test_category_counts_intersection_unknown_and_columns():
+    df = pd.DataFrame({"sex": ["F", "M", "F", "M", None, "F"], "race": ["A", "A", "B", None, "B", "A"],
+                       "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}, index=[10, 11, 12, 13, 14, 15])
+    t = ll144.category_counts(df, ["sex", "race"], rule="median_split")  # median 3.5
+    assert t.columns.tolist() == ["sex", "race", "category", "known", "n", "selected", "rule", "cut"]
+    assert t["category"].tolist() == ["F × A", "F × B", "M × A", "unknown"]
+    assert t["n"].tolist() == [2, 1, 1, 2] and t["selected"].tolist() == [1, 0, 0, 2]
+    assert t["known"].tolist() == [True, True, True, False] and (t["cut"] == 3.5).all()
+    assert t["rule"].eq("median_split").all() and t["n"].dtype.kind == "i" and t["selected"].dtype.kind == "i"
+    assert t.loc[3, "sex"] is None and t.loc[3, "race"] is None
+    s = ll144.category_counts(df, "sex", rule="selection_cut", threshold=4.0)
+    assert s["category"].tolist() == ["F", "M", "unknown"] and s["selected"].tolist() == [1, 1, 1]
+    s = ll144.category_counts(df, "sex", rule="selection_cut")  # top quarter: >= 0.75 quantile 4.75
+    assert s["selected"].tolist() == [1, 0, 1] and s["cut"].iloc[0] == pytest.approx(4.75)
+    full = ll144.category_counts(df.fillna("x"), "sex", rule="median_split")
+    assert "unknown" not in full["category"].tolist() and full["known"].all()
+    with pytest.raises(ValueError, match="rule must be one of \\['median_split', 'selection_cut'\\], got 'x'"):
+        ll144.category_counts(df, "sex", rule="x")
+
+
+# --- intervals ----------------------------------------------------------------------------------
+
+def test_box_is_clopper_pearson_at_the_sidak_level():
+    sel, n = np.array([0, 3, 10, 0]), np.array([10, 10, 10, 0])
+    lo, hi = ll144._box(sel, n, 0.9, 3)
+    alpha = 1 - 0.9 ** (1 / 3)
+    for i in range(3):
+        ci = stats.binomtest(int(sel[i]), int(n[i])).proportion_ci(confidence_level=1 - alpha, method="exact")
+        assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
+    assert lo[0] == 0 and hi[2] == 1 and np.isnan(lo[3]) and np.isnan(hi[3])
+    lo1, hi1 = ll144._box(sel[:3], n[:3], 0.9, 0)  # k = 0 is taken as 1
+    ref = smp.proportion_confint(sel[:3], n[:3], alpha=0.1, method="beta")
+    np.testing.assert_allclose(np.nan_to_num(ref[0]), lo1)
+    np.testing.assert_allclose(np.nan_to_num(ref[1], nan=1.0), hi1)
+
+
+def test_ratio_bounds_by_hand():
+    lo, hi = np.array([0.2, 0.4, 0.1]), np.array([0.3, 0.6, 0.9])
+    low, high = ll144.ratio_bounds(lo, hi, [True, True, False])
+    # reference = the first two: top_hi 0.6, top_lo 0.4
+    np.testing.assert_allclose(low, [0.2 / 0.6, 0.4 / 0.6, 0.1 / 0.6])
+    np.testing.assert_allclose(high, [0.3 / 0.4, 1.0, 1.0])
+    low, high = ll144.ratio_bounds(lo, hi, [True, False, False])
+    np.testing.assert_allclose(low, [0.2 / 0.3, 0.4 / 0.3, 0.1 / 0.3])
+    np.testing.assert_allclose(high, [1.0, 1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # x/0 is expected there, not warned
+        low, high = ll144.ratio_bounds([0.0, 0.0], [0.0, 0.5], [True, True])  # every reference lower bound 0
+    np.testing.assert_allclose(low, [0, 0])
+    np.testing.assert_allclose(high, [1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 0/0 and x/0 are expected there, not warned
+        low, high = ll144.ratio_bounds([0.0, 0.0], [0.0, 0.0], [True, True])
+    np.testing.assert_allclose(low, [0, 0])
+    # leading axes broadcast: one box per row
+    low, high = ll144.ratio_bounds([[0.2, 0.4], [0.1, 0.5]], [[0.3, 0.6], [0.2, 0.8]], [True, True])
+    np.testing.assert_allclose(low, [[0.2 / 0.6, 0.4 / 0.6], [0.1 / 0.8, 0.5 / 0.8]])
+    np.testing.assert_allclose(high, [[0.3 / 0.4, 1], [0.2 / 0.5, 1]])
+
+
+@pytest.mark.parametrize("theta,x1,n1,x2,n2", [(0.8, 12, 40, 20, 35), (1.5, 30, 50, 10, 60), (0.3, 2, 25, 24, 30)])
+def test_mn_score_is_statsmodels_score_test(theta, x1, n1, x2, n2):
+    """Uncorrected, the statistic is the square of statsmodels' score test of the ratio
+    (with its n / (n - 1) variance correction)."""
+    ref = smp.test_proportions_2indep(x1, n1, x2, n2, value=theta, method="score", compare="ratio", correction=True)
+    assert ll144._mn_score(theta, x1, n1, x2, n2) == pytest.approx(ref.statistic ** 2, rel=1e-9)
+    # the continuity correction takes (1/n1 + theta/n2) / 2 off |x1/n1 - theta x2/n2|
+    num = abs(x1 / n1 - theta * x2 / n2)
+    cc = max(num - (1 / n1 + theta / n2) / 2, 0)
+    assert ll144._mn_score(theta, x1, n1, x2, n2, continuity=True) == pytest.approx(
+        ref.statistic ** 2 * cc ** 2 / num ** 2, rel=1e-9)
+    # the statistic is 0 where the continuity correction covers the whole gap
+    assert ll144._mn_score(x1 / n1 / (x2 / n2), x1, n1, x2, n2, continuity=True) == 0
+
+
+def _restricted_stat(theta, x1, n1, x2, n2):
+    """Corrected score statistic with the restricted MLE found numerically (scipy)."""
+    def nll(p2):
+        p1 = theta * p2
+        return -(stats.binom.logpmf(x1, n1, p1) + stats.binom.logpmf(x2, n2, p2))
+    p2 = optimize.minimize_scalar(nll, bounds=(1e-12, min(1, 1 / theta) - 1e-12), method="bounded",
+                                  options={"xatol": 1e-13}).x
+    p1 = theta * p2
+    total = n1 + n2
+    var = (p1 * (1 - p1) / n1 + theta ** 2 * p2 * (1 - p2) / n2) * total / (total - 1)
+    num = max(abs(x1 / n1 - theta * x2 / n2) - (1 / n1 + theta / n2) / 2, 0)
+    return num ** 2 / var
+
+
+def test_corrected_bounds_solve_the_score_equation():
+    x1, n1, x2, n2 = 18, 60, 30, 55
+    lo, hi = ll144.rate_ratio_interval(x1, n1, x2, n2, alpha=0.1)
+    z2 = stats.norm.ppf(0.95) ** 2
+    assert _restricted_stat(float(lo), x1, n1, x2, n2) == pytest.approx(z2, rel=1e-4)
+    assert _restricted_stat(float(hi), x1, n1, x2, n2) == pytest.approx(z2, rel=1e-4)
+    assert float(lo) < (18 / 60) / (30 / 55) < float(hi)
+    # default alpha 0.05 is the 95% interval; few iterations leave it coarse
+    lo95, hi95 = ll144.rate_ratio_interval(x1, n1, x2, n2)
+    assert _restricted_stat(float(hi95), x1, n1, x2, n2) == pytest.approx(stats.norm.ppf(0.975) ** 2, rel=1e-4)
+    lo3, hi3 = ll144.rate_ratio_interval(x1, n1, x2, n2, iters=3)
+    assert abs(float(hi3) - float(hi95)) > 1e-3
+    # vectorised over pairs
+    lo_v, hi_v = ll144.rate_ratio_interval([x1, 5], [n1, 20], [x2, 9], [n2, 20], alpha=0.1)
+    assert lo_v[0] == pytest.approx(float(lo)) and hi_v[0] == pytest.approx(float(hi)) and lo_v.shape == (2,)
+
+
+def test_rate_ratio_interval_extremes():
+    lo, hi = ll144.rate_ratio_interval(0, 30, 0, 30)
+    assert lo == 0 and np.isinf(hi)
+    # everyone selected in both groups: the restricted MLE sits on the boundary (p2 = 1 below
+    # a ratio of 1, p1 = 1 above it), so the statistic is |1 - t| n1 (N - 1) / (N t) below and
+    # |t - 1| n1 (N - 1) / N above (n1 = n2 = 30, N = 60): the bounds in closed form
+    lo, hi = ll144.rate_ratio_interval(30, 30, 30, 30, continuity=False)
+    c = stats.norm.ppf(0.975) ** 2 * 60 / (30 * 59)
+    assert float(lo) == pytest.approx(1 / (1 + c), rel=1e-6) and float(hi) == pytest.approx(1 + c, rel=1e-6)
+    # a huge ratio: the upper bound runs to the edge of the search and is infinite
+    lo, hi = ll144.rate_ratio_interval(1, 10 ** 9, 10 ** 6, 10 ** 6)
+    assert float(lo) == 0 or float(lo) < 1e-8
+
+
+def test_pairwise_bounds_with_a_category_outside_the_reference():
+    x, n = np.array([20, 30, 5, 0]), np.array([50, 50, 10, 0])
+    ref = np.array([True, True, False, True])  # the last has no rows: NaN, and never a reference
+    low, high = ll144.pairwise_ratio_bounds(x, n, ref, level=0.9)
+    # pairs: (0, 1) once for both, and (2, 0), (2, 1) for the non-reference category: m = 3
+    a = 0.1 / 3
+    l01, u01 = ll144.rate_ratio_interval(20, 50, 30, 50, alpha=a)
+    l20, u20 = ll144.rate_ratio_interval(5, 10, 20, 50, alpha=a)
+    l21, u21 = ll144.rate_ratio_interval(5, 10, 30, 50, alpha=a)
+    assert low[0] == pytest.approx(min(1.0, float(l01))) and high[0] == pytest.approx(min(1.0, float(u01)))
+    assert low[1] == pytest.approx(min(1.0, 1 / float(u01))) and high[1] == pytest.approx(min(1.0, 1 / float(l01)))
+    assert low[2] == pytest.approx(min(float(l20), float(l21)))
+    assert high[2] == pytest.approx(min(float(u20), float(u21)))
+    assert np.isnan(low[3]) and np.isnan(high[3])
+    # leading axes: one table per row, each as if alone
+    rows = ll144.pairwise_ratio_bounds(np.array([[20, 30], [30, 20]]), np.array([50, 50]), np.array([True, True]))
+    one = ll144.pairwise_ratio_bounds(np.array([30, 20]), np.array([50, 50]), np.array([True, True]))
+    np.testing.assert_allclose(rows[0][1], one[0])
+    np.testing.assert_allclose(rows[1][1], one[1])
+    # default level 0.95: the one pair at alpha 0.05
+    l, u = ll144.rate_ratio_interval(20, 50, 30, 50)
+    assert ll144.pairwise_ratio_bounds([20, 30], [50, 50], [True, True])[0][0] == pytest.approx(float(l))
+
+
+def test_pairwise_bounds_zero_count_reference():
+    # the best category has 0 selected... every rate 0 in the reference: ratio bounds from [0, inf]
+    low, high = ll144.pairwise_ratio_bounds([0, 5], [20, 20], [True, True])
+    assert low[0] == 0 and high[0] == pytest.approx(min(1.0, float(ll144.rate_ratio_interval(0, 20, 5, 20,
+                                                                                          alpha=0.05)[1])))
+    assert high[1] == 1.0
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+def test_impact_ratio_table_unknown_row_reference_and_flag():
+    counts = pd.DataFrame({"category": ["a", "b", "c", "unknown"], "n": [40, 40, 20, 10],
+                           "selected": [20, 20, 4, 9], "known": [True, True, True, False]})
+    t = ll144.impact_ratio_table(counts, level=0.9, threshold=0.5).set_index("category")
+    np.testing.assert_allclose(t["share"], [40 / 110, 40 / 110, 20 / 110, 10 / 110])
+    np.testing.assert_allclose(t["rate"], [0.5, 0.5, 0.2, 0.9])
+    np.testing.assert_allclose(t.loc[["a", "b", "c"], "ratio"], [1, 1, 0.4])
+    assert np.isnan(t.loc["unknown", ["ratio", "ci_low", "ci_high", "rate_ci_low", "rate_ci_high"]]).all()
+    assert t["reference"].tolist() == [True, False, False, False]  # the first of the tied best
+    assert t["flag"].tolist() == [False, False, True, False] and not t["under_2pct"].any()
+    # Šidák over the three known categories at 0.9
+    ci = stats.binomtest(4, 20).proportion_ci(confidence_level=0.9 ** (1 / 3), method="exact")
+    assert t.loc["c", "rate_ci_low"] == pytest.approx(ci.low) and t.loc["c", "rate_ci_high"] == pytest.approx(ci.high)
+    pw = ll144.pairwise_ratio_bounds(np.array([20, 20, 4]), np.array([40, 40, 20]), np.array([True] * 3), level=0.9)
+    np.testing.assert_allclose(t.loc[["a", "b", "c"], "ci_low"], pw[0])
+    np.testing.assert_allclose(t.loc[["a", "b", "c"], "ci_high"], pw[1])
+    # the default threshold is four fifths; 0.4 is flagged there too, the tie is not
+    d = ll144.impact_ratio_table(counts).set_index("category")
+    assert d["flag"].tolist() == [False, False, True, False]
+
+
+def test_impact_ratio_table_box_method_and_defaults():
+    counts = pd.DataFrame({"category": ["F", "M"], "n": [30, 50], "selected": [9, 25]})
+    box = ll144.impact_ratio_table(counts, ratio_method="box")
+    assert box["known"].all()
+    lo, hi = ll144._box(np.array([9, 25]), np.array([30, 50]), 0.95, 2)
+    low, high = ll144.ratio_bounds(lo, hi, [True, True])
+    np.testing.assert_allclose(box["ci_low"], low)
+    np.testing.assert_allclose(box["ci_high"], high)
+    with pytest.raises(ValueError, match="ratio_method must be one of \\['pairwise_score', 'box'\\], got 'x'"):
+        ll144.impact_ratio_table(counts, ratio_method="x")
+    with pytest.raises(ValueError, match="category counts"):
+        ll144.impact_ratio_table(counts.drop(columns="n"))
+    # the default min_share is 2%: a category of 1 in 101 is left out of the reference
+    small = pd.DataFrame({"category": ["a", "b"], "n": [100, 1], "selected": [40, 1]})
+    t = ll144.impact_ratio_table(small)
+    assert t["under_2pct"].tolist() == [False, True] and t["ratio"].tolist() == [1.0, 2.5]
+    assert t["reference"].tolist() == [True, False] and not t["flag"].any()
+    assert ll144.impact_ratio_table(small, min_share=0)["ratio"].tolist() == [0.4, 1.0]
+
+
+def test_impact_ratio_table_nobody_selected_and_empty_category():
+    t = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 0], "selected": [0, 0, 0]}))
+    assert np.isnan(t["ratio"]).all() and not t["flag"].any() and t["reference"].tolist() == [True, False, False]
+    assert np.isnan(t.loc[2, "rate"]) and np.isnan(t.loc[2, "ci_low"]) and t.loc[:1, "ci_low"].eq(0).all()
+    # no rows at all
+    z = ll144.impact_ratio_table(pd.DataFrame({"category": ["a"], "n": [0], "selected": [0]}))
+    assert np.isnan(z["share"]).all() and np.isnan(z["ci_low"]).all() and not z["reference"].any()
+
+
+def test_lowest_ratio():
+    t = pd.DataFrame({"ratio": [1.0, 0.5, 0.2, np.nan], "known": [True, True, True, False],
+                      "under_2pct": [False, False, True, False]})
+    assert ll144.lowest_ratio(t) == 0.5
+    assert np.isnan(ll144.lowest_ratio(t.iloc[2:]))
+
+
+# --- digits and the chance of a flag -----------------------------------------------------------
+
+@pytest.mark.parametrize("p,n_sim,text", [
+    (0.0, 0, "0"), (1.0, 0, "1"), (0.5, 0, "0.5"), (0.123456, 0, "0.123"), (float("nan"), 100, "n/a"),
+    (None, 100, "n/a"), (0.0, 200, "< 0.005"), (-0.1, 200, "< 0.005"), (1.0, 200, "> 0.995"), (1.2, 200, "> 0.995"),
+    (0.5, 1, "0.5"), (0.5, 100, "0.5"), (0.05, 1_000_000, "0.0500"), (0.25, 10_000, "0.250"),
+    (0.0123, 3, "0.0"), (0.5, 4_000_000, "0.5000")])
+def test_format_probability_digits(p, n_sim, text):
+    # decimals stop at the first digit of 2 * sqrt(p (1 - p) / n_sim): 0.5 at n = 100 -> 2 SE 0.1 -> 1;
+    # 0.05 at 1e6 -> 4.4e-4 -> 4; 0.25 at 1e4 -> 8.7e-3 -> 3; 0.5 at 4e6 -> 5e-4 -> 4
+    assert ll144.format_probability(p, n_sim) == text
+
+
+def test_lowest_of_draws():
+    draws = np.array([[2.0, 4.0, 9.0], [0.0, 0.0, 3.0], [1.0, 1.0, 0.0]])
+    sizes = np.array([2.0, 4.0, 3.0])
+    rated = np.array([True, True, False])
+    np.testing.assert_allclose(ll144._lowest(draws, sizes, rated), [1.0, np.nan, 0.5 / 1])
+    np.testing.assert_allclose(ll144._lowest(draws, sizes, np.array([True, True, True])), [1 / 3, 0, 0])
+
+
+def _exact_two(n1, n2, m, threshold, observed):
+    x = np.arange(max(0, m - n2), min(m, n1) + 1)
+    pmf = stats.hypergeom.pmf(x, n1 + n2, n1, m)
+    r1, r2 = x / n1, (m - x) / n2
+    low = np.minimum(r1, r2) / np.maximum(r1, r2)
+    flag = pmf[low < threshold].sum()
+    p = pmf[low <= observed + 1e-12].sum()
+    order = np.argsort(low)
+    med = low[order][np.searchsorted(np.cumsum(pmf[order]), 0.5)]
+    return flag, p, med
+
+
+def test_chance_of_flag_exact_by_enumeration():
+    r = ll144.chance_of_flag({"F": 12, "M": 18}, rule="selection_cut", n_selected=9, threshold=0.7, observed=0.5)
+    flag, p, med = _exact_two(12, 18, 9, 0.7, 0.5)
+    assert r.method == "exact (hypergeometric)" and r.n_sim == 0 and r.rule == "selection_cut"
+    assert r.probability == pytest.approx(flag) and r.p_value == pytest.approx(p)
+    assert r.null_median == pytest.approx(med)
+    assert r.threshold == 0.7 and r.observed == 0.5
+    d = ll144.chance_of_flag([12, 18], rule="median_split", n_selected=9)
+    assert d.probability == pytest.approx(_exact_two(12, 18, 9, 0.8, 0)[0]) and np.isnan(d.p_value)
+    assert np.isnan(d.observed) and d.threshold == ll144.FOUR_FIFTHS
+    # a table: n_selected from its counts unless given
+    t = pd.DataFrame({"n": [12, 18], "selected": [2, 7]})
+    assert ll144.chance_of_flag(t, rule="median_split").probability == pytest.approx(_exact_two(12, 18, 9, 0.8, 0)[0])
+    assert ll144.chance_of_flag(t, rule="median_split", n_selected=15).probability == pytest.approx(
+        _exact_two(12, 18, 15, 0.8, 0)[0])
+
+
+def test_chance_of_flag_simulation_branch():
+    sizes = [30, 20, 10]
+    r = ll144.chance_of_flag(sizes, rule="median_split", n_selected=30, observed=0.6, n_sim=4000, seed=3)
+    rng = np.random.default_rng(3)
+    draws = rng.multivariate_hypergeometric(sizes, 30, size=4000) / np.array(sizes)
+    low = draws.min(axis=1) / draws.max(axis=1)
+    assert r.method == "simulation (multivariate hypergeometric)" and r.n_sim == 4000
+    assert r.probability == pytest.approx((low < 0.8).mean())
+    assert r.p_value == pytest.approx((1 + (low <= 0.6).sum()) / 4001)
+    assert r.null_median == pytest.approx(np.median(low))
+    # the default seed is 0 and the default number of draws 10,000
+    r0 = ll144.chance_of_flag(sizes, rule="median_split", n_selected=30)
+    d0 = np.random.default_rng(0).multivariate_hypergeometric(sizes, 30, size=10_000) / np.array(sizes)
+    assert r0.n_sim == 10_000 and r0.probability == pytest.approx((d0.min(1) / d0.max(1) < 0.8).mean())
+    assert np.isnan(r0.p_value)
+    # draws with nobody selected among the rated categories have no ratio and are not counted
+    few = ll144.chance_of_flag(pd.DataFrame({"n": [5, 5, 90], "selected": [0, 0, 1], "known": [True, True, False]}),
+                               rule="median_split", n_sim=500, seed=1)
+    hits = np.random.default_rng(1).multivariate_hypergeometric([5, 5, 90], 1, size=500)[:, :2].sum(axis=1)
+    assert few.n_sim == int(hits.sum()) and few.probability == 1.0
+
+
+def test_chance_of_flag_small_categories_and_errors():
+    # c is under 2% of 101: drawn but not rated, so two rated categories of three: simulated
+    r = ll144.chance_of_flag([50, 50, 1], rule="median_split", n_selected=50, n_sim=2000)
+    assert r.method.startswith("simulation")
+    assert abs(r.probability - _exact_two(50, 50, 50, 0.8, 0)[0]) < 0.04
+    r = ll144.chance_of_flag([50, 50, 1], rule="median_split", n_selected=50, min_share=0.5)
+    assert np.isnan(r.probability) and r.method == "not estimable: fewer than two rated categories"
+    assert r.n_sim == 0 and r.rule == "median_split"
+    r = ll144.chance_of_flag([10, 0, 10], rule="median_split", n_selected=0)
+    assert r.method == "not estimable: no row is selected" and np.isnan(r.probability)
+    with pytest.raises(ValueError, match=r"n_selected must be in \[0, 20\], got 21"):
+        ll144.chance_of_flag([10, 10], rule="median_split", n_selected=21)
+    with pytest.raises(ValueError, match=r"n_selected must be in \[0, 20\], got -1"):
+        ll144.chance_of_flag([10, 10], rule="median_split", n_selected=-1)
+    with pytest.raises(ValueError, match="rule must be one of"):
+        ll144.chance_of_flag([10, 10], rule="x", n_selected=3)
+    with pytest.raises(ValueError, match="category counts"):
+        ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
+    assert ll144.chance_of_flag([10, 10, 0], rule="median_split", n_selected=10).method.startswith("simulation")
