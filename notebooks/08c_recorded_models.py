@@ -115,7 +115,8 @@ def ours(source: str) -> str:
 # Webster's was at the edge; on min(G1, G0) − 1 both cover at least 95%. Derbyshire's
 # job-fit interval is about résumés of these three industries: where job fit differs
 # industry by industry, the 9 résumés hold 3 independent units, and for industries at large
-# the harness finds it covers well under 95%.
+# the harness finds it covers well under 95%. The `calibrated` column says, row by row,
+# whether the harness backs the interval as an interval for the model at large.
 
 # %%
 valid = analyses.validity(decisions)
@@ -124,7 +125,7 @@ show = valid[valid["source"] != "recinq"].copy()
 show[VERDICT_COLUMN] = [verdict[(s, m)] for s, m in zip(show["source"], show["model"])]
 for source in ("derbyshire", "webster"):
     display(labelled(show[show["source"] == source][["model", "contrast", "estimate", "ci_low", "ci_high", "n",
-                                                      "n_clusters", VERDICT_COLUMN]].reset_index(drop=True),
+                                                      "n_clusters", "calibrated", VERDICT_COLUMN]].reset_index(drop=True),
                      ours(source), precision=2))
 gate = valid.drop_duplicates(["source", "model"])[["source", "model", "verdict", "verdict_reason"]] \
     .rename(columns={"verdict": VERDICT_COLUMN})
