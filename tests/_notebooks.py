@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import bs4
 import nbformat
 import pytest
 
@@ -25,7 +26,10 @@ def run_chapter_text(name: str, params: dict, tmp_path, *, html: bool = False, t
                 assert o.get("name") != "stderr", o["text"][:300]
                 text.append(o["text"])
             if html:
-                text.append(str(o.get("data", {}).get("text/html", "")))
+                markup = str(o.get("data", {}).get("text/html", ""))
+                # the markup, then its text as a reader sees it (labelled() wraps a word with a
+                # digit or hyphen in its own <span>, so a phrase spans several tags in the markup)
+                text.append(markup + "\n" + bs4.BeautifulSoup(markup, "html.parser").get_text() if markup else "")
     return "".join(text)
 
 
