@@ -144,8 +144,9 @@ pd.DataFrame({"ours: max − min across partitions": est.max() - est.min(),
 # (discrimination through proxies: the redlining path) against Case 3 (a qualifications
 # gap, which an employer may try to defend as a business necessity) — would therefore
 # depend on the partition, while its "is there a disparity, and is any of it direct?"
-# answer would not. For the failing embedding screener of this cell the same reading is
-# an exercise in the method, not a finding.
+# answer would not. For the embedding screener of this cell, whose gaps are gaps in text
+# similarity whatever its verdict, the same reading is an exercise in the method, not a
+# finding.
 #
 # Two cautions about this particular cell. Its NDE is not evidence of direct
 # discrimination, even with parameters under which its interval excludes 0: the embedding
