@@ -304,7 +304,8 @@ plt.tight_layout()
 #   qualification check alone: an extra degree or role adds lines that move the text's
 #   similarity to the posting in either direction, so more education or experience does
 #   not reliably raise its score. It reads the résumé, but not as a recruiter weighs
-#   qualifications; its audits in later chapters carry that verdict.
+#   qualifications. Its audits in later chapters carry the verdict of their own card: on
+#   Chapter 9's card of 40 résumés the experience contrast excludes 0 and it passes.
 # - The **synthetic screener** is a known function of the profile: it ignores the posting
 #   by construction (own − mismatched is exactly 0) and responds exactly to education and
 #   experience. It fails the gate, correctly: it is a yardstick for the estimator, not a

@@ -14,7 +14,9 @@
 # %% [markdown]
 # # A real LLM's decisions: Bloomberg's 8,000 recorded GPT rankings, re-audited
 #
-# Every screener this book runs fails its own validity gate (chapter {doc}`05_screeners`).
+# No screener this book runs is a model that judges résumés: SmolLM2 fails the validity gate
+# (chapter {doc}`05_screeners`), and the embedding screener, a measure of text similarity,
+# fails it on Chapter 5's card and passes it only on the larger card of Chapter 9's grid.
 # No model with real signal runs on the machines that build the book. Real decisions of real
 # LLMs that read résumés do exist, though, recorded and public. In 2024 Bloomberg published
 # an experiment in which OpenAI's GPT-3.5-turbo and GPT-4 ranked eight equally qualified

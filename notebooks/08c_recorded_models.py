@@ -14,7 +14,9 @@
 # %% [markdown]
 # # Today's models, recorded
 #
-# Every screener this book runs itself fails the validity gate (chapter {doc}`05_screeners`),
+# No screener this book runs itself is a model that judges résumés (SmolLM2 fails the
+# validity gate of chapter {doc}`05_screeners`; the embedding screener measures text
+# similarity and passes the gate only on Chapter 9's larger card),
 # and Bloomberg's record (chapter {doc}`08b_llm_ranking`) has two retired models and eight
 # equally qualified résumés, so it cannot show whether a model reads qualifications at all.
 # Three public records of **today's** models deciding about résumés can. They ship in

@@ -470,7 +470,7 @@ pd.Series(n_sig, name=f"ours, embedding screener: audits (of {len(full)}) whose 
 # in the highest education group). The paper's framework puts such a gap on the
 # business-necessity path, which an employer may try to defend; that does not make it
 # lawful ({doc}`../book/legal`: business necessity is a defence the employer must
-# establish for the job), and for this screener, which fails the validity gate, it is a
+# establish for the job), and for this screener, whatever its verdict, it is a
 # property of text similarity, not of judged suitability. Compare the widths with the
 # 400-per-occupation grid above: the intervals shrink roughly as $1/\sqrt{n}$ for race. For
 # gender they stay wide even at full size: on nurses 85% of the $p(x \mid R, Z)$

@@ -113,9 +113,9 @@ rows = [coarsening.coarsening_artefact(prof, a, n_boot=n_boot, seed=seed, estima
 #
 # The embedding screener reads the résumé text. The text is a function of the profile's
 # other fields only — flipping gender and race leaves every résumé unchanged — so its true
-# NDE against the ungrouped mediators is 0 as well. It fails the validity gate of
-# Chapter 5 (it does not reliably rise with qualifications; its verdict is printed with
-# Chapter 9's grid below), which does not matter for this chapter's question: what the
+# NDE against the ungrouped mediators is 0 as well. It fails the validity gate on
+# Chapter 5's card (it does not reliably rise with qualifications there) and passes it on
+# Chapter 9's larger card, printed with the grid below; neither matters for this chapter's question: what the
 # estimator makes of a screener whose true NDE is 0, not whether the screener judges
 # résumés well. The name-level screener above is synthetic: a known-truth device, not a
 # screener under audit.
