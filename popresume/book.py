@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -143,7 +144,22 @@ def parse_value(text: str) -> Any:
         return text
     except Exception:
         return text
-    return text if value is None and text.strip() not in {"", "~", "null", "Null", "NULL"} else value
+    if text.strip() and _holds_none(value) and not _NULL_WORD.search(text):
+        return text  # "-" or "a:": YAML fills an empty node with null; the text never said so
+    return value
+
+
+_NULL_WORD = re.compile(r"~|(?<![\w.])(?:null|Null|NULL)(?![\w.])")
+
+
+def _holds_none(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(_holds_none(v) for v in value.values()) or None in value
+    if isinstance(value, list):
+        return any(_holds_none(v) for v in value)
+    return False
 
 
 def _refuse_duplicate_keys(tree: ast.AST, text: str) -> None:

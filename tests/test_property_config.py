@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from popresume import yamlio
@@ -130,6 +130,7 @@ def test_python_literal_wins_over_yaml():
 @FAST
 @given(st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz_-/"), min_size=1, max_size=20).filter(
     lambda s: s not in ("y", "n", "yes", "no", "on", "off", "true", "false", "null")))
+@example("-")  # YAML reads a lone dash as a list holding null (found by this test)
 def test_plain_words_stay_text(word):
     assert parse_value(word) == word
 
@@ -141,3 +142,14 @@ def test_parse_value_never_raises(text):
     if isinstance(value, float) and math.isnan(value):
         return
     assert value is not None or text.strip() in ("", "~", "null", "Null", "NULL", "None")
+
+
+@pytest.mark.parametrize("text", ["-", "a:", "- -", "{a: }"])
+def test_empty_yaml_nodes_stay_text(text):
+    # YAML fills an empty node with null; a value that never says null is the user's text
+    assert parse_value(text) == text
+
+
+@pytest.mark.parametrize("text, value", [("[a, null]", ["a", None]), ("{a: ~}", {"a": None}), ("- x", ["x"])])
+def test_spelled_nulls_and_block_lists_are_yaml(text, value):
+    assert parse_value(text) == value
