@@ -34,8 +34,11 @@ $(LLM_SERVER): scripts/install-llm-server.sh | $(STAMP)
 
 llm-server: $(LLM_SERVER)
 
+# the suite on TEST_JOBS workers (pytest-xdist), one test file per worker at a time so that a
+# file's module fixtures (a llama-server, the built book's pages) start once; TEST_JOBS=1: serial
+TEST_JOBS ?= 2
 test: setup $(LLM_SERVER)
-	$(PY) -m pytest
+	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 # mutation testing of the statistics (not part of `make test`): mutmut per module, each mutant
 # judged by that module's own tests; prints the score per module. Cost measured as CPU time
