@@ -64,7 +64,7 @@ print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].uniqu
 # - *all replications (paper rule)*: every interval the estimator prints, as the paper
 #   reports them.
 # - *estimable replications (overlap rule)*: only the replications whose effect the tool
-#   calls estimable (at most 5% of its propensities clipped and an effective sample size of
+#   calls estimable (at most 1% of its propensities clipped and an effective sample size of
 #   at least 50, docs/DESIGN.md §3). This is the promise the tool makes.
 # - *estimable_share*: how often the tool calls the effect estimable (a description, no band).
 #

@@ -92,3 +92,20 @@ def test_trust_chapter_renders_the_csv(tmp_path):
     assert "0.950 ± 0.022" in text and "in band" in text  # sqrt(.95 * .05 / 100) = 0.0218
     assert "0.300 ± 0.046" in text and "OUTSIDE" in text
     assert "no other family in this run" in text
+
+
+def test_band_verdict_weighs_the_monte_carlo_error():
+    from popresume.coverage import band_verdict, summarize
+
+    def verdict(covered, reps):
+        return band_verdict(summarize([True] * covered + [False] * (reps - covered), family="causal",
+                                      quantity="RIE", kind="coverage", nominal=0.95, setting="s"))
+
+    assert verdict(95, 100) == "in band"
+    # 0.89 from 100: MC error sqrt(.89 * .11 / 100) = 0.031; the band is 0.04 away, under 2 errors
+    assert verdict(89, 100) == "outside, within MC error"
+    # 0.89 from 1,000: MC error 0.0099; 0.04 is four errors away
+    assert verdict(890, 1000) == "OUTSIDE"
+    # over-coverage counts the same way: 0.99 from 100 (error 0.0099, 0.02 away) is about two errors
+    assert verdict(100, 100) == "OUTSIDE" and verdict(985, 1000) == "OUTSIDE"
+    assert verdict(98, 100) == "outside, within MC error"

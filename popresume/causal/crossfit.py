@@ -217,7 +217,7 @@ class PSEEstimator:
     BIE        -0.13     NaN      NaN      False
     RIE        -0.44     NaN      NaN      False
     >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
-    25% of propensities p(x1|B,R,Z) clipped (at most 5%); smallest ESS 30 ...: the direct path has too little support ...
+    25% of propensities p(x1|B,R,Z) clipped (at most 1%); smallest ESS 30 ...: the direct path has too little support ...
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)

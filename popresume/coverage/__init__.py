@@ -85,16 +85,24 @@ def read_results(path=None) -> pd.DataFrame:
     return t
 
 
+def band_verdict(row) -> str:
+    """"in band", "OUTSIDE" (the band is more than 2 MC errors away) or "outside, within MC error"."""
+    if row["in_band"]:
+        return "in band"
+    gap = max(row["band_low"] - row["rate"], row["rate"] - row["band_high"])
+    return "OUTSIDE" if gap > 2 * row["mc_se"] else "outside, within MC error"
+
+
 def shown(t: pd.DataFrame) -> pd.DataFrame:
     """The table as the book shows it: rate ± MC error, reps, the band, and a verdict per row.
 
-    Rows of kind ``estimable_share`` (a description) have no band; the verdict column says
-    "in band", "OUTSIDE" or "" for them.
+    The verdict is "in band"; "OUTSIDE" when the band lies more than two Monte Carlo errors
+    from the measured rate (a miscalibration the replications show); or "outside, within MC
+    error" when the rate is outside the band by less than that (more replications would tell).
+    Rows of kind ``estimable_share`` (a description) have no band and an empty verdict.
     """
     def verdict(r) -> str:
-        if r["kind"] == "estimable_share":
-            return ""
-        return "in band" if r["in_band"] else "OUTSIDE"
+        return "" if r["kind"] == "estimable_share" else band_verdict(r)
 
     def band_text(r) -> str:
         return "" if r["kind"] == "estimable_share" else f"{r['band_low']:.2f}-{r['band_high']:.2f}"

@@ -234,6 +234,14 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
     return table(rows)
 
 
-def run(fast: bool = False, seed: int = 0) -> pd.DataFrame:
-    """The causal family's harness table (see the module docstring); ``fast``: the tests' subset."""
-    return table_from_records(simulate(fast=fast, seed=seed, n_jobs=1 if fast else 2))
+def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
+    """The causal family's harness table (see the module docstring); ``fast``: the tests' subset.
+
+    ``records_path``: also write the per-replication records there (CSV, gzip by suffix), so
+    that a change of the estimable rule's thresholds can be re-read from them
+    (:func:`table_from_records` with ``max_clipped_share=...``) without simulating again.
+    """
+    records = simulate(fast=fast, seed=seed, n_jobs=1 if fast else 2)
+    if records_path is not None:
+        records.to_csv(records_path, index=False)
+    return table_from_records(records)
