@@ -31,8 +31,10 @@
 # nominal 5% test must reject a true null in 3-7%. Each rate is an average over `reps`
 # replications, so it carries a Monte Carlo standard error $\sqrt{r(1-r)/\text{reps}}$,
 # printed after the ±: with 100 replications a true 95% reads anywhere in about 0.91-0.99,
-# with 5,000 in 0.944-0.956. A row "OUTSIDE" its band by more than two of its Monte Carlo
-# errors is a real miscalibration.
+# with 5,000 in 0.944-0.956. The verdict column weighs that error: "OUTSIDE" when the band
+# lies more than two Monte Carlo errors from the measured rate (a real miscalibration), and
+# "outside, within MC error" when the rate misses the band by less (more replications would
+# tell which).
 #
 # The parameters cell has one parameter, `csv`: the harness table to show (empty: the
 # repository's `benchmarks/results/coverage.csv`; a path: your own run of `make calibrate`).
