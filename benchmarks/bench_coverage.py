@@ -55,7 +55,7 @@ def main(argv=None) -> pd.DataFrame:
         t0 = time.perf_counter()
         extra = {}
         if name == "causal" and not args.fast:  # the replications too, to re-read under other thresholds
-            extra["records_path"] = Path(args.out).with_name("coverage_causal_records.csv.gz")
+            extra["records_path"] = Path(args.out).with_name(mod.records_csv().name)
         tab = mod.run(fast=args.fast, seed=args.seed, **extra)
         print(f"{name}: {len(tab)} rows in {time.perf_counter() - t0:.0f} s", flush=True)
         tables.append(tab)

@@ -95,17 +95,52 @@ def test_trust_chapter_renders_the_csv(tmp_path):
 
 
 def test_band_verdict_weighs_the_monte_carlo_error():
+    from statsmodels.stats.proportion import proportion_confint
+
     from popresume.coverage import band_verdict, summarize
 
-    def verdict(covered, reps):
+    def verdict(covered, reps, kind="coverage"):
         return band_verdict(summarize([True] * covered + [False] * (reps - covered), family="causal",
-                                      quantity="RIE", kind="coverage", nominal=0.95, setting="s"))
+                                      quantity="RIE", kind=kind, nominal=0.95, setting="s"))
 
     assert verdict(95, 100) == "in band"
-    # 0.89 from 100: MC error sqrt(.89 * .11 / 100) = 0.031; the band is 0.04 away, under 2 errors
+    # 89 of 100: Wilson 95% interval 0.814-0.937 (Wilson 1927), which reaches the band's 0.93
     assert verdict(89, 100) == "outside, within MC error"
-    # 0.89 from 1,000: MC error 0.0099; 0.04 is four errors away
+    assert proportion_confint(89, 100, method="wilson")[1] > 0.93
+    # 890 of 1,000: 0.869-0.907, clear of the band
     assert verdict(890, 1000) == "OUTSIDE"
-    # over-coverage counts the same way: 0.99 from 100 (error 0.0099, 0.02 away) is about two errors
-    assert verdict(100, 100) == "OUTSIDE" and verdict(985, 1000) == "OUTSIDE"
-    assert verdict(98, 100) == "outside, within MC error"
+    # 20 of 20 is what a true 0.96 gives 44% of the time (0.96 ** 20): not a verdict
+    assert verdict(20, 20) == "outside, within MC error"
+    assert verdict(985, 1000) == "OUTSIDE"  # 0.975-0.991: over-coverage counts the same way
+    # type-I errors against 0.03-0.07: 13 of 100 (0.078-0.209) is outside, 9 of 100 is not clear
+    assert verdict(13, 100, "type_I_error") == "OUTSIDE" and verdict(9, 100, "type_I_error") == "outside, within MC error"
+
+
+def test_spread_table_against_a_hand_computed_case():
+    import pandas as pd
+
+    from popresume.coverage.causal import spread_table
+
+    # three replications of one effect: estimates 1, 2, 3 (SD 1, mean error 0.5 against truth 1.5)
+    # with half-widths 1.96 × (0.5, 1.0, 1.5) (mean SE 1.0); an oracle row that must be left out
+    rec = pd.DataFrame({"learner": ["XGBoost"] * 3 + ["oracle"], "kind": ["basic"] * 3 + ["oracle:basic"],
+                        "n": 1000, "effect": "RIE", "truth": [1.5, 1.5, 1.5, 0.0],
+                        "estimate": [1.0, 2.0, 3.0, 9.0], "half_width": [0.979982, 1.959964, 2.939946, 1.0]})
+    t = spread_table(rec)
+    assert len(t) == 1 and t.loc[0, "design"] == "good overlap" and t.loc[0, "reps"] == 3
+    assert t.loc[0, "se_over_sd"] == pytest.approx(1.0) and t.loc[0, "bias_over_sd"] == pytest.approx(0.5)
+
+
+def test_the_shipped_records_give_the_shipped_table():
+    # the records beside benchmarks/results/coverage.csv are the replications its causal rows count
+    import pandas as pd
+
+    from popresume.coverage import read_results
+    from popresume.coverage.causal import records_csv, table_from_records
+
+    rec = pd.read_csv(records_csv())
+    want = read_results()
+    want = want[want["family"] == "causal"].reset_index(drop=True)
+    got = table_from_records(rec)
+    pd.testing.assert_frame_equal(got[["quantity", "setting", "kind", "reps"]], want[["quantity", "setting", "kind", "reps"]])
+    assert got["rate"].to_numpy() == pytest.approx(want["rate"].to_numpy())

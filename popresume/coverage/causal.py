@@ -234,6 +234,32 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
     return table(rows)
 
 
+def records_csv():
+    """Where the full causal run (``make calibrate``) writes its per-replication records."""
+    from . import results_csv
+
+    return results_csv().with_name("coverage_causal_records.csv.gz")
+
+
+def spread_table(records: pd.DataFrame) -> pd.DataFrame:
+    """Why a coverage is low, per learner, design, n and effect, from :func:`simulate`'s records.
+
+    ``se_over_sd``: the mean interval half-width / 1.96 (the SE the interval implies) over the
+    standard deviation of the estimates across replications, which is the SE's target (1 when
+    the interval's width is right; 0.85 means 15% too narrow). ``bias_over_sd``: the mean error
+    (estimate − truth) over that SD (0 when unbiased; beyond ±0.3 a bias moves coverage). The
+    oracle rows are left out (they have no learner).
+    """
+    rec = records[records["learner"] != "oracle"]
+    rows = []
+    for (learner, kind, n, effect), g in rec.groupby(["learner", "kind", "n", "effect"], sort=False):
+        sd = float(g["estimate"].std())
+        rows.append({"learner": learner, "design": _label(kind), "n": int(n), "effect": effect,
+                     "se_over_sd": float((g["half_width"] / 1.959964).mean()) / sd,
+                     "bias_over_sd": float((g["estimate"] - g["truth"]).mean()) / sd, "reps": len(g)})
+    return pd.DataFrame(rows)
+
+
 def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
     """The causal family's harness table (see the module docstring); ``fast``: the tests' subset.
 
