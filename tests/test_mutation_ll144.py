@@ -351,3 +351,46 @@ def test_chance_of_flag_small_categories_and_errors():
     with pytest.raises(ValueError, match="category counts"):
         ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
     assert ll144.chance_of_flag([10, 10, 0], rule="median_split", n_selected=10).method.startswith("simulation")
+
+
+# --- survivors of the first full run (issue 31, mut31) --------------------------------------
+
+def test_lowest_of_one_draw_and_of_a_batch_of_tables():
+    """The last axis is the categories: one draw (1-D) gives one ratio, a batch of batches (3-D) a table."""
+    sizes, rated = np.array([2.0, 4.0, 3.0]), np.array([True, True, False])
+    assert float(ll144._lowest(np.array([2.0, 1.0, 9.0]), sizes, rated)) == pytest.approx(0.25)  # (1/4) / (2/2)
+    draws = np.array([[[2.0, 4.0, 0.0], [1.0, 4.0, 0.0]], [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]])
+    low = ll144._lowest(draws, sizes, rated)
+    assert low.shape == (2, 2)
+    np.testing.assert_allclose(low, [[1.0, 0.5], [0.0, np.nan]])
+
+
+def test_chance_of_flag_reads_counts_of_any_numeric_dtype():
+    """Group sizes given as floats (a float column, 30.0) or a 0/1 ``known`` column are the same counts."""
+    want = ll144.chance_of_flag([30, 20, 10], rule="median_split", n_selected=30, n_sim=500, seed=2)
+    got = ll144.chance_of_flag([30.0, 20.0, 10.0], rule="median_split", n_selected=30, n_sim=500, seed=2)
+    assert got.probability == want.probability and got.n_sim == want.n_sim
+    table = pd.DataFrame({"n": [30.0, 20.0, 10.0, 5.0], "selected": [15, 10, 5, 0], "known": [1, 1, 1, 0]})
+    t = ll144.chance_of_flag(table, rule="median_split", n_sim=500, seed=2)
+    as_bool = ll144.chance_of_flag(table.astype({"n": int, "known": bool}), rule="median_split", n_sim=500, seed=2)
+    assert t.probability == as_bool.probability and t.null_median == as_bool.null_median
+
+
+def test_chance_of_flag_edges_of_the_selected_count_and_the_rated_set():
+    # everyone selected: every rate is 1, no ratio is under the threshold
+    r = ll144.chance_of_flag([10, 10], rule="median_split", n_selected=20)
+    assert r.method == "exact (hypergeometric)" and r.probability == 0
+    # groups of one are rated: with one selected the other's ratio is 0 in every draw
+    r = ll144.chance_of_flag([1, 1], rule="median_split", n_selected=1, min_share=0)
+    assert r.method == "exact (hypergeometric)" and r.probability == 1
+    # an empty group is never rated, even at min_share 0: the two others are as if alone
+    r = ll144.chance_of_flag([10, 10, 0], rule="median_split", n_selected=10, min_share=0, n_sim=4000, seed=5)
+    exact = _exact_two(10, 10, 10, 0.8, 0)[0]
+    assert r.n_sim == 4000 and abs(r.probability - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000)
+
+
+def test_chance_of_flag_error_messages_in_full():
+    with pytest.raises(ValueError, match=r"^category counts has no column 'selected'; its columns: \['n'\]$"):
+        ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
+    with pytest.raises(ValueError, match=r"^chance_of_flag needs n_selected when given group sizes, not a counts table$"):
+        ll144.chance_of_flag([3, 4], rule="median_split")
