@@ -394,3 +394,30 @@ def test_chance_of_flag_error_messages_in_full():
         ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
     with pytest.raises(ValueError, match=r"^chance_of_flag needs n_selected when given group sizes, not a counts table$"):
         ll144.chance_of_flag([3, 4], rule="median_split")
+
+
+def test_chance_of_flag_not_estimable_results_keep_their_labels():
+    for sizes, m, share, why in (([50, 50, 1], 50, 0.5, "fewer than two rated categories"),
+                                 ([10, 0, 10], 0, 0.02, "no row is selected")):
+        r = ll144.chance_of_flag(sizes, rule="selection_cut", n_selected=m, min_share=share, threshold=0.7,
+                                 observed=0.3)
+        assert (r.rule, r.threshold, r.n_sim, r.method, r.observed) == ("selection_cut", 0.7, 0, f"not estimable: {why}", 0.3)
+        assert np.isnan(r.probability) and np.isnan(r.p_value)
+
+
+def test_chance_of_flag_exact_when_the_first_group_is_the_larger():
+    # 18 and 12 rows, 15 selected: the first group's count runs over 3..12 (not up to 15)
+    r = ll144.chance_of_flag([18, 12], rule="median_split", n_selected=15, observed=0.5)
+    flag, p, med = _exact_two(18, 12, 15, 0.8, 0.5)
+    assert r.method.startswith("exact")
+    assert r.probability == pytest.approx(flag) and r.p_value == pytest.approx(p) and r.null_median == pytest.approx(med)
+
+
+def test_chance_of_flag_rates_a_category_exactly_at_min_share():
+    # 2 of 100 rows is exactly 2%: rated (at or above the share), so three categories are drawn and rated
+    r = ll144.chance_of_flag([49, 49, 2], rule="median_split", n_selected=50, n_sim=3000, seed=4)
+    d = np.random.default_rng(4).multivariate_hypergeometric([49, 49, 2], 50, size=3000) / np.array([49, 49, 2])
+    assert r.probability == pytest.approx((d.min(1) / d.max(1) < 0.8).mean())
+    # rated, the group of two (rate 0, 1/2 or 1) is flagged far more often than the two large groups alone
+    two = d[:, :2].min(1) / d[:, :2].max(1)
+    assert r.probability > (two < 0.8).mean() + 0.2
