@@ -421,3 +421,91 @@ def test_chance_of_flag_rates_a_category_exactly_at_min_share():
     # rated, the group of two (rate 0, 1/2 or 1) is flagged far more often than the two large groups alone
     two = d[:, :2].min(1) / d[:, :2].max(1)
     assert r.probability > (two < 0.8).mean() + 0.2
+
+
+def test_cut_of_an_empty_table_is_nan_without_a_warning():
+    empty = pd.DataFrame({"s": pd.Series([], dtype=float)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # np.median([]) would warn "Mean of empty slice"
+        sel, cut = ll144._selected(empty, "s", "median_split", None, None)
+    assert np.isnan(cut) and sel.size == 0
+
+
+def test_category_counts_drops_unused_categories_and_names_the_table():
+    df = pd.DataFrame({"sex": pd.Categorical(["F", "M", "F"], categories=["F", "M", "X"]), "score": [1.0, 2.0, 3.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no FutureWarning about observed=
+        t = ll144.category_counts(df, "sex", rule="median_split")
+    assert t["category"].tolist() == ["F", "M"] and t["n"].tolist() == [2, 1]  # no empty "X" row
+    with pytest.raises(ValueError, match=r"^scores table has no column 'race'; its columns: \['sex', 'score'\]$"):
+        ll144.category_counts(df, ["sex", "race"], rule="median_split")
+
+
+def test_chance_of_flag_ties_with_the_threshold_and_the_observed_ratio():
+    # 10 and 10 rows, 6 selected: x = 2 gives the ratio 2/4 = 0.5 exactly; "under" is strict,
+    # "as low or lower" is not
+    r = ll144.chance_of_flag([10, 10], rule="selection_cut", n_selected=6, threshold=0.5, observed=0.5)
+    x = np.arange(7)
+    pmf = stats.hypergeom.pmf(x, 20, 10, 6)
+    low = np.minimum(x, 6 - x) / np.maximum(x, 6 - x)  # equal sizes: the ratio of the counts
+    assert r.probability == pytest.approx(pmf[low < 0.5].sum()) and r.p_value == pytest.approx(pmf[low <= 0.5].sum())
+    assert pmf[low == 0.5].sum() > 0.4  # the tie carries weight: < and <= differ
+
+
+def test_chance_of_flag_simulation_keeps_labels_and_counts_tied_draws():
+    sizes = [10, 10, 10]
+    r = ll144.chance_of_flag(sizes, rule="selection_cut", n_selected=15, threshold=0.75, observed=0.5,
+                             n_sim=2000, seed=8)
+    assert (r.rule, r.threshold, r.observed) == ("selection_cut", 0.75, 0.5)
+    c = np.random.default_rng(8).multivariate_hypergeometric(sizes, 15, size=2000)
+    ties = 2 * c.min(1) == c.max(1)  # ratio exactly 1/2 in integers
+    assert ties.sum() > 50
+    assert r.p_value == pytest.approx((1 + np.sum(2 * c.min(1) <= c.max(1))) / 2001)
+
+
+def test_chance_of_flag_with_no_draw_rated_is_nan_without_a_warning():
+    # one row selected out of 2 rated rows and 10^6 unknown ones: no draw selects a rated row
+    table = pd.DataFrame({"n": [1, 1, 10 ** 6], "selected": [0, 0, 1], "known": [True, True, False]})
+    assert (np.random.default_rng(3).multivariate_hypergeometric([1, 1, 10 ** 6], 1, size=20)[:, :2] == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean or median of an empty array
+        r = ll144.chance_of_flag(table, rule="median_split", min_share=0, observed=0.5, n_sim=20, seed=3)
+    assert r.n_sim == 0 and r.method.startswith("simulation")
+    assert np.isnan(r.probability) and np.isnan(r.p_value) and np.isnan(r.null_median)
+
+
+def test_impact_ratio_table_edges_by_hand():
+    # every reference rate is 0 while a category under 2% has one selected: no ratio at all
+    t = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [100, 1], "selected": [0, 1]}))
+    assert np.isnan(t["ratio"]).all() and not t["flag"].any()
+    # a category of one row gets its interval; a category exactly at 2% is not under it
+    one = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [100, 1], "selected": [40, 1]}))
+    assert np.isfinite(one.loc[1, "ci_low"]) and np.isfinite(one.loc[1, "ci_high"])
+    at = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [98, 2], "selected": [40, 2]}))
+    assert at["under_2pct"].tolist() == [False, False] and at["ratio"].tolist() == [pytest.approx(40 / 98), 1.0]
+    # no reference category at all (nothing known, or no rows): NaN, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = ll144.impact_ratio_table(pd.DataFrame({"category": ["a"], "n": [0], "selected": [0]}))
+        u = ll144.impact_ratio_table(pd.DataFrame({"category": ["unknown"], "n": [5], "selected": [2],
+                                                   "known": [False]}))
+    assert np.isnan(z["share"]).all() and np.isnan(u["ratio"]).all() and not u["reference"].any()
+    # an empty known category does not count in the Šidák k: two categories with rows, k = 2
+    e = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 0], "selected": [0, 3, 0]}))
+    ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95 ** (1 / 2), method="exact")
+    assert e.loc[1, "rate_ci_low"] == pytest.approx(ci.low) and e.loc[1, "rate_ci_high"] == pytest.approx(ci.high)
+
+
+def test_impact_ratio_table_box_leaves_unknown_and_empty_rows_without_bounds():
+    counts = pd.DataFrame({"category": ["a", "b", "c", "unknown"], "n": [40, 40, 0, 10], "selected": [20, 10, 0, 5],
+                           "known": [True, True, True, False]})
+    for method in ("box", "pairwise_score"):
+        t = ll144.impact_ratio_table(counts, ratio_method=method, min_share=0)
+        assert np.isnan(t.loc[2:, ["ci_low", "ci_high"]].to_numpy(float)).all(), method
+        assert np.isfinite(t.loc[:1, ["ci_low", "ci_high"]].to_numpy(float)).all(), method
+    # a 0/1 "known" column reads as booleans
+    as_int = ll144.impact_ratio_table(counts.assign(known=[1, 1, 1, 0]), min_share=0)
+    pd.testing.assert_frame_equal(as_int.drop(columns="known"),
+                                  ll144.impact_ratio_table(counts, min_share=0).drop(columns="known"))
+    with pytest.raises(ValueError, match=r"^category counts has no column 'n'"):
+        ll144.impact_ratio_table(counts.drop(columns="n"))
