@@ -509,3 +509,63 @@ def test_impact_ratio_table_box_leaves_unknown_and_empty_rows_without_bounds():
                                   ll144.impact_ratio_table(counts, min_share=0).drop(columns="known"))
     with pytest.raises(ValueError, match=r"^category counts has no column 'n'"):
         ll144.impact_ratio_table(counts.drop(columns="n"))
+
+
+def test_box_of_a_single_row():
+    lo, hi = ll144._box(np.array([1, 0]), np.array([1, 1]), 0.95, 1)
+    for i, x in enumerate((1, 0)):
+        ci = stats.binomtest(x, 1).proportion_ci(confidence_level=0.95, method="exact")
+        assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
+
+
+@pytest.mark.parametrize("theta,x1,n1,x2,n2", [(0.5, 1, 3, 2, 2), (0.3, 1, 4, 1, 1)])
+def test_mn_score_where_the_discriminant_is_below_one(theta, x1, n1, x2, n2):
+    """Tiny counts put the restricted MLE's discriminant in (0, 1): still statsmodels' score test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # statsmodels' odds ratio divides by 1 - p1 = 0 here
+        ref = smp.test_proportions_2indep(x1, n1, x2, n2, value=theta, method="score", compare="ratio",
+                                          correction=True)
+    assert ll144._mn_score(theta, x1, n1, x2, n2) == pytest.approx(ref.statistic ** 2, rel=1e-9)
+
+
+def test_rate_ratio_interval_zero_counts_warn_nothing_and_one_count_is_not_zero():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(0), x/0 and 0/0 are expected there, not warned
+        for x1, x2 in ((0, 0), (0, 5), (5, 0)):
+            lo, hi = ll144.rate_ratio_interval(x1, 30, x2, 30)
+            assert (float(lo) == 0) == (x1 == 0) and np.isinf(hi) == (x2 == 0)
+        low, high = ll144.pairwise_ratio_bounds([0, 5], [20, 20], [True, True])
+    # a count of one is a count: finite, positive bounds that solve the score equation
+    lo, hi = ll144.rate_ratio_interval(1, 30, 10, 30, alpha=0.1)
+    z2 = stats.norm.ppf(0.95) ** 2
+    assert 0 < float(lo) and _restricted_stat(float(lo), 1, 30, 10, 30) == pytest.approx(z2, rel=1e-4)
+    lo, hi = ll144.rate_ratio_interval(10, 30, 1, 30, alpha=0.1)
+    assert np.isfinite(hi) and _restricted_stat(float(hi), 10, 30, 1, 30) == pytest.approx(z2, rel=1e-4)
+    # the default is 48 halvings of the search range
+    assert ll144.rate_ratio_interval(18, 60, 30, 55) == ll144.rate_ratio_interval(18, 60, 30, 55, iters=48)
+
+
+def test_rate_ratio_interval_at_the_edges_of_the_search():
+    # a ratio of 1e-9 (log -20.7): the lower bound runs to the edge, e^-20, and is 0; the upper
+    # bound is the mirror image; a bound inside (e^-20, e^-19) is kept
+    lo, hi = ll144.rate_ratio_interval(1, 10 ** 9, 10 ** 6, 10 ** 6)
+    assert float(lo) == 0
+    lo, hi = ll144.rate_ratio_interval(10 ** 6, 10 ** 6, 1, 10 ** 9)
+    assert np.isinf(hi)
+    lo, hi = ll144.rate_ratio_interval(100, 3 * 10 ** 10, 10 ** 6, 10 ** 6)
+    assert np.exp(-20) < float(lo) < np.exp(-19) and _restricted_stat(float(lo), 100, 3e10, 1e6, 1e6) == \
+        pytest.approx(stats.norm.ppf(0.975) ** 2, rel=1e-3)
+    lo, hi = ll144.rate_ratio_interval(10 ** 6, 10 ** 6, 100, 3 * 10 ** 10)
+    assert np.exp(19) < float(hi) < np.exp(20)
+
+
+def test_pairwise_bounds_of_a_one_row_category_and_a_clearly_better_first_one():
+    x, n = np.array([1, 5]), np.array([1, 10])
+    low, high = ll144.pairwise_ratio_bounds(x, n, np.array([True, True]))
+    l01, u01 = (float(v) for v in ll144.rate_ratio_interval(1, 1, 5, 10))
+    np.testing.assert_allclose(low, [min(1, l01), min(1, 1 / u01)])
+    np.testing.assert_allclose(high, [min(1, u01), min(1, 1 / l01)])
+    # the first is far better: the second's upper bound is 1 / L_01 < 1
+    low, high = ll144.pairwise_ratio_bounds([30, 5], [50, 50], [True, True])
+    l01 = float(ll144.rate_ratio_interval(30, 50, 5, 50)[0])
+    assert l01 > 1 and high[1] == pytest.approx(1 / l01) and high[0] == 1
