@@ -497,3 +497,73 @@ def test_conditional_logit_not_estimable_and_errors():
     two = long[long["run"].isin([0, 1])]
     with pytest.raises(ValueError, match=r"m / j: singular design with 2 run\(s\), too few to estimate its"):
         clogit.conditional_logit(two)
+
+
+# --- survivors of the first full run (issue 31, mut31) --------------------------------------
+
+def test_statsmodels_engine_is_statsmodels_and_agrees(monkeypatch, capsys):
+    """engine="statsmodels" fits with statsmodels' ConditionalLogit (BFGS, then Newton), quietly,
+    and agrees with the numpy engine, which the tests above prove against statsmodels by hand."""
+    from statsmodels.discrete import conditional_models as cm
+
+    long = _choice_long(60, seed=2)
+    calls = []
+    fit = cm.ConditionalLogit.fit
+
+    def spy(self, *a, **kw):
+        calls.append(kw.get("method"))
+        return fit(self, *a, **kw)
+
+    monkeypatch.setattr(cm.ConditionalLogit, "fit", spy)
+    s = clogit.conditional_logit(long, engine="statsmodels", position=False, resume=False, cluster="run")
+    assert calls == ["bfgs", "newton"] and capsys.readouterr().out == ""
+    n = clogit.conditional_logit(long, position=False, resume=False, cluster="run")
+    np.testing.assert_allclose(s["coef"], n["coef"], atol=1e-6)
+    np.testing.assert_allclose(s["se"], n["se"], rtol=1e-5)
+
+
+def test_conditional_logit_keeps_the_order_of_the_cells_and_says_why_not_estimable():
+    long = pd.concat([_choice_long(40, seed=1).assign(model="b"), _choice_long(40, seed=4).assign(model="a")],
+                     ignore_index=True)
+    res = clogit.conditional_logit(long, position=False, resume=False)
+    assert res["model"].tolist() == ["b", "b", "a", "a"]  # as they come, not sorted
+    always = _choice_long(30, seed=5)
+    for r, run in always.groupby("run"):
+        order = [run.index[run["demo"] == "B_W"][0]] + [i for i in run.index if run.loc[i, "demo"] != "B_W"]
+        always.loc[order, "rank"] = [1, 2, 3]
+    res = clogit.conditional_logit(always, position=False, resume=False)
+    assert res["reason"].eq("demo_B_W is ranked first in every run: the likelihood has no maximum").all()
+
+
+def test_rates_tables_keep_the_order_of_the_cells_and_name_the_table():
+    t = pd.DataFrame({"model": ["b", "b", "a", "a"], "job": "j", "demo": ["X", "Y", "X", "Y"],
+                      "selection_rate": [0.3, 0.5, 0.4, 0.5]})
+    assert rates.min_max_ratios(t)["model"].tolist() == ["b", "a"]
+    with pytest.raises(ValueError, match=r"^selection-rate table has no column 'demo'"):
+        rates.min_max_ratios(t.drop(columns="demo"))
+    with pytest.raises(ValueError, match=r"^p-value table has no column 'p'"):
+        rates.adjust_pvalues(pd.DataFrame({"q": [0.1]}), "p")
+    long = pd.DataFrame({"model": "m", "job": "j", "demo": ["B", "B", "A", "A"], "rank": [1.0, 2.0, 3.0, 1.0]})
+    r = rates.rank_summary(long)
+    assert r["demo"].tolist() == ["A", "B"]  # sorted by group
+    # the default level is 95%
+    half = norm.ppf(0.975) * np.std([3, 1], ddof=1) / np.sqrt(2)
+    assert r.loc[0, "mean_rank_ci_low"] == pytest.approx(2 - half) and r.loc[0, "mean_rank_ci_high"] == pytest.approx(2 + half)
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        rates.rank_summary(long.drop(columns="rank"))
+
+
+def test_adjust_pvalues_per_family_with_a_missing_family_label():
+    t = pd.DataFrame({"f": ["a", "a", None, None], "p_chance": [0.01, 0.04, 0.02, 0.03]})
+    a = rates.adjust_pvalues(t, family=["f"])
+    # family "a": Holm 0.02, 0.04; the unlabelled rows are a family of their own: 0.04, 0.04
+    np.testing.assert_allclose(a["p_chance_holm"], [0.02, 0.04, 0.04, 0.04])
+    # BH: a: 0.01 * 2 / 1, 0.04 * 2 / 2; unlabelled: min(0.02 * 2, 0.03), 0.03 * 2 / 2
+    np.testing.assert_allclose(a["p_chance_bh"], [0.02, 0.04, 0.03, 0.03])
+
+
+def test_null_quantiles_defaults_are_eight_groups_and_ten_thousand_draws():
+    q = chance.null_quantiles([400])
+    d = chance.null_min_max(400, 8, n_sim=10_000, seed=0)
+    assert q.loc[0, "q0.5"] == np.quantile(d, 0.5) and q.loc[0, "q0.025"] == np.quantile(d, 0.025)
+    assert q.loc[0, "flag_rate_under_null"] == (d < 0.8).mean()
