@@ -7,6 +7,7 @@ Written to kill mutants that ``scripts/mutation.py ranking`` found alive.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -567,3 +568,63 @@ def test_null_quantiles_defaults_are_eight_groups_and_ten_thousand_draws():
     d = chance.null_min_max(400, 8, n_sim=10_000, seed=0)
     assert q.loc[0, "q0.5"] == np.quantile(d, 0.5) and q.loc[0, "q0.025"] == np.quantile(d, 0.025)
     assert q.loc[0, "flag_rate_under_null"] == (d < 0.8).mean()
+
+
+def test_strata_probs_do_not_overflow():
+    # utilities near 800: exp overflows unless the run's maximum is taken off first
+    X = np.array([[800.0], [799.0], [0.0], [1.0]])
+    p = clogit._strata_probs(X, np.array([0, 0, 1, 1]), np.array([1.0]))
+    e = np.exp([1.0, 0.0])
+    np.testing.assert_allclose(p, [e[0] / e.sum(), e[1] / e.sum(), e[1] / e.sum(), e[0] / e.sum()])
+
+
+def test_selection_rates_first_shown_counts_and_empty_cells():
+    # shown first: B, B, A (C never): top_og is per group in the groups' order, 0 for C
+    s = rates.selection_rates(hand_long([("BAC", 0), ("BCA", 1), ("ACB", 2)])).set_index("demo")
+    assert s["top_og"].tolist() == [1, 2, 0] and s["top"].tolist() == [0, 2, 1]
+    # a run that lost its position-1 row still counts its top pick
+    long = hand_long()
+    long = long.drop(long.index[(long["run"] == "r0") & (long["position"] == 1)])
+    long.loc[(long["run"] == "r0") & (long["position"] == 2), "rank"] = 1.0
+    s = rates.selection_rates(long).set_index("demo")
+    assert s["n_runs"].iloc[0] == 6 and s.loc["B", "top"] == 2 and s["top_og"].sum() == 6
+    # the cells come as they are, not sorted; the table is named in full
+    both = pd.concat([hand_long(model="b"), hand_long(model="a")], ignore_index=True)
+    assert rates.selection_rates(both)["model"].tolist() == ["b"] * 3 + ["a"] * 3
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        rates.selection_rates(both.drop(columns="rank"))
+    with warnings.catch_warnings():
+        # no 0/0 warning from the rates where no run has a top pick (the Wilson interval's own aside)
+        warnings.filterwarnings("error", category=RuntimeWarning, module=r"popresume\.ranking\.rates")
+        e = rates.selection_rates(hand_long([("AB", None), ("BA", None)]))
+    assert e["selection_rate"].dtype == float and e["selection_rate"].isna().all()
+
+
+def _ties_long():
+    # two groups, six runs, A on top twice and B four times: min/max 2/4 = 0.5, a value that
+    # both nulls hit often (counts 2 and 4)
+    return hand_long([("AB", 0), ("BA", 0), ("AB", 0), ("BA", 0), ("AB", 1), ("BA", 0)])
+
+
+def test_chance_table_draws_ties_and_defaults():
+    long = _ties_long()
+    orders, winners, _ = chance.design_of(long)
+    t = chance.chance_table(long, n_sim=400, seed=3, threshold=0.5).iloc[0]
+    null = chance._ratio(chance.design_null_counts(orders, winners, n_sim=400, seed=3))
+    uni = chance.null_min_max(6, 2, n_sim=400, seed=3)
+    assert t["min_max_ratio"] == 0.5 and (null == 0.5).mean() > 0.2 and (uni == 0.5).mean() > 0.2
+    # "as low or lower" counts the ties; "flagged" is strictly under the threshold
+    assert t["null_p"] == (null <= 0.5).mean() and t["flag_rate_under_null"] == (null < 0.5).mean()
+    assert t["null_p_uniform"] == (uni <= 0.5).mean() and t["flag_rate_uniform"] == (uni < 0.5).mean()
+    d = chance.chance_table(long)
+    assert d["n_sim"].iloc[0] == 10_000
+    pd.testing.assert_frame_equal(d, chance.chance_table(long, n_sim=10_000, seed=0))
+    # a group never on top counts as 0 (ratio 0), and cells come as they are, not sorted
+    never = hand_long([("ABC", 0), ("BCA", 0), ("CAB", 1)], model="z")
+    both = pd.concat([never, _ties_long()], ignore_index=True)
+    c = chance.chance_table(both, n_sim=50)
+    assert c["model"].tolist() == ["z", "m"] and c["min_max_ratio"].tolist() == [0.0, 0.5]
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        chance.chance_table(both.drop(columns="rank"))
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        chance.design_of(both.drop(columns="rank"))
