@@ -461,6 +461,9 @@ def test_chance_of_flag_simulation_keeps_labels_and_counts_tied_draws():
     ties = 2 * c.min(1) == c.max(1)  # ratio exactly 1/2 in integers
     assert ties.sum() > 50
     assert r.p_value == pytest.approx((1 + np.sum(2 * c.min(1) <= c.max(1))) / 2001)
+    # flagged is strictly under the threshold: a ratio of exactly 3/4 is not
+    assert (4 * c.min(1) == 3 * c.max(1)).sum() > 50
+    assert r.probability == pytest.approx(np.mean(4 * c.min(1) < 3 * c.max(1)))
 
 
 def test_chance_of_flag_with_no_draw_rated_is_nan_without_a_warning():
@@ -494,6 +497,10 @@ def test_impact_ratio_table_edges_by_hand():
     e = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 0], "selected": [0, 3, 0]}))
     ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95 ** (1 / 2), method="exact")
     assert e.loc[1, "rate_ci_low"] == pytest.approx(ci.low) and e.loc[1, "rate_ci_high"] == pytest.approx(ci.high)
+    # a category of one row does count: k = 3
+    o = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 1], "selected": [0, 3, 1]}))
+    ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95 ** (1 / 3), method="exact")
+    assert o.loc[1, "rate_ci_low"] == pytest.approx(ci.low) and o.loc[1, "rate_ci_high"] == pytest.approx(ci.high)
 
 
 def test_impact_ratio_table_box_leaves_unknown_and_empty_rows_without_bounds():
