@@ -616,6 +616,12 @@ def test_chance_table_draws_ties_and_defaults():
     # "as low or lower" counts the ties; "flagged" is strictly under the threshold
     assert t["null_p"] == (null <= 0.5).mean() and t["flag_rate_under_null"] == (null < 0.5).mean()
     assert t["null_p_uniform"] == (uni <= 0.5).mean() and t["flag_rate_uniform"] == (uni < 0.5).mean()
+    # the design null of the six-run design (a varied null): its draws are the cell's n_sim at seed + i
+    h = hand_long()
+    ho, hw, _ = chance.design_of(h)
+    th = chance.chance_table(h, n_sim=300, seed=2).iloc[0]
+    hnull = chance._ratio(chance.design_null_counts(ho, hw, n_sim=300, seed=2))
+    assert th["null_p"] == (hnull <= 0.25 + 1e-12).mean() and th["flag_rate_under_null"] == (hnull < 0.8).mean()
     d = chance.chance_table(long)
     assert d["n_sim"].iloc[0] == 10_000
     pd.testing.assert_frame_equal(d, chance.chance_table(long, n_sim=10_000, seed=0))
