@@ -13,7 +13,7 @@ Mutants explained as equivalent (no behaviour can tell them apart) are listed in
 
 Usage::
 
-    python scripts/mutation.py                    # every module (45-60 min on 2 cores; see the Makefile)
+    python scripts/mutation.py                    # every module (measured times: see the Makefile)
     python scripts/mutation.py multiplicity causal.cases
     python scripts/mutation.py --list             # the module -> tests map
     python scripts/mutation.py --survivors multiplicity   # also list surviving mutants
