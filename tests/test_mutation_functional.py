@@ -191,3 +191,11 @@ def test_plugin_without_a_confounder_and_one_row_cells_named():
                       ignore_index=True)
     with pytest.raises(ValueError, match=r"no row with X='m' in confounder cell \{'z': 'z9'\}"):
         plugin.plugin_psi(other, **ROLES)
+
+
+def test_effective_sample_size_of_small_weights():
+    """Kish's ESS does not depend on the weights' scale: weights summing to 1 (sum of squares
+    under 1) give the same ESS as any multiple of them (issue 31, mut31)."""
+    assert fn.effective_sample_size([0.5, 0.5]) == pytest.approx(2.0)
+    assert fn.effective_sample_size([0.1, 0.1, 0.2]) == pytest.approx(16 / 6)
+    assert fn.effective_sample_size([0.0, 0.0]) == 0.0

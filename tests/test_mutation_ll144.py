@@ -351,3 +351,228 @@ def test_chance_of_flag_small_categories_and_errors():
     with pytest.raises(ValueError, match="category counts"):
         ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
     assert ll144.chance_of_flag([10, 10, 0], rule="median_split", n_selected=10).method.startswith("simulation")
+
+
+# --- survivors of the first full run (issue 31, mut31) --------------------------------------
+
+def test_lowest_of_one_draw_and_of_a_batch_of_tables():
+    """The last axis is the categories: one draw (1-D) gives one ratio, a batch of batches (3-D) a table."""
+    sizes, rated = np.array([2.0, 4.0, 3.0]), np.array([True, True, False])
+    assert float(ll144._lowest(np.array([2.0, 1.0, 9.0]), sizes, rated)) == pytest.approx(0.25)  # (1/4) / (2/2)
+    draws = np.array([[[2.0, 4.0, 0.0], [1.0, 4.0, 0.0]], [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]]])
+    low = ll144._lowest(draws, sizes, rated)
+    assert low.shape == (2, 2)
+    np.testing.assert_allclose(low, [[1.0, 0.5], [0.0, np.nan]])
+
+
+def test_chance_of_flag_reads_counts_of_any_numeric_dtype():
+    """Group sizes given as floats (a float column, 30.0) or a 0/1 ``known`` column are the same counts."""
+    want = ll144.chance_of_flag([30, 20, 10], rule="median_split", n_selected=30, n_sim=500, seed=2)
+    got = ll144.chance_of_flag([30.0, 20.0, 10.0], rule="median_split", n_selected=30, n_sim=500, seed=2)
+    assert got.probability == want.probability and got.n_sim == want.n_sim
+    table = pd.DataFrame({"n": [30.0, 20.0, 10.0, 5.0], "selected": [15, 10, 5, 0], "known": [1, 1, 1, 0]})
+    t = ll144.chance_of_flag(table, rule="median_split", n_sim=500, seed=2)
+    as_bool = ll144.chance_of_flag(table.astype({"n": int, "known": bool}), rule="median_split", n_sim=500, seed=2)
+    assert t.probability == as_bool.probability and t.null_median == as_bool.null_median
+
+
+def test_chance_of_flag_edges_of_the_selected_count_and_the_rated_set():
+    # everyone selected: every rate is 1, no ratio is under the threshold
+    r = ll144.chance_of_flag([10, 10], rule="median_split", n_selected=20)
+    assert r.method == "exact (hypergeometric)" and r.probability == 0
+    # groups of one are rated: with one selected the other's ratio is 0 in every draw
+    r = ll144.chance_of_flag([1, 1], rule="median_split", n_selected=1, min_share=0)
+    assert r.method == "exact (hypergeometric)" and r.probability == 1
+    # an empty group is never rated, even at min_share 0: the two others are as if alone
+    r = ll144.chance_of_flag([10, 10, 0], rule="median_split", n_selected=10, min_share=0, n_sim=4000, seed=5)
+    exact = _exact_two(10, 10, 10, 0.8, 0)[0]
+    assert r.n_sim == 4000 and abs(r.probability - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000)
+
+
+def test_chance_of_flag_error_messages_in_full():
+    with pytest.raises(ValueError, match=r"^category counts has no column 'selected'; its columns: \['n'\]$"):
+        ll144.chance_of_flag(pd.DataFrame({"n": [3, 4]}), rule="median_split")
+    with pytest.raises(ValueError, match=r"^chance_of_flag needs n_selected when given group sizes, not a counts table$"):
+        ll144.chance_of_flag([3, 4], rule="median_split")
+
+
+def test_chance_of_flag_not_estimable_results_keep_their_labels():
+    for sizes, m, share, why in (([50, 50, 1], 50, 0.5, "fewer than two rated categories"),
+                                 ([10, 0, 10], 0, 0.02, "no row is selected")):
+        r = ll144.chance_of_flag(sizes, rule="selection_cut", n_selected=m, min_share=share, threshold=0.7,
+                                 observed=0.3)
+        assert (r.rule, r.threshold, r.n_sim, r.method, r.observed) == ("selection_cut", 0.7, 0, f"not estimable: {why}", 0.3)
+        assert np.isnan(r.probability) and np.isnan(r.p_value)
+
+
+def test_chance_of_flag_exact_when_the_first_group_is_the_larger():
+    # 18 and 12 rows, 15 selected: the first group's count runs over 3..12 (not up to 15)
+    r = ll144.chance_of_flag([18, 12], rule="median_split", n_selected=15, observed=0.5)
+    flag, p, med = _exact_two(18, 12, 15, 0.8, 0.5)
+    assert r.method.startswith("exact")
+    assert r.probability == pytest.approx(flag) and r.p_value == pytest.approx(p) and r.null_median == pytest.approx(med)
+
+
+def test_chance_of_flag_rates_a_category_exactly_at_min_share():
+    # 2 of 100 rows is exactly 2%: rated (at or above the share), so three categories are drawn and rated
+    r = ll144.chance_of_flag([49, 49, 2], rule="median_split", n_selected=50, n_sim=3000, seed=4)
+    d = np.random.default_rng(4).multivariate_hypergeometric([49, 49, 2], 50, size=3000) / np.array([49, 49, 2])
+    assert r.probability == pytest.approx((d.min(1) / d.max(1) < 0.8).mean())
+    # rated, the group of two (rate 0, 1/2 or 1) is flagged far more often than the two large groups alone
+    two = d[:, :2].min(1) / d[:, :2].max(1)
+    assert r.probability > (two < 0.8).mean() + 0.2
+
+
+def test_cut_of_an_empty_table_is_nan_without_a_warning():
+    empty = pd.DataFrame({"s": pd.Series([], dtype=float)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # np.median([]) would warn "Mean of empty slice"
+        sel, cut = ll144._selected(empty, "s", "median_split", None, None)
+    assert np.isnan(cut) and sel.size == 0
+
+
+def test_category_counts_drops_unused_categories_and_names_the_table():
+    df = pd.DataFrame({"sex": pd.Categorical(["F", "M", "F"], categories=["F", "M", "X"]), "score": [1.0, 2.0, 3.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no FutureWarning about observed=
+        t = ll144.category_counts(df, "sex", rule="median_split")
+    assert t["category"].tolist() == ["F", "M"] and t["n"].tolist() == [2, 1]  # no empty "X" row
+    with pytest.raises(ValueError, match=r"^scores table has no column 'race'; its columns: \['sex', 'score'\]$"):
+        ll144.category_counts(df, ["sex", "race"], rule="median_split")
+
+
+def test_chance_of_flag_ties_with_the_threshold_and_the_observed_ratio():
+    # 10 and 10 rows, 6 selected: x = 2 gives the ratio 2/4 = 0.5 exactly; "under" is strict,
+    # "as low or lower" is not
+    r = ll144.chance_of_flag([10, 10], rule="selection_cut", n_selected=6, threshold=0.5, observed=0.5)
+    x = np.arange(7)
+    pmf = stats.hypergeom.pmf(x, 20, 10, 6)
+    low = np.minimum(x, 6 - x) / np.maximum(x, 6 - x)  # equal sizes: the ratio of the counts
+    assert r.probability == pytest.approx(pmf[low < 0.5].sum()) and r.p_value == pytest.approx(pmf[low <= 0.5].sum())
+    assert pmf[low == 0.5].sum() > 0.4  # the tie carries weight: < and <= differ
+
+
+def test_chance_of_flag_simulation_keeps_labels_and_counts_tied_draws():
+    sizes = [10, 10, 10]
+    r = ll144.chance_of_flag(sizes, rule="selection_cut", n_selected=15, threshold=0.75, observed=0.5,
+                             n_sim=2000, seed=8)
+    assert (r.rule, r.threshold, r.observed) == ("selection_cut", 0.75, 0.5)
+    c = np.random.default_rng(8).multivariate_hypergeometric(sizes, 15, size=2000)
+    ties = 2 * c.min(1) == c.max(1)  # ratio exactly 1/2 in integers
+    assert ties.sum() > 50
+    assert r.p_value == pytest.approx((1 + np.sum(2 * c.min(1) <= c.max(1))) / 2001)
+    # flagged is strictly under the threshold: a ratio of exactly 1/2 is not
+    half = ll144.chance_of_flag(sizes, rule="selection_cut", n_selected=15, threshold=0.5, n_sim=2000, seed=8)
+    assert half.probability == pytest.approx(np.mean(2 * c.min(1) < c.max(1)))
+
+
+def test_chance_of_flag_with_no_draw_rated_is_nan_without_a_warning():
+    # one row selected out of 2 rated rows and 10^6 unknown ones: no draw selects a rated row
+    table = pd.DataFrame({"n": [1, 1, 10 ** 6], "selected": [0, 0, 1], "known": [True, True, False]})
+    assert (np.random.default_rng(3).multivariate_hypergeometric([1, 1, 10 ** 6], 1, size=20)[:, :2] == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean or median of an empty array
+        r = ll144.chance_of_flag(table, rule="median_split", min_share=0, observed=0.5, n_sim=20, seed=3)
+    assert r.n_sim == 0 and r.method.startswith("simulation")
+    assert np.isnan(r.probability) and np.isnan(r.p_value) and np.isnan(r.null_median)
+
+
+def test_impact_ratio_table_edges_by_hand():
+    # every reference rate is 0 while a category under 2% has one selected: no ratio at all
+    t = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [100, 1], "selected": [0, 1]}))
+    assert np.isnan(t["ratio"]).all() and not t["flag"].any()
+    # a category of one row gets its interval; a category exactly at 2% is not under it
+    one = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [100, 1], "selected": [40, 1]}))
+    assert np.isfinite(one.loc[1, "ci_low"]) and np.isfinite(one.loc[1, "ci_high"])
+    at = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b"], "n": [98, 2], "selected": [40, 2]}))
+    assert at["under_2pct"].tolist() == [False, False] and at["ratio"].tolist() == [pytest.approx(40 / 98), 1.0]
+    # no reference category at all (nothing known, or no rows): NaN, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = ll144.impact_ratio_table(pd.DataFrame({"category": ["a"], "n": [0], "selected": [0]}))
+        u = ll144.impact_ratio_table(pd.DataFrame({"category": ["unknown"], "n": [5], "selected": [2],
+                                                   "known": [False]}))
+    assert np.isnan(z["share"]).all() and np.isnan(u["ratio"]).all() and not u["reference"].any()
+    # an empty known category does not count in the Šidák k: two categories with rows, k = 2
+    e = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 0], "selected": [0, 3, 0]}))
+    ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95 ** (1 / 2), method="exact")
+    assert e.loc[1, "rate_ci_low"] == pytest.approx(ci.low) and e.loc[1, "rate_ci_high"] == pytest.approx(ci.high)
+    # a category of one row does count: k = 3
+    o = ll144.impact_ratio_table(pd.DataFrame({"category": ["a", "b", "c"], "n": [10, 10, 1], "selected": [0, 3, 1]}))
+    ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95 ** (1 / 3), method="exact")
+    assert o.loc[1, "rate_ci_low"] == pytest.approx(ci.low) and o.loc[1, "rate_ci_high"] == pytest.approx(ci.high)
+
+
+def test_impact_ratio_table_box_leaves_unknown_and_empty_rows_without_bounds():
+    counts = pd.DataFrame({"category": ["a", "b", "c", "unknown"], "n": [40, 40, 0, 10], "selected": [20, 10, 0, 5],
+                           "known": [True, True, True, False]})
+    for method in ("box", "pairwise_score"):
+        t = ll144.impact_ratio_table(counts, ratio_method=method, min_share=0)
+        assert np.isnan(t.loc[2:, ["ci_low", "ci_high"]].to_numpy(float)).all(), method
+        assert np.isfinite(t.loc[:1, ["ci_low", "ci_high"]].to_numpy(float)).all(), method
+    # a 0/1 "known" column reads as booleans
+    as_int = ll144.impact_ratio_table(counts.assign(known=[1, 1, 1, 0]), min_share=0)
+    pd.testing.assert_frame_equal(as_int.drop(columns="known"),
+                                  ll144.impact_ratio_table(counts, min_share=0).drop(columns="known"))
+    with pytest.raises(ValueError, match=r"^category counts has no column 'n'"):
+        ll144.impact_ratio_table(counts.drop(columns="n"))
+
+
+def test_box_of_a_single_row():
+    lo, hi = ll144._box(np.array([1, 0]), np.array([1, 1]), 0.95, 1)
+    for i, x in enumerate((1, 0)):
+        ci = stats.binomtest(x, 1).proportion_ci(confidence_level=0.95, method="exact")
+        assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
+
+
+@pytest.mark.parametrize("theta,x1,n1,x2,n2", [(0.5, 1, 3, 2, 2), (0.3, 1, 4, 1, 1)])
+def test_mn_score_where_the_discriminant_is_below_one(theta, x1, n1, x2, n2):
+    """Tiny counts put the restricted MLE's discriminant in (0, 1): still statsmodels' score test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # statsmodels' odds ratio divides by 1 - p1 = 0 here
+        ref = smp.test_proportions_2indep(x1, n1, x2, n2, value=theta, method="score", compare="ratio",
+                                          correction=True)
+    assert ll144._mn_score(theta, x1, n1, x2, n2) == pytest.approx(ref.statistic ** 2, rel=1e-9)
+
+
+def test_rate_ratio_interval_zero_counts_warn_nothing_and_one_count_is_not_zero():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(0), x/0 and 0/0 are expected there, not warned
+        for x1, x2 in ((0, 0), (0, 5), (5, 0)):
+            lo, hi = ll144.rate_ratio_interval(x1, 30, x2, 30)
+            assert (float(lo) == 0) == (x1 == 0) and np.isinf(hi) == (x2 == 0)
+        low, high = ll144.pairwise_ratio_bounds([0, 5], [20, 20], [True, True])
+    # a count of one is a count: finite, positive bounds that solve the score equation
+    lo, hi = ll144.rate_ratio_interval(1, 30, 10, 30, alpha=0.1)
+    z2 = stats.norm.ppf(0.95) ** 2
+    assert 0 < float(lo) and _restricted_stat(float(lo), 1, 30, 10, 30) == pytest.approx(z2, rel=1e-4)
+    lo, hi = ll144.rate_ratio_interval(10, 30, 1, 30, alpha=0.1)
+    assert np.isfinite(hi) and _restricted_stat(float(hi), 10, 30, 1, 30) == pytest.approx(z2, rel=1e-4)
+    # the default is 48 halvings of the search range
+    assert ll144.rate_ratio_interval(18, 60, 30, 55) == ll144.rate_ratio_interval(18, 60, 30, 55, iters=48)
+
+
+def test_rate_ratio_interval_at_the_edges_of_the_search():
+    # a ratio of 1e-9 (log -20.7): the lower bound runs to the edge, e^-20, and is 0; the upper
+    # bound is the mirror image; a bound inside (e^-20, e^-19) is kept
+    lo, hi = ll144.rate_ratio_interval(1, 10 ** 9, 10 ** 6, 10 ** 6)
+    assert float(lo) == 0
+    lo, hi = ll144.rate_ratio_interval(10 ** 6, 10 ** 6, 1, 10 ** 9)
+    assert np.isinf(hi)
+    lo, hi = ll144.rate_ratio_interval(100, 3 * 10 ** 10, 10 ** 6, 10 ** 6)
+    assert np.exp(-20) < float(lo) < np.exp(-19) and _restricted_stat(float(lo), 100, 3e10, 1e6, 1e6) == \
+        pytest.approx(stats.norm.ppf(0.975) ** 2, rel=1e-3)
+    lo, hi = ll144.rate_ratio_interval(10 ** 6, 10 ** 6, 100, 3 * 10 ** 10)
+    assert np.exp(19) < float(hi) < np.exp(20)
+
+
+def test_pairwise_bounds_of_a_one_row_category_and_a_clearly_better_first_one():
+    x, n = np.array([1, 5]), np.array([1, 10])
+    low, high = ll144.pairwise_ratio_bounds(x, n, np.array([True, True]))
+    l01, u01 = (float(v) for v in ll144.rate_ratio_interval(1, 1, 5, 10))
+    np.testing.assert_allclose(low, [min(1, l01), min(1, 1 / u01)])
+    np.testing.assert_allclose(high, [min(1, u01), min(1, 1 / l01)])
+    # the first is far better: the second's upper bound is 1 / L_01 < 1
+    low, high = ll144.pairwise_ratio_bounds([30, 5], [50, 50], [True, True])
+    l01 = float(ll144.rate_ratio_interval(30, 50, 5, 50)[0])
+    assert l01 > 1 and high[1] == pytest.approx(1 / l01) and high[0] == 1

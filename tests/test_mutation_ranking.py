@@ -7,6 +7,7 @@ Written to kill mutants that ``scripts/mutation.py ranking`` found alive.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -497,3 +498,139 @@ def test_conditional_logit_not_estimable_and_errors():
     two = long[long["run"].isin([0, 1])]
     with pytest.raises(ValueError, match=r"m / j: singular design with 2 run\(s\), too few to estimate its"):
         clogit.conditional_logit(two)
+
+
+# --- survivors of the first full run (issue 31, mut31) --------------------------------------
+
+def test_statsmodels_engine_is_statsmodels_and_agrees(monkeypatch, capsys):
+    """engine="statsmodels" fits with statsmodels' ConditionalLogit (BFGS, then Newton), quietly,
+    and agrees with the numpy engine, which the tests above prove against statsmodels by hand."""
+    from statsmodels.discrete import conditional_models as cm
+
+    long = _choice_long(60, seed=2)
+    calls = []
+    fit = cm.ConditionalLogit.fit
+
+    def spy(self, *a, **kw):
+        calls.append(kw.get("method"))
+        return fit(self, *a, **kw)
+
+    monkeypatch.setattr(cm.ConditionalLogit, "fit", spy)
+    s = clogit.conditional_logit(long, engine="statsmodels", position=False, resume=False, cluster="run")
+    assert calls == ["bfgs", "newton"] and capsys.readouterr().out == ""
+    n = clogit.conditional_logit(long, position=False, resume=False, cluster="run")
+    np.testing.assert_allclose(s["coef"], n["coef"], atol=1e-6)
+    np.testing.assert_allclose(s["se"], n["se"], rtol=1e-5)
+
+
+def test_conditional_logit_keeps_the_order_of_the_cells_and_says_why_not_estimable():
+    long = pd.concat([_choice_long(40, seed=1).assign(model="b"), _choice_long(40, seed=4).assign(model="a")],
+                     ignore_index=True)
+    res = clogit.conditional_logit(long, position=False, resume=False)
+    assert res["model"].tolist() == ["b", "b", "a", "a"]  # as they come, not sorted
+    always = _choice_long(30, seed=5)
+    for r, run in always.groupby("run"):
+        order = [run.index[run["demo"] == "B_W"][0]] + [i for i in run.index if run.loc[i, "demo"] != "B_W"]
+        always.loc[order, "rank"] = [1, 2, 3]
+    res = clogit.conditional_logit(always, position=False, resume=False)
+    assert res["reason"].eq("demo_B_W is ranked first in every run: the likelihood has no maximum").all()
+
+
+def test_rates_tables_keep_the_order_of_the_cells_and_name_the_table():
+    t = pd.DataFrame({"model": ["b", "b", "a", "a"], "job": "j", "demo": ["X", "Y", "X", "Y"],
+                      "selection_rate": [0.3, 0.5, 0.4, 0.5]})
+    assert rates.min_max_ratios(t)["model"].tolist() == ["b", "a"]
+    with pytest.raises(ValueError, match=r"^selection-rate table has no column 'demo'"):
+        rates.min_max_ratios(t.drop(columns="demo"))
+    with pytest.raises(ValueError, match=r"^p-value table has no column 'p'"):
+        rates.adjust_pvalues(pd.DataFrame({"q": [0.1]}), "p")
+    long = pd.DataFrame({"model": "m", "job": "j", "demo": ["B", "B", "A", "A"], "rank": [1.0, 2.0, 3.0, 1.0]})
+    r = rates.rank_summary(long)
+    assert r["demo"].tolist() == ["A", "B"]  # sorted by group
+    # the default level is 95%
+    half = norm.ppf(0.975) * np.std([3, 1], ddof=1) / np.sqrt(2)
+    assert r.loc[0, "mean_rank_ci_low"] == pytest.approx(2 - half) and r.loc[0, "mean_rank_ci_high"] == pytest.approx(2 + half)
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        rates.rank_summary(long.drop(columns="rank"))
+
+
+def test_adjust_pvalues_per_family_with_a_missing_family_label():
+    t = pd.DataFrame({"f": ["a", "a", None, None], "p_chance": [0.01, 0.04, 0.02, 0.03]})
+    a = rates.adjust_pvalues(t, family=["f"])
+    # family "a": Holm 0.02, 0.04; the unlabelled rows are a family of their own: 0.04, 0.04
+    np.testing.assert_allclose(a["p_chance_holm"], [0.02, 0.04, 0.04, 0.04])
+    # BH: a: 0.01 * 2 / 1, 0.04 * 2 / 2; unlabelled: min(0.02 * 2, 0.03), 0.03 * 2 / 2
+    np.testing.assert_allclose(a["p_chance_bh"], [0.02, 0.04, 0.03, 0.03])
+
+
+def test_null_quantiles_defaults_are_eight_groups_and_ten_thousand_draws():
+    q = chance.null_quantiles([400])
+    d = chance.null_min_max(400, 8, n_sim=10_000, seed=0)
+    assert q.loc[0, "q0.5"] == np.quantile(d, 0.5) and q.loc[0, "q0.025"] == np.quantile(d, 0.025)
+    assert q.loc[0, "flag_rate_under_null"] == (d < 0.8).mean()
+
+
+def test_strata_probs_do_not_overflow():
+    # utilities near 800: exp overflows unless the run's maximum is taken off first
+    X = np.array([[800.0], [799.0], [0.0], [1.0]])
+    p = clogit._strata_probs(X, np.array([0, 0, 1, 1]), np.array([1.0]))
+    e = np.exp([1.0, 0.0])
+    np.testing.assert_allclose(p, [e[0] / e.sum(), e[1] / e.sum(), e[1] / e.sum(), e[0] / e.sum()])
+
+
+def test_selection_rates_first_shown_counts_and_empty_cells():
+    # shown first: B, B, A (C never): top_og is per group in the groups' order, 0 for C
+    s = rates.selection_rates(hand_long([("BAC", 0), ("BCA", 1), ("ACB", 2)])).set_index("demo")
+    assert s["top_og"].tolist() == [1, 2, 0] and s["top"].tolist() == [0, 2, 1]
+    # a run that lost its position-1 row still counts its top pick
+    long = hand_long()
+    long = long.drop(long.index[(long["run"] == "r0") & (long["position"] == 1)])
+    long.loc[(long["run"] == "r0") & (long["position"] == 2), "rank"] = 1.0
+    s = rates.selection_rates(long).set_index("demo")
+    assert s["n_runs"].iloc[0] == 6 and s.loc["B", "top"] == 2 and s["top_og"].sum() == 6
+    # the cells come as they are, not sorted; the table is named in full
+    both = pd.concat([hand_long(model="b"), hand_long(model="a")], ignore_index=True)
+    assert rates.selection_rates(both)["model"].tolist() == ["b"] * 3 + ["a"] * 3
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        rates.selection_rates(both.drop(columns="rank"))
+    with warnings.catch_warnings():
+        # no 0/0 warning from the rates where no run has a top pick (the Wilson interval's own aside)
+        warnings.filterwarnings("error", category=RuntimeWarning, module=r"popresume\.ranking\.rates")
+        e = rates.selection_rates(hand_long([("AB", None), ("BA", None)]))
+    assert e["selection_rate"].dtype == float and e["selection_rate"].isna().all()
+
+
+def _ties_long():
+    # two groups, six runs, A on top twice and B four times: min/max 2/4 = 0.5, a value that
+    # both nulls hit often (counts 2 and 4)
+    return hand_long([("AB", 0), ("BA", 0), ("AB", 0), ("BA", 0), ("AB", 1), ("BA", 0)])
+
+
+def test_chance_table_draws_ties_and_defaults():
+    long = _ties_long()
+    orders, winners, _ = chance.design_of(long)
+    t = chance.chance_table(long, n_sim=400, seed=3, threshold=0.5).iloc[0]
+    null = chance._ratio(chance.design_null_counts(orders, winners, n_sim=400, seed=3))
+    uni = chance.null_min_max(6, 2, n_sim=400, seed=3)
+    assert t["min_max_ratio"] == 0.5 and (null == 0.5).mean() > 0.2 and (uni == 0.5).mean() > 0.2
+    # "as low or lower" counts the ties; "flagged" is strictly under the threshold
+    assert t["null_p"] == (null <= 0.5).mean() and t["flag_rate_under_null"] == (null < 0.5).mean()
+    assert t["null_p_uniform"] == (uni <= 0.5).mean() and t["flag_rate_uniform"] == (uni < 0.5).mean()
+    # the design null of the six-run design (a varied null): its draws are the cell's n_sim at seed + i
+    h = hand_long()
+    ho, hw, _ = chance.design_of(h)
+    th = chance.chance_table(h, n_sim=300, seed=2).iloc[0]
+    hnull = chance._ratio(chance.design_null_counts(ho, hw, n_sim=300, seed=2))
+    assert th["null_p"] == (hnull <= 0.25 + 1e-12).mean() and th["flag_rate_under_null"] == (hnull < 0.8).mean()
+    d = chance.chance_table(long)
+    assert d["n_sim"].iloc[0] == 10_000
+    pd.testing.assert_frame_equal(d, chance.chance_table(long, n_sim=10_000, seed=0))
+    # a group never on top counts as 0 (ratio 0), and cells come as they are, not sorted
+    never = hand_long([("ABC", 0), ("BCA", 0), ("CAB", 1)], model="z")
+    both = pd.concat([never, _ties_long()], ignore_index=True)
+    c = chance.chance_table(both, n_sim=50)
+    assert c["model"].tolist() == ["z", "m"] and c["min_max_ratio"].tolist() == [0.0, 0.5]
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        chance.chance_table(both.drop(columns="rank"))
+    with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
+        chance.design_of(both.drop(columns="rank"))
