@@ -634,3 +634,24 @@ def test_chance_table_draws_ties_and_defaults():
         chance.chance_table(both.drop(columns="rank"))
     with pytest.raises(ValueError, match=r"^ranking table has no column 'rank'"):
         chance.design_of(both.drop(columns="rank"))
+
+
+def test_fit_newton_halves_a_step_that_overshoots():
+    # 50 alternatives per run: x = 0 for the first, 1 for the other 49; the first is chosen in
+    # half the runs, another in the rest. The MLE solves 1/(1 + 49 e^b) = 1/2: b = -ln 49. At
+    # b = 0 the curvature is 49/50 * 1/50 = 0.0196 and the score per run -0.48, so the full
+    # Newton step is -24.5, where the log-likelihood (-12.25 per run against -ln 50 = -3.91)
+    # is lower: only step halving reaches the maximum.
+    from popresume.ranking import clogit
+
+    runs, k = 6, 50
+    strata = np.repeat(np.arange(runs), k)
+    X = np.tile(np.r_[0.0, np.ones(k - 1)], runs)[:, None]
+    y = np.zeros(runs * k)
+    for r in range(runs):
+        y[r * k + (0 if r % 2 == 0 else 1)] = 1.0
+    _, s_idx = np.unique(strata, return_inverse=True)
+    _, _, ll0 = clogit._score_hessian(X, y, s_idx, np.zeros(1))
+    _, _, ll_full = clogit._score_hessian(X, y, s_idx, np.array([-24.5]))
+    assert ll_full < ll0  # the design does what the comment says
+    np.testing.assert_allclose(clogit.fit_newton(X, y, strata), [-np.log(49)], atol=1e-8)
