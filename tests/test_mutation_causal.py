@@ -241,7 +241,7 @@ def test_cancellation_needs_opposite_signs_not_a_zero_nie():
 
 def test_flags_need_every_effect_column():
     sig = pd.DataFrame({e: [True] for e in E}).drop(columns="RIE")
-    with pytest.raises(ValueError, match="significance table"):
+    with pytest.raises(ValueError, match=r"^significance table has no column 'RIE'; its columns: "):
         cases.flags_from_significance(sig, [1.0], [1.0])
 
 
@@ -292,3 +292,105 @@ def test_to_wide_names_the_missing_columns():
     five = full.drop(columns=[f"{e}_estimate" for e in E])  # exactly five missing: no "..."
     with pytest.raises(ValueError, match=r"'RIE_estimate'\]$"):
         effects.to_wide(five)
+
+
+def test_to_wide_six_missing_columns_are_cut_with_dots():
+    six = _wide().drop(columns=["TE_estimate", *[f"{e}_ci_high" for e in E]])
+    with pytest.raises(ValueError, match=r"'NIE_ci_high', 'BIE_ci_high'\]\.\.\.$"):
+        effects.to_wide(six)
+
+
+def test_influence_bootstrap_draws_do_not_depend_on_the_batch_size():
+    # each draw takes its n row indices from the generator in turn: grouping the draws in
+    # batches of 1, 4 or 100 gives the same draws in the same order
+    phi = np.random.default_rng(7).normal(size=(9, 2))
+    one = bootstrap.influence_bootstrap(phi, n_boot=10, batch=1, seed=11)
+    for batch in (4, 100):
+        # (equal up to the rounding of a matrix product over a different number of rows)
+        np.testing.assert_allclose(bootstrap.influence_bootstrap(phi, n_boot=10, batch=batch, seed=11), one,
+                                   rtol=1e-12, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------- non-estimable effects
+NOT_EST = (0.05, np.nan, np.nan)  # an estimate without an interval: the effect is not estimable
+
+
+def test_a_label_never_rests_on_a_non_estimable_effect():
+    rows = {
+        "known": _wide(NDE=SIG_POS),                           # C1, everything known
+        "nde_unknown": _wide(NDE=NOT_EST),                     # C1 itself unknown
+        # TE unknown, but NDE negligible settles C2 (false); C3 holds: NDE, RIE null, BIE (and NIE) significant
+        "te_settled": _wide(TE=NOT_EST, BIE=SIG_POS, NIE=SIG_POS),
+        "rie_unknown": _wide(RIE=NOT_EST, BIE=SIG_POS, NIE=SIG_POS),  # C3 and C5 hinge on RIE
+        # BIE unknown: C3, C4 false as NDE is significant, C5 false as RIE is negligible
+        "bie_settled": _wide(BIE=NOT_EST, NDE=SIG_POS),
+    }
+    t = pd.concat(rows.values())
+    t.index = list(rows)
+    for rule in cases.RULES:
+        labels = cases.classify_cases(t, rule=rule)
+        assert list(labels.index) == list(rows) and labels.dtype == object
+        assert labels["known"] == "C1" and labels["te_settled"] == "C3" and labels["bie_settled"] == "C1"
+        assert labels["nde_unknown"] is None and labels["rie_unknown"] is None
+    f = cases.case_flags(t)
+    # NDE unknown: C1 unknown; C3 settled false by BIE negligible, C2 by NIE negligible
+    assert [f.loc["nde_unknown", c] is pd.NA for c in cases.CASES] == [True, False, False, False, False]
+    assert not f.loc["nde_unknown", "C2"] and not f.loc["nde_unknown", "C3"]
+    assert f.loc["rie_unknown", "C3"] is pd.NA and f.loc["rie_unknown", "C5"] is pd.NA
+    assert not f.loc["rie_unknown", "C4"]  # BIE significant settles C4
+    assert not f.loc["te_settled", "C2"] and f.loc["te_settled", "C3"]
+
+
+def test_one_unknown_effect_alone_gives_no_label():
+    assert cases.classify_cases(_wide(NDE=NOT_EST)).tolist() == [None]
+
+
+def test_flags_from_a_pattern_with_missing_significance():
+    # a corrected pattern where one test could not be run (pd.NA): Kleene logic
+    sig = pd.DataFrame({"TE": [False, pd.NA], "NDE": [pd.NA, True], "NIE": [True, True],
+                        "BIE": [True, False], "RIE": [False, False]}, index=["a", "b"], dtype="boolean")
+    f = cases.flags_from_significance(sig, nde=[0.2, 0.2], nie=[0.1, -0.1])
+    # a: NDE unknown: C1, C3 unknown; C2 false (no cancellation), C4 false (BIE significant), C5 false
+    assert [f.loc["a", c] is pd.NA for c in cases.CASES] == [True, False, True, False, False]
+    assert not f.loc["a", "C2"] and not f.loc["a", "C4"] and not f.loc["a", "C5"]
+    # b: TE unknown, NDE and NIE significant, opposite signs: C2 unknown
+    assert f.loc["b", "C1"] and f.loc["b", "C2"] is pd.NA
+    assert cases.labels_from_flags(f).tolist() == [None, None]
+    # the same pattern as plain object column with None also reads as unknown
+    plain = sig.astype(object).where(sig.notna(), None)
+    assert cases.labels_from_flags(cases.flags_from_significance(plain, [0.2, 0.2], [0.1, -0.1])).tolist() == [None, None]
+
+
+def test_complete_pattern_gives_plain_boolean_flags():
+    sig = pd.DataFrame({e: [e in ("NDE", "BIE")] for e in E})
+    f = cases.flags_from_significance(sig, nde=[0.1], nie=[0.1])
+    assert (f.dtypes == bool).all()
+    assert f.iloc[0].tolist() == [True, False, False, False, False]
+
+
+def test_case_label_uses_the_paper_rule_by_default():
+    t = _wide(BIE=SIG_POS)  # C3 as stated; not as applied (NIE negligible)
+    long = effects.long_form(t)
+    assert cases.case_label(long) == "-"
+    assert cases.case_label(t) == "-"
+    assert cases.case_label(long, rule="stated") == "C3"
+    assert cases.case_label(_wide(BIE=SIG_POS, NIE=SIG_POS)) == "C3"
+    nde_out = long.copy()
+    nde_out.loc["NDE", ["ci_low", "ci_high"]] = np.nan
+    assert cases.case_label(nde_out) is None
+    two = pd.concat([t, t], ignore_index=True)
+    with pytest.raises(ValueError, match=r"^case_label: expected one audit, got 2 rows$"):
+        cases.case_label(two)
+
+
+def test_missing_values_error_names_the_row():
+    t = pd.concat([_wide(), _wide(), _wide()], ignore_index=True)
+    t.index = ["a", "b", "c"]
+    est = t.copy()
+    est.loc["b", "NIE_estimate"] = np.nan
+    with pytest.raises(ValueError, match=r"^classify_cases: missing effect values in row 'b'$"):
+        cases.classify_cases(est)
+    half = t.copy()
+    half.loc["c", "BIE_ci_low"] = np.nan  # one bound without the other
+    with pytest.raises(ValueError, match=r"^classify_cases: missing effect values in row 'c'$"):
+        cases.classify_cases(half)
