@@ -394,3 +394,18 @@ def test_missing_values_error_names_the_row():
     half.loc["c", "BIE_ci_low"] = np.nan  # one bound without the other
     with pytest.raises(ValueError, match=r"^classify_cases: missing effect values in row 'c'$"):
         cases.classify_cases(half)
+
+
+def test_a_missing_estimate_leaves_the_cancellation_case_unknown():
+    # TE negligible, NDE significant, NIE's significance and estimate both unknown: C2 (NDE and
+    # NIE of opposite signs) can be neither ruled in nor out, so no label (found by mutation testing)
+    import pandas as pd
+
+    from popresume.causal.cases import flags_from_significance, labels_from_flags
+
+    sig = pd.DataFrame({"TE": [False, False], "NDE": [True, True], "NIE": [pd.NA, False],
+                        "BIE": [False, False], "RIE": [False, False]})
+    flags = flags_from_significance(sig, nde=[1.0, 1.0], nie=[float("nan"), float("nan")])
+    assert pd.isna(flags.loc[0, "C2"]) and labels_from_flags(flags).iloc[0] is None
+    # where NIE is known not significant, C2 is settled (False) whatever the estimate: "C1"
+    assert labels_from_flags(flags).iloc[1] == "C1"

@@ -82,7 +82,10 @@ def flags_from_significance(sig: pd.DataFrame, nde, nie, rule: str = "stated") -
     # missing significance (a non-estimable effect): Kleene logic, so a case is unknown (NA)
     # exactly when the known effects do not settle it
     s = s.astype("boolean") if s.isna().to_numpy().any() else s.astype(bool)
-    cancel = np.asarray(nde, dtype=float) * np.asarray(nie, dtype=float) < 0
+    prod = np.asarray(nde, dtype=float) * np.asarray(nie, dtype=float)
+    cancel = prod < 0
+    if np.isnan(prod).any():  # an estimate that is missing cannot say the two paths cancel: unknown
+        cancel = pd.array(np.where(np.isnan(prod), None, cancel), dtype="boolean")
     f = pd.DataFrame(index=sig.index)
     f["C1"] = s["NDE"]
     f["C2"] = ~s["TE"] & s["NDE"] & s["NIE"] & cancel
