@@ -403,9 +403,12 @@ def test_a_missing_estimate_leaves_the_cancellation_case_unknown():
 
     from popresume.causal.cases import flags_from_significance, labels_from_flags
 
-    sig = pd.DataFrame({"TE": [False, False], "NDE": [True, True], "NIE": [pd.NA, False],
-                        "BIE": [False, False], "RIE": [False, False]})
-    flags = flags_from_significance(sig, nde=[1.0, 1.0], nie=[float("nan"), float("nan")])
-    assert pd.isna(flags.loc[0, "C2"]) and labels_from_flags(flags).iloc[0] is None
+    sig = pd.DataFrame({"TE": [False, False, False], "NDE": [True, True, True], "NIE": [pd.NA, False, True],
+                        "BIE": [False, False, False], "RIE": [False, False, False]})
+    flags = flags_from_significance(sig, nde=[1.0, 1.0, 1.0], nie=[float("nan"), float("nan"), -2.0])
+    labels = labels_from_flags(flags)
+    assert pd.isna(flags.loc[0, "C2"]) and labels.iloc[0] is None
     # where NIE is known not significant, C2 is settled (False) whatever the estimate: "C1"
-    assert labels_from_flags(flags).iloc[1] == "C1"
+    assert labels.iloc[1] == "C1"
+    # a row with both estimates keeps its own cancellation: NDE 1 and NIE -2 cancel
+    assert labels.iloc[2] == "C1,C2"
