@@ -178,3 +178,78 @@ def test_density_ratio_weights_recover_a_known_shift():
     assert w.mean() == pytest.approx(1.0)
     ratio = w[age_s >= 35].mean() / w[age_s < 35].mean()
     assert 1.6 < ratio < 2.5  # the true ratio is 2; the quadratic logistic design smooths the step
+
+
+class _Recorder:
+    """Records what density_ratio_weights fits on and returns fixed probabilities ``c``."""
+
+    def __init__(self, c):
+        self.c = np.asarray(c, float)
+
+    def fit(self, X, y, sample_weight=None):
+        self.X, self.y, self.sw = np.asarray(X), np.asarray(y), np.asarray(sample_weight)
+        return self
+
+    def predict_proba(self, X):
+        self.Xp = np.asarray(X)
+        return np.column_stack([1 - self.c, self.c])
+
+
+def _design_by_hand(age, female, educ, black=None, gender_term=True):
+    a, e = (np.asarray(age, float) - 35.0) / 10.0, (np.asarray(educ, float) - 14.0) / 3.0
+    f = np.asarray(female, float)
+    cols = [a, a ** 2, e, e ** 2, a * e] + ([f, f * a, f * e] if gender_term else [])
+    if black is not None:
+        cols.append(np.asarray(black, float))
+    return np.column_stack(cols)
+
+
+def test_density_ratio_weights_design_labels_and_balanced_sample_weights():
+    src = pd.DataFrame({"age": [25, 45, 35], "gender": ["F", "M", "F"], "educ_years": [12.0, 16.0, 17.0],
+                        "race": ["Black", "White", None]})
+    tgt = pd.DataFrame({"age": [55, 30], "gender": ["M", "F"], "educ_years": [14.0, 18.0],
+                        "race": ["White", "Black"]})
+    c = [0.5, 0.75, 0.2]
+    rec = _Recorder(c)
+    w = experience.density_ratio_weights(src, tgt, classifier=rec, clip_quantile=None,
+                                         source_weight=[1.0, 2.0, 1.0], target_weight=[3.0, 1.0])
+    xs = _design_by_hand([25, 45, 35], [1, 0, 1], [12, 16, 17], [1, 0, 0])
+    xt = _design_by_hand([55, 30], [0, 1], [14, 18], [0, 1])
+    np.testing.assert_allclose(rec.X, np.vstack([xs, xt]))
+    np.testing.assert_allclose(rec.Xp, xs)  # probabilities are asked for the source rows only
+    np.testing.assert_array_equal(rec.y, [0, 0, 0, 1, 1])
+    # each class has total weight n/2 = 2.5, split within the class by its base weights
+    np.testing.assert_allclose(rec.sw, [2.5 / 4, 5.0 / 4, 2.5 / 4, 2.5 * 3 / 4, 2.5 / 4])
+    odds = np.array([1.0, 3.0 * 2.0, 0.25])  # c/(1-c) times the source base weight
+    np.testing.assert_allclose(w, odds / odds.mean())
+    # without a race column on either side there is no race column in the design
+    rec2 = _Recorder(c)
+    experience.density_ratio_weights(src.drop(columns="race"), tgt, classifier=rec2, gender_term=False)
+    np.testing.assert_allclose(rec2.X, np.vstack([_design_by_hand([25, 45, 35], [1, 0, 1], [12, 16, 17], gender_term=False),
+                                                  _design_by_hand([55, 30], [0, 1], [14, 18], gender_term=False)]))
+    rec3 = _Recorder(c)
+    experience.density_ratio_weights(src, tgt.drop(columns="race"), classifier=rec3)
+    assert rec3.X.shape == (5, 8)
+
+
+def test_density_ratio_weights_clip_probabilities_and_quantile():
+    src = pd.DataFrame({"age": [30, 31, 32, 33, 34], "gender": ["F"] * 5, "educ_years": [16.0] * 5})
+    tgt = pd.DataFrame({"age": [30], "gender": ["F"], "educ_years": [16.0]})
+    # c = 0 and 1 are clipped to 1e-6 and 1 - 1e-6 before the odds
+    c = np.array([0.0, 1.0, 0.5, 0.5, 0.5])
+    w = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c), clip_quantile=None)
+    odds = np.array([1e-6 / (1 - 1e-6), (1 - 1e-6) / 1e-6, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(w, odds / odds.mean(), rtol=1e-9)
+    # clip at the 0.75 quantile (numpy's linear rule): odds 1, 3, 1, 9, 1/3 -> sorted 1/3,1,1,3,9; q = 3
+    c2 = np.array([0.5, 0.75, 0.5, 0.9, 0.25])
+    w2 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2), clip_quantile=0.75)
+    capped = np.array([1.0, 3.0, 1.0, 3.0, 1 / 3])
+    np.testing.assert_allclose(w2, capped / capped.mean())
+    # clip_quantile=1 leaves the weights unclipped
+    w3 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2), clip_quantile=1.0)
+    raw = np.array([1.0, 3.0, 1.0, 9.0, 1 / 3])
+    np.testing.assert_allclose(w3, raw / raw.mean())
+    # default clip is the 0.99 quantile
+    w4 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2))
+    q = np.quantile(raw, 0.99)
+    np.testing.assert_allclose(w4, np.minimum(raw, q) / np.minimum(raw, q).mean())
