@@ -253,3 +253,45 @@ def test_density_ratio_weights_clip_probabilities_and_quantile():
     w4 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2))
     q = np.quantile(raw, 0.99)
     np.testing.assert_allclose(w4, np.minimum(raw, q) / np.minimum(raw, q).mean())
+
+
+class _FixedUniforms:
+    """A stand-in generator whose ``random(shape)`` returns the given uniforms."""
+
+    def __init__(self, u):
+        self.u = np.asarray(u, float)
+
+    def random(self, shape):
+        return np.broadcast_to(self.u, shape).copy()
+
+
+def test_truncnorm_sample_is_scipys_inverse_cdf_at_the_uniforms():
+    u = np.array([0.1, 0.5, 0.9, 0.25, 0.999])
+    mu = np.array([3.0, -2.0, 8.0, 5.0, 0.5])
+    sigma = np.array([4.0, 1.5, 2.0, 0.5, 3.0])
+    lo = np.array([0.0, -3.0, 1.0, 4.0, 0.0])
+    hi = np.array([10.0, 4.0, 9.0, 5.5, 2.0])
+    x = experience.truncnorm_sample(mu, sigma, lo, hi, _FixedUniforms(u))
+    ref = stats.truncnorm.ppf(u, (lo - mu) / sigma, (hi - mu) / sigma, loc=mu, scale=sigma)
+    np.testing.assert_allclose(x, ref, rtol=1e-7, atol=1e-9)
+    # scalars broadcast against an array of means; the shape asked of the generator is the broadcast one
+    x2 = experience.truncnorm_sample(mu, 2.0, 0.0, 6.0, _FixedUniforms(0.5))
+    ref2 = stats.truncnorm.ppf(0.5, (0.0 - mu) / 2.0, (6.0 - mu) / 2.0, loc=mu, scale=2.0)
+    np.testing.assert_allclose(x2, ref2, rtol=1e-7)
+    # u at the ends stays inside the bounds
+    x3 = experience.truncnorm_sample([0.0, 0.0], 1.0, -1.0, 1.0, _FixedUniforms([0.0, 1.0 - 1e-17]))
+    np.testing.assert_allclose(x3, [-1.0, 1.0], atol=1e-6)
+
+
+def test_truncnorm_sample_degenerate_and_zero_sigma():
+    # sigma 0 is floored: draws sit at mu (inside) or at the nearer bound (outside)
+    x = experience.truncnorm_sample([5.0, -1.0, 12.0], 0.0, 0.0, 10.0, _FixedUniforms(0.3))
+    np.testing.assert_allclose(x, [5.0, 0.0, 10.0], atol=1e-6)
+    # far tails with a real sigma: both CDF values round to the same number
+    x = experience.truncnorm_sample([-100.0, 100.0], 1.0, 0.0, 10.0, _FixedUniforms(0.7))
+    np.testing.assert_array_equal(x, [0.0, 10.0])
+    # an interval of CDF mass just above 1e-12 is sampled, not collapsed to the bound
+    mu, lo, hi = 0.0, 7.0, 8.0  # P(7 < Z < 8) ~ 1.3e-12
+    assert stats.norm.sf(7) - stats.norm.sf(8) > 1e-12
+    x = experience.truncnorm_sample(mu, 1.0, lo, hi, _FixedUniforms(0.5))
+    assert lo < float(x) < hi
