@@ -295,3 +295,75 @@ def test_truncnorm_sample_degenerate_and_zero_sigma():
     assert stats.norm.sf(7) - stats.norm.sf(8) > 1e-12
     x = experience.truncnorm_sample(mu, 1.0, lo, hi, _FixedUniforms(0.5))
     assert lo < float(x) < hi
+
+
+# teachers first (not alphabetical), shares that need rounding, an age exactly 25
+Q = _profiles([
+    ("teacher", "F", "White", 25, BA, 1), ("teacher", "M", "Black", 26, HS, 2),
+    ("nurse", "F", "API", 25, MA, 1), ("nurse", "M", "White", 24, BA, 1), ("nurse", "F", "Black", 30, SOME, 1),
+    ("nurse", "M", "White", 31, ASSOC, 1),
+])
+
+
+def test_summarize_keeps_first_seen_order_and_rounds_to_one_decimal():
+    s = population.summarize(Q)
+    assert list(s.index) == ["teacher", "nurse"]
+    assert list(s.columns) == ["n", "pct_women", "pct_White", "pct_Black", "pct_API", "mean_age", "mean_exp_year",
+                               "pct_bachelor_plus"]
+    assert s.loc["teacher", "n"] == 3
+    assert s.loc["teacher", "pct_women"] == 33.3  # 100/3 rounded to one decimal
+    assert s.loc["teacher", "pct_Black"] == 66.7 and s.loc["teacher", "pct_White"] == 33.3
+    assert s.loc["teacher", "pct_API"] == 0.0
+    assert s.loc["teacher", "mean_age"] == 25.7  # 77/3
+    assert s.loc["teacher", "mean_exp_year"] == 3.7  # (3 + 4 + 4)/3
+    assert s.loc["teacher", "pct_bachelor_plus"] == 33.3
+    assert s.loc["nurse", "pct_bachelor_plus"] == 50.0 and s.loc["nurse", "pct_API"] == 25.0
+
+
+def test_ba_plus_shares_sorted_and_age_25_included():
+    s = population.ba_plus_shares(Q, "gender")
+    assert list(s.columns) == ["occupation", "gender", "share_ba_plus", "n"]
+    assert s[["occupation", "gender"]].values.tolist() == [["nurse", "F"], ["nurse", "M"], ["teacher", "F"],
+                                                            ["teacher", "M"]]
+    # nurse F: ages 25 (MA) and 30 (some college); nurse M: only 31 (assoc) -- 24 is below 25
+    assert s["share_ba_plus"].tolist() == [0.5, 0.0, 1.0, 0.0]
+    assert s["n"].tolist() == [2, 1, 1, 2]
+    r = population.ba_plus_shares(Q, "race", min_age=26).set_index(["occupation", "race"])
+    assert list(r.index) == [("nurse", "Black"), ("nurse", "White"), ("teacher", "Black")]
+    assert r["n"].tolist() == [1, 1, 2]
+
+
+def test_log_odds_ratio_age_boundary_single_levels_and_occupation_filter():
+    # nurse, F vs M, high = Master's (a string), low = some college + associate's (a list)
+    lor, se = population.log_odds_ratio(Q, "nurse", "gender", "F", "M", MA, [SOME, ASSOC])
+    # F: MA 1 (age 25 counts), low 1; M: MA 0, low 1 (the 24-year-old BA is out anyway)
+    n = np.array([[1.5, 1.5], [0.5, 1.5]])
+    assert lor == pytest.approx(np.log(1.5 / 1.5) - np.log(0.5 / 1.5))
+    assert se == pytest.approx(np.sqrt((1 / n).sum()))
+    # min_age=24 brings in the M BA row only when BA counts as high
+    lor24, se24 = population.log_odds_ratio(Q, "nurse", "gender", "F", "M", (BA, MA), (SOME, ASSOC), min_age=24)
+    assert lor24 == pytest.approx(np.log(1.5 / 1.5) - np.log(1.5 / 1.5))
+    assert se24 == pytest.approx(np.sqrt(4 / 1.5))
+    # teachers: F BA 1, low none; M HS 2 (a string low level)
+    lt, st = population.log_odds_ratio(Q, "teacher", "gender", "F", "M", BA, HS)
+    assert lt == pytest.approx(np.log(1.5 / 0.5) - np.log(0.5 / 2.5))
+    assert st == pytest.approx(np.sqrt(1 / 1.5 + 1 / 0.5 + 1 / 0.5 + 1 / 2.5))
+
+
+def test_association_tests_order_names_and_counts():
+    t = population.association_tests(Q)
+    assert list(t.columns) == ["occupation", "pair", "chi2", "dof", "p_value", "n"]
+    assert t["occupation"].tolist() == ["teacher", "teacher", "nurse", "nurse"]
+    assert t["pair"].tolist() == ["gender × edu_level", "race × edu_level"] * 2
+    assert t["n"].tolist() == [3, 3, 4, 4]
+    nurse = Q[Q.occupation == "nurse"]
+    ref = stats.chi2_contingency(pd.crosstab(nurse["race"], nurse["edu_level"]).to_numpy())
+    row = t.iloc[3]
+    assert row["chi2"] == pytest.approx(ref[0]) and row["p_value"] == pytest.approx(ref[1])
+    assert row["dof"] == (3 - 1) * (4 - 1)
+    assert isinstance(row["dof"], (int, np.integer))
+    # categorical columns with unused levels: the empty rows/columns are dropped before the test
+    cat = nurse.assign(race=pd.Categorical(nurse["race"], categories=["White", "Black", "API", "Other"]),
+                       edu_level=pd.Categorical(nurse["edu_level"], categories=list(EDU_LEVELS)))
+    tc = population.association_tests(cat, pairs=(("race", "edu_level"),))
+    assert tc.loc[0, "dof"] == 6 and tc.loc[0, "chi2"] == pytest.approx(ref[0])
