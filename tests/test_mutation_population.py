@@ -367,3 +367,18 @@ def test_association_tests_order_names_and_counts():
                        edu_level=pd.Categorical(nurse["edu_level"], categories=list(EDU_LEVELS)))
     tc = population.association_tests(cat, pairs=(("race", "edu_level"),))
     assert tc.loc[0, "dof"] == 6 and tc.loc[0, "chi2"] == pytest.approx(ref[0])
+
+
+def test_density_ratio_weights_default_classifier_is_sklearns_default_logistic_regression():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    n = 300
+    src = pd.DataFrame({"age": rng.integers(22, 50, n), "gender": rng.choice(["F", "M"], n),
+                        "educ_years": rng.choice([12.0, 14.0, 16.0, 18.0], n)})
+    tgt = pd.DataFrame({"age": rng.integers(30, 60, n), "gender": rng.choice(["F", "M"], n, p=[0.7, 0.3]),
+                        "educ_years": rng.choice([12.0, 16.0], n)})
+    w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
+    ref = experience.density_ratio_weights(src, tgt, clip_quantile=None,
+                                           classifier=LogisticRegression(tol=1e-10, max_iter=10000))
+    np.testing.assert_allclose(w, ref, rtol=0.01)  # the default stops at tol 1e-4; C = 2 differs by 9%
