@@ -382,3 +382,39 @@ def test_density_ratio_weights_default_classifier_is_sklearns_default_logistic_r
     ref = experience.density_ratio_weights(src, tgt, clip_quantile=None,
                                            classifier=LogisticRegression(tol=1e-10, max_iter=10000))
     np.testing.assert_allclose(w, ref, rtol=0.01)  # the default stops at tol 1e-4; C = 2 differs by 9%
+
+
+def test_truncnorm_sample_each_argument_can_carry_the_shape():
+    # one array argument, the others scalars: every draw gets its own uniform
+    rng = np.random.default_rng(4)
+    for kw in (dict(sigma=np.ones(50)), dict(lo=np.full(50, -1.0)), dict(hi=np.full(50, 1.0))):
+        args = dict(mu=0.0, sigma=1.0, lo=-1.0, hi=1.0) | kw
+        x = experience.truncnorm_sample(args["mu"], args["sigma"], args["lo"], args["hi"], rng)
+        assert x.shape == (50,) and len(np.unique(x)) == 50
+    # object-dtype numbers (a pandas object column) are read as floats
+    x = experience.truncnorm_sample(np.array([1.0, 2.0], dtype=object), np.array([1.0, 1.0], dtype=object),
+                                    0.0, 3.0, _FixedUniforms(0.5))
+    np.testing.assert_allclose(x, stats.truncnorm.ppf(0.5, [-1.0, -2.0], [2.0, 1.0], loc=[1.0, 2.0]))
+
+
+def test_truncnorm_sample_stays_finite_and_inside_the_bounds_at_the_extremes():
+    # infinite bounds: u = 0, or p rounding to 1, must not give an infinite draw
+    x = experience.truncnorm_sample([0.0, 0.0], 1.0, [-np.inf, 0.5], np.inf, _FixedUniforms([0.0, 1 - 2.0 ** -53]))
+    assert np.isfinite(x).all() and x[0] < -5 and x[1] > 5
+    # the inverse CDF far in a tail rounds a little past the bound: the draw is put back on it
+    assert special_round_trip_below(7.0)
+    x = experience.truncnorm_sample(0.0, 1.0, 7.0, np.inf, _FixedUniforms(0.0))
+    assert float(x) >= 7.0
+    x = experience.truncnorm_sample(0.0, 1.0, 6.0, 6.5, _FixedUniforms(1 - 2.0 ** -53))
+    assert 6.0 <= float(x) <= 6.5
+    # CDF mass below 1e-12 (P(7.2 < Z < 8) ~ 3e-13): the draw collapses onto the nearer bound
+    assert stats.norm.sf(7.2) - stats.norm.sf(8.0) < 1e-12
+    x = experience.truncnorm_sample([0.0, 0.0], 1.0, [7.2, -8.0], [8.0, -7.2], _FixedUniforms(0.5))
+    np.testing.assert_array_equal(x, [7.2, -7.2])
+
+
+def special_round_trip_below(z):
+    """True when Phi^-1(Phi(z)) < z in floating point (so the unclipped draw would leave [z, inf))."""
+    from scipy import special
+
+    return bool(special.ndtri(special.ndtr(z)) < z)
