@@ -418,3 +418,34 @@ def special_round_trip_below(z):
     from scipy import special
 
     return bool(special.ndtri(special.ndtr(z)) < z)
+
+
+def test_density_ratio_weights_options_at_their_edges():
+    src = pd.DataFrame({"age": [30, 31, 32], "gender": ["F", "M", "F"], "educ_years": [16.0] * 3})
+    tgt = pd.DataFrame({"age": [30, 40], "gender": ["F", "M"], "educ_years": [16.0, 12.0]})
+    c = np.array([0.5, 0.75, 0.9])
+    raw = np.array([1.0, 3.0, 9.0])
+    # any clip_quantile of 1 or more leaves the weights unclipped
+    w = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c), clip_quantile=1.5)
+    np.testing.assert_allclose(w, raw / raw.mean())
+    # a zero target weight is allowed (only negative ones, or a zero total, are refused)
+    rec = _Recorder(c)
+    experience.density_ratio_weights(src, tgt, classifier=rec, target_weight=[0.0, 2.0])
+    np.testing.assert_allclose(rec.sw, [2.5 / 3] * 3 + [0.0, 2.5])
+    # weights that arrive as object-dtype numbers are read as floats
+    rec = _Recorder(c)
+    w = experience.density_ratio_weights(src, tgt, classifier=rec, clip_quantile=None,
+                                         target_weight=np.array([1, 3], dtype=object),
+                                         source_weight=np.array([1, 1, 2], dtype=object))
+    assert rec.sw.dtype == np.float64 and w.dtype == np.float64
+    np.testing.assert_allclose(rec.sw, [2.5 / 4, 2.5 / 4, 5.0 / 4, 2.5 / 4, 7.5 / 4])
+    np.testing.assert_allclose(w, np.array([1.0, 3.0, 18.0]) / 22 * 3)
+
+
+def test_association_tests_a_degenerate_pair_does_not_hide_the_next_pair():
+    only_f = Q[(Q.gender == "F") & (Q.occupation == "nurse")]  # API MA, Black some college
+    t = population.association_tests(only_f)
+    assert t["pair"].tolist() == ["gender × edu_level", "race × edu_level"]
+    assert t.loc[0, "dof"] == 0 and np.isnan(t.loc[0, "chi2"])
+    ref = stats.chi2_contingency(pd.crosstab(only_f["race"], only_f["edu_level"]).to_numpy())
+    assert t.loc[1, "dof"] == 1 and t.loc[1, "chi2"] == pytest.approx(ref[0])
