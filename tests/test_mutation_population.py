@@ -449,3 +449,19 @@ def test_association_tests_a_degenerate_pair_does_not_hide_the_next_pair():
     assert t.loc[0, "dof"] == 0 and np.isnan(t.loc[0, "chi2"])
     ref = stats.chi2_contingency(pd.crosstab(only_f["race"], only_f["edu_level"]).to_numpy())
     assert t.loc[1, "dof"] == 1 and t.loc[1, "chi2"] == pytest.approx(ref[0])
+
+
+def test_density_ratio_weights_default_fit_converges_on_a_concentrated_target():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    n = 20000  # a target packed into one corner of a wide source: lbfgs needs over 100 iterations
+    src = pd.DataFrame({"age": rng.integers(18, 90, n), "gender": rng.choice(["F", "M"], n),
+                        "educ_years": rng.choice([12.0, 20.0], n), "race": rng.choice(["Black", "White"], n)})
+    tgt = pd.DataFrame({"age": rng.integers(85, 90, 50), "gender": "F", "educ_years": 20.0, "race": "Black"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
+    assert np.isfinite(w).all() and w.mean() == pytest.approx(1.0)
