@@ -178,3 +178,290 @@ def test_density_ratio_weights_recover_a_known_shift():
     assert w.mean() == pytest.approx(1.0)
     ratio = w[age_s >= 35].mean() / w[age_s < 35].mean()
     assert 1.6 < ratio < 2.5  # the true ratio is 2; the quadratic logistic design smooths the step
+
+
+class _Recorder:
+    """Records what density_ratio_weights fits on and returns fixed probabilities ``c``."""
+
+    def __init__(self, c):
+        self.c = np.asarray(c, float)
+
+    def fit(self, X, y, sample_weight=None):
+        self.X, self.y, self.sw = np.asarray(X), np.asarray(y), np.asarray(sample_weight)
+        return self
+
+    def predict_proba(self, X):
+        self.Xp = np.asarray(X)
+        return np.column_stack([1 - self.c, self.c])
+
+
+def _design_by_hand(age, female, educ, black=None, gender_term=True):
+    a, e = (np.asarray(age, float) - 35.0) / 10.0, (np.asarray(educ, float) - 14.0) / 3.0
+    f = np.asarray(female, float)
+    cols = [a, a ** 2, e, e ** 2, a * e] + ([f, f * a, f * e] if gender_term else [])
+    if black is not None:
+        cols.append(np.asarray(black, float))
+    return np.column_stack(cols)
+
+
+def test_density_ratio_weights_design_labels_and_balanced_sample_weights():
+    src = pd.DataFrame({"age": [25, 45, 35], "gender": ["F", "M", "F"], "educ_years": [12.0, 16.0, 17.0],
+                        "race": ["Black", "White", None]})
+    tgt = pd.DataFrame({"age": [55, 30], "gender": ["M", "F"], "educ_years": [14.0, 18.0],
+                        "race": ["White", "Black"]})
+    c = [0.5, 0.75, 0.2]
+    rec = _Recorder(c)
+    w = experience.density_ratio_weights(src, tgt, classifier=rec, clip_quantile=None,
+                                         source_weight=[1.0, 2.0, 1.0], target_weight=[3.0, 1.0])
+    xs = _design_by_hand([25, 45, 35], [1, 0, 1], [12, 16, 17], [1, 0, 0])
+    xt = _design_by_hand([55, 30], [0, 1], [14, 18], [0, 1])
+    np.testing.assert_allclose(rec.X, np.vstack([xs, xt]))
+    np.testing.assert_allclose(rec.Xp, xs)  # probabilities are asked for the source rows only
+    np.testing.assert_array_equal(rec.y, [0, 0, 0, 1, 1])
+    # each class has total weight n/2 = 2.5, split within the class by its base weights
+    np.testing.assert_allclose(rec.sw, [2.5 / 4, 5.0 / 4, 2.5 / 4, 2.5 * 3 / 4, 2.5 / 4])
+    odds = np.array([1.0, 3.0 * 2.0, 0.25])  # c/(1-c) times the source base weight
+    np.testing.assert_allclose(w, odds / odds.mean())
+    # without a race column on either side there is no race column in the design
+    rec2 = _Recorder(c)
+    experience.density_ratio_weights(src.drop(columns="race"), tgt, classifier=rec2, gender_term=False)
+    np.testing.assert_allclose(rec2.X, np.vstack([_design_by_hand([25, 45, 35], [1, 0, 1], [12, 16, 17], gender_term=False),
+                                                  _design_by_hand([55, 30], [0, 1], [14, 18], gender_term=False)]))
+    rec3 = _Recorder(c)
+    experience.density_ratio_weights(src, tgt.drop(columns="race"), classifier=rec3)
+    assert rec3.X.shape == (5, 8)
+
+
+def test_density_ratio_weights_clip_probabilities_and_quantile():
+    src = pd.DataFrame({"age": [30, 31, 32, 33, 34], "gender": ["F"] * 5, "educ_years": [16.0] * 5})
+    tgt = pd.DataFrame({"age": [30], "gender": ["F"], "educ_years": [16.0]})
+    # c = 0 and 1 are clipped to 1e-6 and 1 - 1e-6 before the odds
+    c = np.array([0.0, 1.0, 0.5, 0.5, 0.5])
+    w = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c), clip_quantile=None)
+    odds = np.array([1e-6 / (1 - 1e-6), (1 - 1e-6) / 1e-6, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(w, odds / odds.mean(), rtol=1e-9)
+    # clip at the 0.75 quantile (numpy's linear rule): odds 1, 3, 1, 9, 1/3 -> sorted 1/3,1,1,3,9; q = 3
+    c2 = np.array([0.5, 0.75, 0.5, 0.9, 0.25])
+    w2 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2), clip_quantile=0.75)
+    capped = np.array([1.0, 3.0, 1.0, 3.0, 1 / 3])
+    np.testing.assert_allclose(w2, capped / capped.mean())
+    # clip_quantile=1 leaves the weights unclipped
+    w3 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2), clip_quantile=1.0)
+    raw = np.array([1.0, 3.0, 1.0, 9.0, 1 / 3])
+    np.testing.assert_allclose(w3, raw / raw.mean())
+    # default clip is the 0.99 quantile
+    w4 = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c2))
+    q = np.quantile(raw, 0.99)
+    np.testing.assert_allclose(w4, np.minimum(raw, q) / np.minimum(raw, q).mean())
+
+
+class _FixedUniforms:
+    """A stand-in generator whose ``random(shape)`` returns the given uniforms."""
+
+    def __init__(self, u):
+        self.u = np.asarray(u, float)
+
+    def random(self, shape):
+        return np.broadcast_to(self.u, shape).copy()
+
+
+def test_truncnorm_sample_is_scipys_inverse_cdf_at_the_uniforms():
+    u = np.array([0.1, 0.5, 0.9, 0.25, 0.999])
+    mu = np.array([3.0, -2.0, 8.0, 5.0, 0.5])
+    sigma = np.array([4.0, 1.5, 2.0, 0.5, 3.0])
+    lo = np.array([0.0, -3.0, 1.0, 4.0, 0.0])
+    hi = np.array([10.0, 4.0, 9.0, 5.5, 2.0])
+    x = experience.truncnorm_sample(mu, sigma, lo, hi, _FixedUniforms(u))
+    ref = stats.truncnorm.ppf(u, (lo - mu) / sigma, (hi - mu) / sigma, loc=mu, scale=sigma)
+    np.testing.assert_allclose(x, ref, rtol=1e-7, atol=1e-9)
+    # scalars broadcast against an array of means; the shape asked of the generator is the broadcast one
+    x2 = experience.truncnorm_sample(mu, 2.0, 0.0, 6.0, _FixedUniforms(0.5))
+    ref2 = stats.truncnorm.ppf(0.5, (0.0 - mu) / 2.0, (6.0 - mu) / 2.0, loc=mu, scale=2.0)
+    np.testing.assert_allclose(x2, ref2, rtol=1e-7)
+    # u at the ends stays inside the bounds
+    x3 = experience.truncnorm_sample([0.0, 0.0], 1.0, -1.0, 1.0, _FixedUniforms([0.0, 1.0 - 1e-17]))
+    np.testing.assert_allclose(x3, [-1.0, 1.0], atol=1e-6)
+
+
+def test_truncnorm_sample_degenerate_and_zero_sigma():
+    # sigma 0 is floored: draws sit at mu (inside) or at the nearer bound (outside)
+    x = experience.truncnorm_sample([5.0, -1.0, 12.0], 0.0, 0.0, 10.0, _FixedUniforms(0.3))
+    np.testing.assert_allclose(x, [5.0, 0.0, 10.0], atol=1e-6)
+    # far tails with a real sigma: both CDF values round to the same number
+    x = experience.truncnorm_sample([-100.0, 100.0], 1.0, 0.0, 10.0, _FixedUniforms(0.7))
+    np.testing.assert_array_equal(x, [0.0, 10.0])
+    # an interval of CDF mass just above 1e-12 is sampled, not collapsed to the bound
+    mu, lo, hi = 0.0, 7.0, 8.0  # P(7 < Z < 8) ~ 1.3e-12
+    assert stats.norm.sf(7) - stats.norm.sf(8) > 1e-12
+    x = experience.truncnorm_sample(mu, 1.0, lo, hi, _FixedUniforms(0.5))
+    assert lo < float(x) < hi
+
+
+# teachers first (not alphabetical), shares that need rounding, an age exactly 25
+Q = _profiles([
+    ("teacher", "F", "White", 25, BA, 1), ("teacher", "M", "Black", 26, HS, 2),
+    ("nurse", "F", "API", 25, MA, 1), ("nurse", "M", "White", 24, BA, 1), ("nurse", "F", "Black", 30, SOME, 1),
+    ("nurse", "M", "White", 31, ASSOC, 1),
+])
+
+
+def test_summarize_keeps_first_seen_order_and_rounds_to_one_decimal():
+    s = population.summarize(Q)
+    assert list(s.index) == ["teacher", "nurse"]
+    assert list(s.columns) == ["n", "pct_women", "pct_White", "pct_Black", "pct_API", "mean_age", "mean_exp_year",
+                               "pct_bachelor_plus"]
+    assert s.loc["teacher", "n"] == 3
+    assert s.loc["teacher", "pct_women"] == 33.3  # 100/3 rounded to one decimal
+    assert s.loc["teacher", "pct_Black"] == 66.7 and s.loc["teacher", "pct_White"] == 33.3
+    assert s.loc["teacher", "pct_API"] == 0.0
+    assert s.loc["teacher", "mean_age"] == 25.7  # 77/3
+    assert s.loc["teacher", "mean_exp_year"] == 3.7  # (3 + 4 + 4)/3
+    assert s.loc["teacher", "pct_bachelor_plus"] == 33.3
+    assert s.loc["nurse", "pct_bachelor_plus"] == 50.0 and s.loc["nurse", "pct_API"] == 25.0
+
+
+def test_ba_plus_shares_sorted_and_age_25_included():
+    s = population.ba_plus_shares(Q, "gender")
+    assert list(s.columns) == ["occupation", "gender", "share_ba_plus", "n"]
+    assert s[["occupation", "gender"]].values.tolist() == [["nurse", "F"], ["nurse", "M"], ["teacher", "F"],
+                                                            ["teacher", "M"]]
+    # nurse F: ages 25 (MA) and 30 (some college); nurse M: only 31 (assoc) -- 24 is below 25
+    assert s["share_ba_plus"].tolist() == [0.5, 0.0, 1.0, 0.0]
+    assert s["n"].tolist() == [2, 1, 1, 2]
+    r = population.ba_plus_shares(Q, "race", min_age=26).set_index(["occupation", "race"])
+    assert list(r.index) == [("nurse", "Black"), ("nurse", "White"), ("teacher", "Black")]
+    assert r["n"].tolist() == [1, 1, 2]
+
+
+def test_log_odds_ratio_age_boundary_single_levels_and_occupation_filter():
+    # nurse, F vs M, high = Master's (a string), low = some college + associate's (a list)
+    lor, se = population.log_odds_ratio(Q, "nurse", "gender", "F", "M", MA, [SOME, ASSOC])
+    # F: MA 1 (age 25 counts), low 1; M: MA 0, low 1 (the 24-year-old BA is out anyway)
+    n = np.array([[1.5, 1.5], [0.5, 1.5]])
+    assert lor == pytest.approx(np.log(1.5 / 1.5) - np.log(0.5 / 1.5))
+    assert se == pytest.approx(np.sqrt((1 / n).sum()))
+    # min_age=24 brings in the M BA row only when BA counts as high
+    lor24, se24 = population.log_odds_ratio(Q, "nurse", "gender", "F", "M", (BA, MA), (SOME, ASSOC), min_age=24)
+    assert lor24 == pytest.approx(np.log(1.5 / 1.5) - np.log(1.5 / 1.5))
+    assert se24 == pytest.approx(np.sqrt(4 / 1.5))
+    # teachers: F BA 1, low none; M HS 2 (a string low level)
+    lt, st = population.log_odds_ratio(Q, "teacher", "gender", "F", "M", BA, HS)
+    assert lt == pytest.approx(np.log(1.5 / 0.5) - np.log(0.5 / 2.5))
+    assert st == pytest.approx(np.sqrt(1 / 1.5 + 1 / 0.5 + 1 / 0.5 + 1 / 2.5))
+
+
+def test_association_tests_order_names_and_counts():
+    t = population.association_tests(Q)
+    assert list(t.columns) == ["occupation", "pair", "chi2", "dof", "p_value", "n"]
+    assert t["occupation"].tolist() == ["teacher", "teacher", "nurse", "nurse"]
+    assert t["pair"].tolist() == ["gender × edu_level", "race × edu_level"] * 2
+    assert t["n"].tolist() == [3, 3, 4, 4]
+    nurse = Q[Q.occupation == "nurse"]
+    ref = stats.chi2_contingency(pd.crosstab(nurse["race"], nurse["edu_level"]).to_numpy())
+    row = t.iloc[3]
+    assert row["chi2"] == pytest.approx(ref[0]) and row["p_value"] == pytest.approx(ref[1])
+    assert row["dof"] == (3 - 1) * (4 - 1)
+    assert isinstance(row["dof"], (int, np.integer))
+    # categorical columns with unused levels: the empty rows/columns are dropped before the test
+    cat = nurse.assign(race=pd.Categorical(nurse["race"], categories=["White", "Black", "API", "Other"]),
+                       edu_level=pd.Categorical(nurse["edu_level"], categories=list(EDU_LEVELS)))
+    tc = population.association_tests(cat, pairs=(("race", "edu_level"),))
+    assert tc.loc[0, "dof"] == 6 and tc.loc[0, "chi2"] == pytest.approx(ref[0])
+
+
+def test_density_ratio_weights_default_classifier_is_sklearns_default_logistic_regression():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    n = 300
+    src = pd.DataFrame({"age": rng.integers(22, 50, n), "gender": rng.choice(["F", "M"], n),
+                        "educ_years": rng.choice([12.0, 14.0, 16.0, 18.0], n)})
+    tgt = pd.DataFrame({"age": rng.integers(30, 60, n), "gender": rng.choice(["F", "M"], n, p=[0.7, 0.3]),
+                        "educ_years": rng.choice([12.0, 16.0], n)})
+    w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
+    ref = experience.density_ratio_weights(src, tgt, clip_quantile=None,
+                                           classifier=LogisticRegression(tol=1e-10, max_iter=10000))
+    np.testing.assert_allclose(w, ref, rtol=0.01)  # the default stops at tol 1e-4; C = 2 differs by 9%
+
+
+def test_truncnorm_sample_each_argument_can_carry_the_shape():
+    # one array argument, the others scalars: every draw gets its own uniform
+    rng = np.random.default_rng(4)
+    for kw in (dict(sigma=np.ones(50)), dict(lo=np.full(50, -1.0)), dict(hi=np.full(50, 1.0))):
+        args = dict(mu=0.0, sigma=1.0, lo=-1.0, hi=1.0) | kw
+        x = experience.truncnorm_sample(args["mu"], args["sigma"], args["lo"], args["hi"], rng)
+        assert x.shape == (50,) and len(np.unique(x)) == 50
+    # object-dtype numbers (a pandas object column) are read as floats
+    x = experience.truncnorm_sample(np.array([1.0, 2.0], dtype=object), np.array([1.0, 1.0], dtype=object),
+                                    0.0, 3.0, _FixedUniforms(0.5))
+    np.testing.assert_allclose(x, stats.truncnorm.ppf(0.5, [-1.0, -2.0], [2.0, 1.0], loc=[1.0, 2.0]))
+
+
+def test_truncnorm_sample_stays_finite_and_inside_the_bounds_at_the_extremes():
+    # infinite bounds: u = 0, or p rounding to 1, must not give an infinite draw
+    x = experience.truncnorm_sample([0.0, 0.0], 1.0, [-np.inf, 0.5], np.inf, _FixedUniforms([0.0, 1 - 2.0 ** -53]))
+    assert np.isfinite(x).all() and x[0] < -5 and x[1] > 5
+    # the inverse CDF far in a tail rounds a little past the bound: the draw is put back on it
+    assert special_round_trip_below(7.0)
+    x = experience.truncnorm_sample(0.0, 1.0, 7.0, np.inf, _FixedUniforms(0.0))
+    assert float(x) >= 7.0
+    x = experience.truncnorm_sample(0.0, 1.0, 6.0, 6.5, _FixedUniforms(1 - 2.0 ** -53))
+    assert 6.0 <= float(x) <= 6.5
+    # CDF mass below 1e-12 (P(7.2 < Z < 8) ~ 3e-13): the draw collapses onto the nearer bound
+    assert stats.norm.sf(7.2) - stats.norm.sf(8.0) < 1e-12
+    x = experience.truncnorm_sample([0.0, 0.0], 1.0, [7.2, -8.0], [8.0, -7.2], _FixedUniforms(0.5))
+    np.testing.assert_array_equal(x, [7.2, -7.2])
+
+
+def special_round_trip_below(z):
+    """True when Phi^-1(Phi(z)) < z in floating point (so the unclipped draw would leave [z, inf))."""
+    from scipy import special
+
+    return bool(special.ndtri(special.ndtr(z)) < z)
+
+
+def test_density_ratio_weights_options_at_their_edges():
+    src = pd.DataFrame({"age": [30, 31, 32], "gender": ["F", "M", "F"], "educ_years": [16.0] * 3})
+    tgt = pd.DataFrame({"age": [30, 40], "gender": ["F", "M"], "educ_years": [16.0, 12.0]})
+    c = np.array([0.5, 0.75, 0.9])
+    raw = np.array([1.0, 3.0, 9.0])
+    # any clip_quantile of 1 or more leaves the weights unclipped
+    w = experience.density_ratio_weights(src, tgt, classifier=_Recorder(c), clip_quantile=1.5)
+    np.testing.assert_allclose(w, raw / raw.mean())
+    # a zero target weight is allowed (only negative ones, or a zero total, are refused)
+    rec = _Recorder(c)
+    experience.density_ratio_weights(src, tgt, classifier=rec, target_weight=[0.0, 2.0])
+    np.testing.assert_allclose(rec.sw, [2.5 / 3] * 3 + [0.0, 2.5])
+    # weights that arrive as object-dtype numbers are read as floats
+    rec = _Recorder(c)
+    w = experience.density_ratio_weights(src, tgt, classifier=rec, clip_quantile=None,
+                                         target_weight=np.array([1, 3], dtype=object),
+                                         source_weight=np.array([1, 1, 2], dtype=object))
+    assert rec.sw.dtype == np.float64 and w.dtype == np.float64
+    np.testing.assert_allclose(rec.sw, [2.5 / 4, 2.5 / 4, 5.0 / 4, 2.5 / 4, 7.5 / 4])
+    np.testing.assert_allclose(w, np.array([1.0, 3.0, 18.0]) / 22 * 3)
+
+
+def test_association_tests_a_degenerate_pair_does_not_hide_the_next_pair():
+    only_f = Q[(Q.gender == "F") & (Q.occupation == "nurse")]  # API MA, Black some college
+    t = population.association_tests(only_f)
+    assert t["pair"].tolist() == ["gender × edu_level", "race × edu_level"]
+    assert t.loc[0, "dof"] == 0 and np.isnan(t.loc[0, "chi2"])
+    ref = stats.chi2_contingency(pd.crosstab(only_f["race"], only_f["edu_level"]).to_numpy())
+    assert t.loc[1, "dof"] == 1 and t.loc[1, "chi2"] == pytest.approx(ref[0])
+
+
+def test_density_ratio_weights_default_fit_converges_on_a_concentrated_target():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    n = 20000  # a target packed into one corner of a wide source: lbfgs needs over 100 iterations
+    src = pd.DataFrame({"age": rng.integers(18, 90, n), "gender": rng.choice(["F", "M"], n),
+                        "educ_years": rng.choice([12.0, 20.0], n), "race": rng.choice(["Black", "White"], n)})
+    tgt = pd.DataFrame({"age": rng.integers(85, 90, 50), "gender": "F", "educ_years": 20.0, "race": "Black"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
+    assert np.isfinite(w).all() and w.mean() == pytest.approx(1.0)
