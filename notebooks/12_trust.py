@@ -91,7 +91,7 @@ labelled(causal[causal["kind"] != "coverage"].drop(columns=["family"]).reset_ind
 # narrow (its SE is smaller than the real spread of the estimates over replications) or the
 # estimate is biased. The full run keeps every replication
 # (`benchmarks/results/coverage_causal_records.csv.gz`), so both can be read off: the SE the
-# interval implies (half-width / 1.96) over the standard deviation of the estimates, and the
+# interval implies (half-width / $z_{0.975}$) over the standard deviation of the estimates, and the
 # mean error over that standard deviation. Where the first is near 1 and the second near 0 the
 # interval is right; an SE/SD of 0.85 costs about five points of coverage.
 
