@@ -412,3 +412,6 @@ def test_a_missing_estimate_leaves_the_cancellation_case_unknown():
     assert labels.iloc[1] == "C1"
     # a row with both estimates keeps its own cancellation: NDE 1 and NIE -2 cancel
     assert labels.iloc[2] == "C1,C2"
+    # the same with that row alone (every product missing): still unknown, not ruled out
+    alone = flags_from_significance(sig.iloc[:1], nde=[1.0], nie=[float("nan")])
+    assert pd.isna(alone.loc[0, "C2"]) and labels_from_flags(alone).iloc[0] is None
