@@ -35,12 +35,12 @@ $(LLM_SERVER): scripts/install-llm-server.sh | $(STAMP)
 llm-server: $(LLM_SERVER)
 
 # the suite on TEST_JOBS workers (pytest-xdist), one test file per worker at a time so that a
-# file's module fixtures (a llama-server, the built book's pages) start once, in the order
-# tests/conftest.py collects them (longest files first; xdist would otherwise start the files
-# with the most tests first and leave the two longest to the end); TEST_JOBS=1: serial
+# file's module fixtures (a llama-server, the built book's pages) start once; TEST_JOBS=1: serial.
+# xdist starts the files with the most tests first; starting the two longest files (the
+# live-server audit, the audit chapters) first instead was slower on 2 cores (2026-12-03)
 TEST_JOBS ?= 2
 test: setup $(LLM_SERVER)
-	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder)
+	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 # mutation testing of the statistics (not part of `make test`): mutmut per module, each mutant
 # judged by that module's own tests; prints the score per module. Measured 2026-12-03: the

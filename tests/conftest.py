@@ -16,22 +16,6 @@ import pandas as pd
 import pytest
 
 
-# The test files that take longest (`pytest --durations` on two idle cores, 2026-12-03), in
-# that order. They are collected first, so that under `make test` (two pytest-xdist workers,
-# one file at a time) the long files start at once and the short ones fill in beside them:
-# longest-first scheduling, which keeps one worker from idling at the end while the other
-# runs a three-minute file. The order changes when tests run, never what they check.
-LONGEST_FIRST = ("test_audit_report_live.py", "test_notebooks_audit.py", "test_book_render.py",
-                 "test_screeners_live.py", "test_screeners_notebook.py", "test_audit_report.py",
-                 "test_leakage_cli_notebook.py", "test_audit_report_leakage.py", "test_causal_notebooks.py",
-                 "test_population_notebooks.py", "test_coverage_causal.py", "test_screeners_hf.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order kept otherwise
-
-
 @pytest.fixture(scope="session")
 def published() -> pd.DataFrame:
     from popresume.audit.metrics import published_table
