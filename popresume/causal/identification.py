@@ -54,7 +54,8 @@ from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES
 # samples with at most 5% of their estimated propensities clipped covered 0.95 at n = 1,000
 # (111 of 300 samples) but 0.84 at n = 4,000 (31 of 300; 0.67 in the 6 with 1-2% clipped):
 # the samples whose estimate clips little are those whose rare cells were over-estimated. At
-# most 1% clipped leaves 18 weak samples at n = 1,000 (covering 0.93) and none at 4,000, and
+# most 1% clipped leaves 18 weak samples at n = 1,000 (16 covered with normal intervals, 15
+# with the harness's bootstrap ones: too few to call) and none at 4,000, and
 # changes nothing on the good design (no propensity near the bounds).
 MAX_CLIPPED_SHARE = 0.01
 MIN_ESS = 50.0
