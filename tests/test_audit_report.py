@@ -186,9 +186,8 @@ def test_report_html_is_self_contained(synthetic_report):
 
 
 def test_report_opens_offline_in_chromium_images_load_nothing_cut(synthetic_report, tmp_path):
-    from test_book_render import chromium  # tests/test_book_render.py
+    from test_book_render import run_chromium  # tests/test_book_render.py
 
-    exe = chromium()
     page = (synthetic_report[0] / "report.html").read_text()
     probe = ("<script>window.addEventListener('load', () => { const imgs = [...document.images];"
              "const cut = [...document.querySelectorAll('td,th,p,li,caption,figcaption,h1,h2,h3')]"
@@ -199,11 +198,10 @@ def test_report_opens_offline_in_chromium_images_load_nothing_cut(synthetic_repo
              "wide: document.documentElement.scrollWidth > window.innerWidth})); });</script>")
     f = tmp_path / "page.html"
     f.write_text(page.replace("</body>", probe + "</body>"))
-    base = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-            f"--user-data-dir={tmp_path / 'profile'}", "--proxy-server=127.0.0.1:9",
-            "--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1280,1000", "--virtual-time-budget=5000"]
-    dom = subprocess.run(base + ["--dump-dom", f.as_uri()], capture_output=True, text=True, timeout=180).stdout
+    base = ["--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND", "--window-size=1280,1000",
+            "--virtual-time-budget=5000"]
+    dom = run_chromium(base + ["--dump-dom", f.as_uri()], tmp_path / "profile").stdout
     m = re.search(r"data-check=\"([^\"]+)\"", dom)
     assert m, dom[-2000:]
     check = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
@@ -211,8 +209,8 @@ def test_report_opens_offline_in_chromium_images_load_nothing_cut(synthetic_repo
     assert check["cut"] == [] and not check["wide"]
     assert check["requests"] == []
     pdf = tmp_path / "report.pdf"
-    subprocess.run(base + [f"--print-to-pdf={pdf}", "--no-pdf-header-footer",
-                           (synthetic_report[0] / "report.html").as_uri()], capture_output=True, timeout=180)
+    run_chromium(base + [f"--print-to-pdf={pdf}", "--no-pdf-header-footer",
+                         (synthetic_report[0] / "report.html").as_uri()], tmp_path / "profile-pdf")
     assert pdf.read_bytes()[:4] == b"%PDF" and pdf.stat().st_size > 20_000
 
 
