@@ -16,7 +16,10 @@ server_mod = require_llama_server()
 
 @pytest.fixture(scope="module")
 def llama():
-    with server_mod.LlamaServer("smollm2", threads=2, ctx_size=2048, startup_timeout=180) as srv:
+    # One sleeping thread: the suite's other worker keeps a core busy the whole time. Measured
+    # beside one busy process on 2 cores (2026-12-03): 2 spinning threads 405 s, 2 sleeping
+    # threads 354 s, 1 sleeping thread 261 s (alone, 2 spinning threads took 174 s).
+    with server_mod.LlamaServer("smollm2", threads=1, poll=0, ctx_size=2048, startup_timeout=180) as srv:
         yield srv
 
 

@@ -501,17 +501,21 @@ def test_server_launcher_resolves_models_and_passes_the_amx_workaround(tmp_path,
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF")
     fake = tmp_path / "llama-server"
-    fake.write_text("#!/bin/sh\nif [ \"$1\" = --help ]; then echo '-nr, --no-repack  disable repacking'; exit 0; fi\n"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --help ]; then echo '-nr, --no-repack  disable repacking'; "
+                    "echo '--poll <0...100>  use polling level'; exit 0; fi\n"
                     f"echo \"$@\" > {tmp_path}/args; echo 'error: failed to load model' >&2; exit 3\n")
     fake.chmod(0o755)
     monkeypatch.setenv("POPRESUME_LLAMA_SERVER", str(fake))
-    srv = srvmod.LlamaServer(gguf, port=0, threads=2, log_path=tmp_path / "log.txt", startup_timeout=20)
+    with pytest.raises(ValueError, match="poll=101"):
+        srvmod.LlamaServer(gguf, poll=101)
+    srv = srvmod.LlamaServer(gguf, port=0, threads=2, poll=0, log_path=tmp_path / "log.txt", startup_timeout=20)
     assert srv.binary == fake and srv.port > 0 and srv.alias == "m"
     assert srv.spec == f"openai:m@http://127.0.0.1:{srv.port}/v1"
     with pytest.raises(RuntimeError, match="(?s)exited with code 3.*failed to load model"):
         srv.start()
     args = (tmp_path / "args").read_text().split()
     assert "--no-repack" in args and args[args.index("-m") + 1] == str(gguf) and "127.0.0.1" in args
+    assert args[args.index("--poll") + 1] == "0" and args[args.index("-t") + 1] == "2"
 
 
 def test_reply_cut_at_max_tokens_is_not_a_score(server):

@@ -39,7 +39,7 @@ def _resumes(n=len(TEXTS)):
 
 @pytest.fixture(scope="module")
 def llama():
-    with server_mod.LlamaServer("smollm2", threads=2, ctx_size=1024, startup_timeout=180) as srv:
+    with server_mod.LlamaServer("smollm2", threads=1, poll=0, ctx_size=1024, startup_timeout=180) as srv:
         yield srv
 
 

@@ -97,10 +97,15 @@ class LlamaServer:
     ``threads`` CPU threads for generation (default: all), ``ctx_size`` tokens of context per
     slot × ``parallel`` slots, ``cache_prompt`` keeps each slot's KV cache so that a request
     sharing a prefix with the previous one (same instructions and job description) skips it.
+    ``poll`` is llama.cpp's ``--poll`` level (0-100; None: the server's default, 50): how hard
+    an idle worker thread spins waiting for work. 0 makes them sleep, which is what a machine
+    shared with other work wants (a spinning thread takes the core another process needs, and
+    a descheduled one stalls the others at every barrier).
     The server's log goes to ``log_path`` (default: a file in the cache folder)."""
 
     def __init__(self, model: str | os.PathLike = "smollm2", *, port: int = 0, host: str = "127.0.0.1",
                  threads: int | None = None, ctx_size: int = 4096, parallel: int = 1, cache_prompt: bool = True,
+                 poll: int | None = None,
                  binary: str | os.PathLike | None = None, log_path: str | os.PathLike | None = None,
                  alias: str | None = None, extra_args: Sequence[str] = (), startup_timeout: float = 120.0):
         self.model_path = resolve_model(model)
@@ -112,6 +117,9 @@ class LlamaServer:
         self.ctx_size = int(ctx_size)
         self.parallel = max(1, int(parallel))
         self.cache_prompt = bool(cache_prompt)
+        if poll is not None and not 0 <= int(poll) <= 100:
+            raise ValueError(f"poll={poll!r}: llama.cpp's --poll level is 0-100")
+        self.poll = None if poll is None else int(poll)
         self.extra_args = list(extra_args)
         self.startup_timeout = float(startup_timeout)
         if log_path is None:
@@ -147,6 +155,8 @@ class LlamaServer:
                "-c", str(self.ctx_size * self.parallel), "-np", str(self.parallel), "--alias", self.alias]
         if self.threads:
             cmd += ["-t", str(self.threads), "-tb", str(self.threads)]
+        if self.poll is not None and self._knows("--poll"):
+            cmd += ["--poll", str(self.poll)]
         if self._knows("--no-repack"):
             cmd.append("--no-repack")  # no extra buffer types: avoids the AMX crash (module docstring)
         if self._knows("--no-webui"):
