@@ -31,6 +31,7 @@ from .bootstrap import influence_bootstrap
 from .data import PSEData
 from .effects import PSEWarning
 from .functional import PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size, influence, weights
+from .identification import mediated_ess_floor
 from .nuisance import Learners, fit_predict
 from .results import PSEResult, aggregate_reps
 from .spec import DEFAULTS, check_options
@@ -297,7 +298,8 @@ class PSEEstimator:
         raised = self._reliability_warnings(runs)
         self.result_ = PSEResult(psi, phi_reps, aggregate=self.aggregate, level=self.level,
                                  diagnostics=self._diagnostics(runs, raised), fold=first.fold,
-                                 identification=self.identification, population=self.population)
+                                 identification=self.identification, population=self.population,
+                                 min_ess_mediated=mediated_ess_floor(self._learners.outcome))
         return self
 
     # -- the fitted state, read from ``result_`` (the one place it is kept)
