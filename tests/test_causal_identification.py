@@ -71,7 +71,7 @@ def test_mediated_effects_need_more_effective_rows():
 def test_the_mediated_floor_follows_the_outcome_learner():
     """XGBoost's nested regressions are noisier than the saturated learner's, so its mediated
     effects need 2,000 effective rows, not 750 (the harness: RIE covers 0.89 at n = 4,000 with
-    XGBoost, 0.97 at n = 8,000). On one good-overlap sample of 4,000 (smallest ESS about
+    XGBoost, 0.96 at n = 8,000). On one good-overlap sample of 4,000 (smallest ESS about
     1,100) the cell-means fit calls every effect estimable and the XGBoost fit only TE and NDE."""
     from sklearn.ensemble import GradientBoostingRegressor
 
