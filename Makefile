@@ -23,8 +23,19 @@ setup: $(STAMP)
 
 # IPYTHONDIR: the chapters' kernels load the figure check (book/_ipython, popresume/plots/layout.py):
 # a figure with overlapping or cut text gets a warning under it, which fails the rendering tests
+# jupyter-cache keys a chapter's outputs by its code cells alone, and Sphinx keeps a page's
+# doctree while its source is unchanged: after a change to the package or to the data the
+# chapters read, both would show the old outputs. So any such change since the last build
+# (or a build of unknown age) empties the two caches, and every chapter runs again.
+EXEC_INPUTS := popresume data configs benchmarks/results
+INPUTS_STAMP := _build/.executed-inputs
 book: setup
+	@if [ ! -f $(INPUTS_STAMP) ] || [ -n "$$(find $(EXEC_INPUTS) -type f -newer $(INPUTS_STAMP) -not -path '*/__pycache__/*' | head -1)" ]; then \
+	  echo "book: the package or the data changed since the last build (or its age is unknown): every chapter runs"; \
+	  rm -rf _build/.jupyter_cache _build/.doctrees; fi
+	@mkdir -p _build && touch $(INPUTS_STAMP).new
 	IPYTHONDIR=$(CURDIR)/book/_ipython $(VENV)/bin/jupyter-book build . -W -n --keep-going
+	@mv $(INPUTS_STAMP).new $(INPUTS_STAMP)
 
 # llama.cpp's llama-server for the live-server tests (tests/test_screeners_live.py) and
 # `popresume serve`: built from source once (cmake, g++); the book does not need it

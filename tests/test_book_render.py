@@ -83,7 +83,11 @@ def book_sources() -> list[Path]:
 # Everything the book executes or includes: the package its notebooks import, the shipped
 # data they read, the notebooks and pages themselves and the book's configuration. A change
 # to any of them makes the rendered HTML stale.
-BOOK_INPUT_DIRS = ("popresume", "data", "notebooks", "book", "configs")
+BOOK_INPUT_DIRS = ("popresume", "data", "notebooks", "book", "configs", "benchmarks/results")
+# the part of them that the chapters execute without it showing in their code cells (so
+# that jupyter-cache, which keys outputs by code cells, and Sphinx's doctrees go stale):
+# the Makefile's EXEC_INPUTS
+EXEC_INPUT_DIRS = ("popresume", "data", "configs", "benchmarks/results")
 GENERATED = {"__pycache__", ".ipynb_checkpoints", "_build"}
 
 
@@ -110,11 +114,15 @@ def test_freshness_follows_everything_the_book_executes():
     """A change to the package, the data or a notebook (not only the book's page list)
     makes the HTML stale."""
     inputs = {p.relative_to(REPO_ROOT).as_posix() for p in book_inputs()}
-    for expected in ("popresume/causal/estimate.py", "popresume/multiplicity.py", "_config.yml", "_toc.yml"):
+    for expected in ("popresume/causal/estimate.py", "popresume/multiplicity.py", "_config.yml", "_toc.yml",
+                     "benchmarks/results/coverage.csv"):
         assert expected in inputs
     assert any(name.startswith("data/") for name in inputs)
     assert any(name.startswith("notebooks/") and name.endswith(".py") for name in inputs)
     assert not any("__pycache__" in name or name.endswith(".ipynb") for name in inputs)
+    # `make book` empties the execution caches after a change to the same folders
+    make = (REPO_ROOT / "Makefile").read_text()
+    assert re.search(r"^EXEC_INPUTS := (.*)$", make, re.M).group(1).split() == list(EXEC_INPUT_DIRS)
 
 
 @pytest.fixture(scope="session")
@@ -124,6 +132,12 @@ def built_book() -> dict:
     if html_is_fresh():
         return {"html": HTML, "rc": None, "log": "", "seconds": 0.0, "missing": missing}
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
+    pages = list(HTML.rglob("*.html")) if HTML.is_dir() else []
+    built = max((p.stat().st_mtime for p in pages), default=0.0)
+    executed = [p for p in book_inputs() if any(p.is_relative_to(REPO_ROOT / d) for d in EXEC_INPUT_DIRS)]
+    if any(p.stat().st_mtime > built for p in executed):  # as `make book`: the cached outputs are stale too
+        for cache in ("_build/.jupyter_cache", "_build/.doctrees"):
+            shutil.rmtree(REPO_ROOT / cache, ignore_errors=True)
     start = time.time()
     # as `make book` does: every figure shown is checked for overlapping or cut text
     env = {**os.environ, "IPYTHONDIR": str(REPO_ROOT / "book" / "_ipython")}
