@@ -32,7 +32,7 @@ from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
-from .identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, identification_table
+from .identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_SHARE, identification_table
 from .spec import AGGREGATIONS, IDENTIFICATIONS
 
 OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
@@ -94,7 +94,8 @@ class PSEResult:
         "overlap" (default): an effect without support (:mod:`popresume.causal.identification`)
         gets no interval, p-value or significance. "paper": every interval as is.
     max_clipped_share, min_ess, min_ess_mediated : float
-        The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE).
+        The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE;
+        ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE).
     population : str, optional
         The estimand's population when the rows were trimmed to the overlap.
 
@@ -139,6 +140,7 @@ class PSEResult:
     max_clipped_share: float = MAX_CLIPPED_SHARE
     min_ess: float = MIN_ESS
     min_ess_mediated: float = MIN_ESS_MEDIATED
+    min_ess_share: float = MIN_ESS_SHARE
     population: str | None = None  # the estimand's population when the data were trimmed
 
     def __post_init__(self):
@@ -255,7 +257,8 @@ class PSEResult:
     def identification_table(self) -> pd.DataFrame:
         """The overlap verdict per effect (``identification.identification_table``), whatever the rule."""
         return identification_table(self.diagnostics, max_clipped_share=self.max_clipped_share,
-                                    min_ess=self.min_ess, min_ess_mediated=self.min_ess_mediated)
+                                    min_ess=self.min_ess, min_ess_mediated=self.min_ess_mediated,
+                                    min_ess_share=self.min_ess_share)
 
     @property
     def estimable(self) -> pd.Series:

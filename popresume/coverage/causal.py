@@ -169,14 +169,17 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
 
 
 def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = None,
-                   min_ess: float | None = None, min_ess_mediated: float | None = None) -> pd.Series:
+                   min_ess: float | None = None, min_ess_mediated: float | None = None,
+                   min_ess_share: float | None = None) -> pd.Series:
     """The overlap rule on recorded replications (thresholds default to the estimator's).
 
     The mediated effects' floor follows each record's ``learner`` as the estimator's does
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
-    replaces it for every learner."""
+    replaces it for every learner. ``min_ess_share``: the ESS share of the rows below which NDE,
+    NIE, BIE and RIE are not estimable (``identification.MIN_ESS_SHARE``)."""
     from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED,
-                                                 MIN_ESS_MEDIATED_FLEXIBLE, ess_floor)
+                                                 MIN_ESS_MEDIATED_FLEXIBLE, MIN_ESS_SHARE, effect_propensities,
+                                                 ess_floor)
 
     c = MAX_CLIPPED_SHARE if max_clipped_share is None else max_clipped_share
     m = MIN_ESS if min_ess is None else min_ess
@@ -186,7 +189,10 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     else:
         mm = pd.Series(float(min_ess_mediated), index=records.index)
     floor = pd.Series([ess_floor(e, m, f) for e, f in zip(records["effect"], mm)], index=records.index)
-    return (records["clipped_share"] <= c) & (records["min_ess"] >= floor)
+    share = MIN_ESS_SHARE if min_ess_share is None else min_ess_share
+    uses_brz = records["effect"].map(lambda e: "p(x1|B,R,Z)" in effect_propensities(e))
+    thin = uses_brz & (records["min_ess"] < share * records["n"])
+    return (records["clipped_share"] <= c) & (records["min_ess"] >= floor) & ~thin
 
 
 def _label(kind: str) -> str:
