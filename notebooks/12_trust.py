@@ -47,9 +47,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from popresume.causal.identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE
+from popresume.causal.identification import MIN_ESS_SHARE
 from popresume.coverage import read_results, shown
-from popresume.coverage.causal import records_csv, spread_table
+from popresume.coverage.causal import estimable_mask, records_csv, spread_table
 from popresume.plots.tables import labelled
 
 results = read_results(csv or None)
@@ -101,7 +101,8 @@ labelled(causal[causal["kind"] != "coverage"].drop(columns=["family"]).reset_ind
 # %%
 records_path = Path(csv).with_name(records_csv().name) if csv else records_csv()
 if records_path.exists():
-    spread = spread_table(pd.read_csv(records_path))
+    records = pd.read_csv(records_path)
+    spread = spread_table(records)
     spread = spread[spread["design"] != "proxy reveals X"]  # its paths are not estimable; the bias shows why
     wide = spread.pivot_table(index=["learner", "design", "n"], columns="effect", values="se_over_sd", sort=False)
     wide = wide[["TE", "NDE", "NIE", "BIE", "RIE"]].rename_axis(columns=None)
@@ -110,10 +111,10 @@ if records_path.exists():
                      "SE the interval implies over the SD of the estimates"))
     print("largest |bias| / SD outside the proxy design:", f"{spread['bias_over_sd'].abs().max():.2f}")
     # the smallest ESS as a share of the rows, for NDE (the share floor of the estimable rule)
-    nde = pd.read_csv(records_path).query("effect == 'NDE'").assign(share=lambda d: d["min_ess"] / d["n"])
+    nde = records.query("effect == 'NDE'").assign(share=lambda d: d["min_ess"] / d["n"])
     big = nde["n"].max()
-    weak = nde[(nde["learner"] == "XGBoost") & (nde["kind"] == "weak_overlap") & (nde["n"] == big)
-               & (nde["clipped_share"] <= MAX_CLIPPED_SHARE) & (nde["min_ess"] >= MIN_ESS)]
+    passed = estimable_mask(nde, min_ess_share=0.0)  # the clipping and ESS checks, without the share floor
+    weak = nde[passed & (nde["learner"] == "XGBoost") & (nde["kind"] == "weak_overlap") & (nde["n"] == big)]
     if len(weak):
         print(f"XGBoost, weak overlap, n = {big}: {len(weak)} samples pass the clipping and ESS checks for NDE, "
               f"{int(weak['covered'].sum())} cover the truth; smallest ESS {weak['share'].min():.0%}-"

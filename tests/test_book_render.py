@@ -102,12 +102,16 @@ def book_inputs() -> list[Path]:
     return paths
 
 
-def html_is_fresh() -> bool:
+def html_built_at() -> float:
+    """When the newest rendered page was written (0 when there is none)."""
     pages = list(HTML.rglob("*.html")) if HTML.is_dir() else []
-    if not (HTML / "index.html").exists() or not pages:
+    return max((p.stat().st_mtime for p in pages), default=0.0)
+
+
+def html_is_fresh() -> bool:
+    if not (HTML / "index.html").exists():
         return False
-    built = max(p.stat().st_mtime for p in pages)
-    return built > max(p.stat().st_mtime for p in book_inputs())
+    return html_built_at() > max(p.stat().st_mtime for p in book_inputs())
 
 
 def test_freshness_follows_everything_the_book_executes():
@@ -132,8 +136,7 @@ def built_book() -> dict:
     if html_is_fresh():
         return {"html": HTML, "rc": None, "log": "", "seconds": 0.0, "missing": missing}
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
-    pages = list(HTML.rglob("*.html")) if HTML.is_dir() else []
-    built = max((p.stat().st_mtime for p in pages), default=0.0)
+    built = html_built_at()
     executed = [p for p in book_inputs() if any(p.is_relative_to(REPO_ROOT / d) for d in EXEC_INPUT_DIRS)]
     if any(p.stat().st_mtime > built for p in executed):  # as `make book`: the cached outputs are stale too
         for cache in ("_build/.jupyter_cache", "_build/.doctrees"):

@@ -41,6 +41,8 @@ effect in that population, and the summary says so), and a coarser mediator (cha
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -139,10 +141,25 @@ def effect_psis(effect: str) -> tuple[str, ...]:
     return tuple(row.index[row.to_numpy() != 0])
 
 
+@functools.cache
 def effect_propensities(effect: str) -> tuple[str, ...]:
     """The propensity models an effect rests on, in ``PROPENSITY_MODELS`` order."""
     used = {m for t in effect_psis(effect) for m in psi_propensities(PSI_TRIPLES[t])}
     return tuple(m for m in PROPENSITY_MODELS if m in used)
+
+
+def short_of_share(effect: str, ess: float, n: float, min_ess_share: float = MIN_ESS_SHARE) -> bool:
+    """Whether ``effect`` rests on p(x1|B,R,Z) with a smallest ESS under ``min_ess_share`` of the ``n`` rows."""
+    return "p(x1|B,R,Z)" in effect_propensities(effect) and ess < min_ess_share * n
+
+
+def is_estimable(effect: str, clipped_share: float, ess: float, n: float, *,
+                 max_clipped_share: float = MAX_CLIPPED_SHARE, min_ess: float = MIN_ESS,
+                 min_ess_mediated: float = MIN_ESS_MEDIATED, min_ess_share: float = MIN_ESS_SHARE) -> bool:
+    """The rule on one effect's overlap numbers: its largest clipped share, its smallest ESS
+    and the rows ``n`` (what :func:`identification_table` decides, without the reason)."""
+    return (clipped_share <= max_clipped_share and ess >= ess_floor(effect, min_ess, min_ess_mediated)
+            and not short_of_share(effect, ess, n, min_ess_share))
 
 
 def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CLIPPED_SHARE,
@@ -170,8 +187,9 @@ def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CL
         psi, weight, ess = min((t for t in ess_of if t[0] in psis), key=lambda t: t[2])
         where = f"{_WEIGHT_SYMBOL.get(weight, weight)} of {PSI_LABELS.get(psi, psi)}"
         floor = ess_floor(e, min_ess, min_ess_mediated)
-        thin = "p(x1|B,R,Z)" in effect_propensities(e) and ess < min_ess_share * n
-        ok = clipped <= max_clipped_share and ess >= floor and not thin
+        thin = short_of_share(e, ess, n, min_ess_share)
+        ok = is_estimable(e, clipped, ess, n, max_clipped_share=max_clipped_share, min_ess=min_ess,
+                          min_ess_mediated=min_ess_mediated, min_ess_share=min_ess_share)
         reason = ""
         if not ok:
             what = []

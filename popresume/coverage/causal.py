@@ -177,22 +177,23 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
     replaces it for every learner. ``min_ess_share``: the ESS share of the rows below which NDE,
     NIE, BIE and RIE are not estimable (``identification.MIN_ESS_SHARE``)."""
-    from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED,
-                                                 MIN_ESS_MEDIATED_FLEXIBLE, MIN_ESS_SHARE, effect_propensities,
-                                                 ess_floor)
+    from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
+                                                 mediated_ess_floor)
+    from popresume.causal.nuisance import CellMeans
 
-    c = MAX_CLIPPED_SHARE if max_clipped_share is None else max_clipped_share
-    m = MIN_ESS if min_ess is None else min_ess
+    # the floor each record's learner gets in the estimator (the harness names its learners)
+    floors = {name: mediated_ess_floor(CellMeans() if name == "cell means" else None)
+              for name in (records["learner"].unique() if "learner" in records else ["XGBoost"])}
     learner = records["learner"] if "learner" in records else pd.Series("XGBoost", index=records.index)
-    if min_ess_mediated is None:
-        mm = learner.map(lambda name: MIN_ESS_MEDIATED if name == "cell means" else MIN_ESS_MEDIATED_FLEXIBLE)
-    else:
-        mm = pd.Series(float(min_ess_mediated), index=records.index)
-    floor = pd.Series([ess_floor(e, m, f) for e, f in zip(records["effect"], mm)], index=records.index)
-    share = MIN_ESS_SHARE if min_ess_share is None else min_ess_share
-    uses_brz = records["effect"].map(lambda e: "p(x1|B,R,Z)" in effect_propensities(e))
-    thin = uses_brz & (records["min_ess"] < share * records["n"])
-    return (records["clipped_share"] <= c) & (records["min_ess"] >= floor) & ~thin
+    mediated = learner.map(floors) if min_ess_mediated is None else pd.Series(float(min_ess_mediated),
+                                                                            index=records.index)
+    thresholds = dict(max_clipped_share=MAX_CLIPPED_SHARE if max_clipped_share is None else max_clipped_share,
+                      min_ess=MIN_ESS if min_ess is None else min_ess,
+                      min_ess_share=MIN_ESS_SHARE if min_ess_share is None else min_ess_share)
+    ok = [is_estimable(e, c, ess, n, min_ess_mediated=mm, **thresholds)
+          for e, c, ess, n, mm in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
+                                      mediated)]
+    return pd.Series(ok, index=records.index, dtype=bool)
 
 
 def _label(kind: str) -> str:
