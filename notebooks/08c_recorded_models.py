@@ -16,7 +16,9 @@
 #
 # No screener this book runs itself is a model that judges résumés (SmolLM2 fails the
 # validity gate of chapter {doc}`05_screeners`; the embedding screener measures text
-# similarity and passes the gate only on Chapter 9's larger card),
+# similarity, and its one verdict, read from the card the book ships, is printed in the
+# first cell below: passing the gate says it reads the posting and the qualifications, not
+# that it judges like a recruiter),
 # and Bloomberg's record (chapter {doc}`08b_llm_ranking`) has two retired models and eight
 # equally qualified résumés, so it cannot show whether a model reads qualifications at all.
 # Three public records of **today's** models deciding about résumés can. They ship in
@@ -65,6 +67,7 @@ from popresume.decisions.schema import NOT_CARDED, OURS
 from popresume.schema import VERDICT_COLUMN
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
+from popresume.screeners.validity import shipped_card, verdict_sentence
 
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.max_rows", 500)
@@ -78,6 +81,7 @@ webster = load("webster")
 decisions = pd.concat([recinq, derbyshire, webster], ignore_index=True)
 display(labelled(decisions.groupby(["source", "model"]).size().rename("replies").to_frame(),
                  "published: replies per source and model, as each source recorded them"))
+print(verdict_sentence(shipped_card("embedding")))
 
 
 NAMES = {"recinq": "re-cinq", "derbyshire": "Derbyshire", "webster": "Webster"}
@@ -122,20 +126,31 @@ def ours(source: str) -> str:
 
 # %%
 valid = analyses.validity(decisions)
-verdict = analyses.verdicts(valid)
+
+
+def in_vocabulary(v: str) -> str:
+    """The gate's verdict in the book's one vocabulary: "pass (stability untested)" is a pass on
+    every rule the design can test (the untested rule is named in the captions), "not
+    estimable" is a record the gate cannot be run on."""
+    return "pass" if v.startswith("pass") else v
+
+
+verdict = {k: in_vocabulary(v) for k, v in analyses.verdicts(valid).items()}
+UNTESTED = "; 'pass' means the rules the design can test (job fit, quality, parse rate, spread): no design here has a harmless edit, so stability is untested"
 show = valid[valid["source"] != "recinq"].copy()
 show[VERDICT_COLUMN] = [verdict[(s, m)] for s, m in zip(show["source"], show["model"])]
 for source in ("derbyshire", "webster"):
     display(labelled(show[show["source"] == source][["model", "contrast", "estimate", "ci_low", "ci_high", "n",
                                                       "n_clusters", "calibrated", VERDICT_COLUMN]].reset_index(drop=True),
-                     ours(source), precision=2))
-gate = valid.drop_duplicates(["source", "model"])[["source", "model", "verdict", "verdict_reason"]] \
-    .rename(columns={"verdict": VERDICT_COLUMN})
-display(labelled(gate.reset_index(drop=True), caption("ours, from each record's recorded replies")))
-passing = gate.loc[gate[VERDICT_COLUMN].str.startswith("pass"), "model"].tolist()
+                     ours(source) + UNTESTED, precision=2))
+gate = valid.drop_duplicates(["source", "model"])[["source", "model", "verdict_reason"]].copy()
+gate.insert(2, VERDICT_COLUMN, [verdict[(s, m)] for s, m in zip(gate["source"], gate["model"])])
+gate = gate.rename(columns={"verdict_reason": "why"})
+display(labelled(gate.reset_index(drop=True), caption("ours, from each record's recorded replies") + UNTESTED))
+passing = gate.loc[gate[VERDICT_COLUMN] == "pass", "model"].tolist()
 print(f"models that pass the gate as far as their design allows: {passing}")
 print(f"re-cinq's {recinq['model'].nunique()} models and Webster's {webster['model'].nunique()} settings: "
-      "not estimable (no quality contrast in the design) -> " + NOT_CARDED)
+      f"{NOT_CARDED} (no quality contrast in the design, so the gate cannot be run)")
 
 # %% mystnb={"figure": {"caption": "Ours, from Derbyshire's and Webster's recorded replies: each model's job-fit contrast (own minus mismatched posting) with its 95% CI clustered on résumés or résumé × posting cells. Verdicts: GPT-5.1 passes as far as the design allows, GPT-3.5 fails (parse rate); Webster's settings are not carded (no quality contrast)."}}
 fig, ax = plt.subplots(figsize=(7, 5))
@@ -152,8 +167,19 @@ plt.show()
 
 # %% [markdown]
 # The figure above shows every job-fit interval the records allow. Read a wide interval as
-# what it is: Webster's contrast rests on nine résumé × posting cells and three runs each,
-# so a setting that reads the posting well still gets an interval tens of points wide.
+# what it is: Webster's contrast rests on nine résumé × posting cells, so a setting that
+# reads the posting well still gets an interval tens of points wide. How many replies each
+# cell holds:
+
+# %%
+exp2a = analyses._webster_fit(webster)
+exp2a = exp2a[exp2a["variant"].eq("exp2a")]
+per_cell = exp2a.groupby(["model", "own", "item", "job"]).size().groupby(["model", "own"]).agg(["size", "min", "max", "sum"])
+one = per_cell.loc[exp2a["model"].iloc[0]]
+print(f"Webster, {exp2a['model'].iloc[0]}: {int(one.loc[1, 'size'])} own cells with {int(one.loc[1, 'min'])} "
+      f"replies each and {int(one.loc[0, 'size'])} mismatched cells with {int(one.loc[0, 'min'])} each: "
+      f"n = {int(one['sum'].sum())} replies in {int(one['size'].sum())} clusters; every setting has this design: "
+      f"{bool((per_cell.groupby('own')['sum'].nunique() == 1).all())}")
 
 # %% [markdown]
 # ## Group and name effects, within résumé × job cells
@@ -185,8 +211,12 @@ display(labelled(names[["model", "group", "estimate", "ci_low", "ci_high", "p", 
 cover = pd.DataFrame([{"design": label, "names per group": k, "cells": c, **analyses.cluster_coverage(k, c, seed=i)}
                       for i, (label, k, c) in enumerate([("Derbyshire race or sex", 18, 81),
                                                           ("Webster sex", 12, 9), ("Webster race", 8, 9)])])
-display(labelled(cover.assign(**{VERDICT_COLUMN: "simulated design, no screener"}),
-                 "ours: simulated designs with a known group effect (coverage of the name-clustered 95% CI)"))
+display(labelled(cover, "ours: simulated designs with a known group effect, no model (coverage of the "
+                        "name-clustered 95% CI; a simulation has no validity gate)"))
+low = cover.loc[cover["coverage"].idxmin()]
+print(f"coverage = the share of {int(low['n_sim'])} simulated 95% intervals, clustered by name at the record's own "
+      f"numbers of names and cells, that contain the true group effect (± its Monte Carlo SE); lowest: "
+      f"{low['design']}, {low['coverage']:.3f} ± {low['mc_se']:.3f}, so its intervals are a little too narrow")
 sig = groups[groups["p_holm"] < 0.05]
 print(f"group or variant effects with Holm-adjusted p < 0.05: {len(sig)} of {groups['p'].notna().sum()}; "
       f"of them on race or sex: {sig['attribute'].isin(['race', 'sex']).sum()}")
@@ -201,11 +231,32 @@ print(f"race/sex effects whose interval excludes 0 only because of one name: "
 # much a score moves for no reason. `rerun`: mean |difference| over every pair of runs of the
 # same cell; `placebo`: mean |change| of a placebo variant's mean score from the baseline's,
 # per posting.
+#
+# The two rows of the first table are **not on one scale**: a rerun compares two single
+# replies, a placebo effect two means of five runs. Under pure noise a mean of five has
+# 1/√5 of one reply's SD, so a placebo row about 0.45 times its model's rerun row is what
+# noise alone gives, not a sign that placebo edits are steadier than reruns. The second
+# table puts both on each scale in turn. On single replies both are observed (every pair of
+# runs of one cell; every pair of a placebo reply and a baseline reply on the same posting).
+# On five-run means the placebo is observed, but the rerun is not: two independent five-run
+# means of one prompt need ten runs of it, and re-cinq recorded five. Its five-run floor is
+# therefore computed from the pooled run-to-run SD (`rerun_means_how`). A ratio near 1 says
+# the placebo edits move scores about as much as rerunning does.
 
 # %%
 noise = analyses.noise_floor(decisions)
 noise[VERDICT_COLUMN] = [verdict.get((s, m), NOT_CARDED) for s, m in zip(noise["source"], noise["model"])]
 display(labelled(noise.reset_index(drop=True), caption("ours, from each record's recorded replies"), precision=3))
+scale = analyses.noise_floor_one_scale(decisions)
+if len(scale):
+    how = scale["rerun_means_how"].iloc[0]
+    display(labelled(scale.drop(columns=["source", "rerun_means_how"]).assign(**{VERDICT_COLUMN: NOT_CARDED}),
+                     ours("re-cinq") + f"; rerun_means: {how}", precision=3))
+    print(f"placebo / rerun, median over {len(scale)} models: {scale['ratio_single'].median():.2f} on single "
+          f"replies, {scale['ratio_means'].median():.2f} on {int(scale['runs_per_cell'].iloc[0])}-run means; "
+          f"the unmatched ratio of the first table (placebo row / rerun row): "
+          f"{(scale['placebo_means'] / scale['rerun_single']).median():.2f}, where pure noise gives "
+          f"1/√{int(scale['runs_per_cell'].iloc[0])} = {1 / np.sqrt(scale['runs_per_cell'].iloc[0]):.2f}")
 
 # %% [markdown]
 # **Each name against the placebos.** For every re-cinq model with placebo edits, a name's
@@ -253,9 +304,10 @@ if len(placebo):
 
 # %%
 dr = analyses.drift(decisions)
-dr[VERDICT_COLUMN + " (3.5, 5.1)"] = f"{verdict[('derbyshire', 'gpt-3.5-turbo-0125')]}, " \
-                           f"{verdict[('derbyshire', 'gpt-5.1-2025-11-13')]}"
-display(labelled(dr.drop(columns=[c for c in dr.columns if c.endswith("_ci")]), ours("Derbyshire"), precision=3))
+dr[VERDICT_COLUMN + ", GPT-3.5"] = verdict[("derbyshire", "gpt-3.5-turbo-0125")]
+dr[VERDICT_COLUMN + ", GPT-5.1"] = verdict[("derbyshire", "gpt-5.1-2025-11-13")]
+display(labelled(dr.drop(columns=[c for c in dr.columns if c.endswith("_ci")]), ours("Derbyshire") + UNTESTED,
+                 precision=3))
 display(labelled(dr.attrs["levels"], ours("Derbyshire"), precision=2))
 
 # %% [markdown]
@@ -340,8 +392,9 @@ print(f"chapter ran in {time.perf_counter() - t_start:.0f} s")
 #
 # A rerun compares two single replies; a placebo effect compares two means of five replies
 # each, so its noise is smaller by about √5 before any real effect of the edit. A name
-# effect (also a mean of five per posting) is to be read against the placebo row, never
-# against the rerun row.
+# effect (also a mean of five per posting) is to be read against the placebo row, or the
+# rerun floor on five-run means (`noise_floor_one_scale`), never against the single-reply
+# rerun row.
 # :::
 #
 # :::{exercise}

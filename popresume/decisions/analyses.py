@@ -541,6 +541,64 @@ def rerun_spread(m: pd.DataFrame, keys: list[str]) -> dict:
             "run_sd": float(np.sqrt(ss / dof)) if dof else np.nan}
 
 
+#: columns of :func:`noise_floor_one_scale`
+ONE_SCALE_COLUMNS = ["source", "model", "runs_per_cell", "run_sd", "rerun_single", "placebo_single",
+                     "rerun_means", "rerun_means_how", "placebo_means", "ratio_single", "ratio_means",
+                     "n_rerun_pairs", "n_placebo_pairs"]
+
+
+def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
+    """The rerun floor and the placebo edits of each re-cinq model on the same two scales.
+
+    :func:`noise_floor`'s ``rerun`` row compares two single replies and its ``placebo`` row two
+    means of ``k`` runs (re-cinq: 5), whose pure noise is √k times smaller; this function sets
+    them side by side on one scale at a time (mean |difference|, score units):
+
+    * **single replies**: ``rerun_single`` is the mean |difference| over every pair of runs of
+      one cell (same model, posting, résumé, variant); ``placebo_single`` the mean |difference|
+      over every pair of one placebo variant's reply and one baseline reply on the same
+      posting. Both observed; under pure noise they are equal.
+    * **k-run means**: ``placebo_means`` is the mean |placebo variant's k-run mean − baseline's|
+      per posting (observed, :func:`placebo_effects`). Two independent k-run means of *one*
+      prompt would need 2k runs of each cell and the records hold k, so ``rerun_means`` is not
+      observed: it is the mean |difference| two k-run means of pure noise would show,
+      ``run_sd · √(2/k) · √(2/π)`` (``run_sd`` the pooled within-cell SD of
+      :func:`rerun_spread`; the √(2/π) takes an SD to a mean |difference| for normal noise),
+      and ``rerun_means_how`` says so.
+
+    ``ratio_*`` = placebo / rerun on each scale: near 1 where the placebo edits move scores
+    no more than rerunning does. Models without placebo edits have no row.
+    """
+    rows = []
+    sub = df[(df["source"] == "recinq")].dropna(subset=["outcome"])
+    keys = _design_keys("recinq")
+    for model, m in sub.groupby("model", sort=True):
+        if not (m["signal"] == "placebo").any():
+            continue
+        spread = rerun_spread(m, keys)
+        k = int(m.groupby(keys)["run"].nunique().median())
+        base = m[m["signal"] == "baseline"]
+        diffs = []
+        for (variant, job), v in m[m["signal"] == "placebo"].groupby(["variant", "job"]):
+            b = base.loc[base["job"] == job, "outcome"].to_numpy(float)
+            diffs.append(np.abs(v["outcome"].to_numpy(float)[:, None] - b[None, :]).ravel())
+        d = np.concatenate(diffs) if diffs else np.array([])
+        pl = placebo_effects(m)
+        rerun_means = spread["run_sd"] * np.sqrt(2 / k) * np.sqrt(2 / np.pi) if k > 0 else np.nan
+        placebo_means = float(pl["change"].abs().mean()) if len(pl) else np.nan
+        rows.append({"source": "recinq", "model": model, "runs_per_cell": k, "run_sd": spread["run_sd"],
+                     "rerun_single": spread["mean_abs_change"],
+                     "placebo_single": float(d.mean()) if d.size else np.nan,
+                     "rerun_means": float(rerun_means),
+                     "rerun_means_how": f"expected from the run SD (the records hold {k} runs per cell, "
+                                        f"not the {2 * k} two independent {k}-run means need)",
+                     "placebo_means": placebo_means,
+                     "ratio_single": float(d.mean()) / spread["mean_abs_change"] if d.size else np.nan,
+                     "ratio_means": placebo_means / rerun_means if rerun_means > 0 else np.nan,
+                     "n_rerun_pairs": spread["n"], "n_placebo_pairs": int(d.size)})
+    return pd.DataFrame(rows, columns=ONE_SCALE_COLUMNS)
+
+
 def _cell_change(m: pd.DataFrame, signal: str) -> pd.DataFrame:
     """Per posting: each variant of ``signal``'s mean over runs minus the baseline's."""
     means = m.groupby(["variant", "job"])["outcome"].mean()

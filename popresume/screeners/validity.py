@@ -26,8 +26,9 @@ standardised effect ``d_z = mean / sd`` and the number of pairs.
 **The pass rule** (:data:`PASS_RULE`, stored in every card). A screener passes when all hold:
 
 1. posting: the 95% CI of ``matched_minus_mismatched`` lies above 0;
-2. qualifications: neither ``education_up`` nor ``experience_up`` has a CI wholly below 0,
-   and at least one has a CI wholly above 0;
+2. qualifications: neither ``education_up`` nor ``experience_up`` has a 95% CI wholly below 0,
+   and at least one has a 97.5% CI (:data:`QUAL_LEVEL`: Bonferroni over the two, so a screener
+   that ignores qualifications passes at most 2.5% of the time) wholly above 0;
 3. stability: for whitespace and for section order, the mean absolute change is at most half
    of ``|matched_minus_mismatched|`` (a harmless edit moves scores less than the job's
    relevance does) and at most 5 points;
@@ -60,7 +61,7 @@ from popresume.schema import EDU_LEVELS, NOT_CARDED_NO_CARD, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
 from popresume.screeners.cache import sha256
 
-CARD_VERSION = 1
+CARD_VERSION = 2  # 2: cards record package_version, inputs_source and inputs_fingerprint
 #: Résumés in a validity card by default (and in the cards that other verbs look up).
 CARD_N = 40
 EDU_STEP = 2
@@ -69,9 +70,15 @@ MIN_PARSE_RATE = 0.95
 MIN_SD = 1.0
 MIN_DISTINCT = 3
 MAX_INSTABILITY = 5.0
+#: The level of the qualification intervals that must lie above 0 for a pass (rule 2): either
+#: of two checks may pass a screener, so each is a one-sided 1.25% test and a screener that
+#: ignores qualifications passes at most 2.5% of the time (the validity family of the coverage
+#: harness, ``benchmarks/results/coverage_validity.csv``, measures it).
+QUAL_LEVEL = 0.975
 PASS_RULE = (
     "pass when all hold: (1) posting: 95% CI of own-minus-mismatched posting above 0; "
-    "(2) qualifications: no CI of education_up / experience_up wholly below 0, and at least one wholly above 0; "
+    "(2) qualifications: no 95% CI of education_up / experience_up wholly below 0, and at least one of their "
+    f"{QUAL_LEVEL:.1%} CIs (Bonferroni over the two) wholly above 0; "
     "(3) stability: mean |change| under whitespace and under section order <= half of |own-minus-mismatched| "
     f"and <= {MAX_INSTABILITY:g} points; (4) parse rate >= {MIN_PARSE_RATE:g}; own-posting scores with "
     f"SD >= {MIN_SD:g} and >= {MIN_DISTINCT} distinct values"
@@ -191,6 +198,17 @@ def paired_contrast(a, b, *, level: float = 0.95) -> dict[str, float]:
     return out
 
 
+def lower_bound(c: Mapping[str, float], level: float) -> float:
+    """The lower end of a contrast's t interval at ``level``, from its ``estimate``, ``sd`` and
+    ``n`` (NaN with fewer than 2 pairs)."""
+    from scipy import stats
+
+    n, sd = c.get("n", 0), c.get("sd", float("nan"))
+    if not n or n < 2 or not math.isfinite(sd):
+        return float("nan")
+    return c["estimate"] - float(stats.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+
+
 def judge(card: Mapping[str, Any]) -> tuple[str, list[str]]:
     """Apply :data:`PASS_RULE` to a card's numbers: ``("pass" | "fail", reasons for a fail)``."""
     reasons = []
@@ -203,8 +221,9 @@ def judge(card: Mapping[str, Any]) -> tuple[str, list[str]]:
         if c["ci_high"] < 0:
             reasons.append(f"qualifications: more {name} lowers the score, "
                            f"{c['estimate']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]")
-    if not (ed["ci_low"] > 0 or ex["ci_low"] > 0):
-        reasons.append("qualifications: neither more education nor more experience raises the score significantly")
+    if not (lower_bound(ed, QUAL_LEVEL) > 0 or lower_bound(ex, QUAL_LEVEL) > 0):
+        reasons.append(f"qualifications: neither more education nor more experience raises the score "
+                       f"(neither {QUAL_LEVEL:.1%} CI lies above 0)")
     ref = abs(mm["estimate"]) if math.isfinite(mm["estimate"]) else 0.0
     for name in ("whitespace", "section_order"):
         c = card[name]
@@ -244,34 +263,13 @@ def screener_identity(screener) -> dict[str, Any]:
             "params": json.loads(stable_json(screener.cache_params()))}
 
 
-def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.DataFrame | None = None,
-                  cache=None, progress: bool = False, spec: str | None = None,
-                  job_descriptions: Mapping[str, str] | None = None, injection_n: int = INJECTION_N) -> dict[str, Any]:
-    """Run the gate on ``n`` résumés (or on ``profiles``) and return the card (a dict).
-
-    ``cache`` is the score cache (a path, a ScoreCache, ``None`` for the default, ``False``
-    for none). The card holds every contrast (``estimate, ci_low, ci_high, sd, d_z,
-    mean_abs, max_abs, n``), ``parse_rate``, ``spread``, ``verdict``, ``reasons`` and the rule.
-
-    It also holds the **injection contrast** (:data:`INJECTION_CONTRASTS`): the first
-    ``injection_n`` résumés with :data:`INJECTION` planted at the top and at the end
-    (:func:`plant_instruction`), minus the originals: ``estimate`` is the mean shift and
-    ``max_abs`` the largest. It is reported beside the gate and does not enter the verdict:
-    a screener that obeys an applicant's instruction reads the résumé, which is what the gate
-    asks; whether obeying is acceptable is the auditor's question, not a validity one.
-    """
-    from popresume.progress import progress_bar
-
+def card_inputs(profiles: pd.DataFrame, *, seed: int = 0, job_descriptions: Mapping[str, str] | None = None,
+                injection_n: int = INJECTION_N) -> list[tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, str]]]:
+    """What a card scores, nothing scored yet: ``(condition, résumés, profiles, postings)`` for
+    the six conditions and the two planted instructions (:func:`validity_card`)."""
     from popresume.jobs import job_description
     from popresume.resumes import render_texts
-    from popresume.screeners import get_screener, score_resumes
 
-    scr = get_screener(screener)
-    t0 = time.perf_counter()
-    if profiles is None:
-        profiles = default_profiles(n, seed=seed)
-    else:
-        profiles = profiles.head(n) if n else profiles
     if len(profiles) < 2:
         raise ValueError(f"the validity gate needs at least 2 profiles, got {len(profiles)}")
     unknown = sorted(set(profiles["occupation"]) - set(OCCUPATION_KEYS))
@@ -292,6 +290,73 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
     planted = base.head(injection_n)  # a few résumés: the contrast is reported, not judged
     variants += [(f"injection_{where}", planted.assign(text=planted["text"].map(
         lambda t, w=where: plant_instruction(t, w))), profiles, jd) for where in ("top", "end")]
+    return variants
+
+
+def inputs_fingerprint(variants) -> str:
+    """A hash of every (condition, résumé id, text, posting) a card scores: two cards with the
+    same fingerprint scored the same inputs; a change of the population, the renderer or a
+    posting changes it."""
+    parts = []
+    for name, res, _, jobs in variants:
+        parts.append([name, res["resume_id"].astype(str).tolist(), res["text"].tolist(),
+                      [jobs[o] for o in res["occupation"]]])
+    return sha256(stable_json(parts))[:16]
+
+
+def _package_version() -> str:
+    from popresume import __version__
+
+    return str(__version__)
+
+
+def card_status(card: Mapping[str, Any]) -> tuple[str, str]:
+    """Whether a card still describes what ``popresume validate`` would score today:
+    ``("current", why)``, ``("stale", why)``, or ``("unchecked", why)`` for a card made from
+    profiles or postings given by hand (they are not in the card). A card with no ``inputs_fingerprint``
+    (made before cards recorded one) is stale. The check re-renders the card's inputs from
+    :func:`default_profiles` of its ``n_profiles`` and ``seed``; nothing is scored."""
+    if card.get("inputs_source") == "given":
+        return "unchecked", "made from profiles or postings given by hand, which the card does not hold"
+    if "inputs_fingerprint" not in card:
+        return "stale", "the card records no inputs fingerprint (made before cards recorded what they scored)"
+    n, seed = int(card["n_profiles"]), int(card.get("seed", 0))
+    fresh = inputs_fingerprint(card_inputs(default_profiles(n, seed=seed), seed=seed))
+    if fresh != card["inputs_fingerprint"]:
+        return "stale", (f"its inputs fingerprint {card['inputs_fingerprint']} differs from today's {fresh} for "
+                         f"n={n}, seed {seed} (made with popresume {card.get('package_version', '?')}: the "
+                         f"population, the renderer or a posting changed since)")
+    return "current", f"same inputs as a fresh card of n={n}, seed {seed}"
+
+
+
+def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.DataFrame | None = None,
+                  cache=None, progress: bool = False, spec: str | None = None,
+                  job_descriptions: Mapping[str, str] | None = None, injection_n: int = INJECTION_N) -> dict[str, Any]:
+    """Run the gate on ``n`` résumés (or on ``profiles``) and return the card (a dict).
+
+    ``cache`` is the score cache (a path, a ScoreCache, ``None`` for the default, ``False``
+    for none). The card holds every contrast (``estimate, ci_low, ci_high, sd, d_z,
+    mean_abs, max_abs, n``), ``parse_rate``, ``spread``, ``verdict``, ``reasons`` and the rule.
+
+    It also holds the **injection contrast** (:data:`INJECTION_CONTRASTS`): the first
+    ``injection_n`` résumés with :data:`INJECTION` planted at the top and at the end
+    (:func:`plant_instruction`), minus the originals: ``estimate`` is the mean shift and
+    ``max_abs`` the largest. It is reported beside the gate and does not enter the verdict:
+    a screener that obeys an applicant's instruction reads the résumé, which is what the gate
+    asks; whether obeying is acceptable is the auditor's question, not a validity one.
+    """
+    from popresume.progress import progress_bar
+    from popresume.screeners import get_screener, score_resumes
+
+    scr = get_screener(screener)
+    t0 = time.perf_counter()
+    given = profiles is not None or job_descriptions is not None
+    if profiles is None:
+        profiles = default_profiles(n, seed=seed)
+    else:
+        profiles = profiles.head(n) if n else profiles
+    variants = card_inputs(profiles, seed=seed, job_descriptions=job_descriptions, injection_n=injection_n)
     scores: dict[str, pd.Series] = {}
     n_req = n_ok = 0
     bar = progress_bar(variants, desc=f"validity ({scr.screener_id})", unit="condition", disable=not progress)
@@ -326,6 +391,9 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
         "scoring": scr.cache_params().get("scoring") or "direct",
         "n_profiles": int(len(profiles)),
         "seed": int(seed),
+        "package_version": _package_version(),
+        "inputs_source": "given" if given else "default",
+        "inputs_fingerprint": inputs_fingerprint(variants),
         "occupations": sorted(set(profiles["occupation"])),
         "matched_minus_mismatched": paired_contrast(own.to_numpy(), scores["mismatched"].reindex(own.index).to_numpy()),
         "education_up": vs_own("education_up"),
@@ -406,8 +474,12 @@ def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure=None)
     return path
 
 
-def read_card(path: str | os.PathLike) -> dict[str, Any]:
-    """A card written by :func:`write_card` (``None`` values back to NaN)."""
+def read_card(path: str | os.PathLike, *, current: bool = False) -> dict[str, Any]:
+    """A card written by :func:`write_card` (``None`` values back to NaN).
+
+    ``current=True`` refuses a stale card (:func:`card_status`) with a ``ValueError`` that
+    names the file, why it is stale and the command that remakes it: the book reads its
+    shipped cards this way, so a card the population has moved under cannot reach a page."""
     path = Path(path)
     try:
         card = json.loads(path.read_text())
@@ -416,6 +488,12 @@ def read_card(path: str | os.PathLike) -> dict[str, Any]:
     for key in ("verdict", "matched_minus_mismatched"):
         if key not in card:
             raise ValueError(f"{path} is not a validity card: no {key!r}")
+    if current:
+        status, why = card_status(card)
+        if status == "stale":
+            raise ValueError(f"the validity card {path} is stale: {why}; remake it with `popresume validate "
+                             f"--screener {card.get('spec', '?')} --n {card['n_profiles']} --seed "
+                             f"{card.get('seed', 0)} --out {path}`")
     return _nan_back(card)
 
 
@@ -455,7 +533,8 @@ def card_for(spec, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | 
     """The validity card of ``spec``, computed once and kept on disk (see :func:`card_path_for`).
 
     ``options`` go to :func:`popresume.screeners.get_screener` (e.g. ``scoring="expected"``).
-    The same screener identity with the same ``n`` and ``seed`` reads the stored card.
+    The same screener identity with the same ``n`` and ``seed`` reads the stored card, unless
+    :func:`card_status` finds it stale (then it is computed again, or ``None`` with ``compute=False``).
     With ``compute=False`` a card that is not on disk yet is ``None`` (nothing is scored):
     the audit uses this to show the cards that exist without running the gate itself."""
     from popresume.screeners import get_screener
@@ -463,7 +542,10 @@ def card_for(spec, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | 
     scr = get_screener(spec, **options)
     path = card_path_for(scr, n=n, seed=seed, root=root)
     if path.exists() and not refresh:
-        return read_card(path)
+        card = read_card(path)
+        if card_status(card)[0] != "stale":  # a stored card the population moved under is remade
+            return card
+        refresh = True
     if not compute:
         return None
     card = validity_card(scr, n=n, seed=seed, cache=cache, progress=progress,
@@ -506,3 +588,26 @@ def stored_verdicts(entries, *, n: int = CARD_N, seed: int = 0, root: str | os.P
         card = card_for(spec, n=n, seed=seed, root=root, compute=False)
         out[name] = NOT_CARDED_NO_CARD if card is None else card["verdict"]
     return out
+
+
+#: The validity cards the book ships: screener spec -> path under ``data/``.
+SHIPPED_CARDS = {"embedding": ("ranking", "validity_embedding.json")}
+
+
+def shipped_card(spec: str = "embedding") -> dict[str, Any]:
+    """The card the book ships for ``spec`` (:data:`SHIPPED_CARDS`), refused when stale
+    (:func:`read_card` with ``current=True``): every page that states this screener's verdict
+    reads it from here, so the book has one verdict per screener."""
+    from popresume.paths import data_path
+
+    if spec not in SHIPPED_CARDS:
+        raise ValueError(f"no shipped validity card for screener {spec!r}; shipped: {sorted(SHIPPED_CARDS)}")
+    return read_card(data_path(*SHIPPED_CARDS[spec]), current=True)
+
+
+def verdict_sentence(card: Mapping[str, Any]) -> str:
+    """One line for a page: the screener, its verdict and the card it comes from, and the
+    reasons of a fail."""
+    out = (f"{card_label(card)}: {card['verdict'].upper()} on its validity card of {card['n_profiles']} résumés, "
+           f"seed {card.get('seed', 0)} (ours; popresume {card.get('package_version', '?')})")
+    return out + ("" if card["verdict"] == "pass" else ": " + "; ".join(card["reasons"]))
