@@ -253,3 +253,64 @@ def test_the_card_reports_an_injection_contrast_at_top_and_end(profiles, tmp_pat
     back = read_card(tmp_path / "old.json")
     assert len(card_table(back)) == len(table) - 2
     assert math.isnan(card_summary({"old": back}).loc["injection at top: mean shift", "old"])
+
+
+def test_a_card_records_what_it_scored_and_a_stale_one_is_refused(tmp_path):
+    from popresume import __version__
+    from popresume.screeners.validity import card_status
+
+    card = validity_card(Reader(), n=10, seed=0, cache=False)  # the default profiles and postings
+    assert card["package_version"] == __version__ and card["inputs_source"] == "default"
+    assert re.fullmatch(r"[0-9a-f]{16}", card["inputs_fingerprint"])
+    assert card_status(card)[0] == "current"
+    path = write_card(card, tmp_path / "reader.json")
+    assert read_card(path, current=True)["verdict"] == card["verdict"]
+
+    moved = dict(card, inputs_fingerprint="0" * 16)  # the population moved under the card
+    status, why = card_status(moved)
+    assert status == "stale" and "0000000000000000" in why and card["inputs_fingerprint"] in why
+    write_card(moved, path)
+    assert read_card(path)["verdict"] == card["verdict"]  # read as a record: allowed
+    with pytest.raises(ValueError, match=r"reader.json is stale: .*popresume validate --screener .* --n 10 --seed 0"):
+        read_card(path, current=True)
+    old = {k: v for k, v in card.items() if k != "inputs_fingerprint"}  # a card from before fingerprints
+    assert card_status(old)[0] == "stale"
+    given = validity_card(Reader(), n=10, cache=False, job_descriptions=JOBS)
+    assert given["inputs_source"] == "given" and card_status(given)[0] == "unchecked"
+
+
+def test_the_shipped_embedding_card_is_current_and_judged_by_todays_rule():
+    from popresume.screeners import get_screener
+    from popresume.screeners.validity import CARD_N, screener_identity, shipped_card
+
+    card = shipped_card("embedding")  # raises if the population or renderer moved under it
+    assert card["n_profiles"] == CARD_N and card["seed"] == 0 and card["rule"] == PASS_RULE
+    assert card["screener"] == json.loads(json.dumps(screener_identity(get_screener("embedding"))))
+    assert judge(card) == (card["verdict"], card["reasons"])
+    with pytest.raises(ValueError, match="no shipped validity card for screener 'hf'"):
+        shipped_card("hf")
+
+
+@pytest.mark.slow
+def test_a_fresh_embedding_card_gives_the_shipped_verdict_and_estimates():
+    from popresume.screeners.validity import CARD_N, CONTRASTS, shipped_card
+
+    shipped = shipped_card("embedding")
+    fresh = validity_card("embedding", n=CARD_N, seed=0, cache=False)
+    assert fresh["verdict"] == shipped["verdict"] and fresh["inputs_fingerprint"] == shipped["inputs_fingerprint"]
+    for name in CONTRASTS:
+        for k in ("estimate", "ci_low", "ci_high"):
+            a, b = fresh[name][k], shipped[name][k]
+            assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, abs=1e-3), (name, k)
+
+
+def test_the_course_guide_states_the_shipped_verdict():
+    from popresume.paths import REPO_ROOT
+    from popresume.screeners.validity import shipped_card
+
+    guide = (REPO_ROOT / "book" / "course_guide.md").read_text()
+    said = re.findall(r"embedding screener\s+\(all-MiniLM-L6-v2\)\s+\*\*(passes|fails)\*\*", guide)
+    assert said, "the course guide does not state the embedding screener's verdict"
+    verdict = shipped_card("embedding")["verdict"]
+    assert set(said) == {"passes" if verdict == "pass" else "fails"}
+    assert "None of the screeners" not in guide
