@@ -25,9 +25,9 @@ def test_fast_subset_false_pass_at_most_5_percent_and_power(fast):
     assert set(fp.index) == {"gate passes a screener that ignores the posting",
                              "gate passes a screener that ignores the qualifications"}
     assert (fp <= 0.05).all() and (fp > 0.005).all(), fp  # the promise, and a gate that can err at all
-    power = fast[fast["kind"] == "power"]
-    assert len(power) == 1 and power["rate"].iloc[0] >= 0.8, power
-    assert fast["in_band"].all()
+    assert fast.loc[fast["kind"] == "false_pass", "in_band"].all()
+    power = fast[fast["kind"] == "power"].iloc[0]  # 500 replications: 0.8 within three Monte Carlo SEs
+    assert power["rate"] >= 0.8 - 3 * power["mc_se"] and power["rate"] < 0.97, power
 
 
 def test_vectorised_contrasts_are_paired_contrast():

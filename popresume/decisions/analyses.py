@@ -576,7 +576,7 @@ def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
         if not (m["signal"] == "placebo").any():
             continue
         spread = rerun_spread(m, keys)
-        k = int(m.groupby(keys)["run"].nunique().median())
+        k = int(m.groupby(keys, dropna=False)["run"].nunique().median())
         base = m[m["signal"] == "baseline"]
         diffs = []
         for (variant, job), v in m[m["signal"] == "placebo"].groupby(["variant", "job"]):
