@@ -17,3 +17,6 @@ def test_ranking_chapter_runs_clean(tmp_path):
     assert "not carded (recorded decisions)" in joined  # GPT rows carry their verdict in the table
     assert "simulated fair rankers of the same design" in joined and "null_p_text" in joined
     assert "SEs clustered by run and name" in joined
+    from popresume.screeners.validity import shipped_card, verdict_sentence
+
+    assert verdict_sentence(shipped_card("embedding")) in joined  # the one verdict, read from the shipped card
