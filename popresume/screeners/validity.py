@@ -545,7 +545,6 @@ def card_for(spec, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | 
         card = read_card(path)
         if card_status(card)[0] != "stale":  # a stored card the population moved under is remade
             return card
-        refresh = True
     if not compute:
         return None
     card = validity_card(scr, n=n, seed=seed, cache=cache, progress=progress,
