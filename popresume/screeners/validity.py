@@ -321,7 +321,8 @@ def card_status(card: Mapping[str, Any]) -> tuple[str, str]:
     if "inputs_fingerprint" not in card:
         return "stale", "the card records no inputs fingerprint (made before cards recorded what they scored)"
     n, seed = int(card["n_profiles"]), int(card.get("seed", 0))
-    inj = int(card.get("injection_top", {}).get("n") or INJECTION_N)  # the card's planted résumés
+    inj = card.get("injection_top", {}).get("n")  # the card's planted résumés
+    inj = INJECTION_N if inj is None else int(inj)
     fresh = inputs_fingerprint(card_inputs(default_profiles(n, seed=seed), seed=seed, injection_n=inj))
     if fresh != card["inputs_fingerprint"]:
         return "stale", (f"its inputs fingerprint {card['inputs_fingerprint']} differs from today's {fresh} for "
