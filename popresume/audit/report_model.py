@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.ll144 import FOUR_FIFTHS
 
 REPORT_VERSION = 1
 #: The significance level of every claim the summary makes.
@@ -429,7 +430,7 @@ class AuditReport:
                     continue
                 how = "exact" if int(row["n_sim"]) == 0 else f"{int(row['n_sim']):,} draws"
                 out.append(f"{rule}, {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; "
-                           f"a tool that ignores the attribute falls under 0.8 with probability "
+                           f"a tool that ignores the attribute falls under {FOUR_FIFTHS:g} with probability "
                            f"{Chance.flag_text(row)} at these group sizes, and this low with probability "
                            f"{Chance.p_text(row)} ({how}).")
         if self.disagreements is not None:

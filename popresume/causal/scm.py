@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from popresume.progress import progress_bar
 from popresume.schema import PSE_NAMES
 
 from .functional import PSI_NAMES, PSI_TRIPLES, effects_from_psi
@@ -214,8 +215,6 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
     """
     import warnings
 
-    from tqdm import tqdm
-
     from .bootstrap import influence_bootstrap
     from .crossfit import PSEEstimator
     from .effects import PSEWarning
@@ -241,7 +240,7 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
             rows.append({"rep": rep, "method": method, "effect": e, "estimate": table.loc[e, "estimate"],
                          "ci_low": table.loc[e, "ci_low"], "ci_high": table.loc[e, "ci_high"]})
 
-    for rep in tqdm(range(reps), disable=not progress, desc=f"coverage {kind}"):
+    for rep in progress_bar(range(reps), disable=not progress, desc=f"coverage {kind}"):
         d = scm.sample(n, seed=seed * 100_003 + rep)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PSEWarning)

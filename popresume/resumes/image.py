@@ -22,6 +22,7 @@ import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
 from popresume.io import atomic_path
+from popresume.progress import progress_bar
 from popresume.resumes.photo import PHOTO_SIZE, PlaceholderFaceSource, photo_seed
 from popresume.resumes.rules import Resume
 from popresume.resumes.text import _as_frame, build_resumes, education_line, role_line
@@ -175,7 +176,6 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     image is drawn. ``.attrs`` of the result holds ``images_per_s`` and ``seconds``.
     """
     from joblib import Parallel, delayed
-    from tqdm import tqdm  # not tqdm.auto: its notebook import warns without ipywidgets
 
     df = _as_frame(profiles)
     resumes = build_resumes(df, seed=seed)
@@ -193,7 +193,7 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     t0 = time.perf_counter()
     jobs = (delayed(_render_chunk)(c, str(out_dir), width, face_source, seed, skills) for c in chunks)
     paths: list[str] = []
-    with tqdm(total=len(items), desc="résumé images", unit="img", disable=not progress) as bar:
+    with progress_bar(total=len(items), desc="résumé images", unit="img", disable=not progress) as bar:
         if n_jobs == 1 or len(chunks) <= 1:
             results = (_render_chunk(c, str(out_dir), width, face_source, seed, skills) for c in chunks)
         else:

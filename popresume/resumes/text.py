@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 import pandas as pd
-from tqdm import tqdm  # not tqdm.auto: its notebook import warns without ipywidgets
 
 from popresume.jobs import load_content
+from popresume.progress import progress_bar
 from popresume.resumes.rules import Resume, build_resume
 from popresume.schema import validate_profiles
 
@@ -69,7 +69,7 @@ def build_resumes(profiles: pd.DataFrame | Iterable[Mapping], *, seed: int = 0,
     df = validate_profiles(_as_frame(profiles))
     content = load_content()
     records = df.to_dict("records")
-    it = tqdm(records, desc="résumés", unit="résumé", disable=not progress)
+    it = progress_bar(records, desc="résumés", unit="résumé", disable=not progress)
     return [build_resume(p, seed=seed, content=content) for p in it]
 
 
