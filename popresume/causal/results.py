@@ -96,8 +96,11 @@ class PSEResult:
     max_clipped_share, min_ess, min_ess_mediated : float
         The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE;
         ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE).
+    min_ess_share : float
+        The ESS floor as a share of the rows (NDE, NIE, BIE, RIE).
     population : str, optional
         The estimand's population when the rows were trimmed to the overlap.
+
 
     Examples
     --------

@@ -150,6 +150,26 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
       so tilted that "X changed, R kept" has almost no support. TE is identified with good
       overlap (P(X = x1 | z) in [0.35, 0.65]); the direct and mediated paths are not, in
       practice: the regime where the estimator reports them not estimable.
+
+    Parameters
+    ----------
+    kind : str
+        One of the names above.
+    seed : int
+        Seed of the model's random parameters.
+
+    Returns
+    -------
+    DiscreteSCM
+        The model: ``sample(n, seed)`` draws rows and ``true_effects()`` gives the truth.
+
+    Examples
+    --------
+    >>> scm = make_scm("no_direct", seed=0)
+    >>> float(scm.true_effects()["NDE"])
+    0.0
+    >>> scm.sample(5, seed=1).columns.tolist()
+    ['x', 'z', 'r', 'b', 'y']
     """
     rng = np.random.default_rng(seed)
     nz, nr, nb = 3, 3, 4
