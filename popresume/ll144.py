@@ -512,12 +512,8 @@ def selection_rates_at_cut(df: pd.DataFrame, categories: str | Sequence[str], sc
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        One row per scored résumé.
-    categories : str or sequence of str
-        The column (or columns, crossed) that name a row's category.
-    score : str
-        The score column.
+    df, categories, score
+        The rows, their category column(s) and the score, as in :func:`scoring_rates`.
     select_top : float or None
         Share of the rows selected, from the top score down; None when ``threshold`` is given.
     threshold : float or None
@@ -836,10 +832,8 @@ def chance_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender",
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        One row per scored résumé.
-    score, sex, race : str
-        The score column and the two category columns.
+    df, score, sex, race
+        As in :func:`breakdown_table`.
     rules : sequence of str
         The rules to draw: "median_split" and/or "selection_cut".
     select_top : float

@@ -11,17 +11,107 @@
 from __future__ import annotations
 
 import ast
+import doctest
+import importlib
+import inspect
 import io
 import re
 import tokenize
+import warnings
 from pathlib import Path
 
 import pandas as pd
+import pytest
+from numpydoc.validate import validate
 
 import popresume
 
 ROOT = Path(popresume.__file__).parent
 REPO = ROOT.parent
+
+
+# ---------------------------------------------------------------------------- the documented API
+#: The packages whose ``__all__`` is documented and checked here.
+DOCUMENTED = ["popresume.causal", "popresume.ll144"]
+
+#: Exported names not yet held to the checks, each with the reason. A name leaves this list
+#: when its docstring passes; the test fails if a listed name no longer exists.
+NOT_YET = {
+    "popresume.causal.estimate_pse": "its keywords become one EstimatorSpec (issue 36, item 4) in a parallel change",
+    "popresume.causal.PSEEstimator": "its fields follow EstimatorSpec (issue 36, item 4) in a parallel change",
+    "popresume.causal.EstimatorSpec": "being rewritten as the single list of the estimator's options (issue 36, item 4)",
+}
+
+#: The numpydoc checks each exported name passes (numpydoc.validate's codes):
+#: GL08 a docstring exists; PR01 every parameter is documented; PR02 no documented parameter
+#: is unknown; PR03 parameters in signature order; PR10 "name : type" spacing; RT01 a Returns
+#: section (functions); YD01 a Yields section (generators); EX01 an Examples section.
+#: Not checked, and why: the type codes PR04-PR06 and RT02-RT03 (the signatures carry the types
+#: as annotations; several parameters are described together as "x, x0, x1" with the type once);
+#: the style codes GL01-GL03, SS01-SS06, ES01, SA01, PR07-PR09, RT04-RT05 (the package's
+#: summaries are one reflowed sentence that may run over two lines and end with a code span, and
+#: "See Also" is not required).
+CHECKS = {"GL08", "PR01", "PR02", "PR03", "PR10", "RT01", "YD01", "EX01"}
+
+
+def exported(module_names=DOCUMENTED):
+    """(dotted export name, object) for every class or function of each module's ``__all__``;
+    constants are described in the module docstring and the reference page, not validated."""
+    out = []
+    for name in module_names:
+        module = importlib.import_module(name)
+        for attr in module.__all__:
+            obj = getattr(module, attr)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                out.append((f"{name}.{attr}", obj))
+    return out
+
+
+EXPORTED = [(name, obj) for name, obj in exported() if name not in NOT_YET]
+
+
+def numpydoc_errors(obj) -> list[str]:
+    return [f"{code}: {message}" for code, message in validate(f"{obj.__module__}.{obj.__qualname__}")["errors"]
+            if code in CHECKS]
+
+
+def test_the_exports_are_read():
+    names = {name for name, _ in exported()}
+    assert len(EXPORTED) > 20 and "popresume.ll144.breakdown_table" in names
+    assert set(NOT_YET) <= names, f"NOT_YET names that are not exported: {set(NOT_YET) - names}"
+
+
+def test_the_checks_catch_a_bare_docstring():
+    def bare(a, b=1):
+        """Add."""
+        return a + b
+
+    bare.__module__, bare.__qualname__ = __name__, "bare"
+    globals()["bare"] = bare
+    try:
+        codes = {e.split(":")[0] for e in numpydoc_errors(bare)}
+    finally:
+        del globals()["bare"]
+    assert codes == {"PR01", "RT01", "EX01"}
+
+
+@pytest.mark.parametrize("name,obj", EXPORTED, ids=[name for name, _ in EXPORTED])
+def test_numpydoc(name, obj):
+    errors = numpydoc_errors(obj)
+    assert not errors, f"{name}:\n" + "\n".join(errors)
+
+
+@pytest.mark.parametrize("name,obj", EXPORTED, ids=[name for name, _ in EXPORTED])
+def test_the_example_runs(name, obj):
+    module = importlib.import_module(obj.__module__)
+    tests = doctest.DocTestFinder(recurse=False).find(obj, name, module=module, globs=dict(vars(module)))
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for test in tests:
+            runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0, f"{name}: {result}"
 
 
 # ---------------------------------------------------------------------------- the four-fifths threshold

@@ -195,15 +195,13 @@ def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CL
     Examples
     --------
     >>> import warnings
-    >>> from popresume.causal import make_scm
+    >>> from popresume.causal import PSEEstimator, make_scm
     >>> from popresume.causal.nuisance import CellMeans
-    >>> data = make_scm("basic", seed=0).sample(1000, seed=1)
-    >>> cells = {"propensity": CellMeans(), "outcome": CellMeans()}  # exact cell means: fast
-    >>> from popresume.causal import PSEEstimator
-    >>> with warnings.catch_warnings():
+    >>> with warnings.catch_warnings():  # fit() warns of the mediated paths' small ESS
     ...     warnings.simplefilter("ignore")
-    ...     est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
-    ...                        learners=cells).fit()
+    ...     est = PSEEstimator(make_scm("basic", seed=0).sample(1000, seed=1), x="x", x0="x0", x1="x1",
+    ...                        z=["z"], b=["b"], r=["r"], y="y",
+    ...                        learners={"propensity": CellMeans(), "outcome": CellMeans()}).fit()
     >>> identification_table(est.result_.diagnostics)["estimable"].tolist()
     [True, True, False, False, False]
     """

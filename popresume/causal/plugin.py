@@ -90,12 +90,8 @@ def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
     ----------
     data : pandas.DataFrame
         One row per résumé; every role column discrete (the plug-in sums over cells).
-    x, x0, x1 : str, object, object
-        The protected attribute column and its reference / comparison levels.
-    z, b, r : list of str
-        Confounders, business-necessity and redlining mediators.
-    y : str
-        The score column.
+    x, x0, x1, z, b, r, y
+        The roles, as :func:`popresume.causal.estimate_pse` takes them.
     missing : {"raise", "drop"}
         Incomplete rows raise, or are dropped.
 
