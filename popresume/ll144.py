@@ -63,11 +63,11 @@ FOUR_FIFTHS = 0.8
 SMALL_CATEGORY_SHARE = 0.02
 #: The label of the rows whose category is missing.
 UNKNOWN = "unknown"
-#: The two rules: the LL144 scoring rate (above the sample median), the selection rate at a cut.
+#: The two rules, the LL144 scoring rate (above the sample median), the selection rate at a cut.
 RULES = ("median_split", "selection_cut")
 #: The default shortlist share of ``rule="selection_cut"`` (the top quarter of the scores).
 SELECT_TOP = 0.25
-#: The LL144 breakdowns: name and the role of the columns it needs.
+#: The LL144 breakdowns, each a name and the role of the columns it needs.
 BREAKDOWNS = (("sex", ("sex",)), ("race", ("race",)), ("sex × race", ("sex", "race")))
 
 MISSING_SCORE = "column {column!r} has a missing score at row {row!r}; drop unparsed scores first"
@@ -667,7 +667,7 @@ class ChanceOfFlag:
 
     @property
     def text(self) -> str:
-        """One line: the rule, the probability and how it was computed."""
+        """One line with the rule, the probability and how it was computed."""
         how = "exact" if self.n_sim == 0 else f"{self.n_sim:,} draws"
         s = (f"{self.rule}: a tool that ignores the attribute has its lowest ratio under {self.threshold:g} "
              f"with probability {self.probability_text} ({how})")

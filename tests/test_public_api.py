@@ -114,6 +114,14 @@ def test_the_example_runs(name, obj):
     assert result.attempted > 0 and result.failed == 0, f"{name}: {result}"
 
 
+def test_the_reference_page_lists_the_documented_packages():
+    """book/api.md renders each documented package's ``__all__`` (autodoc), and is in the book."""
+    page = (REPO / "book" / "api.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\.\. automodule:: (\S+)$", page, flags=re.M)
+    assert listed == DOCUMENTED
+    assert "file: book/api" in (REPO / "_toc.yml").read_text(encoding="utf-8")
+
+
 # ---------------------------------------------------------------------------- the four-fifths threshold
 #: A literal 0.8 or 0.80 as a number, or inside a string that is not a docstring (a label, a
 #: printed sentence). Comments and docstrings are prose and may name the value.

@@ -504,6 +504,7 @@ def compare_with_causal(outcome: pd.DataFrame, results: pd.DataFrame, *, method:
 
     ``outcome``: one row per audit with the keys and ``four_fifths_flag`` (from
     :func:`adverse_impact_summary`). Disagreement kinds:
+
     * "missed: direct" — no four-fifths flag, yet NDE ≠ 0;
     * "missed: redlining" — no flag, yet RIE ≠ 0 (an impermissible proxy path);
     * "flagged: business necessity only" — flagged, but only BIE ≠ 0 among NDE/BIE/RIE
