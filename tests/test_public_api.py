@@ -118,7 +118,7 @@ def test_the_reference_page_lists_the_documented_packages():
     """book/api.md renders each documented package's ``__all__`` (autodoc), and is in the book."""
     page = (REPO / "book" / "api.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\.\. automodule:: (\S+)$", page, flags=re.M)
-    assert listed == DOCUMENTED
+    assert sorted(listed) == sorted(DOCUMENTED)
     assert "file: book/api" in (REPO / "_toc.yml").read_text(encoding="utf-8")
 
 
