@@ -82,6 +82,23 @@ def test_the_exports_are_read():
     assert set(NOT_YET) <= names, f"NOT_YET names that are not exported: {set(NOT_YET) - names}"
 
 
+def test_the_top_level_names_are_the_documented_ones():
+    """``from popresume import X`` gives the object of a documented package (checked there),
+    loaded on first use: ``import popresume`` alone loads no subpackage."""
+    import subprocess
+    import sys
+
+    for name in popresume.__all__:
+        home = popresume._EXPORTS[name]
+        assert home in DOCUMENTED and name in importlib.import_module(home).__all__, name
+        assert getattr(popresume, name) is getattr(importlib.import_module(home), name), name
+    code = "import sys, popresume; print(sorted(m for m in sys.modules if m.startswith('popresume')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['popresume']"
+    with pytest.raises(AttributeError, match="no attribute 'estimate'"):
+        popresume.estimate  # noqa: B018
+
+
 def test_the_checks_catch_a_bare_docstring():
     def bare(a, b=1):
         """Add."""
