@@ -8,7 +8,7 @@ that is selected at a cut, here the top ``select_top`` share of the scores, a sc
 threshold, or a boolean "selected" column (``rule="selection_cut"``). Both then take each
 category's **impact ratio**, its rate over the highest category's rate, and read a ratio
 below :data:`FOUR_FIFTHS` as adverse impact. The two rates are different ideas; every
-table here says which one it holds in its ``rule`` column. (The forced-choice rankings of
+table here says which one it holds, in ``rule``. (The forced-choice rankings of
 :mod:`popresume.ranking.rates` have a third: the share of runs a group is ranked first.)
 
 **Categories.** A row whose category is missing in any of the breakdown's columns counts
@@ -451,7 +451,7 @@ def lowest_ratio(table: pd.DataFrame) -> float:
     Parameters
     ----------
     table : pandas.DataFrame
-        A table of :func:`impact_ratio_table` (columns ``ratio`` and ``reference``).
+        A table of :func:`impact_ratio_table` (it reads ``ratio`` and ``reference``).
 
     Returns
     -------
@@ -752,7 +752,7 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
     threshold : float
         Flag when the lowest ratio is below this.
     n_selected : int, optional
-        Rows selected in all; taken from ``counts["selected"]`` when a table is given.
+        Rows selected in all; the sum of the table's ``selected`` when a table is given.
     min_share : float
         Categories under this share are drawn but left out of the ratios (as in
         :func:`impact_ratio_table`); unknown rows are drawn and never rated.

@@ -440,10 +440,11 @@ def validate_config(raw: Mapping, *, source: str | None = None, _lines: Mapping 
     ...        "sizes": 150, "seed": 2, "folds": 3, "n_boot": 0, "estimator": {"tune": False, "threads": 1},
     ...        "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
     ...                       "label": "synthetic"}]}
-    >>> validate_config({**cfg, "occupations": ["pilot"]})
-    Traceback (most recent call last):
-    ...
-    popresume.audit.config.ConfigError: occupations[0]: unknown occupation 'pilot'; known: [...]
+    >>> try:
+    ...     validate_config({**cfg, "occupations": ["pilot"]})
+    ... except ValueError as refused:  # a ConfigError, before any work
+    ...     print(refused)
+    occupations[0]: unknown occupation 'pilot'; known: [...]
     """
     if not isinstance(raw, Mapping):
         raise ConfigError([("", f"an audit config must be a mapping of keys, got {type(raw).__name__}", None)],

@@ -249,10 +249,11 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     Examples
     --------
     >>> req = ReportRequest("synthetic", occupation="accountant", n=100, n_boot=10 ** 7)
-    >>> run_report(req)  # refused before any work
-    Traceback (most recent call last):
-    ...
-    ValueError: --n-boot 10000000 is out of range: use 0 to 100,000
+    >>> try:
+    ...     run_report(req)
+    ... except ValueError as refused:  # before any work
+    ...     print(refused)
+    --n-boot 10000000 is out of range: use 0 to 100,000
     """
     from popresume.causal import prepare
     from popresume.screeners import format_summary, get_screener

@@ -80,7 +80,7 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     trim : (float, float), optional
         Estimate on the overlap population instead: the rows whose cross-fitted
         P(X = x1 | B, R, Z) lies in ``trim`` (e.g. (0.05, 0.95)). The estimand changes to
-        the effects *of that population*; the table's ``population`` column says which rows.
+        the effects *of that population*; the table says which rows in ``population``.
 
     The allowed values are those of :class:`popresume.causal.spec.EstimatorSpec`; a value
     outside them raises ``ValueError`` naming the option before any work.

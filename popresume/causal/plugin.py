@@ -84,7 +84,7 @@ def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
 
 def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
                missing: str = "raise") -> pd.DataFrame:
-    """TE, NDE, NIE, BIE, RIE by the exact plug-in; column ``estimate`` (the means: ``plugin_psi``).
+    """TE, NDE, NIE, BIE, RIE by the exact plug-in, as ``estimate`` (the means: ``plugin_psi``).
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
     Returns
     -------
     pandas.DataFrame
-        Indexed TE, NDE, NIE, BIE, RIE, with the column ``estimate``.
+        Indexed TE, NDE, NIE, BIE, RIE; the effects in ``estimate``.
 
     Examples
     --------

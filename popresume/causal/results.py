@@ -70,7 +70,7 @@ class PSEResult:
     Built by :meth:`PSEEstimator.fit` (and completed by ``bootstrap``); read it through
     ``summary`` (the tidy table), ``confint``, ``pvalues``, ``p_adjust``, ``psi``,
     ``diagnostics`` and ``identification_table``. ``str(result)`` and the notebook display
-    (``_repr_html_``) show the compact effects table with the ``estimable`` column.
+    (``_repr_html_``) show the compact effects table, with ``estimable`` per effect.
 
     Parameters
     ----------

@@ -96,8 +96,8 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
     """Join profiles and one screener's scores on ``resume_id`` and add the Appendix C.4 groups.
 
     ``scores`` is the screeners' table (resume_id, screener, model, score, ...). When it holds
-    several screeners, pass ``screener=`` (matched against the ``screener`` or ``model``
-    column). Group columns are added with ``popresume.grouping.add_groups`` when missing.
+    several screeners, pass ``screener=`` (matched against the value of ``screener`` or ``model`` in
+    each row). Group columns are added with ``popresume.grouping.add_groups`` when missing.
     Rows whose score is missing keep NaN: the estimator decides (``missing=``). A row whose
     ``parse_ok`` is False is a failed reply whatever number it holds: its score counts as
     missing. A score outside the screener's ``scale`` (default [0, 100]) is refused
@@ -188,10 +188,11 @@ def partition_roles(attribute: str, b=None, r=None) -> dict:
     >>> partition_roles("gender", b=["edu_group", "exp_year", "region"],
     ...                 r=["fn_gender", "fn_age", "surname_group"])["b"]
     ['edu_group', 'exp_year', 'region']
-    >>> partition_roles("gender", b=["region"], r=["region"])
-    Traceback (most recent call last):
-    ...
-    ValueError: ...
+    >>> try:
+    ...     partition_roles("gender", b=["region"], r=["region"])
+    ... except ValueError as refused:
+    ...     print(refused)
+    column 'region' is in both b and r; a mediator is business necessity or redlining
     """
     roles = default_roles(attribute)
     for name, cols in (("b", b), ("r", r)):

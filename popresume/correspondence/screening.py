@@ -295,7 +295,7 @@ def compare_screener(df: pd.DataFrame, scores: pd.DataFrame, label: str | None =
     scores : pandas.DataFrame
         One screener's scores.
     label : str, optional
-        Its name in the table (default: its ``screener`` column).
+        Its name in the table (default: the name ``scores`` gives in ``screener``).
     rate : float
         The share called back.
     within : {"ad", "all"}

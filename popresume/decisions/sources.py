@@ -163,7 +163,7 @@ def load_webster() -> pd.DataFrame:
 
 def load_aclu_ll144() -> pd.DataFrame:
     """aclu-national/auditing-the-audits-facct-2025 @ cef7c27 (CC BY-NC 4.0, non-commercial):
-    the 4,507 published category rows of 116 LL144 bias audits, columns :data:`LL144_COLUMNS`.
+    the 4,507 published category rows of 116 LL144 bias audits, laid out as :data:`LL144_COLUMNS` lists.
 
     Returns
     -------
@@ -263,10 +263,11 @@ def load(source: str) -> pd.DataFrame:
     --------
     >>> len(load("webster"))
     3744
-    >>> load("nowhere")
-    Traceback (most recent call last):
-    ...
-    ValueError: ...
+    >>> try:
+    ...     load("nowhere")
+    ... except ValueError as refused:
+    ...     print(refused)  # doctest: +ELLIPSIS
+    unknown decisions source 'nowhere'; use one of ['recinq', ...]
     """
     return LOADERS[check_source(source)]()
 

@@ -140,10 +140,11 @@ def validate_occupation_content(data: Any, file: Path) -> dict:
     Examples
     --------
     >>> from pathlib import Path
-    >>> validate_occupation_content([], Path("pilot.yaml"))
-    Traceback (most recent call last):
-    ...
-    ValueError: content file pilot.yaml: ...
+    >>> try:
+    ...     validate_occupation_content([], Path("pilot.yaml"))
+    ... except ValueError as refused:
+    ...     print(refused)
+    content file pilot.yaml: expected a mapping at top level, got list
     """
     file = Path(file)
     if not isinstance(data, dict):
@@ -201,10 +202,11 @@ def validate_shared_content(data: Any, file: Path) -> dict:
     Examples
     --------
     >>> from pathlib import Path
-    >>> validate_shared_content({}, Path("shared.yaml"))
-    Traceback (most recent call last):
-    ...
-    ValueError: content file shared.yaml: key 'schools': missing
+    >>> try:
+    ...     validate_shared_content({}, Path("shared.yaml"))
+    ... except ValueError as refused:
+    ...     print(refused)
+    content file shared.yaml: key 'schools': missing
     """
     file = Path(file)
     if not isinstance(data, dict):
