@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
+from popresume.ll144 import FOUR_FIFTHS
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
 from popresume.plots import ranking as plots
@@ -157,9 +158,10 @@ fig = plots.plot_impact_ratios(gpt_sel, title=f"{bb.OURS}: impact ratios with 95
 plt.show()
 
 # %%
-near = gpt_sel[gpt_sel["disparate_impact_ratio"].between(0.7, 0.8, inclusive="left")]
-print(f"{len(near)} cells with a ratio in [0.70, 0.80): {int((near['ratio_ci_high'] >= 1).sum())} have an interval "
-      f"that reaches 1; {int((gpt_sel['ratio_ci_low'] < 0.8).sum())} of {len(gpt_sel)} intervals reach below 0.8")
+near = gpt_sel[gpt_sel["disparate_impact_ratio"].between(0.7, FOUR_FIFTHS, inclusive="left")]
+print(f"{len(near)} cells with a ratio in [0.70, {FOUR_FIFTHS:.2f}): {int((near['ratio_ci_high'] >= 1).sum())} have an "
+      f"interval that reaches 1; {int((gpt_sel['ratio_ci_low'] < FOUR_FIFTHS).sum())} of {len(gpt_sel)} intervals "
+      f"reach below {FOUR_FIFTHS:g}")
 
 # %% [markdown]
 # Most intervals cross the four-fifths line. Of the cells with a ratio between 0.70 and 0.80,
@@ -175,7 +177,7 @@ print(f"{len(near)} cells with a ratio in [0.70, 0.80): {int((near['ratio_ci_hig
 
 # %%
 labelled(T["chance_by_runs"].set_index("n_runs"), "ours: simulated fair rankers (uniform top pick among "
-         "eight): quantiles of the min/max ratio and the share under 0.8, by number of runs")
+         f"eight): quantiles of the min/max ratio and the share under {FOUR_FIFTHS:g}, by number of runs")
 
 # %% [markdown]
 # That uniform ranker is not the right yardstick for these runs, though. The models favour

@@ -21,12 +21,12 @@ a name's group is a property of the name, the same in every sample.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 from popresume.schema import EDU_LEVELS
 
 GENDER_THRESHOLD = 0.75
@@ -56,7 +56,7 @@ def age_cohorts(age_range=DEFAULT_AGE_RANGE) -> dict[str, tuple[int, int]]:
     return {g: (int(edges[i]), int(edges[i + 1] - 1)) for i, g in enumerate(AGE_GROUPS)}
 
 
-@lru_cache(maxsize=4)
+@cached_tables(maxsize=4)
 def first_name_stats(age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
     """Per first name: ``p_female`` and P(cohort | name) for the three cohorts, from SSA counts.
 

@@ -17,6 +17,7 @@ pyarrow traceback.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -24,8 +25,9 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
@@ -35,6 +37,66 @@ TABLE_SUFFIXES = (".csv", ".json", ".parquet")
 PARQUET_SUFFIXES = (".parquet",)
 
 _umask_lock = threading.Lock()
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a cached value that the caller may change without changing the cache:
+    frames and series are copied (a shallow copy under pandas' copy-on-write, which copies
+    the data on the first write; a deep one otherwise), arrays are copied, tuples and lists
+    element by element; anything else (str, numbers, frozen objects) is returned as is."""
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=not _copy_on_write())
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_fresh(v) for v in value)
+    return value
+
+
+def _copy_on_write() -> bool:
+    """pandas >= 3 always copies on write; 2.x only when its option is set."""
+    return int(pd.__version__.split(".")[0]) >= 3 or bool(pd.get_option("mode.copy_on_write"))
+
+
+def cached_tables(maxsize: int | None = None) -> Callable:
+    """``functools.lru_cache`` for a function that returns tables: every call returns a copy
+    (:func:`_fresh`), so a caller that adds a column or overwrites a cell does not change
+    what the next caller gets. The cached function's ``cache_clear`` and ``cache_info``
+    stay available.
+
+    Parameters
+    ----------
+    maxsize : int or None
+        As for ``functools.lru_cache``: the number of argument tuples kept; None, no limit.
+
+    Returns
+    -------
+    callable
+        A decorator.
+
+    Examples
+    --------
+    >>> @cached_tables(maxsize=1)
+    ... def table():
+    ...     return pd.DataFrame({"n": [1, 2]})
+    >>> first = table()
+    >>> first.loc[0, "n"] = 99
+    >>> int(table().loc[0, "n"])
+    1
+    """
+
+    def decorate(func: Callable) -> Callable:
+        cached = functools.lru_cache(maxsize=maxsize)(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            return _fresh(cached(*args, **kwargs))
+
+        wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
 
 
 def current_umask() -> int:

@@ -8,7 +8,7 @@ that is selected at a cut, here the top ``select_top`` share of the scores, a sc
 threshold, or a boolean "selected" column (``rule="selection_cut"``). Both then take each
 category's **impact ratio**, its rate over the highest category's rate, and read a ratio
 below :data:`FOUR_FIFTHS` as adverse impact. The two rates are different ideas; every
-table here says which one it holds in its ``rule`` column. (The forced-choice rankings of
+table here says which one it holds, in ``rule``. (The forced-choice rankings of
 :mod:`popresume.ranking.rates` have a third: the share of runs a group is ranked first.)
 
 **Categories.** A row whose category is missing in any of the breakdown's columns counts
@@ -63,11 +63,11 @@ FOUR_FIFTHS = 0.8
 SMALL_CATEGORY_SHARE = 0.02
 #: The label of the rows whose category is missing.
 UNKNOWN = "unknown"
-#: The two rules: the LL144 scoring rate (above the sample median), the selection rate at a cut.
+#: The two rules, the LL144 scoring rate (above the sample median), the selection rate at a cut.
 RULES = ("median_split", "selection_cut")
 #: The default shortlist share of ``rule="selection_cut"`` (the top quarter of the scores).
 SELECT_TOP = 0.25
-#: The LL144 breakdowns: name and the role of the columns it needs.
+#: The LL144 breakdowns, each a name and the role of the columns it needs.
 BREAKDOWNS = (("sex", ("sex",)), ("race", ("race",)), ("sex × race", ("sex", "race")))
 
 MISSING_SCORE = "column {column!r} has a missing score at row {row!r}; drop unparsed scores first"
@@ -180,6 +180,25 @@ def ratio_bounds(rate_lo: np.ndarray, rate_hi: np.ndarray, reference: np.ndarray
     axes (one box per row of a simulation): the last axis is the categories.
     ``lower = lo_i / max_j hi_j``, ``upper = min(1, hi_i / max_j lo_j)`` (1 when every
     reference lower bound is 0).
+
+    Parameters
+    ----------
+    rate_lo, rate_hi : numpy.ndarray
+        Lower and upper bounds of each category's rate; the last axis is the categories.
+    reference : numpy.ndarray of bool
+        The categories a ratio may be taken against (known and not under the small-category share).
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        The bounds of every category's impact ratio, shaped like ``rate_lo``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = ratio_bounds(np.array([0.2, 0.4]), np.array([0.3, 0.5]), np.array([True, True]))
+    >>> lo.round(2).tolist(), hi.round(2).tolist()
+    ([0.4, 0.8], [0.75, 1.0])
     """
     lo = np.asarray(rate_lo, float)
     hi = np.asarray(rate_hi, float)
@@ -226,6 +245,24 @@ def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, continuity: bool
     covers 0.96-0.98 there and at least 0.959 on independent binomials, for intervals 3-8%
     wider. The lower bound is 0 when ``x1 == 0``, the upper bound infinite when ``x2 == 0``.
 
+    Parameters
+    ----------
+    x1, n1 : int or array_like
+        Selected count and size of the first group (the numerator's rate).
+    x2, n2 : int or array_like
+        Selected count and size of the second group (the denominator's rate).
+    alpha : float
+        One minus the confidence level.
+    continuity : bool
+        Take half a count off each side of the score statistic (the default; see above).
+    iters : int
+        Bisection steps on the log ratio.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        The interval's bounds, broadcast over the inputs.
+
     Examples
     --------
     >>> lo, hi = rate_ratio_interval(120, 500, 250, 500, continuity=False)
@@ -269,6 +306,27 @@ def pairwise_ratio_bounds(selected: np.ndarray, n: np.ndarray, reference: np.nda
     level) / m`` over the ``m`` pairs, so all impact ratios are covered at once with
     probability at least ``level``. The last axis is the categories; leading axes broadcast
     (one table per row of a simulation). Categories with ``n == 0`` get NaN.
+
+    Parameters
+    ----------
+    selected, n : numpy.ndarray
+        Selected counts and sizes of the categories (the last axis).
+    reference : numpy.ndarray of bool
+        The categories a ratio may be taken against.
+    level : float
+        The simultaneous confidence level of all the impact ratios together.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        Simultaneous bounds of every category's impact ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = pairwise_ratio_bounds(np.array([30, 50]), np.array([100, 100]), np.array([True, True]))
+    >>> bool(lo[0] < 0.6 < hi[0]), float(hi[1])
+    (True, 1.0)
     """
     x = np.asarray(selected, float)
     size = np.broadcast_to(np.asarray(n, float), x.shape)
@@ -388,7 +446,25 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
 
 
 def lowest_ratio(table: pd.DataFrame) -> float:
-    """The lowest impact ratio among the categories in the reference set (known, not under 2%)."""
+    """The lowest impact ratio among the categories in the reference set (known, not under 2%).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`impact_ratio_table` (it reads ``ratio`` and ``reference``).
+
+    Returns
+    -------
+    float
+        The lowest ratio; NaN when no category is in the reference set.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"gender": ["F"] * 4 + ["M"] * 4, "score": [1, 2, 3, 6, 4, 5, 7, 8]})
+    >>> round(lowest_ratio(scoring_rates(df, "gender")), 3)
+    0.333
+    """
     t = table[table["known"].astype(bool) & ~table["under_2pct"].astype(bool)]
     return float(t["ratio"].min()) if len(t) else float("nan")
 
@@ -396,6 +472,24 @@ def lowest_ratio(table: pd.DataFrame) -> float:
 def scoring_rates(df: pd.DataFrame, categories: str | Sequence[str], score: str = "score", *,
                   level: float = 0.95, min_share: float = SMALL_CATEGORY_SHARE) -> pd.DataFrame:
     """LL144 scoring rates (share above the sample median) and impact ratios of one breakdown.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored résumé.
+    categories : str or sequence of str
+        The column (or columns, crossed) that name a row's category.
+    score : str
+        The score column; a row above the sample median is "selected".
+    level : float
+        Simultaneous confidence level of the ratios' intervals.
+    min_share : float
+        Categories under this share of the rows are listed but not rated (LL144's 2% rule).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per category, with the columns of :func:`impact_ratio_table`.
 
     Examples
     --------
@@ -415,6 +509,24 @@ def selection_rates_at_cut(df: pd.DataFrame, categories: str | Sequence[str], sc
                            level: float = 0.95, min_share: float = 0.0) -> pd.DataFrame:
     """Four-fifths selection rates at a cut (the top ``select_top`` share, or ``score >= threshold``)
     and impact ratios of one breakdown; every category is in the reference (``min_share=0``).
+
+    Parameters
+    ----------
+    df, categories, score
+        The rows, their category column(s) and the score, as in :func:`scoring_rates`.
+    select_top : float or None
+        Share of the rows selected, from the top score down; None when ``threshold`` is given.
+    threshold : float or None
+        Select the rows with ``score >= threshold`` instead of a share.
+    level : float
+        Simultaneous confidence level of the ratios' intervals.
+    min_share : float
+        Categories under this share are not rated (0: every category is).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per category, with the columns of :func:`impact_ratio_table`.
 
     Examples
     --------
@@ -438,6 +550,26 @@ def breakdown_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gende
     ``unknown`` row for the rows missing one of its columns (a row with a known sex and an
     unknown race counts for sex). Columns: ``breakdown`` and those of :func:`impact_ratio_table`
     (without the category columns).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored résumé.
+    score, sex, race : str
+        The score column and the two category columns.
+    rule : {"median_split", "selection_cut"}
+        LL144's scoring rate (above the sample median) or a selection of the top ``select_top``.
+    select_top : float or None
+        The share selected under ``rule="selection_cut"``.
+    level : float
+        Simultaneous confidence level of the ratios' intervals, per breakdown.
+    min_share : float
+        Categories under this share of the rows are not rated.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per breakdown and category.
 
     Examples
     --------
@@ -480,6 +612,11 @@ def breakdown_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gende
 class ChanceOfFlag:
     """How often a tool that ignores the attribute shows a lowest impact ratio under the threshold.
 
+    Parameters
+    ----------
+    rule, threshold, probability, n_sim, method, observed, p_value, null_median
+        As the attributes below (the class is a frozen record that :func:`chance_of_flag` fills).
+
     Attributes
     ----------
     rule : str
@@ -499,6 +636,12 @@ class ChanceOfFlag:
         is the permutation p-value ``(1 + hits) / (1 + n_sim)``, valid at any ``n_sim``.
     null_median : float
         The median lowest ratio of such a tool.
+
+    Examples
+    --------
+    >>> r = ChanceOfFlag("median_split", 0.8, 0.25, 0, "exact (hypergeometric)")
+    >>> r.probability_text
+    '0.25'
     """
 
     rule: str
@@ -524,7 +667,7 @@ class ChanceOfFlag:
 
     @property
     def text(self) -> str:
-        """One line: the rule, the probability and how it was computed."""
+        """One line with the rule, the probability and how it was computed."""
         how = "exact" if self.n_sim == 0 else f"{self.n_sim:,} draws"
         s = (f"{self.rule}: a tool that ignores the attribute has its lowest ratio under {self.threshold:g} "
              f"with probability {self.probability_text} ({how})")
@@ -542,6 +685,18 @@ def format_probability(p: float, n_sim: int) -> str:
     No hit in ``B`` draws reads ``< 1/B``, all hits ``> 1 - 1/B``; otherwise the decimals stop
     at the first digit of twice the Monte Carlo standard error. Exact values get 3
     significant digits.
+
+    Parameters
+    ----------
+    p : float
+        The probability.
+    n_sim : int
+        The number of Monte Carlo draws behind it; 0 when it is exact.
+
+    Returns
+    -------
+    str
+        The probability as it should be printed.
 
     Examples
     --------
@@ -597,7 +752,7 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
     threshold : float
         Flag when the lowest ratio is below this.
     n_selected : int, optional
-        Rows selected in all; taken from ``counts["selected"]`` when a table is given.
+        Rows selected in all; the sum of the table's ``selected`` when a table is given.
     min_share : float
         Categories under this share are drawn but left out of the ratios (as in
         :func:`impact_ratio_table`); unknown rows are drawn and never rated.
@@ -605,6 +760,11 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
         The observed lowest ratio, for ``p_value`` = P(lowest <= observed).
     n_sim, seed : int
         Draws and seed of the simulation (not used when exact).
+
+    Returns
+    -------
+    ChanceOfFlag
+        The probability of a flag, how it was computed and, with ``observed``, its p-value.
 
     Examples
     --------
@@ -669,6 +829,26 @@ def chance_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender",
     Columns: ``breakdown``, ``rule``, ``n``, ``observed_lowest_ratio``, ``flag_rate``
     (:attr:`ChanceOfFlag.probability`), ``flag_rate_text``, ``p_perm`` (P(lowest <= observed)),
     ``p_perm_text``, ``null_median_lowest_ratio``, ``n_sim`` (0 = exact), ``method``.
+
+    Parameters
+    ----------
+    df, score, sex, race
+        As in :func:`breakdown_table`.
+    rules : sequence of str
+        The rules to draw: "median_split" and/or "selection_cut".
+    select_top : float
+        The share selected under "selection_cut".
+    threshold : float
+        Flag when the lowest ratio is below this (the four-fifths rule's ``FOUR_FIFTHS``).
+    min_share : float
+        Categories under this share are drawn but not rated.
+    n_sim, seed : int
+        Draws and seed of the simulation (not used where the chance is exact).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per breakdown and rule.
 
     Examples
     --------

@@ -45,6 +45,25 @@ def holm(p: Sequence[float], *, nan: Literal["omit", "raise"] = "omit") -> np.nd
     Sorted ascending, p_(i) is multiplied by (m - i + 1) and made non-decreasing by a running
     maximum. With ``nan="omit"`` NaNs stay NaN and do not count towards the family size m;
     with ``nan="raise"`` a NaN is an error.
+
+    Parameters
+    ----------
+    p : sequence of float
+        The p-values of one family.
+    nan : {"omit", "raise"}
+        What a NaN does.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the input's order.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> holm([0.01, float("nan")]).tolist()  # m = 1
+    [0.01, nan]
     """
     return _adjust(p, nan, lambda s, m: np.maximum.accumulate((m - np.arange(m)) * s))
 
@@ -54,6 +73,21 @@ def benjamini_hochberg(p: Sequence[float], *, nan: Literal["omit", "raise"] = "o
 
     Sorted ascending, p_(i) is multiplied by m / i and made non-decreasing from the top by a
     running minimum. NaN handling as in :func:`holm`.
+
+    Parameters
+    ----------
+    p, nan
+        As in :func:`holm`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The q-values (the false discovery rate at which each would be rejected).
+
+    Examples
+    --------
+    >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.04, 0.04]
     """
     return _adjust(p, nan, lambda s, m: np.minimum.accumulate((s * m / np.arange(1, m + 1))[::-1])[::-1])
 

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.progress import progress_bar
 from popresume.schema import (
     DEFAULT_SIZES, EDU_LEVELS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, check_occupations,
     validate_profiles,
@@ -321,9 +322,7 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     parts = []
     it = plan.items()
     if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(list(it), desc="occupations", unit="occ")
+        it = progress_bar(list(it), desc="occupations", unit="occ")
     for occ, n in it:
         rng = np.random.default_rng([int(seed), OCCUPATION_KEYS.index(occ)])
         parts.append(sample_occupation(occ, n, rng, age_range=age_range, races=races, acs=acs,

@@ -239,3 +239,17 @@ def test_the_layers_follow_the_documented_order():
     missing, wrong = order_violations(layer_graph(import_graph()), order)
     assert not missing, f"layers missing from docs/DESIGN.md §1's layer order: {missing}"
     assert not wrong, "imports against docs/DESIGN.md §1's layer order:\n" + "\n".join(wrong)
+
+
+def layer_diagram(order: list[list[str]]) -> str:
+    """DESIGN.md §1's diagram, drawn from the layer order: one row per rank, the highest rank
+    on top; a row imports only the rows below it (and, without a cycle, its own)."""
+    return "\n  ▲\n".join(" · ".join(names) for names in reversed(order))
+
+
+def test_the_diagram_is_the_layer_order():
+    design = (ROOT.parent / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    section = design[design.index("## 1. "):design.index("## 2. ")]
+    drawn = section.split("```\n")[1].rstrip("\n")  # the section's first code block
+    expected = layer_diagram(documented_layer_order(design))
+    assert drawn == expected, "docs/DESIGN.md §1's diagram is not its layer order; draw it as:\n" + expected

@@ -3,7 +3,9 @@
 * :mod:`~popresume.audit.config` — the grid's YAML config, validated before any work;
 * :mod:`~popresume.audit.grid` — :func:`run_audit`: profiles → résumés → scores → effects, cached;
 * :mod:`~popresume.audit.metrics` — Holm/BH recounts, Case-2 masking, four-fifths and LL144 ratios;
-* :mod:`~popresume.audit.coarsening` — the coarsened-mediator artefact of Appendix C.4 grouping.
+* :mod:`~popresume.audit.coarsening` — the coarsened-mediator artefact of Appendix C.4 grouping;
+* :mod:`~popresume.audit.report_run` — :func:`run_report`: the audit of one screener, as an
+  :class:`AuditReport` of typed sections (:mod:`~popresume.audit.report_model`).
 """
 
 from popresume.audit.config import AuditConfig, load_config, validate_config
@@ -21,10 +23,30 @@ from popresume.audit.metrics import (
     surviving_findings,
     te_alone,
 )
+from popresume.audit.report_model import (
+    LL144,
+    AuditReport,
+    Chance,
+    Decomposition,
+    Disagreements,
+    FourFifths,
+    NoiseFloor,
+    Plan,
+    Provenance,
+    RecordedValidity,
+    RunInfo,
+    TableSection,
+    Validity,
+)
+from popresume.audit.report_run import ReportRequest, run_report, write_report
 
 __all__ = [
     "AuditConfig", "load_config", "validate_config", "run_audit", "AuditRun", "read_results", "write_results",
     "audit_data", "outcome_table",
     "benjamini_hochberg", "holm", "p_from_ci", "significance", "cases_from_significance", "recount_cases",
     "surviving_findings", "te_alone", "selection_rates", "ll144_impact_ratios", "compare_with_causal",
+    # the audit report of one screener, and its typed sections
+    "run_report", "ReportRequest", "write_report", "AuditReport", "RunInfo", "Provenance", "Plan", "Validity",
+    "Decomposition", "TableSection", "LL144", "FourFifths", "Chance", "Disagreements", "RecordedValidity",
+    "NoiseFloor",
 ]

@@ -230,7 +230,34 @@ class ScreenerEntry:
 
 @dataclass(frozen=True)
 class AuditConfig:
-    """A validated audit grid. Build with :func:`load_config` / :func:`validate_config`."""
+    """A validated audit grid. Build with :func:`load_config` / :func:`validate_config`.
+
+    Parameters
+    ----------
+    name : str
+        The grid's name (it names the cache and the output files).
+    occupations, formats, attributes : tuple of str
+        The grid's axes.
+    sizes : dict
+        Résumés per occupation.
+    seed, folds, n_boot : int
+        The population seed and the estimator's folds and bootstrap draws.
+    screeners : tuple of ScreenerEntry
+        The screeners, as the config names them.
+    estimator : dict
+        Further options of :func:`popresume.causal.estimate_pse`.
+    render : dict
+        Options of the résumé rendering.
+    source : str, optional
+        The file the config was read from.
+
+    Examples
+    --------
+    >>> from popresume.paths import REPO_ROOT
+    >>> book = load_config(REPO_ROOT / "configs" / "default_audit.yaml")  # the book's grid
+    >>> book.occupations[:2], book.sizes["nurse"], [s.name for s in book.screeners][:1]
+    (('nurse', 'teacher'), 400, ['minilm'])
+    """
 
     name: str
     occupations: tuple[str, ...]
@@ -392,6 +419,32 @@ def validate_config(raw: Mapping, *, source: str | None = None, _lines: Mapping 
     Raises :class:`ConfigError` (a ``ValueError``) naming the bad entry
     (``occupations[1] = 'pilot'``, ``estimator: unknown key 'tunee'``,
     ``screeners[0].spec.noise``, ...) before any profile is generated or any résumé scored.
+
+    Parameters
+    ----------
+    raw : mapping
+        The config as read from YAML.
+    source : str, optional
+        Where it came from, for the error messages.
+    _lines : mapping, optional
+        Line numbers of the keys (set by :func:`load_config`), for the error messages.
+
+    Returns
+    -------
+    AuditConfig
+        The validated grid.
+
+    Examples
+    --------
+    >>> cfg = {"name": "demo", "occupations": ["teacher"], "formats": ["text"], "attributes": ["gender"],
+    ...        "sizes": 150, "seed": 2, "folds": 3, "n_boot": 0, "estimator": {"tune": False, "threads": 1},
+    ...        "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
+    ...                       "label": "synthetic"}]}
+    >>> try:
+    ...     validate_config({**cfg, "occupations": ["pilot"]})
+    ... except ValueError as refused:  # a ConfigError, before any work
+    ...     print(refused)
+    occupations[0]: unknown occupation 'pilot'; known: [...]
     """
     if not isinstance(raw, Mapping):
         raise ConfigError([("", f"an audit config must be a mapping of keys, got {type(raw).__name__}", None)],
@@ -497,7 +550,25 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict]:
 
 
 def load_config(config: str | os.PathLike | Mapping | AuditConfig) -> AuditConfig:
-    """Read and validate a YAML file, a mapping, or pass an :class:`AuditConfig` through."""
+    """Read and validate a YAML file, a mapping, or pass an :class:`AuditConfig` through.
+
+    Parameters
+    ----------
+    config : path, mapping or AuditConfig
+        A YAML file, its contents, or a config already validated.
+
+    Returns
+    -------
+    AuditConfig
+        The grid, checked (a config passed in is returned as it is).
+
+    Examples
+    --------
+    >>> from popresume.paths import REPO_ROOT
+    >>> c = load_config(REPO_ROOT / "configs" / "paper_text.yaml")
+    >>> c.formats
+    ('text',)
+    """
     if isinstance(config, AuditConfig):
         return config
     if isinstance(config, Mapping):

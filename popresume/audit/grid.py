@@ -266,6 +266,29 @@ class AuditRun:
     read from the cache and estimated in this run; ``wall_s``: the whole run; ``config``:
     the validated grid that ran. The metadata lives here, not in ``table.attrs`` (which
     pandas drops on concat and merge).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The results, one row per audit.
+    config : AuditConfig
+        The grid that ran.
+    timings : dict
+        Seconds per stage.
+    estimates_from_cache, estimated : int
+        Audit cells read from the cache, and estimated in this run.
+    wall_s : float
+        Seconds for the whole run.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.audit import validate_config
+    >>> config = validate_config({"name": "x", "occupations": ["nurse"], "formats": ["text"],
+    ...                           "attributes": ["gender"], "sizes": 100, "seed": 0, "folds": 3, "n_boot": 0,
+    ...                           "screeners": [{"name": "s", "spec": {"kind": "synthetic"}}]})
+    >>> AuditRun(table=pd.DataFrame(), config=config, estimated=1).estimates_from_cache
+    0
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -290,21 +313,41 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
 
     Parameters
     ----------
-    config : path to a YAML file, a mapping, or an :class:`AuditConfig`; validated
-        before any work starts (bad entries raise ``ValueError`` naming them).
-    scheduler : address of a Dask scheduler (``"tcp://host:8786"``); estimation then
-        runs on that cluster through joblib's dask backend.
-    n_jobs : joblib workers on this machine (ignored with ``scheduler``).
-    cache_dir : where profiles, résumés, scores and estimates are cached
-        (default ``CACHE_DIR/audit``).
-    score_cache : the screeners' per-résumé score cache (default
-        ``<cache_dir>/scores/scores.sqlite``).
+    config : path, mapping or AuditConfig
+        A YAML file, a mapping, or an :class:`AuditConfig`; validated before any work starts
+        (bad entries raise ``ValueError`` naming them).
+    scheduler : str, optional
+        Address of a Dask scheduler (``"tcp://host:8786"``); estimation then runs on that
+        cluster through joblib's dask backend.
+    n_jobs : int
+        joblib workers on this machine (ignored with ``scheduler``).
+    progress : bool
+        Show progress bars.
+    cache_dir : str or Path, optional
+        Where profiles, résumés, scores and estimates are cached (default ``CACHE_DIR/audit``).
+    score_cache : ScoreCache, optional
+        The screeners' per-résumé score cache (default ``<cache_dir>/scores/scores.sqlite``).
 
-    Returns an :class:`AuditRun` whose ``table`` has one row per (attribute, occupation,
-    format, screener) with the columns of ``popresume_published_pse.csv`` (``paper_cases``
-    is called ``cases`` here: our labels by the rules stated in §5.2) plus the SEs and
-    screener metadata; the run also holds the stage timings and how many estimates came
-    from the cache.
+    Returns
+    -------
+    AuditRun
+        Its ``table`` has one row per (attribute, occupation, format, screener) with the
+        columns of ``popresume_published_pse.csv`` (``paper_cases`` is called ``cases`` here:
+        our labels by the rules stated in §5.2) plus the SEs and screener metadata; the run
+        also holds the stage timings and how many estimates came from the cache.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cfg = {"name": "demo", "occupations": ["teacher"], "formats": ["text"], "attributes": ["gender"],
+    ...        "sizes": 150, "seed": 2, "folds": 3, "n_boot": 0, "estimator": {"tune": False, "threads": 1},
+    ...        "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
+    ...                       "label": "synthetic"}]}
+    >>> run = run_audit(cfg, cache_dir=tempfile.mkdtemp(), n_jobs=1, progress=False)
+    >>> run.table[["attribute", "format", "model"]].to_dict("records")
+    [{'attribute': 'gender', 'format': 'text', 'model': 'synthetic'}]
+    >>> run.estimated, run.estimates_from_cache
+    (1, 0)
     """
     cfg = load_config(config)  # everything checked before any work
     cache = Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit"
@@ -391,7 +434,28 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
 
 
 def write_results(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write the results table (CSV or Parquet by suffix) atomically, without the index."""
+    """Write the results table (CSV or Parquet by suffix) atomically, without the index.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The results table.
+    path : str or Path
+        Where to write; the suffix (``.csv`` or ``.parquet``) chooses the format.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> table = pd.DataFrame({"attribute": ["gender"], "TE_estimate": [0.125]})
+    >>> out = write_results(table, pathlib.Path(tempfile.mkdtemp()) / "results.parquet")
+    >>> out.suffix, pd.read_parquet(out).equals(table)
+    ('.parquet', True)
+    """
     from popresume.io import atomic_path
 
     path = Path(path)
@@ -404,7 +468,26 @@ def write_results(table: pd.DataFrame, path: str | Path) -> Path:
 
 
 def read_results(path: str | Path) -> pd.DataFrame:
-    """Read a results table written by :func:`write_results` (or the published CSV)."""
+    """Read a results table written by :func:`write_results` (or the published CSV).
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv`` or ``.parquet`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The results table.
+
+    Examples
+    --------
+    >>> from popresume.audit import read_results
+    >>> from popresume.paths import data_path
+    >>> published = read_results(data_path("published", "popresume_published_pse.csv"))  # Tables 4-5
+    >>> published.shape
+    (120, 20)
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"results table not found: {path}")
@@ -427,6 +510,33 @@ def audit_data(config, *, cache_dir: str | Path | None = None, progress: bool = 
     Reuses the same caches as :func:`run_audit` (after a run it does no new work).
     Columns: the profile and group columns, ``format``, ``screener`` (config name),
     ``model`` (the config label) and ``score`` (NaN rows dropped).
+
+    Parameters
+    ----------
+    config : path, mapping or AuditConfig
+        The grid, as :func:`run_audit` takes it.
+    cache_dir : str or Path, optional
+        The grid's cache folder.
+    progress : bool
+        Show progress bars.
+    score_cache : ScoreCache, optional
+        The per-résumé score cache.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scored résumé, format and screener.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from popresume.audit import validate_config
+    >>> grid = validate_config(dict(name="data", occupations=["nurse"], formats=["text"], attributes=["race"],
+    ...                             sizes=150, seed=1, folds=3, n_boot=0, screeners=[{"name": "synth",
+    ...                             "spec": {"kind": "synthetic"}, "label": "synthetic"}]))
+    >>> scores = audit_data(grid, cache_dir=tempfile.mkdtemp())
+    >>> len(scores), scores[["format", "screener", "model"]].drop_duplicates().to_dict("records")
+    (150, [{'format': 'text', 'screener': 'synth', 'model': 'synthetic'}])
     """
     cfg = load_config(config)
     cache = Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit"
@@ -451,6 +561,29 @@ def outcome_table(data: pd.DataFrame, *, select_top: float = 0.25) -> pd.DataFra
     the keys of the results table, so it joins with ``run_audit``'s output
     (:func:`popresume.audit.metrics.compare_with_causal`). Selection for the four-fifths rule:
     the top ``select_top`` share of each cell's scores; LL144: above the cell's median.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Scores with the profile columns, ``occupation``, ``format`` and ``model``.
+    select_top : float
+        The share selected for the four-fifths rule.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per audit cell and attribute.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> d = pd.DataFrame({"occupation": "teacher", "format": "text", "model": "demo",
+    ...                   "gender": rng.choice(["F", "M"], 200), "race_binary": rng.choice(["White", "Non-White"], 200)})
+    >>> d["score"] = 50 + 5 * (d["gender"] == "M") + rng.normal(0, 5, 200)
+    >>> t = outcome_table(d)
+    >>> t[["attribute", "four_fifths_flag"]].to_dict("records")
+    [{'attribute': 'gender', 'four_fifths_flag': True}, {'attribute': 'race', 'four_fifths_flag': False}]
     """
     from popresume.audit.metrics import adverse_impact_summary
     from popresume.causal import default_roles

@@ -53,6 +53,23 @@ def p_from_ci(estimate, ci_low, ci_high, *, level: float = 0.95) -> pd.DataFrame
 
     ``SE = (ci_high − ci_low) / (2 z_{1−α/2})``; ``p = 2 Φ(−|estimate / SE|)``.
     Raises if an interval is inverted or has zero width (no SE can be recovered).
+
+    Parameters
+    ----------
+    estimate, ci_low, ci_high : array_like
+        Point estimates and their interval bounds.
+    level : float
+        The intervals' level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``se``, ``z`` and ``p``.
+
+    Examples
+    --------
+    >>> p_from_ci([1.0], [0.5], [1.5]).round(4).to_dict("records")
+    [{'se': 0.2551, 'z': 3.9199, 'p': 0.0001}]
     """
     est = np.atleast_1d(np.asarray(estimate, dtype=float))
     lo = np.atleast_1d(np.asarray(ci_low, dtype=float))
@@ -135,6 +152,31 @@ def significance(table: pd.DataFrame, method: str = "none", *, family: str = "al
 
     ``method`` is "none" (the paper's CI-excludes-0 rule), "p" (recovered p < alpha,
     uncorrected), "holm" or "bh".
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A results table (``{E}_{estimate,ci_low,ci_high}``).
+    method : {"none", "p", "holm", "bh"}
+        The rule.
+    family : str
+        What one correction runs over: "all" rows at once, or per a key column's values.
+    alpha : float
+        The level of the corrected tests.
+    signed_zero : bool
+        Read a bound of ±0 by its sign (the published rounding).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Booleans, one column per effect.
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> significance(published.head(2), "holm").to_dict("records")[1]
+    {'TE': True, 'NDE': False, 'NIE': False, 'BIE': False, 'RIE': False}
     """
     if method not in ("none", "p", "holm", "bh"):
         raise ValueError(f"unknown significance method {method!r}; use none, p, holm or bh")
@@ -160,6 +202,28 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
     named like ``sig`` or ``{E}_estimate``. The rules themselves are
     ``popresume.causal.cases.flags_from_significance`` (``rule="paper"``: C3 and C4 also
     need NIE ≠ 0). Returns "C1,C5"-style strings, "-" when no case applies.
+
+    Parameters
+    ----------
+    sig : pandas.DataFrame
+        Booleans, one column per effect.
+    estimates : pandas.DataFrame, optional
+        The point estimates.
+    rule : {"stated", "paper"}
+        §5.2's definitions as written, or as the authors applied them.
+
+    Returns
+    -------
+    pandas.Series
+        One label per row.
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> rows = published.head(3)
+    >>> cases_from_significance(significance(rows), rows).tolist()
+    ['C1,C5', '-', 'C1,C5']
     """
     if estimates is None:
         raise ValueError("cases_from_significance needs the point estimates (Case 2 uses NDE·NIE < 0)")
@@ -179,6 +243,27 @@ def recount_cases(table: pd.DataFrame, *, methods: Sequence[str] = ("none", "hol
 
     Counted over all audits (the paper counts C1 over the 80 audits without a photo:
     pass ``table[table.format != "image+photo"]`` for that denominator).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A results table.
+    methods : sequence of str
+        Significance rules, as :func:`significance` takes them.
+    family, alpha, rule
+        As in :func:`significance` and :func:`cases_from_significance`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Counts; rows C1..C5 and ``none``, one column per method.
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> recount_cases(published).loc["C1"].to_dict()
+    {'none': 79, 'holm': 48, 'bh': 74}
     """
     out = {}
     for m in methods:
@@ -208,7 +293,31 @@ def recount_table(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.
 
 
 def surviving_findings(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
-    """Every effect the paper calls significant (CI excludes 0), with whether it survives Holm / BH."""
+    """Every effect the paper calls significant (CI excludes 0), with whether it survives Holm / BH.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A results table.
+    family : str
+        As in :func:`significance`.
+    alpha : float
+        The level of the corrected tests.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per significant effect, with its recovered p-value, the adjusted ones and
+        ``survives_holm`` / ``survives_bh``.
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> found = surviving_findings(published)
+    >>> int(found["survives_holm"].sum()) <= int(found["survives_bh"].sum()) <= len(found)
+    True
+    """
     t = adjust(long_tests(table), family=family, alpha=alpha)
     t = t[t["sig_none"]].copy()
     t = t.rename(columns={"sig_holm": "survives_holm", "sig_bh": "survives_bh"})
@@ -237,6 +346,27 @@ def te_alone(table: pd.DataFrame, *, method: str = "none", family: str = "all") 
     significant NDE/NIE/BIE/RIE the TE verdict does not reveal when TE ≃ 0),
     ``masked`` (TE ≃ 0 yet some path-specific effect ≠ 0) and ``case2`` (the stated
     cancellation rule).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A results table.
+    method : str
+        The significance rule, as :func:`significance` takes it.
+    family : str
+        As in :func:`significance`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The keys, ``TE_estimate`` and the columns above.
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> te_alone(published.head(1))[["te_verdict", "masked"]].to_dict("records")
+    [{'te_verdict': 'disparity', 'masked': False}]
     """
     sig = significance(table, method, family=family)
     keys = [c for c in KEY_COLUMNS if c in table.columns]
@@ -262,6 +392,31 @@ def selection_rates(df: pd.DataFrame, group: str | Sequence[str], *, score: str 
     rate is below 4/5 of the highest group's rate shows adverse impact. Columns: the group
     column(s), n, selected, selection_rate, impact_ratio (rate / highest rate),
     four_fifths_ok, threshold (the score a résumé needed to be selected).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per scored résumé.
+    group : str or sequence of str
+        The group column(s).
+    score : str
+        The score column.
+    select_top : float or None
+        The share selected, from the top down.
+    threshold : float or None
+        Select ``score >= threshold`` instead.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"gender": ["F"] * 4 + ["M"] * 4, "score": [1, 2, 3, 6, 4, 5, 7, 8]})
+    >>> selection_rates(d, "gender")[["gender", "selected", "impact_ratio", "four_fifths_ok"]].to_dict("records")
+    [{'gender': 'F', 'selected': 0, 'impact_ratio': 0.0, 'four_fifths_ok': False}, {'gender': 'M', 'selected': 2, 'impact_ratio': 1.0, 'four_fifths_ok': True}]
     """
     cols = [group] if isinstance(group, str) else list(group)
     t = ll144.selection_rates_at_cut(df, cols, score, select_top=select_top, threshold=threshold)
@@ -293,6 +448,28 @@ def ll144_impact_ratios(df: pd.DataFrame, *, score: str = "score", sex: str = "g
     the data are flagged ``excluded`` and left out of the highest-rate reference, as
     the rule allows (they are still reported). The numbers are
     :func:`popresume.ll144.breakdown_table` without its intervals and unknown rows.
+
+    Parameters
+    ----------
+    df, score, sex, race
+        The scored rows and their columns, as :func:`popresume.ll144.breakdown_table` reads them.
+    min_share : float
+        Categories under this share are reported but not rated.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per breakdown and category: ``n``, ``share``, ``above_median``,
+        ``scoring_rate``, ``impact_ratio``, ``excluded``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"gender": ["F", "F", "F", "M", "M", "M"], "race": ["A", "B", "B", "A", "B", "B"],
+    ...                   "score": [1, 2, 6, 3, 4, 5]})
+    >>> t = ll144_impact_ratios(d, min_share=0)
+    >>> t.loc[t["breakdown"] == "sex", ["category", "scoring_rate", "impact_ratio"]].to_dict("records")
+    [{'category': 'F', 'scoring_rate': 0.3333333333333333, 'impact_ratio': 0.5}, {'category': 'M', 'scoring_rate': 0.6666666666666666, 'impact_ratio': 1.0}]
     """
     t = ll144.breakdown_table(df, score=score, sex=sex, race=race, rule="median_split", min_share=min_share)
     t = t[t["known"]].rename(columns={"selected": "above_median", "rate": "scoring_rate", "ratio": "impact_ratio",
@@ -327,11 +504,36 @@ def compare_with_causal(outcome: pd.DataFrame, results: pd.DataFrame, *, method:
 
     ``outcome``: one row per audit with the keys and ``four_fifths_flag`` (from
     :func:`adverse_impact_summary`). Disagreement kinds:
+
     * "missed: direct" — no four-fifths flag, yet NDE ≠ 0;
     * "missed: redlining" — no flag, yet RIE ≠ 0 (an impermissible proxy path);
     * "flagged: business necessity only" — flagged, but only BIE ≠ 0 among NDE/BIE/RIE
       (a disparity the employer may defend);
     * "flagged: no significant effect" — flagged while no effect is significant.
+
+    Parameters
+    ----------
+    outcome : pandas.DataFrame
+        Outcome verdicts, one row per audit (:func:`popresume.audit.outcome_table`).
+    results : pandas.DataFrame
+        The decomposition, one row per audit (``run_audit(...).table``).
+    method : str
+        The significance rule for the effects, as :func:`significance` takes it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The audits in both, with ``sig_{E}`` and ``disagreement`` ("" when they agree).
+
+    Examples
+    --------
+    >>> from popresume.audit.metrics import published_table
+    >>> published = published_table()  # the paper's Tables 4-5
+    >>> import pandas as pd
+    >>> row = published.iloc[[0]]
+    >>> outcome = row[["attribute", "occupation", "format", "model"]].assign(four_fifths_flag=False)
+    >>> compare_with_causal(outcome, row)["disagreement"].tolist()
+    ['missed: direct; missed: redlining']
     """
     keys = [c for c in KEY_COLUMNS if c in outcome.columns and c in results.columns]
     sig = significance(results, method).add_prefix("sig_")

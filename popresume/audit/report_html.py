@@ -22,6 +22,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from popresume.ll144 import FOUR_FIFTHS
+
 
 CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 0 1rem;
@@ -242,7 +244,7 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
         parts.append(table_html(*_verdict(rep, rep.four_fifths.to_json(),
                                           {"breakdown": "breakdown", "category": "category", "n": "n",
                                            "selection_rate": "selection rate", "impact_ratio": "impact ratio",
-                                           "ci_low": "CI low", "ci_high": "CI high", "four_fifths_ok": "≥ 0.8"}),
+                                           "ci_low": "CI low", "ci_high": "CI high", "four_fifths_ok": f"≥ {FOUR_FIFTHS:g}"}),
                                 (f"Selection of the top {rep.four_fifths.select_top:.0%} of scores"
                                  if np.isfinite(rep.four_fifths.select_top) else "Selection as recorded")
                                 + f". Source: {_source(rep.four_fifths, 'EEOC four-fifths rule (29 CFR 1607.4(D))')}. "
@@ -255,7 +257,7 @@ def _outcome(rep: AuditReport, lab: str, figures: bool) -> str:
                  "p": rep.chance.p_text(r), "n_sim": r["n_sim"]} for _, r in rep.chance.table.iterrows()]
         parts.append(table_html(*_verdict(rep, rows, {"rule": "rule", "breakdown": "breakdown", "n": "n",
                                                       "observed_lowest_ratio": "lowest ratio",
-                                                      "flag": "chance of a flag (ratio < 0.8)",
+                                                      "flag": f"chance of a flag (ratio < {FOUR_FIFTHS:g})",
                                                       "p": "chance of a ratio this low", "n_sim": "draws (0: exact)"}),
                                 f"Chance baseline for each rule printed above (median_split: the LL144 table; "
                                 f"selection_cut: the four-fifths table); exact for two categories, else from "
@@ -286,7 +288,7 @@ def _leakage(rep: AuditReport, lab: str) -> str:
                             left=("quantity", "published", "note")))
     parts.append(table_html(leak["selection_rate_ratios"], {"regime": "regime", "condition": "condition",
                                                             "ratio": "ratio vs Anglo", "ci_low": "CI low",
-                                                            "ci_high": "CI high", "four_fifths_flag": "< 0.8",
+                                                            "ci_high": "CI high", "four_fifths_flag": f"< {FOUR_FIFTHS:g}",
                                                             "p_holm": "p (Holm)"},
                             f"Task 2 selection-rate ratios (ties count half). Source: {leak['source']}. "
                             f"{lab}.", digits={"ratio": 3, "ci_low": 3, "ci_high": 3, "p_holm": 4},

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.ll144 import FOUR_FIFTHS
 
 REPORT_VERSION = 1
 #: The significance level of every claim the summary makes.
@@ -61,7 +62,26 @@ def finite(obj: Any) -> Any:
 @dataclass
 class Provenance:
     """Who produced the numbers: the spec as given (scrubbed), the screener's identity and
-    parameters, and the source line of every table."""
+    parameters, and the source line of every table.
+
+    Parameters
+    ----------
+    spec : str
+        The screener's spec as given, with secrets removed.
+    screener : dict
+        The screener's identity (``screener_id``, ``model``, ``prompt_hash``, ``scoring``, ``dialect``).
+    screener_params : dict
+        Its parameters.
+    sources : dict
+        Table name -> where its numbers come from.
+
+    Examples
+    --------
+    >>> p = Provenance(spec="synthetic", screener={"screener_id": "synthetic", "model": "known effects",
+    ...                "prompt_hash": "-", "scoring": "score", "dialect": None}, screener_params={}, sources={})
+    >>> p.label()
+    'synthetic: known effects · prompt - · scoring score · dialect n/a'
+    """
 
     spec: str
     screener: dict
@@ -76,7 +96,22 @@ class Provenance:
 
 @dataclass
 class Plan:
-    """The probe and the expected durations printed before any work."""
+    """The probe and the expected durations printed before any work.
+
+    Parameters
+    ----------
+    seconds_per_resume : float
+        The probe's seconds per résumé.
+    validity_s, scoring_s, total_s : float
+        Expected seconds of the validity gate, the scoring, and the whole audit.
+    probe : dict
+        What the probe measured.
+
+    Examples
+    --------
+    >>> Plan(0.5, 30.0, 200.0, 260.0, probe={"n": 3}).to_json()["total_s"]
+    260.0
+    """
 
     seconds_per_resume: float
     validity_s: float
@@ -91,7 +126,32 @@ class Plan:
 
 @dataclass
 class Validity:
-    """The validity gate's verdict and its card (``checks``: one row per check)."""
+    """The validity gate's verdict and its card (``checks``: one row per check).
+
+    Parameters
+    ----------
+    verdict : str
+        "pass", "fail" or "pass (forced)".
+    reasons : list of str
+        Why, in words.
+    rule : str
+        The gate's rule, in words.
+    parse_rate : float
+        The share of replies that parsed.
+    n_profiles : int
+        Profiles the card scored.
+    checks : pandas.DataFrame
+        One row per check.
+    card : dict
+        The card itself.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> v = Validity("pass", [], "every check passes", 1.0, 40, pd.DataFrame({"check": ["parse"]}), {})
+    >>> v.to_json()["checks"]
+    [{'check': 'parse'}]
+    """
 
     verdict: str
     reasons: list
@@ -121,6 +181,35 @@ class Decomposition:
     None where a label would rest on an effect that is not estimable. ``precision`` is
     :func:`popresume.audit.report.precision_table`, its ``n_needed`` NaN where the effect is
     not estimable (a projection from a biased, clipped estimate does not shrink like 1/√n).
+
+    Parameters
+    ----------
+    attribute, x, x0, x1 : str
+        The attribute, its column and its two levels.
+    effects : pandas.DataFrame
+        Indexed TE..RIE, with the columns above.
+    cases : str or None
+        The paper-rule label.
+    min_ess, clipped_share : float
+        The overlap numbers behind the estimability verdicts.
+    warnings : list of str
+        The estimator's warnings.
+    n : int
+        Rows estimated on.
+    ci_method : str
+        How the intervals were computed.
+    precision : pandas.DataFrame
+        The precision table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> effects = pd.DataFrame({"significant": [True, False], "estimable": [True, False],
+    ...                         "reason": ["", "too few effective rows"]}, index=["TE", "NDE"])
+    >>> d = Decomposition("gender", "gender", "F", "M", effects, None, 12.0, 0.2, [], 400, "normal",
+    ...                   pd.DataFrame())
+    >>> d.significant(), d.not_estimable()
+    (['TE'], ['NDE'])
     """
 
     attribute: str
@@ -201,7 +290,19 @@ class Decomposition:
 
 @dataclass
 class TableSection:
-    """A section that is one table (records in ``report.json``)."""
+    """A section that is one table (records in ``report.json``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The section's rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> TableSection(pd.DataFrame({"n": [3]})).to_json()
+    [{'n': 3}]
+    """
 
     table: pd.DataFrame
 
@@ -214,7 +315,23 @@ class LL144(TableSection):
     """LL144 rates and impact ratios by sex, race and sex × race, with CIs, the under-2% flag
     (``excluded``) and one ``unknown`` row per breakdown. ``rule``: ``median_split`` (a
     scoring tool: the share above the sample median) or ``selection_cut`` (a selection tool:
-    the share selected)."""
+    the share selected).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The LL144 table (:func:`popresume.ll144.breakdown_table`'s rows, report columns).
+    rule : {"median_split", "selection_cut"}
+        The rate the table reports.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"breakdown": ["sex", "sex"], "category": ["F", "M"],
+    ...                   "impact_ratio": [0.75, 1.0], "excluded": [False, False]})
+    >>> LL144(t).lowest("sex"), LL144(t).rate_text()
+    (0.75, 'scoring rate = share above the sample median')
+    """
 
     rule: str = "median_split"
 
@@ -228,7 +345,19 @@ class LL144(TableSection):
 
 
 class FourFifths(TableSection):
-    """The four-fifths comparison of selection rates when the top ``select_top`` is selected."""
+    """The four-fifths comparison of selection rates when the top ``select_top`` is selected.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Selection rates and impact ratios, with ``select_top`` on every row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> FourFifths(pd.DataFrame({"select_top": [0.25]})).select_top
+    0.25
+    """
 
     @property
     def select_top(self) -> float:
@@ -236,7 +365,24 @@ class FourFifths(TableSection):
 
 
 class Chance(TableSection):
-    """How often a screener that ignores the attributes is flagged, per ``rule`` and breakdown."""
+    """How often a screener that ignores the attributes is flagged, per ``rule`` and breakdown.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`popresume.ll144.chance_table`'s rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.ll144 import chance_table
+    >>> scores = pd.DataFrame({"gender": ["F", "M"] * 50, "race": ["A"] * 50 + ["B"] * 50,
+    ...                        "score": range(100)})
+    >>> section = Chance(chance_table(scores, rules=["median_split"], n_sim=200))
+    >>> row = section.table.iloc[0]
+    >>> row["breakdown"], section.flag_text(row)
+    ('sex', '0.317')
+    """
 
     @staticmethod
     def p_text(row) -> str:
@@ -248,7 +394,20 @@ class Chance(TableSection):
 
 
 class Disagreements(TableSection):
-    """Per attribute: the four-fifths verdict beside the decomposition (CI rule), and what differs."""
+    """Per attribute: the four-fifths verdict beside the decomposition (CI rule), and what differs.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per attribute: ``attribute``, ``four_fifths_flag``, ``lowest_selection_ratio``
+        and ``disagreement`` ("" when the two verdicts agree).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> Disagreements(pd.DataFrame({"attribute": ["gender"], "disagreement": [""]})).to_json()
+    [{'attribute': 'gender', 'disagreement': ''}]
+    """
 
 
 @dataclass
@@ -260,7 +419,27 @@ class RecordedValidity:
     coverage; an interval the harness does not calibrate at the file's design has NaN bounds
     and its reason. ``verdict`` is the gate's ("pass (stability untested)", "fail" or "not
     estimable"), ``reason`` its reasons, ``shown`` the verdict every table of the report
-    carries (docs/DESIGN.md §4's vocabulary), ``columns`` role -> the file's column."""
+    carries (docs/DESIGN.md §4's vocabulary), ``columns`` role -> the file's column.
+
+    Parameters
+    ----------
+    verdict, reason, shown : str
+        The gate's verdict, its reason, and the verdict the tables carry.
+    contrasts : pandas.DataFrame
+        One row per contrast.
+    columns : dict
+        Role -> the file's column.
+    rule : str
+        The gate's rule, in words.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> v = RecordedValidity("not estimable", "no quality column", "not carded", pd.DataFrame(),
+    ...                      {"score": "callback"}, "the contrasts' CIs exclude 0")
+    >>> v.to_json()["reasons"]
+    ['no quality column']
+    """
 
     verdict: str
     reason: str
@@ -279,7 +458,21 @@ class NoiseFloor(TableSection):
     """Run-to-run spread of recorded decisions (:func:`popresume.decisions.analyses.rerun_spread`):
     one row per kind (``rerun``) with mean_abs_change, sd (of a pair's difference), run_sd (one
     reply's SD), n (pairs), n_cells (cells with two or more runs) and runs (distinct runs).
-    No interval: the harness calibrates none for it. ``cells``: the columns a cell is."""
+    No interval: the harness calibrates none for it. ``cells``: the columns a cell is.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per kind of rerun.
+    cells : tuple of str
+        The columns that make a cell.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> NoiseFloor(pd.DataFrame({"rerun": ["same prompt"], "sd": [1.5]}), cells=("job",)).to_json()
+    {'cells': ['job'], 'rows': [{'rerun': 'same prompt', 'sd': 1.5}]}
+    """
 
     cells: tuple = ()
 
@@ -290,7 +483,22 @@ class NoiseFloor(TableSection):
 @dataclass
 class RunInfo:
     """What ran: the subject (a screener on an occupation, or a file of recorded decisions),
-    counts, timings and failures. ``extra`` holds the fields of ``report.json``'s ``run``."""
+    counts, timings and failures. ``extra`` holds the fields of ``report.json``'s ``run``.
+
+    Parameters
+    ----------
+    subject : str
+        What was audited.
+    n : int
+        Rows audited.
+    extra : dict
+        The ``run`` fields of ``report.json`` (counts, timings, failures).
+
+    Examples
+    --------
+    >>> RunInfo("synthetic on accountants", 400).to_json()
+    {'subject': 'synthetic on accountants', 'n': 400}
+    """
 
     subject: str
     n: int
@@ -308,6 +516,46 @@ class AuditReport:
     A screener audit (``popresume audit --screener``) fills every section; an audit of
     recorded decisions (``popresume audit --decisions``) has no plan, no screener and no
     decomposition (no population model), and says so.
+
+    Parameters
+    ----------
+    run : RunInfo
+        What ran.
+    provenance : Provenance, optional
+        Who produced the numbers.
+    plan : Plan, optional
+        The probe and the expected durations.
+    validity : Validity, optional
+        The validity gate's verdict.
+    decompositions : dict
+        Attribute -> :class:`Decomposition`.
+    ll144 : LL144, optional
+        The LL144 table.
+    four_fifths : FourFifths, optional
+        The four-fifths table.
+    chance : Chance, optional
+        The chance baseline of the flags.
+    disagreements : Disagreements, optional
+        The four-fifths verdicts beside the decomposition.
+    limitations : list of str
+        What the report cannot say.
+    leakage : dict, optional
+        Beyond the Name's Tasks 1-3.
+    recorded_validity : RecordedValidity, optional
+        The validity of recorded decisions.
+    noise_floor : NoiseFloor, optional
+        Run-to-run spread of recorded decisions.
+    omitted : dict
+        Section -> why it is left out.
+    notes : list of str
+        Sentences the summary adds.
+
+    Examples
+    --------
+    >>> rep = AuditReport(run=RunInfo(subject="recorded decisions (d.csv)", n=400),
+    ...                   omitted={"decomposition": "recorded decisions have no population model"})
+    >>> rep.to_json()["omitted"]
+    {'decomposition': 'recorded decisions have no population model'}
     """
 
     run: RunInfo
@@ -429,7 +677,7 @@ class AuditReport:
                     continue
                 how = "exact" if int(row["n_sim"]) == 0 else f"{int(row['n_sim']):,} draws"
                 out.append(f"{rule}, {row['breakdown']}: lowest impact ratio {row['observed_lowest_ratio']:.3f}; "
-                           f"a tool that ignores the attribute falls under 0.8 with probability "
+                           f"a tool that ignores the attribute falls under {FOUR_FIFTHS:g} with probability "
                            f"{Chance.flag_text(row)} at these group sizes, and this low with probability "
                            f"{Chance.p_text(row)} ({how}).")
         if self.disagreements is not None:

@@ -42,7 +42,52 @@ MAX_DRAWS_TIMES_N = 50_000_000
 class ReportRequest:
     """What ``popresume audit --screener`` asks: the screener, the population, the
     estimator's and the report's settings. :meth:`check` refuses, in one line naming the
-    option, a request that cannot give a report, before any work."""
+    option, a request that cannot give a report, before any work.
+
+    Parameters
+    ----------
+    spec : str or mapping
+        The screener, as :func:`popresume.screeners.get_screener` takes it.
+    occupation : str
+        The occupation whose applicants are drawn.
+    n : int
+        Résumés to score.
+    fmt : {"text", "image", "image+photo"}
+        The résumé format.
+    attributes : tuple of str
+        The protected attributes to decompose.
+    profiles : str, optional
+        A profile table to read instead of drawing one.
+    seed : int
+        Seed of the population, the folds and the draws.
+    force : bool
+        Run on even when the screener fails the validity gate.
+    card_n : int
+        Profiles of the validity card.
+    folds, n_boot : int
+        The estimator's folds and bootstrap draws.
+    tune : bool
+        Tune the estimator's XGBoost learners.
+    select_top : float
+        The share selected for the four-fifths table.
+    target : float
+        The CI half-width the precision table plans for.
+    n_sim : int
+        Draws of the chance baseline.
+    leakage : bool
+        Add Beyond the Name's Tasks 1-3 for the same screener.
+    leakage_bases : int, optional
+        How many of the 20 base résumés the leakage tasks use (all by default).
+    spec_label : str, optional
+        How the report names the spec.
+
+    Examples
+    --------
+    >>> req = ReportRequest("synthetic", occupation="accountant", n=400, n_boot=200)
+    >>> req.check()  # nothing to refuse
+    >>> req.label(), req.fmt, req.attributes
+    ('synthetic', 'text', ('gender', 'race'))
+    """
 
     spec: Any
     occupation: str
@@ -183,13 +228,32 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     Raises ``ValueError`` (one line) on a bad request and when the screener fails the validity
     gate without ``force``; an unreachable server raises ``ConnectionError``.
 
-    Example
+    Parameters
+    ----------
+    request : ReportRequest
+        The screener, the population and the settings.
+    cache : ScoreCache, optional
+        The score cache (as for :func:`popresume.screeners.score_run`); default the package's.
+    progress : bool
+        Show progress bars.
+    dry_run : bool
+        Print the plan (the probe and the expected durations) and stop.
+    echo : callable
+        Where the plan and the progress lines go.
+
+    Returns
     -------
+    AuditReport or None
+        The report; None with ``dry_run``.
+
+    Examples
+    --------
     >>> req = ReportRequest("synthetic", occupation="accountant", n=100, n_boot=10 ** 7)
-    >>> req.check()
-    Traceback (most recent call last):
-    ...
-    ValueError: --n-boot 10000000 is out of range: use 0 to 100,000
+    >>> try:
+    ...     run_report(req)
+    ... except ValueError as refused:  # before any work
+    ...     print(refused)
+    --n-boot 10000000 is out of range: use 0 to 100,000
     """
     from popresume.causal import prepare
     from popresume.screeners import format_summary, get_screener
@@ -353,6 +417,26 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     fails (a full disk), the temporary files are removed and an earlier pair is left as it
     was; if the second move fails, the first is undone, so the folder never holds a page
     beside the numbers of another run.
+
+    Parameters
+    ----------
+    rep : AuditReport
+        The report.
+    folder : str or PathLike
+        The report folder (created when missing).
+
+    Returns
+    -------
+    (Path, Path)
+        ``report.json`` and ``report.html``.
+
+    Examples
+    --------
+    >>> import tempfile, json
+    >>> rep = AuditReport(run=RunInfo(subject="recorded decisions (d.csv)", n=400))
+    >>> page, numbers = sorted(write_report(rep, tempfile.mkdtemp()))
+    >>> page.name, numbers.name, json.loads(numbers.read_text())["run"]
+    ('report.html', 'report.json', {'subject': 'recorded decisions (d.csv)', 'n': 400})
     """
     from popresume.audit.report_html import render_html
 

@@ -136,6 +136,28 @@ def classify_cases(table: pd.DataFrame, rule: str = "stated") -> pd.Series:
     §5.2's definitions literally; ``rule="paper"`` reproduces the authors' labels (see the
     module docstring for what differs and why). A row with an effect without interval (not
     estimable) gets ``None`` when its label would rest on that effect.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Wide rows ``{E}_{estimate,ci_low,ci_high}``, or one effects table.
+    rule : {"stated", "paper"}
+        §5.2's definitions as written, or as the authors applied them.
+
+    Returns
+    -------
+    pandas.Series
+        One label per row of ``table`` (a one-element series for an effects table).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> row = {"TE": (1.0, 0.5, 1.5), "NDE": (0.9, 0.4, 1.4), "NIE": (0.1, -0.3, 0.5),
+    ...        "BIE": (0.0, -0.2, 0.2), "RIE": (0.1, -0.3, 0.5)}
+    >>> wide = pd.DataFrame([{f"{e}_{s}": v for e, vals in row.items()
+    ...                       for s, v in zip(("estimate", "ci_low", "ci_high"), vals)}])
+    >>> classify_cases(wide).tolist()
+    ['C1']
     """
     return labels_from_flags(case_flags(table, rule))
 
@@ -145,6 +167,18 @@ def case_label(table: pd.DataFrame, rule: str = "paper") -> str | None:
 
     ``table``: one effects table (``PSEResult.summary`` / ``estimate_pse``'s, where a
     non-estimable effect has NaN ``ci_low``/``ci_high``) or one wide row.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or pandas.Series
+        One effects table, or one wide row.
+    rule : {"paper", "stated"}
+        As in :func:`classify_cases`.
+
+    Returns
+    -------
+    str or None
+        The label ("-" for no case), or None when it is not estimable.
 
     Examples
     --------
@@ -183,6 +217,27 @@ def case_counts(labels: pd.Series, formats: pd.Series | None = None,
     explicit demographic signal (formats other than ``c1_exclude_formats``; the paper's
     "49 of 80"); C2-C5 and ``none`` always over all. Without ``formats`` every count is
     over all ``n`` audits.
+
+    Parameters
+    ----------
+    labels : pandas.Series
+        Labels as :func:`classify_cases` gives them.
+    formats : pandas.Series, optional
+        The résumé format of each audit.
+    c1_exclude_formats : tuple of str
+        Formats whose résumés show the attribute outright, left out of C1's count.
+
+    Returns
+    -------
+    pandas.Series
+        Counts indexed C1..C5, ``none``, ``C1_denominator``, ``n``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = case_counts(pd.Series(["C1,C5", "C3", "-"]))
+    >>> counts[["C1", "C3", "C5", "none", "n"]].tolist()
+    [1, 1, 1, 1, 3]
     """
     lab = pd.Series(labels).map(normalize_label)
     sets = lab.map(lambda s: set() if s == "-" else set(s.split(",")))

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from popresume.progress import progress_bar
+
 from .bootstrap import influence_bootstrap
 from .data import PSEData
 from .effects import PSEWarning
@@ -414,8 +416,6 @@ class PSEEstimator:
         Hyperparameters stay those chosen on the original sample. The mean of the draws is
         the authors' bagged point estimate (PopResume Appendix C).
         """
-        from tqdm import tqdm
-
         self._check_fitted()
         if n_boot < 1:
             raise ValueError(f"n_boot must be positive, got {n_boot}")
@@ -424,7 +424,7 @@ class PSEEstimator:
         rng = np.random.default_rng(seed)
         out = np.empty((n_boot, len(PSI_NAMES)))
         redrawn = 0
-        for b in tqdm(range(n_boot), disable=not progress, desc="refit bootstrap"):
+        for b in progress_bar(range(n_boot), disable=not progress, desc="refit bootstrap"):
             for _ in range(20):
                 idx = rng.integers(0, d.n, d.n)
                 fold = assign_folds(d.x1v, folds, rng)[idx]  # duplicates share their original's fold

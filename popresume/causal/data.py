@@ -104,14 +104,32 @@ def validate(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str,
 class PSEData:
     """Validated estimation data: roles checked once, encodings fixed, design matrices built.
 
-    >>> d = PSEData(df, x="gender", x0="F", x1="M", z=["race", "age"],
-    ...             b=["edu_group", "exp_year"], r=["fn_gender", "region"], y="score")  # doctest: +SKIP
-
     Attributes: ``df`` (the rows used, fresh RangeIndex), ``roles`` (dict x, x0, x1, z, b,
     r, y: the keyword arguments of ``estimate_pse``), ``n``, ``n_x0`` / ``n_x1`` (group
     sizes), and the matrices ``Xz``, ``Xrz``, ``Xbrz`` (float32), ``x1`` (bool), ``yv``.
     Build it from an existing one with ``PSEData.of(data, **roles)``, which returns a
     ``PSEData`` unchanged and validates a DataFrame.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per résumé.
+    x, x0, x1 : str, object, object
+        The protected attribute column and its reference / comparison levels.
+    z, b, r : list of str, optional
+        Confounders, business-necessity and redlining mediators.
+    y : str
+        The score column.
+    missing : {"raise", "drop"}
+        Incomplete rows raise (naming the column), or are dropped with a warning.
+
+    Examples
+    --------
+    >>> from popresume.causal import make_scm
+    >>> df = make_scm("basic", seed=0).sample(500, seed=1)
+    >>> d = PSEData(df, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
+    >>> d.n, d.n_x0 + d.n_x1, d.Xbrz.dtype
+    (500, 500, dtype('float32'))
     """
 
     def __init__(self, data: pd.DataFrame, *, x: str, x0, x1, z=None, b=None, r=None, y: str = "score",

@@ -32,7 +32,17 @@ CI_STATS: tuple[str, ...] = ("estimate", "ci_low", "ci_high")
 
 
 class PSEWarning(UserWarning):
-    """Estimation went through but a diagnostic (clipping, overlap, group size, constant score) is poor."""
+    """Estimation went through but a diagnostic (clipping, overlap, group size, constant score) is poor.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("12% of propensities clipped", PSEWarning)
+    >>> caught[0].category.__name__
+    'PSEWarning'
+    """
 
 
 def effect_columns(stats: Sequence[str] = CI_STATS, effects: Sequence[str] = PSE_NAMES) -> list[str]:
@@ -81,6 +91,25 @@ def significant(ci_low, ci_high, *, signed_zero: bool = False) -> np.ndarray:
     """CI excludes 0. With ``signed_zero`` a bound that is exactly ±0 counts by its sign bit.
 
     A degenerate interval [0, 0] is never significant.
+
+    Parameters
+    ----------
+    ci_low, ci_high : array_like
+        The intervals' bounds.
+    signed_zero : bool
+        Read a bound of ±0 by its sign bit (the published tables' rounding).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the interval excludes 0.
+
+    Examples
+    --------
+    >>> significant([0.1, -0.2, 0.0], [0.3, 0.1, 0.0]).tolist()
+    [True, False, False]
+    >>> significant([-0.0, 0.0], [0.2, 0.2], signed_zero=True).tolist()
+    [False, True]
     """
     lo = np.asarray(ci_low, dtype=float)
     hi = np.asarray(ci_high, dtype=float)

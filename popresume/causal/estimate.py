@@ -80,7 +80,7 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     trim : (float, float), optional
         Estimate on the overlap population instead: the rows whose cross-fitted
         P(X = x1 | B, R, Z) lies in ``trim`` (e.g. (0.05, 0.95)). The estimand changes to
-        the effects *of that population*; the table's ``population`` column says which rows.
+        the effects *of that population*; the table says which rows in ``population``.
 
     The allowed values are those of :class:`popresume.causal.spec.EstimatorSpec`; a value
     outside them raises ``ValueError`` naming the option before any work.
@@ -148,6 +148,36 @@ def estimate_captured(data: pd.DataFrame, **options) -> tuple[PSEResult, str]:
 def estimate_row(data: pd.DataFrame, *, stats=CI_STATS, **options) -> dict:
     """One audit as one table row: ``{E}_{stat}`` for the five effects, ``min_ess``,
     ``clipped_share`` and ``warnings`` (``options``: the roles and estimator options of
-    :func:`estimate_pse`)."""
+    :func:`estimate_pse`).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per résumé.
+    stats : sequence of str
+        The columns of :func:`estimate_pse`'s table kept per effect (as ``{E}_{stat}``).
+    **options
+        The roles (``x``, ``x0``, ``x1``, ``z``, ``b``, ``r``, ``y``) and the estimator's
+        options, as :func:`estimate_pse` takes them.
+
+    Returns
+    -------
+    dict
+        The row: ``TE_estimate`` ... ``RIE_ci_high``, ``min_ess``, ``clipped_share``, ``warnings``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from popresume.causal import make_scm
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> data = make_scm("basic", seed=0).sample(1000, seed=1)
+    >>> cells = {"propensity": CellMeans(), "outcome": CellMeans()}  # exact cell means: fast
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     row = estimate_row(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
+    ...                        n_boot=0, learners=cells)
+    >>> round(row["TE_estimate"], 2), "min_ess" in row
+    (0.39, True)
+    """
     result, warned = estimate_captured(data, **options)
     return {**result.row(stats), "warnings": warned}

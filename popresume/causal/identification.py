@@ -173,6 +173,37 @@ def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CL
     ``clipped_share`` (largest share of clipped propensities among the models the effect
     uses), ``clipped_model``, ``min_ess`` (smallest ESS among the weights of its means) and
     ``min_ess_weight``.
+
+    Parameters
+    ----------
+    diagnostics : dict
+        ``PSEResult.diagnostics``.
+    max_clipped_share : float
+        An effect with a larger share of clipped propensities is not estimable.
+    min_ess : float
+        The smallest effective sample size of a weight behind TE and NDE.
+    min_ess_mediated : float
+        The same floor for NIE, BIE and RIE.
+    min_ess_share : float
+        The floor as a share of the rows, for NDE, NIE, BIE and RIE.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed TE, NDE, NIE, BIE, RIE.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from popresume.causal import PSEEstimator, make_scm
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> with warnings.catch_warnings():  # fit() warns of the mediated paths' small ESS
+    ...     warnings.simplefilter("ignore")
+    ...     est = PSEEstimator(make_scm("basic", seed=0).sample(1000, seed=1), x="x", x0="x0", x1="x1",
+    ...                        z=["z"], b=["b"], r=["r"], y="y",
+    ...                        learners={"propensity": CellMeans(), "outcome": CellMeans()}).fit()
+    >>> identification_table(est.result_.diagnostics)["estimable"].tolist()
+    [True, True, False, False, False]
     """
     prop = diagnostics["propensity"]
     w = diagnostics["weights"]
@@ -251,6 +282,38 @@ def overlap_population(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, bounds: t
     ``fit``/``predict_proba`` (default: XGBoost at the middle of the Appendix C.5 grid).
 
     Returns ``(rows, description)``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per résumé.
+    x, x0, x1 : str, object, object
+        The protected attribute column and its levels.
+    z, b, r : list of str
+        Confounders and the two sets of mediators.
+    bounds : (float, float)
+        The propensities kept.
+    folds, seed : int
+        Cross-fitting folds and seed.
+    learners : classifier, optional
+        What fits the propensity.
+
+    Returns
+    -------
+    rows : pandas.DataFrame
+        The rows with support.
+    description : str
+        Which rows, and how many, in words.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from popresume.causal import make_scm
+    >>> data = make_scm("basic", seed=0).sample(1000, seed=1)
+    >>> rows, says = overlap_population(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"],
+    ...                                 learners=LogisticRegression())
+    >>> len(rows), says
+    (1000, "overlap population: rows with cross-fitted P(x='x1' | B,R,Z) in [0.05, 0.95], 1,000 of 1,000")
     """
     from sklearn.model_selection import StratifiedKFold
 

@@ -192,6 +192,29 @@ class Learners:
     use. A ``Learners`` is a specification and is never changed by fitting: an estimator
     works on its own copy (``spawn``), so tuned values do not leak from one estimator to the
     next. The copy's ``params`` then hold what was chosen (``params_table``).
+
+    Parameters
+    ----------
+    propensity, outcome : estimator, optional
+        Scikit-learn style classifier and regressor; None for tuned XGBoost.
+    tune : bool
+        Tune XGBoost's hyperparameters by cross-validation (else the grid's middle).
+    grid : dict, optional
+        The hyperparameter grid (default: Appendix C.5).
+    tune_rows, tune_cv : int
+        Rows and folds of the tuning.
+    threads : int
+        XGBoost threads per fit.
+    params : dict
+        Hyperparameters fixed in advance, per role.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression, LogisticRegression
+    >>> spec = Learners(propensity=LogisticRegression(), outcome=LinearRegression())
+    >>> mine = spec.spawn()
+    >>> mine is spec, type(mine.propensity).__name__
+    (False, 'LogisticRegression')
     """
 
     propensity: object | None = None

@@ -84,6 +84,34 @@ def plugin_psi(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
 
 def plugin_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score",
                missing: str = "raise") -> pd.DataFrame:
-    """TE, NDE, NIE, BIE, RIE by the exact plug-in; column ``estimate`` (the means: ``plugin_psi``)."""
+    """TE, NDE, NIE, BIE, RIE by the exact plug-in, as ``estimate`` (the means: ``plugin_psi``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per résumé; every role column discrete (the plug-in sums over cells).
+    x, x0, x1, z, b, r, y
+        The roles, as :func:`popresume.causal.estimate_pse` takes them.
+    missing : {"raise", "drop"}
+        Incomplete rows raise, or are dropped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed TE, NDE, NIE, BIE, RIE; the effects in ``estimate``.
+
+    Examples
+    --------
+    >>> from popresume.causal import make_scm
+    >>> data = make_scm("basic", seed=0).sample(1000, seed=1)
+    >>> plugin_pse(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y").round(2)
+            estimate
+    effect
+    TE          0.39
+    NDE         0.78
+    NIE        -0.39
+    BIE         0.37
+    RIE        -0.76
+    """
     psi = plugin_psi(data, x=x, x0=x0, x1=x1, z=z, b=b, r=r, y=y, missing=missing)
     return pd.DataFrame({"estimate": effects_from_psi(psi.to_numpy())}, index=pd.Index(list(PSE_NAMES), name="effect"))

@@ -70,7 +70,7 @@ class PSEResult:
     Built by :meth:`PSEEstimator.fit` (and completed by ``bootstrap``); read it through
     ``summary`` (the tidy table), ``confint``, ``pvalues``, ``p_adjust``, ``psi``,
     ``diagnostics`` and ``identification_table``. ``str(result)`` and the notebook display
-    (``_repr_html_``) show the compact effects table with the ``estimable`` column.
+    (``_repr_html_``) show the compact effects table, with ``estimable`` per effect.
 
     Parameters
     ----------
@@ -96,8 +96,11 @@ class PSEResult:
     max_clipped_share, min_ess, min_ess_mediated : float
         The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE;
         ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE).
+    min_ess_share : float
+        The ESS floor as a share of the rows (NDE, NIE, BIE, RIE).
     population : str, optional
         The estimand's population when the rows were trimmed to the overlap.
+
 
     Examples
     --------
@@ -195,7 +198,7 @@ class PSEResult:
 
         Pointwise: bootstrap percentiles when ``bootstrap()`` was run, else normal ±z·se.
         ``joint=True``: a simultaneous band est ± c·se that covers all five at ``level``
-        together, c the ``level`` quantile of max_j |θ*_j − θ̂_j| / se_j (sup-t) over the
+        together, c the ``level`` quantile of ``max_j |θ*_j − θ̂_j| / se_j`` (sup-t) over the
         bootstrap draws, or over ``n_sim`` Gaussian draws with the influence-function
         covariance when there are none.
         """
@@ -262,7 +265,7 @@ class PSEResult:
 
     @property
     def estimable(self) -> pd.Series:
-        """Per effect: may its interval, p-value and significance be shown.
+        """Per effect, whether its interval, p-value and significance may be shown.
 
         Under ``identification="overlap"`` the verdict of :meth:`identification_table`;
         under ``"paper"`` every effect (the paper's behaviour). Without diagnostics (a result
@@ -280,7 +283,7 @@ class PSEResult:
         return self.identification_table()["reason"].rename("reason")
 
     def projection_valid(self) -> pd.Series:
-        """Per effect: does its CI half-width shrink like 1/√n, so that "the n needed for a
+        """Per effect, whether its CI half-width shrinks like 1/√n, so that "the n needed for a
         half-width h" (``n · (half-width / h)²``) may be printed.
 
         True exactly where the effect is estimable by the overlap rule (whatever
@@ -294,7 +297,7 @@ class PSEResult:
     # -- tables
     @property
     def summary(self) -> pd.DataFrame:
-        """The effects table: estimate, se, ci_low, ci_high, boot_se, significant, ci_method, n,
+        """The effects table, with estimate, se, ci_low, ci_high, boot_se, significant, ci_method, n,
         estimable, reason, diag_ci_low, diag_ci_high (and population when trimmed).
 
         A non-estimable effect keeps its estimate and se but has NaN ci_low / ci_high and
@@ -378,7 +381,7 @@ class PSEResult:
 
     @property
     def psi(self) -> pd.DataFrame:
-        """The five counterfactual means: target, estimate, se, ci_low, ci_high."""
+        """The five counterfactual means, with target, estimate, se, ci_low, ci_high."""
         ci = self.confint(psi=True)
         return pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_estimate,
                              "se": rep_se(self.phi_reps, self.aggregate), "ci_low": ci["ci_low"].to_numpy(),
@@ -386,6 +389,6 @@ class PSEResult:
 
     @property
     def rep_estimates(self) -> pd.DataFrame:
-        """The effects of each cross-fitting repetition (rows: repetitions)."""
+        """The effects of each cross-fitting repetition, one row per repetition."""
         return pd.DataFrame(effects_from_psi(self.phi_reps.mean(axis=1)), columns=list(PSE_NAMES),
                             index=pd.RangeIndex(self.n_rep, name="rep"))

@@ -30,6 +30,22 @@ def default_roles(attribute: str) -> dict:
     """dict(x, x0, x1, z, b, r) for "gender" (x0 = "F", x1 = "M") or "race" (Non-White vs White).
 
     Z = {the other protected attribute, age} as in the paper; fresh lists on every call.
+
+    Parameters
+    ----------
+    attribute : {"gender", "race"}
+        The protected attribute.
+
+    Returns
+    -------
+    dict
+        ``x``, ``x0``, ``x1``, ``z``, ``b``, ``r``: the keyword arguments of :func:`estimate_pse`.
+
+    Examples
+    --------
+    >>> roles = default_roles("gender")
+    >>> roles["x"], roles["x0"], roles["x1"], roles["b"]
+    ('gender', 'F', 'M', ['edu_group', 'exp_year'])
     """
     if attribute == "gender":
         return {"x": "gender", "x0": "F", "x1": "M", "z": ["race", "age"], "b": list(_B), "r": list(_R)}
@@ -80,12 +96,41 @@ def prepare(profiles: pd.DataFrame, scores: pd.DataFrame, *, screener: str | Non
     """Join profiles and one screener's scores on ``resume_id`` and add the Appendix C.4 groups.
 
     ``scores`` is the screeners' table (resume_id, screener, model, score, ...). When it holds
-    several screeners, pass ``screener=`` (matched against the ``screener`` or ``model``
-    column). Group columns are added with ``popresume.grouping.add_groups`` when missing.
+    several screeners, pass ``screener=`` (matched against the value of ``screener`` or ``model`` in
+    each row). Group columns are added with ``popresume.grouping.add_groups`` when missing.
     Rows whose score is missing keep NaN: the estimator decides (``missing=``). A row whose
     ``parse_ok`` is False is a failed reply whatever number it holds: its score counts as
     missing. A score outside the screener's ``scale`` (default [0, 100]) is refused
     (:func:`check_score_scale`).
+
+    Parameters
+    ----------
+    profiles : pandas.DataFrame
+        The population table (one row per résumé, ``resume_id``).
+    scores : pandas.DataFrame
+        The screeners' score table.
+    screener : str, optional
+        Which screener's scores, when ``scores`` holds several.
+    score_col : str
+        The score column of ``scores``.
+    scale : (float, float)
+        The range a valid score lies in.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The profiles with ``score`` and the Appendix C.4 group columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.resumes import toy_profiles
+    >>> profiles = toy_profiles(1).head(4)  # one per occupation
+    >>> scores = pd.DataFrame({"resume_id": profiles["resume_id"], "screener": "demo",
+    ...                        "score": [10.0, 20.0, None, 40.0]})
+    >>> d = prepare(profiles, scores)
+    >>> d["score"].tolist(), "edu_group" in d
+    ([10.0, 20.0, nan, 40.0], True)
     """
     for name, t in (("profiles", profiles), ("scores", scores)):
         if "resume_id" not in t.columns:
@@ -125,6 +170,29 @@ def partition_roles(attribute: str, b=None, r=None) -> dict:
     from one list to the other leaves TE, NDE and NIE unchanged (they depend on W only)
     and moves part of the indirect effect between BIE and RIE. Raises ``ValueError`` when
     a column is listed twice, in both B and R, or is X or one of Z.
+
+    Parameters
+    ----------
+    attribute : {"gender", "race"}
+        The protected attribute.
+    b, r : list of str, optional
+        The business-necessity and redlining mediators; None keeps the paper's list.
+
+    Returns
+    -------
+    dict
+        The roles, as :func:`default_roles` returns them.
+
+    Examples
+    --------
+    >>> partition_roles("gender", b=["edu_group", "exp_year", "region"],
+    ...                 r=["fn_gender", "fn_age", "surname_group"])["b"]
+    ['edu_group', 'exp_year', 'region']
+    >>> try:
+    ...     partition_roles("gender", b=["region"], r=["region"])
+    ... except ValueError as refused:
+    ...     print(refused)
+    column 'region' is in both b and r; a mediator is business necessity or redlining
     """
     roles = default_roles(attribute)
     for name, cols in (("b", b), ("r", r)):
@@ -159,6 +227,48 @@ def compare_partitions(data: pd.DataFrame, attribute: str, partitions, *, y: str
     partition's), ``{TE,NDE,NIE,BIE,RIE}_{estimate,se,ci_low,ci_high}``, ``min_ess`` and
     ``clipped_share`` (smallest ESS of any weight, largest share of clipped propensities) — plus ``warnings``
     (estimation diagnostics, e.g. clipping, collected rather than printed).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One audit cell's rows (profiles joined with scores, :func:`prepare`).
+    attribute : {"gender", "race"}
+        The protected attribute.
+    partitions : mapping
+        Name -> (b, r).
+    y : str
+        The score column.
+    **estimator
+        Options of :func:`estimate_pse` other than the roles.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per partition.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> n = 600
+    >>> df = pd.DataFrame({"gender": rng.choice(["F", "M"], n), "race": rng.choice(["White", "Black"], n),
+    ...                    "age": rng.choice(["young", "old"], n), "edu_group": rng.choice(["a", "b"], n),
+    ...                    "exp_year": rng.choice(["a", "b"], n), "fn_gender": rng.choice(["a", "b"], n),
+    ...                    "fn_age": rng.choice(["a", "b"], n), "surname_group": rng.choice(["a", "b"], n),
+    ...                    "region": rng.choice(["a", "b"], n)})
+    >>> df["score"] = 50 + 2 * (df["gender"] == "M") + rng.normal(size=n)
+    >>> from popresume.causal.nuisance import CellMeans
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     t = compare_partitions(df, "gender", {"paper": (None, None),
+    ...                                           "region in B": (["edu_group", "exp_year", "region"],
+    ...                                                           ["fn_gender", "fn_age", "surname_group"])},
+    ...                            n_boot=0, learners={"propensity": CellMeans(), "outcome": CellMeans()})
+    >>> t["partition"].tolist(), t["same_w"].tolist()
+    (['paper', 'region in B'], [True, True])
+    >>> t["b"].tolist()
+    ['edu_group, exp_year', 'edu_group, exp_year, region']
     """
     if not partitions:
         raise ValueError("partitions is empty; give at least one name -> (b, r)")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from popresume.progress import progress_bar
 from popresume.schema import PSE_NAMES
 
 from .functional import PSI_NAMES, PSI_TRIPLES, effects_from_psi
@@ -149,6 +150,26 @@ def make_scm(kind: str = "basic", seed: int = 0) -> DiscreteSCM:
       so tilted that "X changed, R kept" has almost no support. TE is identified with good
       overlap (P(X = x1 | z) in [0.35, 0.65]); the direct and mediated paths are not, in
       practice: the regime where the estimator reports them not estimable.
+
+    Parameters
+    ----------
+    kind : str
+        One of the names above.
+    seed : int
+        Seed of the model's random parameters.
+
+    Returns
+    -------
+    DiscreteSCM
+        The model: ``sample(n, seed)`` draws rows and ``true_effects()`` gives the truth.
+
+    Examples
+    --------
+    >>> scm = make_scm("no_direct", seed=0)
+    >>> float(scm.true_effects()["NDE"])
+    0.0
+    >>> scm.sample(5, seed=1).columns.tolist()
+    ['x', 'z', 'r', 'b', 'y']
     """
     rng = np.random.default_rng(seed)
     nz, nr, nb = 3, 3, 4
@@ -214,8 +235,6 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
     """
     import warnings
 
-    from tqdm import tqdm
-
     from .bootstrap import influence_bootstrap
     from .crossfit import PSEEstimator
     from .effects import PSEWarning
@@ -241,7 +260,7 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
             rows.append({"rep": rep, "method": method, "effect": e, "estimate": table.loc[e, "estimate"],
                          "ci_low": table.loc[e, "ci_low"], "ci_high": table.loc[e, "ci_high"]})
 
-    for rep in tqdm(range(reps), disable=not progress, desc=f"coverage {kind}"):
+    for rep in progress_bar(range(reps), disable=not progress, desc=f"coverage {kind}"):
         d = scm.sample(n, seed=seed * 100_003 + rep)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PSEWarning)

@@ -181,7 +181,19 @@ def recode(raw: pd.DataFrame) -> pd.DataFrame:
 
 def load_bertrand_mullainathan() -> pd.DataFrame:
     """B&M's 4,870 résumés, one row each, recoded: ``race`` in {"White", "Black"},
-    ``sex`` in {"F", "M"}, ``call`` 0/1, and the columns documented in :data:`COLUMNS`."""
+    ``sex`` in {"F", "M"}, ``call`` 0/1, and the columns documented in :data:`COLUMNS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per résumé sent.
+
+    Examples
+    --------
+    >>> bm = load_bertrand_mullainathan()
+    >>> len(bm), bm["ad_id"].nunique() > 1000, sorted(bm["race"].unique())
+    (4870, True, ['Black', 'White'])
+    """
     return recode(load_raw())
 
 

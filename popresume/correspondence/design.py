@@ -88,7 +88,32 @@ def design_scms(kind: str = "basic", seed: int = 0) -> dict:
 def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, seed: int = 0,
                     estimate: bool = True) -> pd.DataFrame:
     """True effects of the two SCM designs, and (``estimate``) the project's estimator on a
-    sample of ``n`` from each. Long table: design, effect, truth, estimate, ci_low, ci_high."""
+    sample of ``n`` from each. Long table: design, effect, truth, estimate, ci_low, ci_high.
+
+    Parameters
+    ----------
+    kind : str
+        The structural model, as :func:`popresume.causal.make_scm` names it.
+    n : int
+        Rows drawn from each design.
+    n_boot : int
+        Bootstrap draws of the estimates.
+    seed : int
+        Seed of the draws.
+    estimate : bool
+        Also estimate (else the truths only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per design and effect.
+
+    Examples
+    --------
+    >>> t = compare_designs(estimate=False)
+    >>> t["design"].nunique(), t.columns.tolist()
+    (2, ['design', 'effect', 'truth'])
+    """
     from popresume.causal import estimate_pse
 
     rows = []
@@ -133,6 +158,30 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
     :func:`first_name_as_r_error`), so R is empty and the estimator's "NDE" is everything that
     does not pass through B. Since the employer never saw race, that is the name path: read
     it as RIE of the full graph. BIE should be 0 up to noise because B was randomised.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés, or some of them.
+    n_boot : int
+        Bootstrap draws (0: normal intervals).
+    seed : int
+        Seed of the folds and draws.
+    tune : bool
+        Tune the XGBoost learners.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`popresume.causal.estimate_pse`'s table.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> sample = load_bertrand_mullainathan().sample(300, random_state=0)
+    >>> effects = estimate_bm_effects(sample, n_boot=0)
+    >>> effects.index.tolist(), bool(effects.loc["TE", "estimable"])
+    (['TE', 'NDE', 'NIE', 'BIE', 'RIE'], True)
     """
     from popresume.causal import estimate_pse
 
@@ -146,6 +195,31 @@ def balance_table(df: pd.DataFrame, by: str = "race", *, features=RESUME_FEATURE
     The randomisation check of a correspondence design: if B ⟂ X, every difference is 0 up
     to noise. One row per feature: ``mean_<level>`` columns, ``difference`` (second level
     minus ``reference``), ``ci_low``, ``ci_high``, ``p_value``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per résumé.
+    by : str
+        The randomised attribute.
+    features : sequence of str
+        The résumé features to compare.
+    reference : object, optional
+        The level the other is compared with.
+    cluster : str or None
+        The cluster column of the CIs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per feature.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> t = balance_table(load_bertrand_mullainathan(), features=("education", "years_exp"))
+    >>> bool((t["p_value"] > 0.05).all())  # the features were randomised
+    True
     """
     from .rates import contrast
 

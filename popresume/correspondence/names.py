@@ -69,6 +69,27 @@ def name_check(df: pd.DataFrame, *, age_ranges: dict[str, tuple[int, int]] | Non
     = 18-44 in 2001). For each, columns ``p_female_<label>``, ``fn_gender_<label>``,
     ``fn_age_<label>`` and ``sex_agrees_<label>`` (C.4's gender group equals B&M's sex).
     With ``peaks``, the SSA peak years of :func:`ssa_peaks`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés.
+    age_ranges : dict, optional
+        Label -> age range.
+    peaks : bool
+        Add the SSA peak years.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per first name.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> check = name_check(load_bertrand_mullainathan(), peaks=False)
+    >>> len(check), bool(check["sex_agrees_paper"].all())
+    (36, True)
     """
     age_ranges = age_ranges or {"paper": DEFAULT_AGE_RANGE, "bm_era": BM_ERA_AGE_RANGE}
     out = bm_names(df).set_index("first_name")
@@ -88,7 +109,25 @@ def name_check(df: pd.DataFrame, *, age_ranges: dict[str, tuple[int, int]] | Non
 
 
 def name_check_summary(check: pd.DataFrame) -> pd.DataFrame:
-    """Per cohort definition: names checked, agreement with B&M's sex, neutral names (listed)."""
+    """Per cohort definition: names checked, agreement with B&M's sex, neutral names (listed).
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        :func:`name_check`'s output.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cohort definition.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> summary = name_check_summary(name_check(load_bertrand_mullainathan(), peaks=False))
+    >>> summary[["names", "agree_with_bm_sex"]].to_dict("index")
+    {'paper': {'names': 36, 'agree_with_bm_sex': 36}, 'bm_era': {'names': 36, 'agree_with_bm_sex': 36}}
+    """
     labels = [c.removeprefix("sex_agrees_") for c in check.columns if c.startswith("sex_agrees_")]
     rows = []
     for lab in labels:

@@ -30,7 +30,26 @@ def _require_statsmodels():
 
 
 def wilson_interval(successes, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval(s) for ``successes`` out of ``n`` (arrays or scalars)."""
+    """Wilson score interval(s) for ``successes`` out of ``n`` (arrays or scalars).
+
+    Parameters
+    ----------
+    successes, n : int or array_like
+        Counts of successes and of trials.
+    level : float
+        The interval's level.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        The bounds.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(8, 100)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0411, 0.15)
+    """
     _, proportion_confint = _require_statsmodels()
     lo, hi = proportion_confint(np.asarray(successes), np.asarray(n), alpha=1 - level, method="wilson")
     return np.asarray(lo, float), np.asarray(hi, float)
@@ -53,6 +72,35 @@ def contrast(df: pd.DataFrame, by: str, *, outcome: str = "call", reference=None
     ``difference_se``, ``difference_ci_low/high``, ``p_value`` (of difference = 0),
     ``ratio``, ``ratio_ci_low/high`` and ``ci_method``. ``reference`` defaults to the last
     level in sorted order (for race, "White" vs "Black" → reference "White" unless given).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per résumé.
+    by : str
+        The column whose levels are compared.
+    outcome : str
+        The 0/1 (or numeric) outcome column.
+    reference : object, optional
+        The level the others are compared with.
+    cluster : str or None
+        The column of the clusters of the cluster-robust SE (None: HC0).
+    level : float
+        The intervals' level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the non-reference levels.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> contrast(bm, "race")[["reference", "difference", "ratio"]].round(3)
+         reference  difference  ratio
+    race
+    Black    White      -0.032  0.668
     """
     _check(df, {"by": by, "outcome": outcome, "cluster": cluster})
     sm, _ = _require_statsmodels()
@@ -104,6 +152,30 @@ def callback_rates(df: pd.DataFrame, by: str = "race", *, outcome: str = "call",
     (``difference``, ``ratio`` and their CIs, cluster-robust by ``cluster``); the reference
     row has NaN contrasts. ``reference`` defaults to "White" when ``by`` is race, else to
     the last level. An unknown ``by`` raises ``ValueError`` listing the valid columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per résumé.
+    by : str
+        The grouping column.
+    outcome, reference, cluster, level
+        As in :func:`contrast`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the levels of ``by``.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> callback_rates(bm, "race")[["rate", "n", "ci_low", "ci_high"]].round(3)
+            rate     n  ci_low  ci_high
+    race
+    Black  0.064  2435   0.055    0.075
+    White  0.097  2435   0.085    0.109
     """
     _check(df, {"by": by, "outcome": outcome, "cluster": cluster})
     y = df[outcome]
@@ -129,6 +201,28 @@ def table1(df: pd.DataFrame, *, outcome: str = "call", cluster: str | None = "ad
     Columns as the published table (rates in percent, difference in percentage points,
     p-value of Pearson's chi-square test without continuity correction, which is what
     reproduces the printed p-values) plus cluster-robust 95% CIs of the difference.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés (:func:`load_bertrand_mullainathan`).
+    outcome : str
+        The callback column.
+    cluster : str or None
+        The cluster column of the CIs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per sample of the published table.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> ours = table1(bm)
+    >>> ours.shape, ours.index[:3].tolist()
+    ((7, 9), ['All sent resumes', 'Chicago', 'Boston'])
     """
     rows = []
     for name, filters in TABLE1_ROWS.items():
@@ -151,6 +245,23 @@ def compare_table1(ours: pd.DataFrame) -> pd.DataFrame:
     differences are differences of the printed rates, so they may differ from the rounded
     difference of the unrounded rates by one unit in the last place (Boston: 11.63 − 7.76 =
     3.87 printed, 3.878 unrounded): they are matched within 0.01.
+
+    Parameters
+    ----------
+    ours : pandas.DataFrame
+        :func:`table1`'s output.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (sample, column): ``published``, ``ours (from the data)``, ``match``.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> check = compare_table1(table1(load_bertrand_mullainathan()))
+    >>> len(check), bool(check["match"].all())
+    (49, True)
     """
     out = []
     for col in PUBLISHED_TABLE1.columns:

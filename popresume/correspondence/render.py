@@ -73,7 +73,24 @@ def _periods(years_exp: int, n_jobs: int, holes: bool) -> list[tuple[int, int]]:
 
 def render_resume(profile) -> str:
     """One B&M profile (a row of :func:`~popresume.correspondence.data.load_bertrand_mullainathan`)
-    as a plain-text résumé. Uses the name and the résumé features, never ``race`` or ``sex``."""
+    as a plain-text résumé. Uses the name and the résumé features, never ``race`` or ``sex``.
+
+    Parameters
+    ----------
+    profile : pandas.Series or mapping
+        One résumé's row.
+
+    Returns
+    -------
+    str
+        The résumé's text.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> print(render_resume(load_bertrand_mullainathan().iloc[0]).splitlines()[0])
+    ALLISON WILLIAMS
+    """
     p = profile if isinstance(profile, dict) else profile.to_dict()
     first = str(p["first_name"])
     occ = p["resume_occupation"]
@@ -124,7 +141,24 @@ def posting_key(ad) -> str:
 
 
 def render_posting(ad) -> str:
-    """A short posting written from the ad's recorded features (the ad texts are not public)."""
+    """A short posting written from the ad's recorded features (the ad texts are not public).
+
+    Parameters
+    ----------
+    ad : pandas.Series or mapping
+        A row with the ad's features.
+
+    Returns
+    -------
+    str
+        The posting's text.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> print(render_posting(load_bertrand_mullainathan().iloc[0])[:60])
+    Hiring: administrative supervisor (administrative position)
+    """
     p = ad if isinstance(ad, dict) else ad.to_dict()
     req = []
     exp = p.get("exp_min_req")
@@ -151,6 +185,29 @@ def render_all(df: pd.DataFrame, n: int | None = None, seed: int = 0) -> tuple[p
     posting key, as :func:`popresume.screeners.score_resumes` expects) and ``text``;
     ``postings`` maps posting key -> text. Sampling keeps every résumé of a sampled ad, so
     the within-ad comparisons and the cluster-robust CIs stay meaningful.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés.
+    n : int, optional
+        Sample about this many résumés, in whole ads.
+    seed : int
+        Seed of the sample.
+
+    Returns
+    -------
+    resumes : pandas.DataFrame
+        ``resume_id``, ``occupation``, ``text``.
+    postings : dict
+        Posting key -> text.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> resumes, postings = render_all(load_bertrand_mullainathan(), n=20, seed=0)
+    >>> resumes.columns.tolist(), set(resumes["occupation"]) <= set(postings)
+    (['resume_id', 'occupation', 'text'], True)
     """
     if n is not None and n < len(df):
         rng = np.random.default_rng(seed)

@@ -44,6 +44,38 @@ def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = No
     the project's disk cache), so reruns only score what is new. Returns the
     :class:`popresume.screeners.ScoreRun`: the tidy score ``table`` (``resume_id, screener,
     model, score, parse_ok, raw``) and the run ``summary``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés.
+    screener : str, mapping or Screener
+        The screener.
+    n : int, optional
+        Score a sample of about ``n`` résumés, in whole ads.
+    seed : int
+        Seed of the sample.
+    cache : path, ScoreCache, None or bool
+        The score cache (``False``: none).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    popresume.screeners.ScoreRun
+        The scores and the run summary.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> from popresume.screeners.base import BaseScreener, ScoreResult
+    >>> class Length(BaseScreener):  # a toy screener: the résumé's length
+    ...     screener_id, model = "length", "characters"
+    ...     def score_one(self, item):
+    ...         return ScoreResult(float(len(item.text)), True, "ok")
+    >>> run = score_profiles(load_bertrand_mullainathan(), Length(), n=20, cache=False, progress=False)
+    >>> run.summary["failed"], run.table["screener"].iloc[0]
+    (0, 'length')
     """
     from popresume.screeners import score_run  # a missing extra is named when a screener loads
     resumes, postings = render_all(df, n=n, seed=seed)
@@ -57,6 +89,23 @@ class Callbacks:
     ``table``: the profiles joined to their valid scores, with ``score_centred`` and
     ``callback_screener`` (0/1); ``excluded_ids``: the résumés left out because their score
     is missing or failed to parse (never scored 0); ``rate`` and ``within``: the cut's rule.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The joined rows.
+    excluded_ids : tuple of str
+        The résumés without a valid score.
+    rate : float
+        The callback rate of the cut.
+    within : str
+        Where the cut is made ("ad": within each ad).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> Callbacks(pd.DataFrame(), ("r1",), 0.08, "ad").excluded_ids
+    ('r1',)
     """
 
     table: pd.DataFrame
@@ -80,6 +129,34 @@ def scores_to_callbacks(df: pd.DataFrame, scores: pd.DataFrame, *, rate: float =
     Rows whose score is missing or failed to parse are dropped, listed in the result's
     ``excluded_ids``, and a warning says so. Adds ``score_centred`` (the score minus its ad's
     mean when ``within="ad"``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés.
+    scores : pandas.DataFrame
+        ``resume_id``, the score column and ``parse_ok``.
+    rate : float
+        The share called back (default: the study's rate).
+    within : {"ad", "all"}
+        Cut within each ad, or over all résumés.
+    score_col : str
+        The score column.
+
+    Returns
+    -------
+    Callbacks
+        The joined rows and the résumés left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> scores = pd.DataFrame({"resume_id": bm["resume_id"], "score": range(len(bm)), "parse_ok": True})
+    >>> cb = scores_to_callbacks(bm, scores)
+    >>> round(float(cb.table["callback_screener"].mean()), 2), cb.excluded_ids
+    (0.08, ())
     """
     if within not in ("ad", "overall"):
         raise ValueError(f"within must be 'ad' or 'overall', got {within!r}")
@@ -118,6 +195,31 @@ def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | No
     is the difference of the two gaps on the same résumés (outcome: screener callback −
     recruiter callback), so its CI accounts for the pairing. Intervals are 95%, cluster-robust
     by ``cluster`` (HC0 when ``cluster`` is None).
+
+    Parameters
+    ----------
+    merged : pandas.DataFrame
+        :attr:`Callbacks.table`.
+    label : str
+        The screener's name in the table.
+    outcomes : dict, optional
+        Source label -> 0/1 column.
+    cluster : str or None
+        The cluster column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per attribute and source.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> merged = bm.assign(callback_screener=(np.arange(len(bm)) % 12 == 0).astype(int))
+    >>> gap_table(merged, "every 12th")["source"].unique().tolist()
+    ['recruiters (B&M callbacks, 2001-02)', 'every 12th', 'every 12th minus recruiters']
     """
     outcomes = outcomes or {RECRUITERS: "call", label: "callback_screener"}
     d = merged.copy()
@@ -146,7 +248,32 @@ def gap_table(merged: pd.DataFrame, label: str, *, outcomes: dict[str, str] | No
 
 
 def score_gaps(merged: pd.DataFrame, label: str, *, score_col: str = "score", cluster: str | None = "ad_id") -> pd.DataFrame:
-    """Mean-score gaps (x1 − x0, score points) by race and sex, before any callback cut."""
+    """Mean-score gaps (x1 − x0, score points) by race and sex, before any callback cut.
+
+    Parameters
+    ----------
+    merged : pandas.DataFrame
+        Résumés with their scores.
+    label : str
+        The screener's name in the table.
+    score_col : str
+        The score column.
+    cluster : str or None
+        The cluster column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per attribute: ``score_gap`` with its CI and p-value.
+
+    Examples
+    --------
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> t = score_gaps(bm.assign(score=bm["years_exp"]), "years of experience")
+    >>> t["contrast"].tolist()
+    ['White vs Black', 'M vs F']
+    """
     rows = []
     for attr, (x0, x1) in CONTRASTS.items():
         c = contrast(merged, attr, outcome=score_col, reference=x0, cluster=cluster).loc[x1]
@@ -159,7 +286,38 @@ def score_gaps(merged: pd.DataFrame, label: str, *, score_col: str = "score", cl
 def compare_screener(df: pd.DataFrame, scores: pd.DataFrame, label: str | None = None, *,
                      rate: float = STUDY_CALLBACK_RATE, within: str = "ad") -> tuple[pd.DataFrame, Callbacks]:
     """``(gaps, callbacks)``: :func:`gap_table` for one screener's scores, and its
-    :class:`Callbacks` (the joined rows and the excluded résumés)."""
+    :class:`Callbacks` (the joined rows and the excluded résumés).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        B&M's résumés.
+    scores : pandas.DataFrame
+        One screener's scores.
+    label : str, optional
+        Its name in the table (default: the name ``scores`` gives in ``screener``).
+    rate : float
+        The share called back.
+    within : {"ad", "all"}
+        Where the cut is made.
+
+    Returns
+    -------
+    gaps : pandas.DataFrame
+        :func:`gap_table`.
+    callbacks : Callbacks
+        The joined rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.correspondence import load_bertrand_mullainathan
+    >>> bm = load_bertrand_mullainathan()
+    >>> by_id = pd.DataFrame({"resume_id": bm["resume_id"], "score": bm["n_jobs"], "parse_ok": True})
+    >>> gaps, callbacks = compare_screener(bm, by_id, "number of jobs")
+    >>> len(gaps), len(callbacks.table)
+    (6, 4870)
+    """
     if label is None:
         sid = scores["screener"].iloc[0] if "screener" in scores.columns else "screener"
         model = scores["model"].iloc[0] if "model" in scores.columns else ""

@@ -56,7 +56,19 @@ def _recinq_versions() -> dict[str, str]:
 
 def load_recinq() -> pd.DataFrame:
     """re-cinq/hiring-bias @ 7559ef3: one row per raw reply (32,215), score 1-10, the
-    interview recommendation and the justification (cut to 400 characters)."""
+    interview recommendation and the justification (cut to 400 characters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per reply, in the columns of :data:`popresume.decisions.schema.COLUMNS`.
+
+    Examples
+    --------
+    >>> d = load_recinq()
+    >>> len(d), d["model"].nunique(), d["outcome"].agg(["min", "max"]).tolist()
+    (32215, 11, [1.0, 10.0])
+    """
     raw = _read("recinq.parquet")
     names = raw["variant"].map(lambda v: RECINQ_NAMES.get(v, (pd.NA, pd.NA, pd.NA)))
     out = pd.DataFrame({
@@ -73,7 +85,18 @@ def load_derbyshire() -> pd.DataFrame:
     """jderbysh/AIHiringBias @ d4c3499: GPT-3.5-turbo-0125 (2,761 rows, one repetition of the
     2,916-row cross with 155 replies missing) and GPT-5.1-2025-11-13 (2,916 rows: three
     repetitions of the own-industry part; 8,748: three of the full cross); outcome = the sum
-    of the four 0-25 subscores."""
+    of the four 0-25 subscores.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The replies of both models; ``outcome`` is the 0-100 total.
+
+    Examples
+    --------
+    >>> sorted(load_derbyshire()["model"].unique())
+    ['gpt-3.5-turbo-0125', 'gpt-5.1-2025-11-13']
+    """
     raw = _read("derbyshire.parquet")
     run = pd.Series("1", index=raw.index)
     # the 5.1 files are two sessions, each written repetition by repetition: results1 is
@@ -102,7 +125,19 @@ def load_webster() -> pd.DataFrame:
     """kevinwebster/Illusion_of_Neutrality @ 68514f6: Experiment 1 (3,042 scores: 24 names and
     a redacted résumé × 3 jobs × 13 chat-app settings) and Experiment 2 (702: résumé type ×
     job type; 2b adds a waiter's résumé, plain or keyword-stuffed). The separate
-    ``Waiter & Keyword Stuffed.csv`` repeats 156 of Experiment 2b's rows and is not loaded twice."""
+    ``Waiter & Keyword Stuffed.csv`` repeats 156 of Experiment 2b's rows and is not loaded twice.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Both experiments' scores, one row per score.
+
+    Examples
+    --------
+    >>> d = load_webster()
+    >>> len(d), sorted(d["job"].unique())
+    (3744, ['Finance', 'Fraud', 'HR'])
+    """
     raw = _read("webster.parquet")
     raw = raw[raw["experiment"] != "keyword"]
     e1 = raw["experiment"].eq("exp1_names")
@@ -128,14 +163,38 @@ def load_webster() -> pd.DataFrame:
 
 def load_aclu_ll144() -> pd.DataFrame:
     """aclu-national/auditing-the-audits-facct-2025 @ cef7c27 (CC BY-NC 4.0, non-commercial):
-    the 4,507 published category rows of 116 LL144 bias audits, columns :data:`LL144_COLUMNS`."""
+    the 4,507 published category rows of 116 LL144 bias audits, laid out as :data:`LL144_COLUMNS` lists.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per published category of an audit.
+
+    Examples
+    --------
+    >>> t = load_aclu_ll144()
+    >>> len(t), t["audit_id"].nunique()
+    (4507, 116)
+    """
     raw = _read("aclu_ll144.parquet")
     return raw[list(LL144_COLUMNS)].reset_index(drop=True)
 
 
 def load_bloomberg() -> pd.DataFrame:
     """Bloomberg (2024) rankings through :func:`popresume.ranking.bloomberg.load_bloomberg_ranks`:
-    one row per run × shown résumé, outcome = the rank (1 = best of 8)."""
+    one row per run × shown résumé, outcome = the rank (1 = best of 8).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ranks, ``outcome`` from 1 (best) to 8.
+
+    Examples
+    --------
+    >>> ranks = load_bloomberg()
+    >>> len(ranks), int(ranks["outcome"].min()), int(ranks["outcome"].max())
+    (64000, 1, 8)
+    """
     from popresume.ranking import bloomberg
 
     raw = bloomberg.load_bloomberg_ranks()
@@ -151,7 +210,19 @@ def load_bloomberg() -> pd.DataFrame:
 def load_bertrand_mullainathan() -> pd.DataFrame:
     """Bertrand & Mullainathan (2004) callbacks through
     :func:`popresume.correspondence.data.load_bertrand_mullainathan`: one row per résumé sent,
-    outcome = callback 0/1; the item is the ad's résumé quality arm."""
+    outcome = callback 0/1; the item is the ad's résumé quality arm.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The résumés sent, ``outcome`` the callback (0 or 1).
+
+    Examples
+    --------
+    >>> sent = load_bertrand_mullainathan()
+    >>> len(sent), round(float(sent["outcome"].mean()), 3)  # the study's 8% callback rate
+    (4870, 0.08)
+    """
     from popresume.correspondence.data import load_bertrand_mullainathan as load_bm
 
     raw = load_bm()
@@ -176,7 +247,28 @@ def check_source(source: str) -> str:
 
 
 def load(source: str) -> pd.DataFrame:
-    """The shipped record ``source`` (one of :data:`~popresume.decisions.schema.SOURCES`)."""
+    """The shipped record ``source`` (one of :data:`~popresume.decisions.schema.SOURCES`).
+
+    Parameters
+    ----------
+    source : str
+        The source's name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its decisions (its published table for ``aclu_ll144``).
+
+    Examples
+    --------
+    >>> len(load("webster"))
+    3744
+    >>> try:
+    ...     load("nowhere")
+    ... except ValueError as refused:
+    ...     print(refused)  # doctest: +ELLIPSIS
+    unknown decisions source 'nowhere'; use one of ['recinq', ...]
+    """
     return LOADERS[check_source(source)]()
 
 

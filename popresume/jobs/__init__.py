@@ -27,7 +27,25 @@ __all__ = [
 
 
 def job_description(occupation: str, *, content_dir: str | Path | None = None) -> str:
-    """The job posting for ``occupation`` (a key of ``popresume.schema.OCCUPATIONS``) as plain text."""
+    """The job posting for ``occupation`` (a key of ``popresume.schema.OCCUPATIONS``) as plain text.
+
+    Parameters
+    ----------
+    occupation : str
+        The occupation's key.
+    content_dir : str or Path, optional
+        A content folder other than the shipped one.
+
+    Returns
+    -------
+    str
+        The posting.
+
+    Examples
+    --------
+    >>> print(job_description("nurse").splitlines()[0])
+    Job title: Registered Nurse, Medical-Surgical Unit
+    """
     if occupation not in OCCUPATION_KEYS:
         raise ValueError(f"unknown occupation {occupation!r}; known: {list(OCCUPATION_KEYS)}")
     p = load_content(content_dir)["occupations"][occupation]["job_posting"]

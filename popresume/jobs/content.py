@@ -66,7 +66,18 @@ _POSTING_LISTS = ("duties", "required", "preferred")
 
 
 def default_content_dir() -> Path:
-    """The shipped content folder, ``data/content`` under ``popresume.paths.DATA_DIR``."""
+    """The shipped content folder, ``data/content`` under ``popresume.paths.DATA_DIR``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+
+    Examples
+    --------
+    >>> default_content_dir().parts[-2:]
+    ('data', 'content')
+    """
     return DATA_DIR / "content"
 
 
@@ -112,7 +123,29 @@ def _check_mapping(file: Path, key: str, value: Any, keys: tuple[str, ...]) -> N
 
 
 def validate_occupation_content(data: Any, file: Path) -> dict:
-    """Check one occupation file's parsed YAML; return it unchanged or raise naming file and key."""
+    """Check one occupation file's parsed YAML; return it unchanged or raise naming file and key.
+
+    Parameters
+    ----------
+    data : object
+        The parsed YAML of one occupation file.
+    file : Path
+        The file, for the error messages.
+
+    Returns
+    -------
+    dict
+        ``data``, checked.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> try:
+    ...     validate_occupation_content([], Path("pilot.yaml"))
+    ... except ValueError as refused:
+    ...     print(refused)
+    content file pilot.yaml: expected a mapping at top level, got list
+    """
     file = Path(file)
     if not isinstance(data, dict):
         raise ValueError(f"content file {file}: expected a mapping at top level, got {type(data).__name__}")
@@ -154,7 +187,27 @@ def validate_occupation_content(data: Any, file: Path) -> dict:
 
 
 def validate_shared_content(data: Any, file: Path) -> dict:
-    """Check ``shared.yaml``; return it unchanged or raise naming file and key."""
+    """Check ``shared.yaml``; return it unchanged or raise naming file and key.
+
+    Parameters
+    ----------
+    data, file
+        The parsed YAML of ``shared.yaml`` and its path, as for :func:`validate_occupation_content`.
+
+    Returns
+    -------
+    dict
+        ``data`` itself, once every key is checked.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> try:
+    ...     validate_shared_content({}, Path("shared.yaml"))
+    ... except ValueError as refused:
+    ...     print(refused)
+    content file shared.yaml: key 'schools': missing
+    """
     file = Path(file)
     if not isinstance(data, dict):
         raise ValueError(f"content file {file}: expected a mapping at top level, got {type(data).__name__}")
@@ -193,6 +246,22 @@ def load_content(content_dir: str | Path | None = None) -> dict:
 
     Cached per folder; raises ``FileNotFoundError``/``ValueError`` naming the file
     (and key) at the first problem. Do not mutate the returned dict.
+
+    Parameters
+    ----------
+    content_dir : str or Path, optional
+        The content folder (default :func:`default_content_dir`).
+
+    Returns
+    -------
+    dict
+        The shared pools, each occupation's content and the folder read.
+
+    Examples
+    --------
+    >>> content = load_content()
+    >>> sorted(content), "nurse" in content["occupations"]
+    (['dir', 'occupations', 'shared'], True)
     """
     d = Path(content_dir) if content_dir is not None else default_content_dir()
     return _load_cached(str(d.resolve()))

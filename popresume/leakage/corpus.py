@@ -19,7 +19,6 @@ corpus is built, so a variant that breaks one raises :class:`CorpusError` naming
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import pandas as pd
 
 from popresume import yamlio
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 from popresume.paths import DATA_DIR
 
 GROUPS: tuple[str, ...] = ("Anglo", "First Nations", "Chinese", "Indian", "Vietnamese")
@@ -217,7 +217,7 @@ def criteria_coverage(data_dir: str | Path | None = None) -> pd.DataFrame:
     return df
 
 
-@lru_cache(maxsize=4)
+@cached_tables(maxsize=4)
 def _build_cached(data_dir: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     occ = load_occupations(data_dir)
     bases = load_bases(data_dir)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from popresume.plots.causal import case_examples, case_panels, plot_figure4  # noqa: F401  (case_examples: API)
 from popresume.plots.causal import plot_effects as _plot_effects
+from popresume.ll144 import FOUR_FIFTHS
 from popresume.schema import PSE_NAMES
 
 FORMAT_LABELS = {"text": "text", "image": "image, no photo", "image+photo": "image + photo"}
@@ -185,7 +186,7 @@ def plot_four_fifths(compare: pd.DataFrame, *, effect: str = "NDE", ax=None):
                ratio[~dis], color="0.5", s=16, label="agree")
     ax.scatter(compare.loc[dis, f"{effect}_estimate"] if f"{effect}_estimate" in compare else [],
                ratio[dis], color="C3", s=20, label="disagree")
-    for y in (0.8, 1.25):
+    for y in (FOUR_FIFTHS, 1 / FOUR_FIFTHS):  # the four-fifths band, both directions
         ax.axhline(y, color="0.3", ls="--", lw=0.8)
     ax.axvline(0, color="0.6", lw=0.6)
     ax.set_xlabel(f"{effect} estimate")
@@ -194,7 +195,7 @@ def plot_four_fifths(compare: pd.DataFrame, *, effect: str = "NDE", ax=None):
     return ax
 
 
-def plot_ll144(ratios: pd.DataFrame, ax=None, *, threshold: float = 0.8):
+def plot_ll144(ratios: pd.DataFrame, ax=None, *, threshold: float = FOUR_FIFTHS):
     """LL144 impact ratios per category and breakdown (the package's one LL144 figure).
 
     ``ratios``: rows with breakdown, category, impact_ratio and, when known, ``ci_low`` /

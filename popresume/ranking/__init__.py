@@ -17,3 +17,15 @@ The design, generic over models and data:
 Bloomberg's 2024 GPT experiment (its files, codes and published table) is kept apart in
 :mod:`~popresume.ranking.bloomberg`.
 """
+
+from popresume.ranking.chance import chance_table, null_quantiles
+from popresume.ranking.clogit import conditional_logit
+from popresume.ranking.parse import first_occurrence_ranks, rank_runs
+from popresume.ranking.position import position_rates
+from popresume.ranking.rates import min_max_ratios, selection_rates
+
+#: The calls of a ranking audit, in the order of one: replies to ranks, rates and ratios,
+#: what chance gives, the position effect, the conditional logit. The other helpers stay in
+#: their modules' ``__all__``.
+__all__ = ["first_occurrence_ranks", "rank_runs", "selection_rates", "min_max_ratios", "null_quantiles",
+           "chance_table", "position_rates", "conditional_logit"]

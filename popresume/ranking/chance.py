@@ -98,7 +98,32 @@ def chance_table(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"), n_
     """Per ``by``: the observed ``min_max_ratio`` of top counts, ``null_p`` (share of design-based
     null draws whose ratio is as low or lower; ``null_p_text`` with the digits the draws support)
     and ``flag_rate_under_null`` (share the rule ``ratio < threshold`` flags), the same two under
-    the uniform multinomial (``null_p_uniform``, ``flag_rate_uniform``), ``n_runs`` and ``n_sim``."""
+    the uniform multinomial (``null_p_uniform``, ``flag_rate_uniform``), ``n_runs`` and ``n_sim``.
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        The long table.
+    by : sequence of str
+        The columns of one experiment.
+    n_sim, seed : int
+        Draws and seed of the design null.
+    threshold : float
+        The flag threshold (``FOUR_FIFTHS``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment: the observed ratio, its p-value and the flag rates under both nulls.
+
+    Examples
+    --------
+    >>> from popresume.ranking.bloomberg import load_bloomberg_ranks
+    >>> gpt4 = load_bloomberg_ranks(["gpt-4"])
+    >>> t = chance_table(gpt4[gpt4["job"] == "software engineer"], n_sim=500)
+    >>> t[["min_max_ratio", "null_p_text"]].round(3).to_dict("records")
+    [{'min_max_ratio': 0.764, 'null_p_text': '0.30'}]
+    """
     by = list(by)
     require_columns(long, by + ["run", "position", "demo", "rank"], "ranking table")
     rows = []
@@ -137,7 +162,32 @@ def null_draws(long: pd.DataFrame, chance: pd.DataFrame, *, n_sim: int = 10_000,
 
 def null_quantiles(n_runs: Sequence[int], k: int = 8, *, qs: Sequence[float] = (0.025, 0.5, 0.975),
                    n_sim: int = 10_000, seed: int = 0, threshold: float = FOUR_FIFTHS) -> pd.DataFrame:
-    """For each number of runs: quantiles of the uniform fair ranker's min/max ratio and its flag rate."""
+    """For each number of runs: quantiles of the uniform fair ranker's min/max ratio and its flag rate.
+
+    Parameters
+    ----------
+    n_runs : sequence of int
+        Numbers of runs.
+    k : int
+        Résumés per run.
+    qs : sequence of float
+        The quantiles.
+    n_sim, seed : int
+        Draws and seed.
+    threshold : float
+        The flag threshold (``FOUR_FIFTHS``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per number of runs: the quantiles and ``flag_rate_under_null``.
+
+    Examples
+    --------
+    >>> t = null_quantiles([1000, 3000], n_sim=500)
+    >>> bool(t["flag_rate_under_null"].is_monotonic_decreasing)  # more runs, fewer chance flags
+    True
+    """
     rows = []
     for n in n_runs:
         null = null_min_max(int(n), k, n_sim=n_sim, seed=seed)

@@ -170,7 +170,36 @@ def conditional_logit(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"
                       engine: str = "numpy", cluster: str = CLUSTERS[0]) -> pd.DataFrame:
     """Tidy coefficients per ``by``: ``term, coef, se`` (clustered as ``cluster`` says), ``z, p,
     ci_low, ci_high, odds_ratio``, ``n_runs, n_names``, ``estimable`` and ``reason`` (empty when
-    estimable; a term set aside has NaN statistics); ``spec`` says which controls were in."""
+    estimable; a term set aside has NaN statistics); ``spec`` says which controls were in.
+
+    Parameters
+    ----------
+    long, by
+        The long table and the columns of one experiment, as :func:`popresume.ranking.selection_rates` reads them.
+    position, resume : bool
+        Adjust for the position shown and the résumé template.
+    reference : str
+        The reference group.
+    level : float
+        The intervals' level.
+    engine : {"numpy", "statsmodels"}
+        Which code maximises the same likelihood (see the module docstring).
+    cluster : str
+        How the SEs are clustered (:data:`CLUSTERS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment and term.
+
+    Examples
+    --------
+    >>> from popresume.ranking.bloomberg import load_bloomberg_ranks
+    >>> gpt4 = load_bloomberg_ranks(["gpt-4"])
+    >>> fit = conditional_logit(gpt4[gpt4["job"] == "retail"])
+    >>> fit[["term", "odds_ratio", "estimable"]].head(2).round(3).to_dict("records")
+    [{'term': 'demo_A_M', 'odds_ratio': 1.109, 'estimable': True}, {'term': 'demo_A_W', 'odds_ratio': 1.186, 'estimable': True}]
+    """
     from scipy.stats import norm
     from threadpoolctl import threadpool_limits
 

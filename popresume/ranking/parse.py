@@ -35,6 +35,25 @@ def first_occurrence_ranks(reply: str, names: Sequence[str]) -> tuple[list[int],
     ``names`` are in the order shown. Matching is case-insensitive and literal (a name is
     found wherever its lower-cased text occurs). A name that does not occur is ranked after
     every found name; missing names keep the order shown among themselves.
+
+    Parameters
+    ----------
+    reply : str
+        The model's reply.
+    names : sequence of str
+        The names shown, in the order shown.
+
+    Returns
+    -------
+    ranks : list of int
+        Each name's rank.
+    found : list of bool
+        Whether the reply names it.
+
+    Examples
+    --------
+    >>> first_occurrence_ranks("1. Tyrone 2. Emily", ["Emily", "Tyrone", "Greg"])
+    ([2, 1, 3], [True, True, False])
     """
     if not isinstance(reply, str):
         raise ValueError(f"reply must be a string, got {type(reply).__name__}")
@@ -116,6 +135,25 @@ def rank_runs(runs: pd.DataFrame) -> pd.DataFrame:
     ``runs`` needs ``model, job, run, reply, names, demos`` (``names``/``demos``: the shown
     names and their group codes, in the order shown). Group codes are ``RACE_GENDER``
     (``"B_W"`` = Black woman); ``race`` and ``gender`` are split from them.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        One row per run.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run × shown résumé: the run's keys, ``position``, ``name``, ``demo``,
+        ``race``, ``gender``, ``rank`` and ``found``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"model": "m", "job": "j", "run": [0, 1], "reply": ["1. Ann 2. Bob", "Bob, Ann"],
+    ...                      "names": [["Ann", "Bob"]] * 2, "demos": [["W_W", "B_M"]] * 2})
+    >>> rank_runs(runs)[["run", "name", "race", "gender", "rank"]].to_dict("list")
+    {'run': [0, 0, 1, 1], 'name': ['Ann', 'Bob', 'Ann', 'Bob'], 'race': ['W', 'B', 'W', 'B'], 'gender': ['W', 'M', 'W', 'M'], 'rank': [1, 2, 2, 1]}
     """
     require_columns(runs, ["model", "job", "run", "reply", "names", "demos"], "run table")
     rows = []

@@ -20,7 +20,25 @@ from .parse import top_picks
 
 def position_rates(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job")) -> pd.DataFrame:
     """One row per ``by`` × position shown: ``n_runs`` (runs with a top pick) and ``top_rate``
-    (the share of them whose top pick was shown at that position)."""
+    (the share of them whose top pick was shown at that position).
+
+    Parameters
+    ----------
+    long, by
+        The long table and the columns of one experiment, as :func:`popresume.ranking.selection_rates` reads them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment and position: ``n_runs`` and ``top_rate``.
+
+    Examples
+    --------
+    >>> from popresume.ranking.bloomberg import load_bloomberg_ranks
+    >>> first = position_rates(load_bloomberg_ranks(["gpt-4"])).query("position == 1")
+    >>> first[["job", "top_rate"]].round(2).to_dict("records")[:2]
+    [{'job': 'HR specialist', 'top_rate': 0.17}, {'job': 'financial analyst', 'top_rate': 0.42}]
+    """
     by = list(by)
     require_columns(long, by + ["run", "position", "rank"], "ranking table")
     tops = top_picks(long)

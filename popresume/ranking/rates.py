@@ -72,7 +72,31 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
     it was shown first), ``n_runs`` (runs with a top pick), ``selection_rate`` with Wilson CI,
     ``disparate_impact_ratio`` (rate over the highest rate) with its interval and ``p_vs_best``
     (:func:`ratio_intervals`), and ``p_chance`` (exact binomial test of the rate against 1/k,
-    k = groups per run)."""
+    k = groups per run).
+
+    Parameters
+    ----------
+    long : pandas.DataFrame
+        The long table: one row per run × shown résumé (:func:`rank_runs`).
+    by : sequence of str
+        The columns of one experiment.
+    level : float
+        The intervals' level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment and group.
+
+    Examples
+    --------
+    >>> from popresume.ranking.bloomberg import load_bloomberg_ranks
+    >>> hr = load_bloomberg_ranks(["gpt-3.5-turbo"]).query("job == 'HR specialist'")
+    >>> selection_rates(hr)[["demo", "selection_rate", "disparate_impact_ratio"]].head(2).round(3)
+      demo  selection_rate  disparate_impact_ratio
+    0  A_M           0.098                   0.541
+    1  A_W           0.148                   0.818
+    """
     from scipy.stats import binomtest
 
     by = list(by)
@@ -129,7 +153,28 @@ def compare_published(rates: pd.DataFrame, published: pd.DataFrame) -> pd.DataFr
 
 
 def min_max_ratios(rates: pd.DataFrame, *, by: Sequence[str] = KEYS) -> pd.DataFrame:
-    """Per ``by``: the lowest group's rate over the highest's, and which groups those are."""
+    """Per ``by``: the lowest group's rate over the highest's, and which groups those are.
+
+    Parameters
+    ----------
+    rates : pandas.DataFrame
+        :func:`selection_rates`'s output.
+    by : sequence of str
+        The columns of one experiment.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment: ``min_max_ratio``, ``lowest``, ``highest``, ``below_four_fifths``.
+
+    Examples
+    --------
+    >>> from popresume.ranking.bloomberg import load_bloomberg_ranks
+    >>> gpt35 = load_bloomberg_ranks(["gpt-3.5-turbo"])
+    >>> t = min_max_ratios(selection_rates(gpt35[gpt35["job"] == "HR specialist"]))
+    >>> t[["lowest", "highest", "below_four_fifths"]].to_dict("records")
+    [{'lowest': 'W_M', 'highest': 'H_W', 'below_four_fifths': True}]
+    """
     require_columns(rates, list(by) + ["demo", "selection_rate"], "selection-rate table")
     def one(s):
         lo, hi = s.loc[s["selection_rate"].idxmin()], s.loc[s["selection_rate"].idxmax()]

@@ -27,7 +27,26 @@ _SURNAMES = ["Miller", "Nguyen", "Johnson", "Patel", "Carter", "Kim", "Brooks", 
 
 def toy_profiles(sizes: dict[str, int] | int | None = None, *, seed: int = 0) -> pd.DataFrame:
     """Toy profile table with PROFILE_COLUMNS; ``sizes`` per occupation (int = same for all;
-    None = the paper's Table 3 sizes, 60,884 rows)."""
+    None = the paper's Table 3 sizes, 60,884 rows).
+
+    Parameters
+    ----------
+    sizes : dict, int or None
+        Profiles per occupation.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The profiles.
+
+    Examples
+    --------
+    >>> p = toy_profiles(2)
+    >>> len(p), p["occupation"].value_counts().tolist()
+    (10, [2, 2, 2, 2, 2])
+    """
     if sizes is None:
         sizes = dict(DEFAULT_SIZES)
     elif isinstance(sizes, int):

@@ -22,6 +22,7 @@ import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
 from popresume.io import atomic_path
+from popresume.progress import progress_bar
 from popresume.resumes.photo import PHOTO_SIZE, PlaceholderFaceSource, photo_seed
 from popresume.resumes.rules import Resume
 from popresume.resumes.text import _as_frame, build_resumes, education_line, role_line
@@ -173,9 +174,44 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     :class:`~popresume.resumes.photo.PlaceholderFaceSource`, which is NOT a face).
     A face source that lacks a needed (gender, race, age) group fails before any
     image is drawn. ``.attrs`` of the result holds ``images_per_s`` and ``seconds``.
+
+    Parameters
+    ----------
+    profiles : pandas.DataFrame or iterable of mapping
+        The profiles (:data:`popresume.schema.PROFILE_COLUMNS`).
+    out_dir : str or Path
+        Where the PNG files go.
+    photo : bool
+        Paste a portrait.
+    face_source : FaceSource, optional
+        Where portraits come from.
+    seed : int
+        Seed of the content drawn for each résumé.
+    n_jobs : int
+        Rendering processes.
+    width : int
+        Image width in pixels.
+    progress : bool
+        Show a progress bar.
+    skills : bool
+        Add a skills section.
+    chunk_size : int
+        Résumés per task of a process.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``resume_id``, ``occupation`` and ``image_path``, one row per profile.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from popresume.resumes import toy_profiles
+    >>> images = render_images(toy_profiles(1).head(1), tempfile.mkdtemp(), n_jobs=1)
+    >>> images.columns.tolist(), images["image_path"].iloc[0].endswith("nurse-000001.png")
+    (['resume_id', 'occupation', 'image_path'], True)
     """
     from joblib import Parallel, delayed
-    from tqdm import tqdm  # not tqdm.auto: its notebook import warns without ipywidgets
 
     df = _as_frame(profiles)
     resumes = build_resumes(df, seed=seed)
@@ -193,7 +229,7 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     t0 = time.perf_counter()
     jobs = (delayed(_render_chunk)(c, str(out_dir), width, face_source, seed, skills) for c in chunks)
     paths: list[str] = []
-    with tqdm(total=len(items), desc="résumé images", unit="img", disable=not progress) as bar:
+    with progress_bar(total=len(items), desc="résumé images", unit="img", disable=not progress) as bar:
         if n_jobs == 1 or len(chunks) <= 1:
             results = (_render_chunk(c, str(out_dir), width, face_source, seed, skills) for c in chunks)
         else:

@@ -162,6 +162,26 @@ def month_of_index(i: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class EducationEntry:
+    """One degree of a résumé's education section.
+
+    Parameters
+    ----------
+    degree : str
+        The degree's level.
+    major : str or None
+        The field of study.
+    school : str
+        The school.
+    year : int
+        Year completed.
+    bullets : tuple of str
+        Coursework and projects.
+
+    Examples
+    --------
+    >>> EducationEntry("bachelor", "Health Sciences", "Pinecrest University", 2011, ()).year
+    2011
+    """
     degree: str  # key of DEGREE_LABEL
     major: str | None
     school: str
@@ -175,6 +195,28 @@ class EducationEntry:
 
 @dataclass(frozen=True)
 class Role:
+    """Role in a résumé's work history.
+
+    Parameters
+    ----------
+    title, employer : str
+        The job title and the employer.
+    start, end : (int, int)
+        Year and month.
+    seniority : str
+        The role's seniority level.
+    bullets : tuple of str
+        What the applicant did.
+    needs : str, optional
+        The degree the role requires.
+    preparatory : bool
+        A role held before the occupation (e.g. while studying).
+
+    Examples
+    --------
+    >>> Role("Registered Nurse", "Lakemont", (2020, 1), (2023, 6), "mid", ("Cared for patients",)).end
+    (2023, 6)
+    """
     title: str
     employer: str
     start: tuple[int, int]  # (year, month)
@@ -195,7 +237,28 @@ class Role:
 
 @dataclass(frozen=True)
 class Resume:
-    """The structured résumé: what the text and image renderers lay out."""
+    """The structured résumé: what the text and image renderers lay out.
+
+    Parameters
+    ----------
+    resume_id, occupation, name, state, phone, email : str
+        Who, for which occupation, and how to reach them.
+    roles : tuple of Role
+        The work history, latest first.
+    education : tuple of EducationEntry
+        The degrees.
+    skills : tuple of str
+        The skills section's items.
+    graduation : dict
+        When each degree was completed.
+
+    Examples
+    --------
+    >>> from popresume.resumes import toy_profiles
+    >>> r = build_resume(toy_profiles(1).iloc[0].to_dict())
+    >>> isinstance(r, Resume), r.occupation
+    (True, 'nurse')
+    """
     resume_id: str
     occupation: str
     name: str
@@ -217,7 +280,23 @@ class Resume:
 
 
 def n_roles(exp_year: int) -> int:
-    """Piecewise number of roles (Appendix B.1): 1 below 3 years, 2 for 3–5, 3 for 6–10, 4 past 10."""
+    """Piecewise number of roles (Appendix B.1): 1 below 3 years, 2 for 3–5, 3 for 6–10, 4 past 10.
+
+    Parameters
+    ----------
+    exp_year : int
+        Years of experience.
+
+    Returns
+    -------
+    int
+        The number of roles.
+
+    Examples
+    --------
+    >>> [n_roles(years) for years in (2, 4, 8, 12)]
+    [1, 2, 3, 4]
+    """
     if exp_year < 3:
         return 1
     if exp_year <= 5:
@@ -228,7 +307,23 @@ def n_roles(exp_year: int) -> int:
 
 
 def n_education_entries(edu_level: str) -> int:
-    """1 for high school, some college, Associate's, Bachelor's; 2 for the advanced degrees."""
+    """1 for high school, some college, Associate's, Bachelor's; 2 for the advanced degrees.
+
+    Parameters
+    ----------
+    edu_level : str
+        One of :data:`popresume.schema.EDU_LEVELS`.
+
+    Returns
+    -------
+    int
+        The number of education entries.
+
+    Examples
+    --------
+    >>> n_education_entries("Bachelor's"), n_education_entries("Doctorate")
+    (1, 2)
+    """
     return len(EDU_PLAN[edu_level])
 
 
@@ -337,6 +432,31 @@ def build_resume(profile: Mapping, *, seed: int = 0, content: dict | None = None
     ``profile`` needs the PROFILE_COLUMNS fields; raises ``ValueError`` naming the
     ``resume_id`` when the row is inconsistent (degree impossible at that age,
     unknown state, birth year that does not match age).
+
+    Parameters
+    ----------
+    profile : mapping
+        One profile row.
+    seed : int
+        Seed of the random content.
+    content : dict, optional
+        The content pools (default: :func:`popresume.jobs.load_content`).
+    job_titles : str
+        Which job titles the roles get ("paper": the occupation's).
+    career_end : str
+        Where the career ends ("reference": at the reference date).
+
+    Returns
+    -------
+    Resume
+        The structured résumé.
+
+    Examples
+    --------
+    >>> from popresume.resumes import toy_profiles
+    >>> r = build_resume(toy_profiles(1).iloc[0].to_dict())
+    >>> r.name, len(r.roles), r.education[0].degree
+    ('Avery Johnson', 2, 'bachelor')
     """
     if job_titles not in JOB_TITLES:
         raise ValueError(f"job_titles {job_titles!r}: expected one of {list(JOB_TITLES)}")

@@ -46,7 +46,18 @@ SCORE_COLUMNS = ["resume_id", "screener", "model", "score", "parse_ok", "raw", "
 
 
 def default_cache_path() -> Path:
-    """``CACHE_DIR/scores/scores.sqlite`` (git-ignored)."""
+    """``CACHE_DIR/scores/scores.sqlite`` (git-ignored).
+
+    Returns
+    -------
+    pathlib.Path
+        Where the score cache lives unless a caller names another.
+
+    Examples
+    --------
+    >>> default_cache_path().name
+    'scores.sqlite'
+    """
     from popresume.paths import cache_path
 
     return cache_path("scores", "scores.sqlite")
@@ -55,7 +66,28 @@ def default_cache_path() -> Path:
 def open_cache(cache: "str | os.PathLike | ScoreCache | None | bool") -> tuple[ScoreCache | None, bool]:
     """The store a ``cache`` argument names, and whether it was opened here (the caller then
     closes it): ``False`` is no cache, a :class:`ScoreCache` is itself, and a path, ``None``
-    or ``True`` open the SQLite cache there (default :func:`default_cache_path`)."""
+    or ``True`` open the SQLite cache there (default :func:`default_cache_path`).
+
+    Parameters
+    ----------
+    cache : path, ScoreCache, None or bool
+        The ``cache`` argument of :func:`score_run`.
+
+    Returns
+    -------
+    (ScoreCache or None, bool)
+        The store (None for no cache), and whether the caller must close it.
+
+    Examples
+    --------
+    >>> open_cache(False)
+    (None, False)
+    >>> import tempfile, pathlib
+    >>> store, opened = open_cache(pathlib.Path(tempfile.mkdtemp()) / "scores.sqlite")
+    >>> opened
+    True
+    >>> store.close()
+    """
     if cache is False:
         return None, False
     if isinstance(cache, ScoreCache):
@@ -198,6 +230,21 @@ class ScoreRun:
     (:func:`format_summary` prints it); ``screener_params``: the screener's
     :meth:`cache_params` (decoding, scoring mode, the HTTP dialect it negotiated). The
     metadata lives here, not in ``table.attrs``, which pandas drops on concat and merge.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The scores, one row per résumé.
+    summary : dict
+        How the run went.
+    screener_params : dict
+        The screener's parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ScoreRun(pd.DataFrame({"score": [50.0]}), summary={"n": 1}).summary
+    {'n': 1}
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -206,7 +253,31 @@ class ScoreRun:
 
 
 def score_resumes(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, **options) -> pd.DataFrame:
-    """The score table of :func:`score_run` (same arguments), for callers that need no run summary."""
+    """The score table of :func:`score_run` (same arguments), for callers that need no run summary.
+
+    Parameters
+    ----------
+    screener : Screener, str or mapping
+        The screener, or a spec :func:`get_screener` takes.
+    resumes : pandas.DataFrame
+        ``resume_id`` with ``text`` or ``image_path``.
+    **options
+        As for :func:`score_run` (``profiles``, ``cache``, ``progress``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per résumé, in input order.
+
+    Examples
+    --------
+    >>> from popresume.resumes import render_texts, toy_profiles
+    >>> profiles = toy_profiles(1)  # one applicant per occupation
+    >>> resumes = render_texts(profiles, seed=0)
+    >>> scores = score_resumes("synthetic", resumes, profiles=profiles, cache=False)
+    >>> len(scores), bool(scores["parse_ok"].all())
+    (5, True)
+    """
     return score_run(screener, resumes, **options).table
 
 
@@ -224,6 +295,38 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     refused request, an unparseable reply) are served from the cache like scores unless
     ``retry_failed=True``. The run summary and the screener's parameters are attributes of
     the returned :class:`ScoreRun`.
+
+    Parameters
+    ----------
+    screener : Screener, str or mapping
+        The screener, or a spec :func:`get_screener` takes.
+    resumes : pandas.DataFrame
+        ``resume_id`` with ``text`` or ``image_path`` (and ``occupation`` for the posting).
+    profiles : pandas.DataFrame, optional
+        The profiles, for screeners that read them (the synthetic one).
+    cache : path, ScoreCache, None or bool
+        The score cache, as above.
+    progress : bool
+        Show a progress bar.
+    job_descriptions : mapping, optional
+        Occupation -> posting text, instead of the package's postings.
+    retry_failed : bool
+        Score again the résumés whose failure is cached.
+
+    Returns
+    -------
+    ScoreRun
+        The table, the run summary and the screener's parameters.
+
+    Examples
+    --------
+    >>> from popresume.resumes import render_texts, toy_profiles
+    >>> profiles = toy_profiles(1)  # one applicant per occupation
+    >>> run = score_run("synthetic", render_texts(profiles, seed=0), profiles=profiles, cache=False)
+    >>> run.table.columns.tolist()
+    ['resume_id', 'screener', 'model', 'score', 'parse_ok', 'raw', 'scoring']
+    >>> run.summary["scored"], run.summary["parse_rate"]
+    (5, 1.0)
     """
     screener = get_screener(screener)
     jobs = _job_lookup(job_descriptions)
@@ -330,14 +433,51 @@ def _score_table(screener: Screener, items: list[ScoreItem], results: list[Score
 
 
 def summarize_scores(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per (screener, model): n, parse rate, mean/sd/min/max of the parsed scores."""
+    """Per (screener, model): n, parse rate, mean/sd/min/max of the parsed scores.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table (:func:`score_resumes`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (screener, model).
+
+    Examples
+    --------
+    >>> from popresume.resumes import render_texts, toy_profiles
+    >>> profiles = toy_profiles(1)  # one applicant per occupation
+    >>> resumes = render_texts(profiles, seed=0)
+    >>> table = summarize_scores(score_resumes("synthetic", resumes, profiles=profiles, cache=False))
+    >>> table[["screener", "n", "parse_rate"]].to_dict("records")
+    [{'screener': 'synthetic', 'n': 5, 'parse_rate': 1.0}]
+    """
     g = scores.groupby(["screener", "model"], sort=False)
     return g.agg(n=("resume_id", "size"), parse_rate=("parse_ok", "mean"), mean=("score", "mean"),
                  sd=("score", "std"), min=("score", "min"), max=("score", "max")).reset_index()
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:
-    """One readable line for a run summary (:attr:`ScoreRun.summary` of :func:`score_run`)."""
+    """One readable line for a run summary (:attr:`ScoreRun.summary` of :func:`score_run`).
+
+    Parameters
+    ----------
+    summary : mapping
+        A run summary.
+
+    Returns
+    -------
+    str
+        The line.
+
+    Examples
+    --------
+    >>> format_summary({"n": 5, "scored": 4, "cached": 0, "failed": 1, "parse_rate": 0.8, "seconds": 2.0,
+    ...                 "throughput": 2.5, "not_cached": 0})
+    '5 résumés: scored 4, from cache 0, failed 1 (20.0%); parse rate 80.0%; scoring time 2.0 s, 2.5 résumés/s'
+    """
     s = summary
     rate = "n/a" if s["parse_rate"] != s["parse_rate"] else f"{s['parse_rate']:.1%}"
     thr = "" if s["throughput"] != s["throughput"] else f", {s['throughput']:.1f} résumés/s"

@@ -44,7 +44,6 @@ audit and the book attach a card to every screener's effects without rescoring
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -57,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 from popresume.schema import EDU_LEVELS, NOT_CARDED_NO_CARD, OCCUPATION_KEYS
 from popresume.screeners.base import stable_json
 from popresume.screeners.cache import sha256
@@ -246,7 +246,7 @@ def default_profiles(n: int, *, seed: int = 0) -> pd.DataFrame:
     return _default_profiles(int(n), int(seed)).copy()
 
 
-@functools.lru_cache(maxsize=4)
+@cached_tables(maxsize=4)
 def _default_profiles(n: int, seed: int) -> pd.DataFrame:
     from popresume.population import generate_population
 

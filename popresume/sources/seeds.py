@@ -38,12 +38,12 @@ Category maps (our reading of the documentation, stated as assumptions):
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import cached_tables
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATIONS, RACES, check_occupations
 from popresume.sources.rdata import load_rdataset
 
@@ -87,12 +87,12 @@ ACS12_NAME = "openintro::acs12 (American Community Survey 2012, 2,000 people)"
 _SEED_PURPOSE = "the default P1 seeds (GSS and ACS samples)"
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def _gss_cached() -> pd.DataFrame:
     return load_rdataset("stevedata", "gss_wages", _SEED_PURPOSE, GSS_COLUMNS)
 
 
-@lru_cache(maxsize=None)
+@cached_tables(maxsize=None)
 def _acs12_cached() -> pd.DataFrame:
     return load_rdataset("openintro", "acs12", _SEED_PURPOSE, ACS12_COLUMNS)
 
