@@ -842,6 +842,34 @@ def published_ratios(counts: pd.DataFrame, *, min_share: float = SMALL_CATEGORY_
     return out
 
 
+def single_reference(rate: np.ndarray, printed_rate: np.ndarray, published_ratio: np.ndarray, *,
+                     tolerance: float = PUBLISHED_TOLERANCE) -> bool:
+    """Whether one reference rate ``c`` makes every printed ratio ``rate / c`` within rounding.
+
+    Each row with a rate and a positive printed ratio admits the ``c`` in
+    ``[(rate - h) / (ratio + tolerance), (rate + h) / (ratio - tolerance)]`` (``h`` half a unit
+    of the printed rate's last decimal); the table admits one reference where these ranges
+    share a point. False where no row can be read; a table that does not admit one
+    contradicts itself: no comparator, inside the table or outside it, gives all its ratios.
+
+    Examples
+    --------
+    >>> single_reference(np.array([0.3, 0.4]), np.array([0.3, 0.4]), np.array([0.6, 0.8]))
+    True
+    >>> single_reference(np.array([0.3, 0.4]), np.array([0.3, 0.4]), np.array([0.9, 0.6]))
+    False
+    """
+    rate, pub = np.asarray(rate, float), np.asarray(published_ratio, float)
+    h = _half_unit(printed_rate)
+    ok = np.isfinite(rate) & np.isfinite(pub) & (pub > 0)
+    if not ok.any():
+        return False
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.maximum(rate - h, 0) / (pub + tolerance)
+        high = np.where(pub > tolerance, (rate + h) / (pub - tolerance), np.inf)
+    return bool(low[ok].max() <= high[ok].min())
+
+
 def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
                  observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0,
                  any_flag: bool = False) -> tuple:
@@ -886,4 +914,4 @@ __all__ = ["FOUR_FIFTHS", "SMALL_CATEGORY_SHARE", "UNKNOWN", "RULES", "SELECT_TO
            "pairwise_ratio_bounds", "RATIO_METHODS", "lowest_ratio", "scoring_rates",
            "selection_rates_at_cut", "breakdown_table", "ChanceOfFlag", "chance_of_flag", "format_probability",
            "chance_table", "reference_ratio", "published_ratios", "chance_below", "PUBLISHED_STATUSES",
-           "STATUS_MEANING", "PUBLISHED_TOLERANCE", "PUBLISHED_COLUMNS", "CHANCE_COLUMN"]
+           "STATUS_MEANING", "PUBLISHED_TOLERANCE", "PUBLISHED_COLUMNS", "CHANCE_COLUMN", "single_reference"]

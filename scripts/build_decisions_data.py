@@ -214,8 +214,13 @@ Changes made: 19 of the 46 columns kept (the published counts, rates, impact rat
 audit metadata); the columns the ACLU derived (recomputed rates and ratios, flags, bounds)
 dropped; rows unchanged. Produced by scripts/build_decisions_data.py.
 
-aclu_ll144.parquet is not part of the popresume wheel or sdist (this notice is, in their
-licence metadata), and it is not covered by the MIT licence of the popresume code.
+ll144_published.csv: the same rows recomputed by popresume (statuses, recomputed ratios,
+chance under no disparity, p-values), with the audit ids, categories, counts, printed rates and
+ratios, auditors and vendors of the table above: adapted material under the same licence.
+
+aclu_ll144.parquet and ll144_published.csv are not part of the popresume wheel or sdist (this
+notice is, in their licence metadata), and they are not covered by the MIT licence of the
+popresume code.
 """
 
 

@@ -52,7 +52,9 @@ from popresume.ll144 import (
     chance_below,
     format_probability,
     published_ratios,
+    single_reference,
 )
+from popresume.paths import data_path
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
@@ -68,7 +70,8 @@ NOISE_COLUMNS = ["source", "model", "kind", "mean_abs_change", "sd", "n"]
 #: (popresume.ll144.published_ratios) and the chance test.
 LL144_OUT_COLUMNS = ["audit_id", "rate_definition", "characteristic", "category", "n", "selected", "printed_rate",
                      "published_ratio", "ratio", "ratio_2pct", "own_comparator", "ratio_own", "under_2pct", "status",
-                     "counts_reconstructed", CHANCE_COLUMN, "p_published", "p_recomputed", "p_draws"]
+                     "counts_reconstructed", CHANCE_COLUMN, "p_published", "p_recomputed", "p_draws", "auditor",
+                     "tool_vendor"]
 
 
 # -- the one regression ----------------------------------------------------------------------
@@ -800,7 +803,8 @@ def ll144_summary(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
 def ll144_flags(table: pd.DataFrame, *, alpha: float = LL144_ALPHA) -> dict:
     """What the chance test can say about the published flags (printed ratio below four-fifths):
     how many there are, how many are zero-applicant rows printed as 0, how many have counts to
-    test, and of those how many recomputed ratios are lower than a tool with no disparity gives
+    test (the others: under 2%, out of the null's reference, or fewer than two rated categories),
+    and of those how many recomputed ratios are lower than a tool with no disparity gives
     with probability ``alpha`` (``beyond_chance``) and how many are not (``not_beyond_chance``:
     the counts cannot tell them from chance, which is not evidence that the tool is fair)."""
     flags = table[table["published_flag"]]
@@ -810,6 +814,37 @@ def ll144_flags(table: pd.DataFrame, *, alpha: float = LL144_ALPHA) -> dict:
             "real": int(len(real)), "tested": int(len(tested)),
             "beyond_chance": int((tested["p_recomputed"] < alpha).sum()),
             "not_beyond_chance": int((tested["p_recomputed"] >= alpha).sum()),
-            "untested_under_2pct": int(real["under_2pct"].sum()),
+            "untested_under_2pct": int((real["p_recomputed"].isna() & real["under_2pct"].astype(bool)).sum()),
+            "untested_other": int((real["p_recomputed"].isna() & ~real["under_2pct"].astype(bool)).sum()),
             "tested_published": int(real["p_published"].notna().sum()),
             "not_beyond_chance_published": int((real["p_published"] >= alpha).sum())}
+
+
+def load_ll144_published() -> pd.DataFrame:
+    """The shipped ``data/decisions/ll144_published.csv`` (:func:`ll144_file` of the ACLU's
+    table, built by scripts/build_decisions_data.py), ready for :func:`ll144_summary` and
+    :func:`ll144_flags`: ``published_flag`` and ``zero_applicants`` added, and each p read
+    back as a number (a bound such as "< 5e-05" as its bound: on the same side of any level
+    above it), its printed text kept in ``p_published_text`` / ``p_recomputed_text``."""
+    t = pd.read_csv(data_path("decisions", "ll144_published.csv"))
+    for col in ("p_published", "p_recomputed"):
+        t[col + "_text"] = t[col]
+        t[col] = pd.to_numeric(t[col].astype("string").str.lstrip("<> "), errors="raise")
+    t["published_flag"] = t["published_ratio"] < FOUR_FIFTHS
+    t["zero_applicants"] = t["n"].eq(0)
+    return t
+
+
+def ll144_single_reference(table: pd.DataFrame) -> pd.DataFrame:
+    """Per analysis (audit × rate definition × characteristic): whether one reference rate
+    gives every printed ratio (:func:`popresume.ll144.single_reference`), with the auditor."""
+    rows = []
+    for (audit, rate_def, char), g in table.groupby(["audit_id", "rate_definition", "characteristic"], sort=False):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = (g["selected"] / g["n"].where(g["n"] > 0)).to_numpy(float)
+        rows.append({"audit_id": audit, "rate_definition": rate_def, "characteristic": char,
+                     "auditor": g["auditor"].iloc[0] if "auditor" in g else None,
+                     "single_reference": single_reference(rate, g["printed_rate"].to_numpy(float),
+                                                          g["published_ratio"].to_numpy(float)),
+                     "not_reproducible": int(g["status"].eq("not reproducible from the printed rates").sum())})
+    return pd.DataFrame(rows)
