@@ -790,24 +790,21 @@ def published_ratios(counts: pd.DataFrame, *, min_share: float = SMALL_CATEGORY_
     1        M   1.00  matches
     """
     require_columns(counts, list(PUBLISHED_COLUMNS), "published counts")
-    out = counts.copy()
-    known = out["known"].to_numpy(bool)
-    n = out["n"].to_numpy(float)
-    sel = out["selected"].to_numpy(float)
-    pub = out["published_ratio"].to_numpy(float)
+    known = counts["known"].to_numpy(bool)
+    n = counts["n"].to_numpy(float)
+    sel = counts["selected"].to_numpy(float)
+    pub = counts["published_ratio"].to_numpy(float)
+    size = len(counts)
     has = known & np.isfinite(n) & (n > 0) & np.isfinite(sel)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(has, sel / np.where(n > 0, n, 1), np.nan)
-        share = np.where(has, n / n[has].sum(), np.nan) if has.any() else np.full(len(out), np.nan)
+        share = np.where(has, n / n[has].sum(), np.nan) if has.any() else np.full(size, np.nan)
     under = has & (share < min_share)
-    out["rate"], out["share"], out["under_2pct"] = rate, share, under
-    out["ratio"], best = reference_ratio(rate, has, has)
-    out["ratio_2pct"], _ = reference_ratio(rate, has, has & ~under)
-    out["reference"] = has & (rate == best)
-    out["counts_reconstructed"] = np.isfinite(sel) & ~np.isclose(sel, np.round(sel), rtol=0, atol=1e-6)
+    ratio, best = reference_ratio(rate, has, has)
+    ratio_2pct, _ = reference_ratio(rate, has, has & ~under)
     # the rounding range of rate / highest rate: every printed rate off by up to half a unit
-    half = _half_unit(out["printed_rate"].to_numpy(float))
-    low = high = np.full(len(out), np.nan)
+    half = _half_unit(counts["printed_rate"].to_numpy(float))
+    low = high = np.full(size, np.nan)
     if has.any() and best > 0:
         hb = half[int(np.nanargmax(np.where(has, rate, np.nan)))]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -816,9 +813,9 @@ def published_ratios(counts: pd.DataFrame, *, min_share: float = SMALL_CATEGORY_
     # the audit's own comparator: a known row it printed as 1.00; the one that fits each row best
     own = has & np.isclose(pub, 1.0, atol=1e-9)
     cand = np.flatnonzero(own & (rate > 0))
-    ratio_own = np.full(len(out), np.nan)
-    own_fits = np.zeros(len(out), bool)
-    own_name = np.full(len(out), None, dtype=object)
+    ratio_own = np.full(size, np.nan)
+    own_fits = np.zeros(size, bool)
+    own_name = np.full(size, None, dtype=object)
     if cand.size:
         with np.errstate(invalid="ignore", divide="ignore"):
             r = rate[:, None] / rate[cand][None, :]
@@ -826,20 +823,22 @@ def published_ratios(counts: pd.DataFrame, *, min_share: float = SMALL_CATEGORY_
             hi = (rate[:, None] + half[:, None]) / np.maximum(rate[cand] - half[cand], 1e-12)[None, :]
         dev = np.abs(r - pub[:, None])
         pick = np.argmin(np.where(np.isfinite(dev), dev, np.inf), axis=1)
-        rows = np.arange(len(out))
+        rows = np.arange(size)
         ratio_own = np.where(has, r[rows, pick], np.nan)
-        own_name = np.where(has, out["category"].to_numpy(object)[cand][pick], None)
+        own_name = np.where(has, counts["category"].to_numpy(object)[cand][pick], None)
         own_fits = has & ((pub[:, None] >= lo - tolerance) & (pub[:, None] <= hi + tolerance)).any(axis=1)
-    out["own_comparator"] = own_name
-    out["ratio_own"] = ratio_own
     near = lambda x: np.abs(pub - x) <= tolerance + 1e-9  # noqa: E731
     status = np.select(
-        [~np.isfinite(pub), ~has, near(out["ratio"].to_numpy(float)), near(out["ratio_2pct"].to_numpy(float)),
+        [~np.isfinite(pub), ~has, near(ratio), near(ratio_2pct),
          (pub >= low - tolerance) & (pub <= high + tolerance), (pub > 1 + 1e-9) | own_fits],
         [None, "no counts", "matches", "under-2% rule", "rounding", "own comparator"],
         default="not reproducible from the printed rates")
-    out["status"] = pd.Series(status, index=out.index, dtype=object).where(np.isfinite(pub), None)
-    return out
+    new = {"rate": rate, "share": share, "under_2pct": under, "ratio": ratio, "ratio_2pct": ratio_2pct,
+           "reference": has & (rate == best),
+           "counts_reconstructed": np.isfinite(sel) & ~np.isclose(sel, np.round(sel), rtol=0, atol=1e-6),
+           "own_comparator": own_name, "ratio_own": ratio_own,
+           "status": np.where(np.isfinite(pub), status.astype(object), None)}
+    return pd.concat([counts, pd.DataFrame(new, index=counts.index)], axis=1)
 
 
 def single_reference(rate: np.ndarray, printed_rate: np.ndarray, published_ratio: np.ndarray, *,

@@ -766,9 +766,8 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int =
     parts = []
     for key, g in d.groupby(keys, sort=False):
         g = published_ratios(g, tolerance=tolerance)
-        for col, val in _p_values(g, n_sim, _analysis_seed(seed, key), refine).items():
-            g[col] = val
-        parts.append(g)
+        chance = _p_values(g, n_sim, _analysis_seed(seed, key), refine)
+        parts.append(pd.concat([g, pd.DataFrame(chance, index=g.index)], axis=1))
     out = pd.concat(parts).sort_index()
     out["published_flag"] = out["published_ratio"] < FOUR_FIFTHS
     out["zero_applicants"] = out["n"].eq(0)
