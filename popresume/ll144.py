@@ -389,8 +389,22 @@ def reference_ratio(rate: np.ndarray, rated: np.ndarray, reference: np.ndarray) 
     """Each rated category's rate over the highest rate of the ``reference`` categories.
 
     The one place the impact ratio is taken (:func:`impact_ratio_table` for raw decisions,
-    :func:`published_ratios` for an audit's printed counts). Returns the ratios (NaN where not
-    ``rated`` or where the highest reference rate is not positive) and that highest rate.
+    :func:`published_ratios` for an audit's printed counts).
+
+    Parameters
+    ----------
+    rate : array of float
+        Each category's rate.
+    rated : array of bool
+        The categories that get a ratio.
+    reference : array of bool
+        The categories whose highest rate is the denominator.
+
+    Returns
+    -------
+    tuple of (array of float, float)
+        The ratios (NaN where not ``rated`` or where the highest reference rate is not
+        positive) and that highest rate.
 
     Examples
     --------
@@ -851,6 +865,22 @@ def single_reference(rate: np.ndarray, printed_rate: np.ndarray, published_ratio
     share a point. False where no row can be read; a table that does not admit one
     contradicts itself: no comparator, inside the table or outside it, gives all its ratios.
 
+    Parameters
+    ----------
+    rate : array of float
+        Each category's rate from its counts.
+    printed_rate : array of float
+        The rates as printed (their last decimal sets the rounding).
+    published_ratio : array of float
+        The ratios as printed.
+    tolerance : float
+        How far a printed ratio may sit from ``rate / c``.
+
+    Returns
+    -------
+    bool
+        Whether one reference rate fits every row.
+
     Examples
     --------
     >>> single_reference(np.array([0.3, 0.4]), np.array([0.3, 0.4]), np.array([0.6, 0.8]))
@@ -882,6 +912,29 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
     (the analysis's lowest ratio, what :func:`chance_of_flag` estimates). Its type-I error is
     measured in :mod:`popresume.coverage.decisions`.
+
+    Parameters
+    ----------
+    sizes : array of int
+        Rows of each category (unknown rows included: they are drawn, never rated).
+    n_selected : int
+        Rows selected in all.
+    rated : array of bool
+        The categories that get a ratio and make the reference.
+    threshold : float
+        The flag threshold.
+    observed : array of float, optional
+        Each category's observed ratio, for the p-values.
+    n_sim, seed : int
+        Draws and seed.
+    any_flag : bool
+        Also return the chance that some rated ratio is below ``threshold``.
+
+    Returns
+    -------
+    tuple
+        ``(below, p_observed)`` per category (NaN where not rated or no observed ratio),
+        and the chance of any flag when ``any_flag``.
 
     Examples
     --------
