@@ -1,14 +1,16 @@
 """Loaders of the shipped records (``data/decisions/``, built by scripts/build_decisions_data.py).
 
-One loader per source, each returning the tidy table of :mod:`popresume.decisions.schema`;
-:func:`load` picks one by name. Bloomberg's rankings and Bertrand & Mullainathan's callbacks
+One loader per source, each returning the tidy table of :mod:`popresume.decisions.schema`,
+and one :class:`DecisionSource` record per source in :data:`RECORDS` (the one list of
+sources): its loader, licence, reference groups, design keys, clustering unit and validity
+contrasts, the fields :mod:`popresume.decisions.analyses` reads instead of a source's name.
+:func:`load` reads one through its record. Bloomberg's rankings and Bertrand & Mullainathan's callbacks
 join through small adapters; their own modules (``popresume.ranking.bloomberg``,
 ``popresume.correspondence.data``) keep what is specific to them.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Mapping
