@@ -79,6 +79,8 @@ OURS = caption("ours, from ACLU's recorded audits")
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 200)
 t_start = time.perf_counter()
+
+# %%
 aclu = load("aclu_ll144")
 table = analyses.load_ll144_published()
 named = lambda col: sorted(set(aclu[col]) - {"Unknown"})  # noqa: E731
