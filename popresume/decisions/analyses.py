@@ -777,8 +777,11 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int =
 def ll144_file(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`ll144_published`'s table as the file writes it (:data:`LL144_OUT_COLUMNS`): each
     p with the digits its draws support (:func:`popresume.ll144.format_probability`: "< 5e-05"
-    where no draw of 20,000 was as low), empty where not tested."""
+    where no draw of 20,000 was as low), empty where not tested; the recomputed ratios to six
+    decimals (the printed ones carry two to four)."""
     out = table.copy()
+    for col in ("ratio", "ratio_2pct", "ratio_own", CHANCE_COLUMN):
+        out[col] = out[col].round(6)
     for col in ("p_published", "p_recomputed"):
         out[col] = [format_probability(p, int(b)) if b > 0 and np.isfinite(p) else None
                     for p, b in zip(out[col], out["p_draws"])]
