@@ -50,7 +50,8 @@
 #
 # The numbers below come from `data/decisions/ll144_published.csv`, one row per audit × rate
 # definition × characteristic × category, which `scripts/build_decisions_data.py` builds from
-# the ACLU's file (20,000 draws per analysis, ten times more near p = 0.05) and
+# the ACLU's file (exact for a table of two categories, else 20,000 draws, ten times more near
+# p = 0.05) and
 # `popresume decisions --source aclu_ll144 --out DIR` writes again. Parameters: `n_sim` and
 # `seed`, the draws with which one audit is recomputed on this page and checked against it.
 

@@ -961,9 +961,69 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     return below, p_obs
 
 
+def chance_below_exact(sizes: Sequence[int], n_selected: int, *, threshold: float = FOUR_FIFTHS,
+                       observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chance_below` for two categories, both rated, exactly (the hypergeometric law).
+
+    The first category's selected count is hypergeometric; every possible count gives both
+    ratios, and the probabilities are sums over the counts (those where nobody is selected
+    left out, as the draws leave them out; so are the counts beyond 20 standard deviations).
+
+    Parameters
+    ----------
+    sizes : sequence of two int
+        Rows of the two categories.
+    n_selected : int
+        Rows selected in all.
+    threshold : float
+        The flag threshold.
+    observed : array of two float, optional
+        The observed ratios, for the p-values.
+
+    Returns
+    -------
+    tuple of two arrays
+        ``(below, p_observed)`` per category.
+
+    Examples
+    --------
+    >>> below, p = chance_below_exact([30, 50], 40, observed=np.array([0.5, 1.0]))
+    >>> round(float(below[0]), 4), round(float(p[1]), 9)
+    (0.124, 1.0)
+    """
+    from scipy.special import gammaln
+
+    n0, n1 = (int(v) for v in sizes)
+    m = int(n_selected)
+    total = n0 + n1
+    # the counts that carry the probability: within 20 standard deviations of the mean (the
+    # hypergeometric's tails are no heavier than the binomial's; beyond, far below 1e-15)
+    mean = m * n0 / max(total, 1)
+    sd = math.sqrt(max(m * n0 * n1 * (total - m) / max(total ** 2 * (total - 1), 1), 0.0))
+    lo, hi = max(0, m - n1, math.floor(mean - 20 * sd) - 1), min(m, n0, math.ceil(mean + 20 * sd) + 1)
+    x = np.arange(lo, hi + 1)
+    # log C(n0, x) + log C(n1, m - x), normalised over the window (scipy's hypergeom.pmf gives
+    # the same numbers, element by element, 0.2 s a table at a million rows)
+    logw = -gammaln(x + 1) - gammaln(n0 - x + 1) - gammaln(m - x + 1) - gammaln(n1 - m + x + 1)
+    pmf = np.exp(logw - logw.max())
+    pmf /= pmf.sum()
+    rates = np.stack([x / max(n0, 1), (m - x) / max(n1, 1)], axis=1)
+    best = rates.max(axis=1, keepdims=True)
+    ok = best[:, 0] > 0
+    ratio = rates[ok] / best[ok]
+    w = pmf[ok] / pmf[ok].sum()
+    below = (w[:, None] * (ratio < threshold)).sum(axis=0)
+    p_obs = np.full(2, np.nan)
+    if observed is not None:
+        obs = np.asarray(observed, float)
+        p_obs = np.where(np.isfinite(obs), (w[:, None] * (ratio <= obs + 1e-9)).sum(axis=0), np.nan)
+    return below, p_obs
+
+
 __all__ = ["FOUR_FIFTHS", "SMALL_CATEGORY_SHARE", "UNKNOWN", "RULES", "SELECT_TOP", "BREAKDOWNS",
            "category_counts", "impact_ratio_table", "ratio_bounds", "rate_ratio_interval",
            "pairwise_ratio_bounds", "RATIO_METHODS", "lowest_ratio", "scoring_rates",
            "selection_rates_at_cut", "breakdown_table", "ChanceOfFlag", "chance_of_flag", "format_probability",
            "chance_table", "reference_ratio", "published_ratios", "chance_below", "PUBLISHED_STATUSES",
-           "STATUS_MEANING", "PUBLISHED_TOLERANCE", "PUBLISHED_COLUMNS", "CHANCE_COLUMN", "single_reference"]
+           "STATUS_MEANING", "PUBLISHED_TOLERANCE", "PUBLISHED_COLUMNS", "CHANCE_COLUMN", "single_reference",
+           "chance_below_exact"]

@@ -35,8 +35,11 @@ def test_decisions_cli_one_source_and_ll144(tmp_path):
     assert len(ll) == 4_507 and ll["audit_id"].nunique() == 116 and not ll.duplicated(LL144_KEY).any()
     assert ll[CHANCE_COLUMN].dropna().between(0, 1).all() and set(ll["status"].dropna()) == set(PUBLISHED_STATUSES)
     assert not ((ll["published_ratio"] > 1) & ll["status"].eq("not reproducible from the printed rates")).any()
-    # p with the digits 100 draws (1,000 near 0.05) support, or a bound
-    assert ll["p_recomputed"].dropna().str.fullmatch(r"[<>] 0\.\d+|0\.\d{1,3}").all()
+    # p with the digits 100 draws (1,000 near 0.05) support, or a bound; exact (p_draws 0) for two categories
+    drawn = ll["p_draws"] > 0
+    assert ll.loc[drawn, "p_recomputed"].dropna().str.fullmatch(r"[<>] 0\.\d+|0\.\d{1,3}").all()
+    exact = ll.loc[~drawn, "p_recomputed"].dropna().astype(float)
+    assert len(exact) > 100 and exact.between(0, 1).all()
 
 
 def test_decisions_cli_without_ll144_writes_its_header(tmp_path):

@@ -306,3 +306,19 @@ def test_four_fifths_literal_lives_in_ll144_only():
             if literal.search(line)]
     assert hits == []
     assert ll144.CHANCE_COLUMN == "chance_below_0_8"
+
+
+def test_chance_below_exact_by_hand_and_against_the_draws():
+    """Two categories of 30 and 50, 40 selected: the first's count x is hypergeometric, its
+    ratio x/30 over the higher rate; summed by hand, and the draws agree within their error."""
+    x = np.arange(0, 31)
+    pmf = stats.hypergeom.pmf(x, 80, 30, 40)
+    r0, r1 = x / 30, (40 - x) / 50
+    ratio0 = r0 / np.maximum(r0, r1)
+    below, p = ll144.chance_below_exact([30, 50], 40, observed=np.array([0.7, 1.0]))
+    assert below[0] == pytest.approx(pmf[ratio0 < ll144.FOUR_FIFTHS].sum(), abs=1e-12)
+    assert p[0] == pytest.approx(pmf[ratio0 <= 0.7 + 1e-9].sum(), abs=1e-12) and p[1] == pytest.approx(1.0)
+    drawn, p_drawn = ll144.chance_below(np.array([30, 50]), 40, np.array([True, True]),
+                                        observed=np.array([0.7, 1.0]), n_sim=40_000, seed=2)
+    np.testing.assert_allclose(drawn, below, atol=0.01)
+    np.testing.assert_allclose(p_drawn, p, atol=0.01)

@@ -50,6 +50,7 @@ from popresume.ll144 import (
     PUBLISHED_STATUSES,
     PUBLISHED_TOLERANCE,
     chance_below,
+    chance_below_exact,
     format_probability,
     published_ratios,
     single_reference,
@@ -711,6 +712,12 @@ def _p_values(g: pd.DataFrame, n_sim: int, seed: int, refine: int) -> dict:
         return out
     sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
     m = int(min(g.loc[counted, "selected"].round().clip(lower=0).sum(), sizes.sum()))
+    if len(sizes) == 2 and rated[counted].all():  # two categories: exact
+        ratios = g.loc[counted, ["ratio_2pct", "published_ratio"]].to_numpy(float)
+        below, p_rec = chance_below_exact(sizes, m, observed=ratios[:, 0])
+        _, p_pub = chance_below_exact(sizes, m, observed=ratios[:, 1])
+        out[CHANCE_COLUMN][counted], out["p_published"][counted], out["p_recomputed"][counted] = below, p_pub, p_rec
+        return out
     draws = n_sim
     flags = (g["published_ratio"] < FOUR_FIFTHS).to_numpy()[counted] & rated[counted]
     for _ in range(2):
@@ -739,15 +746,16 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int =
     ``counts_reconstructed``). Selected counts are used as printed (some are n × rate, not
     whole numbers) and rounded for the draws.
 
-    The chance columns (:func:`popresume.ll144.chance_below`, a tool that ignores the
+    The chance columns (:func:`popresume.ll144.chance_below`, exact for two rated categories
+    alone by :func:`popresume.ll144.chance_below_exact`; a tool that ignores the
     attribute, selecting the same number at random with the printed group sizes):
     :data:`popresume.ll144.CHANCE_COLUMN`, the chance of a ratio below
     :data:`~popresume.ll144.FOUR_FIFTHS`; ``p_recomputed``, the chance of a ratio at or below
     the one recomputed from the counts (``ratio_2pct``: the null's reference also leaves the
     categories under 2% out, so those get no p); ``p_published``, the same for the printed
     ratio; ``p_draws`` the draws behind them (``n_sim``, ``refine`` times more where a flag's
-    p is within three Monte Carlo SEs of 0.05; 0 where not tested). Each analysis draws with
-    its own seed from ``seed`` and its key. ``n_sim=0`` skips them.
+    p is within three Monte Carlo SEs of 0.05; 0 where exact or not tested). Each analysis
+    draws with its own seed from ``seed`` and its key. ``n_sim=0`` skips them.
 
     Columns: :data:`LL144_KEY`, ``n``, ``selected``, ``printed_rate``, ``published_ratio``,
     the engine's, the chance columns, ``auditor``, ``tool_vendor``, ``published_flag``
@@ -777,13 +785,14 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int =
 def ll144_file(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`ll144_published`'s table as the file writes it (:data:`LL144_OUT_COLUMNS`): each
     p with the digits its draws support (:func:`popresume.ll144.format_probability`: "< 5e-05"
-    where no draw of 20,000 was as low), empty where not tested; the recomputed ratios to six
+    where no draw of 20,000 was as low; three significant digits where exact), empty where not
+    tested; the recomputed ratios to six
     decimals (the printed ones carry two to four)."""
     out = table.copy()
     for col in ("ratio", "ratio_2pct", "ratio_own", CHANCE_COLUMN):
         out[col] = out[col].round(6)
     for col in ("p_published", "p_recomputed"):
-        out[col] = [format_probability(p, int(b)) if b > 0 and np.isfinite(p) else None
+        out[col] = [format_probability(p, int(b)) if np.isfinite(p) else None
                     for p, b in zip(out[col], out["p_draws"])]
     return out[LL144_OUT_COLUMNS]
 
