@@ -422,9 +422,7 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
     out["rate_ci_low"], out["rate_ci_high"] = lo, hi
     under = known & (out["share"].to_numpy(float) < min_share)
     ref = known & ~under & (n > 0)
-    best = np.nanmax(np.where(ref, rate, np.nan)) if ref.any() else np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(known & (n > 0), rate / best, np.nan) if best > 0 else np.full(len(out), np.nan)
+    ratio, best = reference_ratio(rate, known & (n > 0), ref)
     out["ratio"] = ratio
     if ratio_method not in RATIO_METHODS:
         raise ValueError(f"ratio_method must be one of {list(RATIO_METHODS)}, got {ratio_method!r}")
@@ -443,6 +441,44 @@ def impact_ratio_table(counts: pd.DataFrame, *, level: float = 0.95, min_share: 
         out.loc[out.index[ref_idx[0]], "reference"] = True
     out["flag"] = ref & (np.nan_to_num(ratio, nan=1.0) < threshold)
     return out
+
+
+def reference_ratio(rate: np.ndarray, rated: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, float]:
+    """Each rated category's rate over the highest rate of the ``reference`` categories.
+
+    The one place the impact ratio is taken (:func:`impact_ratio_table` for raw decisions,
+    :func:`published_ratios` for an audit's printed counts).
+
+    Parameters
+    ----------
+    rate : array of float
+        Each category's rate.
+    rated : array of bool
+        The categories that get a ratio.
+    reference : array of bool
+        The categories whose highest rate is the denominator.
+
+    Returns
+    -------
+    tuple of (array of float, float)
+        The ratios (NaN where not ``rated`` or where the highest reference rate is not
+        positive) and that highest rate.
+
+    Examples
+    --------
+    >>> r, best = reference_ratio(np.array([0.3, 0.5, 0.9]), np.array([True, True, True]),
+    ...                           np.array([True, True, False]))
+    >>> r.round(2).tolist(), float(best)
+    ([0.6, 1.0, 1.8], 0.5)
+    """
+    rate = np.asarray(rate, float)
+    rated = np.asarray(rated, bool)
+    reference = np.asarray(reference, bool)
+    best = float(np.nanmax(np.where(reference, rate, np.nan))) if reference.any() else float("nan")
+    if not best > 0:
+        return np.full(rate.shape, np.nan), best
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(rated, rate / best, np.nan), best
 
 
 def lowest_ratio(table: pd.DataFrame) -> float:
@@ -877,8 +913,297 @@ def chance_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender",
     return pd.DataFrame(rows)
 
 
+# ------------------------------------------------------------------- audits as published
+#: The name of the column holding the chance that a tool with no disparity gives a category a
+#: ratio below :data:`FOUR_FIFTHS` (``chance_below_0_8``): derived from the threshold.
+CHANCE_COLUMN = "chance_below_" + f"{FOUR_FIFTHS:g}".replace(".", "_")
+#: Printed impact ratios carry two decimals: a recomputed ratio within this of the printed one matches it.
+PUBLISHED_TOLERANCE = 0.01
+#: Why a published ratio is or is not the ratio its own printed numbers give, tried in this order
+#: (:func:`published_ratios`).
+PUBLISHED_STATUSES = ("matches", "under-2% rule", "rounding", "own comparator",
+                      "not reproducible from the printed rates", "no counts")
+STATUS_MEANING = {
+    "matches": "within the tolerance of rate / highest rate of the analysis's known categories",
+    "under-2% rule": "matches once categories under 2% of the known rows leave the reference (6 RCNY §5-301(d))",
+    "rounding": "inside the range rate / highest rate takes when every printed rate is off by half a unit "
+                "of its last decimal",
+    "own comparator": "above 1 (the comparator is not the table's top category), or rate / the rate of the row "
+                      "the audit printed as 1.00, within rounding",
+    "not reproducible from the printed rates": "none of the above: no reading of the printed rates gives it",
+    "no counts": "the row has no applicants, or no selected count, so nothing can be recomputed",
+}
+PUBLISHED_COLUMNS = ("category", "known", "n", "selected", "printed_rate", "published_ratio")
+
+
+def _half_unit(printed: np.ndarray) -> np.ndarray:
+    """Half a unit of each printed rate's last decimal (0.005 for two decimals, else 0.0005)."""
+    p = np.asarray(printed, float)
+    return np.where(np.isclose(np.round(p, 2), p, atol=1e-9) | np.isnan(p), 0.005, 0.0005)
+
+
+def published_ratios(counts: pd.DataFrame, *, min_share: float = SMALL_CATEGORY_SHARE,
+                     tolerance: float = PUBLISHED_TOLERANCE) -> pd.DataFrame:
+    """One published analysis (audit × rate definition × characteristic) recomputed from its printed numbers.
+
+    The rules of :func:`impact_ratio_table`, applied to the counts and rates an audit printed
+    rather than to raw decisions: ``rate`` = selected / n, ``ratio`` the rate over the highest
+    rate of the known categories (the maximum rule) and ``ratio_2pct`` with the categories
+    under ``min_share`` of the known rows (``under_2pct``) left out of the reference.
+
+    Parameters
+    ----------
+    counts : DataFrame
+        Columns :data:`PUBLISHED_COLUMNS`: ``category``, ``known`` (False for an unknown or
+        total row, never rated), ``n``, ``selected`` (may be missing or not a whole number:
+        some audits print n × rate), ``printed_rate`` and ``published_ratio``.
+    min_share : float
+        The under-2% share.
+    tolerance : float
+        How far a recomputed ratio may sit from the printed one and still match it.
+
+    Returns
+    -------
+    DataFrame
+        ``counts`` plus ``rate``, ``share``, ``under_2pct``, ``ratio``, ``ratio_2pct``,
+        ``reference`` (the category with the highest rate), ``own_comparator`` (the category
+        the audit printed as 1.00 that fits this row best; missing where none), ``ratio_own``
+        (rate over that category's rate), ``counts_reconstructed`` (``selected`` not a whole
+        number) and ``status``, one of :data:`PUBLISHED_STATUSES` (:data:`STATUS_MEANING`),
+        tried in that order; missing where nothing was published. A published ratio above 1
+        is never "not reproducible": no rate over the highest rate exceeds 1, so its
+        comparator is the audit's own.
+
+    Examples
+    --------
+    >>> t = published_ratios(pd.DataFrame({"category": ["F", "M"], "known": [True, True],
+    ...     "n": [100, 100], "selected": [30, 40], "printed_rate": [0.3, 0.4], "published_ratio": [0.75, 1.0]}))
+    >>> t[["category", "ratio", "status"]]
+      category  ratio   status
+    0        F   0.75  matches
+    1        M   1.00  matches
+    """
+    require_columns(counts, list(PUBLISHED_COLUMNS), "published counts")
+    known = counts["known"].to_numpy(bool)
+    n = counts["n"].to_numpy(float)
+    sel = counts["selected"].to_numpy(float)
+    pub = counts["published_ratio"].to_numpy(float)
+    size = len(counts)
+    has = known & np.isfinite(n) & (n > 0) & np.isfinite(sel)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(has, sel / np.where(n > 0, n, 1), np.nan)
+        share = np.where(has, n / n[has].sum(), np.nan) if has.any() else np.full(size, np.nan)
+    under = has & (share < min_share)
+    ratio, best = reference_ratio(rate, has, has)
+    ratio_2pct, _ = reference_ratio(rate, has, has & ~under)
+    # the rounding range of rate / highest rate: every printed rate off by up to half a unit
+    half = _half_unit(counts["printed_rate"].to_numpy(float))
+    low = high = np.full(size, np.nan)
+    if has.any() and best > 0:
+        hb = half[int(np.nanargmax(np.where(has, rate, np.nan)))]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low = np.where(has, np.maximum(rate - half, 0) / (best + hb), np.nan)
+            high = np.where(has, (rate + half) / max(best - hb, 1e-12), np.nan)
+    # the audit's own comparator: a known row it printed as 1.00; the one that fits each row best
+    own = has & np.isclose(pub, 1.0, atol=1e-9)
+    cand = np.flatnonzero(own & (rate > 0))
+    ratio_own = np.full(size, np.nan)
+    own_fits = np.zeros(size, bool)
+    own_name = np.full(size, None, dtype=object)
+    if cand.size:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = rate[:, None] / rate[cand][None, :]
+            lo = np.maximum(rate[:, None] - half[:, None], 0) / (rate[cand] + half[cand])[None, :]
+            hi = (rate[:, None] + half[:, None]) / np.maximum(rate[cand] - half[cand], 1e-12)[None, :]
+        dev = np.abs(r - pub[:, None])
+        pick = np.argmin(np.where(np.isfinite(dev), dev, np.inf), axis=1)
+        rows = np.arange(size)
+        ratio_own = np.where(has, r[rows, pick], np.nan)
+        own_name = np.where(has, counts["category"].to_numpy(object)[cand][pick], None)
+        own_fits = has & ((pub[:, None] >= lo - tolerance) & (pub[:, None] <= hi + tolerance)).any(axis=1)
+    near = lambda x: np.abs(pub - x) <= tolerance + 1e-9  # noqa: E731
+    status = np.select(
+        [~np.isfinite(pub), ~has, near(ratio), near(ratio_2pct),
+         (pub >= low - tolerance) & (pub <= high + tolerance), (pub > 1 + 1e-9) | own_fits],
+        [None, "no counts", "matches", "under-2% rule", "rounding", "own comparator"],
+        default="not reproducible from the printed rates")
+    new = {"rate": rate, "share": share, "under_2pct": under, "ratio": ratio, "ratio_2pct": ratio_2pct,
+           "reference": has & (rate == best),
+           "counts_reconstructed": np.isfinite(sel) & ~np.isclose(sel, np.round(sel), rtol=0, atol=1e-6),
+           "own_comparator": own_name, "ratio_own": ratio_own,
+           "status": np.where(np.isfinite(pub), status.astype(object), None)}
+    return pd.concat([counts, pd.DataFrame(new, index=counts.index)], axis=1)
+
+
+def single_reference(rate: np.ndarray, printed_rate: np.ndarray, published_ratio: np.ndarray, *,
+                     tolerance: float = PUBLISHED_TOLERANCE) -> bool:
+    """Whether one reference rate ``c`` makes every printed ratio ``rate / c`` within rounding.
+
+    Each row with a rate and a positive printed ratio admits the ``c`` in
+    ``[(rate - h) / (ratio + tolerance), (rate + h) / (ratio - tolerance)]`` (``h`` half a unit
+    of the printed rate's last decimal); the table admits one reference where these ranges
+    share a point. False where no row can be read; a table that does not admit one
+    contradicts itself: no comparator, inside the table or outside it, gives all its ratios.
+
+    Parameters
+    ----------
+    rate : array of float
+        Each category's rate from its counts.
+    printed_rate : array of float
+        The rates as printed (their last decimal sets the rounding).
+    published_ratio : array of float
+        The ratios as printed.
+    tolerance : float
+        How far a printed ratio may sit from ``rate / c``.
+
+    Returns
+    -------
+    bool
+        Whether one reference rate fits every row.
+
+    Examples
+    --------
+    >>> single_reference(np.array([0.3, 0.4]), np.array([0.3, 0.4]), np.array([0.6, 0.8]))
+    True
+    >>> single_reference(np.array([0.3, 0.4]), np.array([0.3, 0.4]), np.array([0.9, 0.6]))
+    False
+    """
+    rate, pub = np.asarray(rate, float), np.asarray(published_ratio, float)
+    h = _half_unit(printed_rate)
+    ok = np.isfinite(rate) & np.isfinite(pub) & (pub > 0)
+    if not ok.any():
+        return False
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.maximum(rate - h, 0) / (pub + tolerance)
+        high = np.where(pub > tolerance, (rate + h) / (pub - tolerance), np.inf)
+    return bool(low[ok].max() <= high[ok].min())
+
+
+def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
+                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0,
+                 any_flag: bool = False) -> tuple:
+    """Per category, the chance that a tool ignoring the attribute gives it a ratio below
+    ``threshold``, and (with ``observed``) the chance of a ratio at or below the observed one.
+
+    The tool selects ``n_selected`` of the rows at random with the group sizes fixed (the
+    permutation null of the labels: multivariate hypergeometric counts, the null of
+    :func:`chance_of_flag`, here per category); ratios are each rated category's rate over
+    the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
+    With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
+    (the analysis's lowest ratio, what :func:`chance_of_flag` estimates). Its type-I error is
+    measured in :mod:`popresume.coverage.decisions`.
+
+    Parameters
+    ----------
+    sizes : array of int
+        Rows of each category (unknown rows included: they are drawn, never rated).
+    n_selected : int
+        Rows selected in all.
+    rated : array of bool
+        The categories that get a ratio and make the reference.
+    threshold : float
+        The flag threshold.
+    observed : array of float, optional
+        Each category's observed ratio, for the p-values.
+    n_sim, seed : int
+        Draws and seed.
+    any_flag : bool
+        Also return the chance that some rated ratio is below ``threshold``.
+
+    Returns
+    -------
+    tuple
+        ``(below, p_observed)`` per category (NaN where not rated or no observed ratio),
+        and the chance of any flag when ``any_flag``.
+
+    Examples
+    --------
+    >>> below, p = chance_below(np.array([50, 50]), 50, np.array([True, True]), observed=np.array([0.6, 1.0]),
+    ...                         n_sim=4000)
+    >>> bool(below[0] < 0.2), bool(p[0] < 0.1), float(p[1])
+    (True, True, 1.0)
+    """
+    rng = np.random.default_rng(seed)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    draws = rng.multivariate_hypergeometric(sizes, int(n_selected), size=n_sim, method="marginals").astype(float)
+    rates = draws / np.maximum(sizes, 1)
+    best = np.where(rated, rates, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(best > 0, rates / best, np.nan)
+    below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
+    p_obs = np.full(len(sizes), np.nan)
+    if observed is not None:
+        obs = np.asarray(observed, float)
+        p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+    if any_flag:
+        lowest = np.where(rated, ratio, np.inf).min(axis=1)
+        return below, p_obs, float(np.mean(lowest < threshold))
+    return below, p_obs
+
+
+def chance_below_exact(sizes: Sequence[int], n_selected: int, *, threshold: float = FOUR_FIFTHS,
+                       observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chance_below` for two categories, both rated, exactly (the hypergeometric law).
+
+    The first category's selected count is hypergeometric; every possible count gives both
+    ratios, and the probabilities are sums over the counts (those where nobody is selected
+    left out, as the draws leave them out; so are the counts beyond 20 standard deviations).
+
+    Parameters
+    ----------
+    sizes : sequence of two int
+        Rows of the two categories.
+    n_selected : int
+        Rows selected in all.
+    threshold : float
+        The flag threshold.
+    observed : array of two float, optional
+        The observed ratios, for the p-values.
+
+    Returns
+    -------
+    tuple of two arrays
+        ``(below, p_observed)`` per category.
+
+    Examples
+    --------
+    >>> below, p = chance_below_exact([30, 50], 40, observed=np.array([0.5, 1.0]))
+    >>> round(float(below[0]), 4), round(float(p[1]), 9)
+    (0.124, 1.0)
+    """
+    from scipy.special import gammaln
+
+    n0, n1 = (int(v) for v in sizes)
+    m = int(n_selected)
+    total = n0 + n1
+    # the counts that carry the probability: within 20 standard deviations of the mean (the
+    # hypergeometric's tails are no heavier than the binomial's; beyond, far below 1e-15)
+    mean = m * n0 / max(total, 1)
+    sd = math.sqrt(max(m * n0 * n1 * (total - m) / max(total ** 2 * (total - 1), 1), 0.0))
+    lo, hi = max(0, m - n1, math.floor(mean - 20 * sd) - 1), min(m, n0, math.ceil(mean + 20 * sd) + 1)
+    x = np.arange(lo, hi + 1)
+    # log C(n0, x) + log C(n1, m - x), normalised over the window (scipy's hypergeom.pmf gives
+    # the same numbers, element by element, 0.2 s a table at a million rows)
+    logw = -gammaln(x + 1) - gammaln(n0 - x + 1) - gammaln(m - x + 1) - gammaln(n1 - m + x + 1)
+    pmf = np.exp(logw - logw.max())
+    pmf /= pmf.sum()
+    rates = np.stack([x / max(n0, 1), (m - x) / max(n1, 1)], axis=1)
+    best = rates.max(axis=1, keepdims=True)
+    ok = best[:, 0] > 0
+    ratio = rates[ok] / best[ok]
+    w = pmf[ok] / pmf[ok].sum()
+    below = (w[:, None] * (ratio < threshold)).sum(axis=0)
+    p_obs = np.full(2, np.nan)
+    if observed is not None:
+        obs = np.asarray(observed, float)
+        p_obs = np.where(np.isfinite(obs), (w[:, None] * (ratio <= obs + 1e-9)).sum(axis=0), np.nan)
+    return below, p_obs
+
+
 __all__ = ["FOUR_FIFTHS", "SMALL_CATEGORY_SHARE", "UNKNOWN", "RULES", "SELECT_TOP", "BREAKDOWNS",
            "category_counts", "impact_ratio_table", "ratio_bounds", "rate_ratio_interval",
            "pairwise_ratio_bounds", "RATIO_METHODS", "lowest_ratio", "scoring_rates",
            "selection_rates_at_cut", "breakdown_table", "ChanceOfFlag", "chance_of_flag", "format_probability",
-           "chance_table"]
+           "chance_table", "reference_ratio", "published_ratios", "chance_below", "PUBLISHED_STATUSES",
+           "STATUS_MEANING", "PUBLISHED_TOLERANCE", "PUBLISHED_COLUMNS", "CHANCE_COLUMN", "single_reference",
+           "chance_below_exact"]

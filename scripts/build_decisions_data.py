@@ -5,7 +5,8 @@
         --webster PATH/kevinwebster/Illusion_of_Neutrality.git \\
         --aclu PATH/aclu-national/auditing-the-audits-facct-2025.git
 
-Each argument is a git directory (a bare mirror or a ``.git`` folder). Every file is read at
+Each argument is a git directory (a bare mirror or a ``.git`` folder); a source left out is not
+rebuilt (``--aclu`` alone rebuilds the two LL144 files). Every file is read at
 the commit named in :data:`COMMITS` with ``git cat-file --batch`` (``COMMIT:path``, the same
 object ``git show COMMIT:path`` prints), so the tables are reproducible from the commits alone.
 Writes, under ``data/decisions/``:
@@ -20,6 +21,9 @@ Writes, under ``data/decisions/``:
   posting) and the plain vs keyword-stuffed waiter résumé of kevinwebster/Illusion_of_Neutrality;
 * ``aclu_ll144.parquet``: the published columns of ``audits/audits_full.csv`` (the ACLU's own
   recomputed and flag columns are dropped: this project recomputes them);
+* ``ll144_published.csv``: that table recomputed (``popresume.decisions.analyses.ll144_published``
+  with :data:`~popresume.decisions.analyses.LL144_DRAWS` draws per analysis, seed 0): one row per
+  audit × rate definition × characteristic × category with its status and p-values;
 * the licence and notice files: ``LICENSE-recinq-data.txt`` (CC BY 4.0 notice, the source's
   DATA-LICENSE), ``LICENSE-recinq-code.txt``, ``LICENSE-derbyshire.txt``,
   ``LICENSE-webster.txt`` (MIT texts) and ``NOTICE-aclu.txt`` (CC BY-NC 4.0: attribution,
@@ -184,6 +188,18 @@ def build_aclu(gitdir: Path) -> pd.DataFrame:
     return d[ACLU_KEEP].copy()
 
 
+def build_ll144_published(aclu: pd.DataFrame) -> pd.DataFrame:
+    """The published table recomputed (``popresume.decisions.analyses.ll144_published``, its
+    default draws and seed 0), as ``popresume decisions`` writes it."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from popresume.decisions import analyses
+    from popresume.decisions.schema import LL144_COLUMNS
+
+    return analyses.ll144_file(analyses.ll144_published(aclu[list(LL144_COLUMNS)], seed=0))
+
+
 ACLU_NOTICE = """\
 aclu_ll144.parquet: adapted from "audits_full.csv" in aclu-national/auditing-the-audits-facct-2025
 (commit cef7c27398dc73852f06f20120500d361abbd37e), the dataset of
@@ -198,41 +214,58 @@ Changes made: 19 of the 46 columns kept (the published counts, rates, impact rat
 audit metadata); the columns the ACLU derived (recomputed rates and ratios, flags, bounds)
 dropped; rows unchanged. Produced by scripts/build_decisions_data.py.
 
-aclu_ll144.parquet is not part of the popresume wheel or sdist (this notice is, in their
-licence metadata), and it is not covered by the MIT licence of the popresume code.
+ll144_published.csv: the same rows recomputed by popresume (statuses, recomputed ratios,
+chance under no disparity, p-values), with the audit ids, categories, counts, printed rates and
+ratios, auditors and vendors of the table above: adapted material under the same licence.
+
+aclu_ll144.parquet and ll144_published.csv are not part of the popresume wheel or sdist (this
+notice is, in their licence metadata), and they are not covered by the MIT licence of the
+popresume code.
 """
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--recinq", type=Path, required=True)
-    ap.add_argument("--derbyshire", type=Path, required=True)
-    ap.add_argument("--webster", type=Path, required=True)
-    ap.add_argument("--aclu", type=Path, required=True)
+    ap.add_argument("--recinq", type=Path)
+    ap.add_argument("--derbyshire", type=Path)
+    ap.add_argument("--webster", type=Path)
+    ap.add_argument("--aclu", type=Path)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     opts = {"index": False, "compression": "zstd", "compression_level": 19}
+    built = []
 
-    rec = build_recinq(args.recinq)
-    rec.to_parquet(args.out / "recinq.parquet", **opts)
-    recinq_models(args.recinq).to_csv(args.out / "recinq_models.csv", index=False)
-    (args.out / "LICENSE-recinq-data.txt").write_bytes(show(args.recinq, COMMITS["recinq"], "DATA-LICENSE"))
-    (args.out / "LICENSE-recinq-code.txt").write_bytes(show(args.recinq, COMMITS["recinq"], "LICENSE"))
+    if args.recinq:
+        rec = build_recinq(args.recinq)
+        rec.to_parquet(args.out / "recinq.parquet", **opts)
+        recinq_models(args.recinq).to_csv(args.out / "recinq_models.csv", index=False)
+        (args.out / "LICENSE-recinq-data.txt").write_bytes(show(args.recinq, COMMITS["recinq"], "DATA-LICENSE"))
+        (args.out / "LICENSE-recinq-code.txt").write_bytes(show(args.recinq, COMMITS["recinq"], "LICENSE"))
+        built.append(("recinq", rec))
 
-    der = build_derbyshire(args.derbyshire)
-    der.to_parquet(args.out / "derbyshire.parquet", **opts)
-    (args.out / "LICENSE-derbyshire.txt").write_bytes(show(args.derbyshire, COMMITS["derbyshire"], "LICENSE"))
+    if args.derbyshire:
+        der = build_derbyshire(args.derbyshire)
+        der.to_parquet(args.out / "derbyshire.parquet", **opts)
+        (args.out / "LICENSE-derbyshire.txt").write_bytes(show(args.derbyshire, COMMITS["derbyshire"], "LICENSE"))
+        built.append(("derbyshire", der))
 
-    web = build_webster(args.webster)
-    web.to_parquet(args.out / "webster.parquet", **opts)
-    (args.out / "LICENSE-webster.txt").write_bytes(show(args.webster, COMMITS["webster"], "LICENSE"))
+    if args.webster:
+        web = build_webster(args.webster)
+        web.to_parquet(args.out / "webster.parquet", **opts)
+        (args.out / "LICENSE-webster.txt").write_bytes(show(args.webster, COMMITS["webster"], "LICENSE"))
+        built.append(("webster", web))
 
-    aclu = build_aclu(args.aclu)
-    aclu.to_parquet(args.out / "aclu_ll144.parquet", **opts)
-    (args.out / "NOTICE-aclu.txt").write_text(ACLU_NOTICE, encoding="utf-8")
+    if args.aclu:
+        aclu = build_aclu(args.aclu)
+        aclu.to_parquet(args.out / "aclu_ll144.parquet", **opts)
+        (args.out / "NOTICE-aclu.txt").write_text(ACLU_NOTICE, encoding="utf-8")
+        built.append(("aclu_ll144", aclu))
+        table = build_ll144_published(aclu)
+        table.to_csv(args.out / "ll144_published.csv", index=False)
+        print(f"ll144_published.csv: {len(table)} rows")
 
-    for name, d in (("recinq", rec), ("derbyshire", der), ("webster", web), ("aclu_ll144", aclu)):
+    for name, d in built:
         print(f"{name}: {len(d)} rows, {(args.out / f'{name}.parquet').stat().st_size / 1e6:.2f} MB")
 
 

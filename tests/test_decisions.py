@@ -4,7 +4,7 @@ Expected counts and cells below were read from the source repositories' files at
 commits named in data/README.md (with ``git show COMMIT:path``), not from this package:
 re-cinq/hiring-bias @ 7559ef3, jderbysh/AIHiringBias @ d4c3499, kevinwebster/
 Illusion_of_Neutrality @ 68514f6, aclu-national/auditing-the-audits-facct-2025 @ cef7c27.
-The tests read only the shipped tables (the repositories are not available here).
+The tests read only the shipped tables (the repositories are not needed).
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ import pytest
 
 from popresume.decisions import analyses, load, load_aclu_ll144, load_derbyshire, load_recinq, load_webster
 from popresume.decisions.schema import COLUMNS, LL144_COLUMNS, NOT_CARDED
+from popresume.decisions.sources import SOURCES
+from popresume.ll144 import CHANCE_COLUMN, FOUR_FIFTHS, PUBLISHED_STATUSES
+from popresume.paths import data_path
 
 
 @pytest.fixture(scope="module")
@@ -186,11 +189,88 @@ def test_ll144_recompute_hand_case():
             for s, n, k, ir in (("Female", 100, 30, 0.75), ("Male", 100, 40, 1.0), ("Missing/Unknown", 10, 5, None))]
     t = analyses.ll144_published(pd.DataFrame(rows), n_sim=2000)
     fem = t[t["category"] == "Female"].iloc[0]
-    assert fem["recomputed_ratio"] == pytest.approx(0.75) and not fem["differs"] and fem["published_flag"]
-    assert 0 < fem["chance_below_0_8"] < 1
-    assert np.isnan(t[t["category"] == "Missing/Unknown"].iloc[0]["recomputed_ratio"])
-    rows[0]["impact_ratio"] = 0.70  # 0.05 away from 30/40
-    assert analyses.ll144_published(pd.DataFrame(rows), n_sim=200).iloc[0]["differs"]
+    assert fem["ratio"] == pytest.approx(0.75) and fem["status"] == "matches" and fem["published_flag"]
+    assert 0 < fem[CHANCE_COLUMN] < 1 and 0 < fem["p_recomputed"] < 1 and fem["p_draws"] >= 2000
+    unknown = t[t["category"] == "Missing/Unknown"].iloc[0]
+    assert np.isnan(unknown["ratio"]) and pd.isna(unknown["status"])
+    rows[0]["impact_ratio"] = 0.60  # 0.15 away from 30/40, and below any rounding of the printed rates
+    assert analyses.ll144_published(pd.DataFrame(rows), n_sim=0).iloc[0]["status"] == (
+        "not reproducible from the printed rates")
+
+
+@pytest.fixture(scope="module")
+def ll144_file():
+    return pd.read_csv(data_path("decisions", "ll144_published.csv"))
+
+
+def test_shipped_ll144_file_is_the_recomputation(ll144_file):
+    """data/decisions/ll144_published.csv is what ll144_published gives on the shipped audits:
+    every printed number, ratio and status, and the p-values of three analyses redrawn alone."""
+    f = ll144_file
+    assert list(f.columns) == analyses.LL144_OUT_COLUMNS and len(f) == 4_507
+    assert not f.duplicated(analyses.LL144_KEY).any()
+    assert set(f["status"].dropna()) == set(PUBLISHED_STATUSES)
+    assert not ((f["published_ratio"] > 1) & f["status"].eq("not reproducible from the printed rates")).any()
+    aclu = load_aclu_ll144()
+    t = analyses.ll144_published(aclu, n_sim=0)
+    for col in ("ratio", "ratio_2pct", "ratio_own", "n", "published_ratio"):
+        np.testing.assert_allclose(f[col].to_numpy(float), t[col].to_numpy(float), rtol=0, atol=5e-7, err_msg=col)
+    for col in ("status", "category", "own_comparator", "under_2pct", "counts_reconstructed"):
+        assert f[col].astype(object).fillna("").astype(str).tolist() == (
+            t[col].astype(object).fillna("").astype(str).tolist()), col
+    # the p-values: each analysis draws with its own seed, so one alone gives the file's values
+    flagged = f[(f["published_ratio"] < FOUR_FIFTHS) & f["p_recomputed"].notna()]
+    for key in flagged[["audit_id", "rate_definition", "characteristic"]].drop_duplicates().head(3).itertuples(False):
+        rows = aclu[(aclu["audit_id"] == key[0]) & (aclu["selection_or_scoring_rate"] == key[1])
+                    & (aclu["protected_char_group"] == key[2])]
+        one = analyses.ll144_file(analyses.ll144_published(rows))
+        want = f.merge(one[analyses.LL144_KEY], on=analyses.LL144_KEY)
+        assert one["p_recomputed"].fillna("").tolist() == want["p_recomputed"].fillna("").tolist()
+
+
+def test_ll144_flags_count_the_zero_applicant_rows(ll144_file):
+    f = ll144_file.assign(published_flag=lambda d: d["published_ratio"] < FOUR_FIFTHS,
+                          zero_applicants=lambda d: d["n"].eq(0))
+    zero = f[f["published_flag"] & f["zero_applicants"]]
+    # ACLU's table: 234 printed ratios under four-fifths, 12 of them rows with no applicants printed as 0
+    assert int(f["published_flag"].sum()) == 234 and len(zero) == 12 and (zero["published_ratio"] == 0).all()
+    assert zero["status"].eq("no counts").all()
+
+
+def test_decisions_package_never_branches_on_a_source_name():
+    """Sources are records (popresume.decisions.sources.RECORDS): outside that file no module of
+    popresume/decisions compares a source with a name or spells a source's name."""
+    import pathlib
+    import re
+
+    from popresume.decisions.sources import RECORDS
+
+    folder = pathlib.Path(analyses.__file__).parent
+    names = "|".join(map(re.escape, RECORDS))
+    spelled = re.compile(rf"[\"']({names})[\"']")
+    compared = re.compile(r"source[\"'\]]*\s*(==|!=|\bin\b)\s*[\"'(]")
+    hits = [f"{f.name}:{i}: {line.strip()}" for f in sorted(folder.glob("*.py")) if f.name != "sources.py"
+            for i, line in enumerate(f.read_text().splitlines(), 1) if spelled.search(line) or compared.search(line)]
+    assert hits == []
+    assert set(RECORDS) == set(SOURCES) and len(SOURCES) == 6
+
+
+def test_a_new_source_is_one_record(derbyshire):
+    """A record under a new name, with Derbyshire's loader and design, gets Derbyshire's analyses."""
+    from dataclasses import replace
+
+    from popresume.decisions import sources
+
+    twin = replace(sources.RECORDS["derbyshire"], name="twin")
+    sources.RECORDS["twin"] = twin
+    try:
+        m = derbyshire[derbyshire["model"] == "gpt-5.1-2025-11-13"]
+        both = pd.concat([m, m.assign(source="twin")], ignore_index=True)
+        v = analyses.validity(both).set_index(["source", "contrast"])
+        cols = ["estimate", "ci_low", "ci_high", "verdict"]
+        assert v.loc["twin", cols].equals(v.loc["derbyshire", cols])
+    finally:
+        del sources.RECORDS["twin"]
 
 
 # -- every table from the shipped data --------------------------------------------------------

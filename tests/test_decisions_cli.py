@@ -6,6 +6,8 @@ import pandas as pd
 from click.testing import CliRunner
 
 from popresume.cli import main
+from popresume.decisions.analyses import LL144_KEY, LL144_OUT_COLUMNS
+from popresume.ll144 import CHANCE_COLUMN, PUBLISHED_STATUSES
 
 COLUMNS = {
     "validity.csv": ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict", "calibrated",
@@ -13,8 +15,7 @@ COLUMNS = {
     "group_effects.csv": ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high",
                           "p", "p_holm"],
     "noise_floor.csv": ["source", "model", "kind", "mean_abs_change", "sd", "n"],
-    "ll144_published.csv": ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio",
-                            "chance_below_0_8"],
+    "ll144_published.csv": LL144_OUT_COLUMNS,
 }
 
 
@@ -31,8 +32,14 @@ def test_decisions_cli_one_source_and_ll144(tmp_path):
     assert set(v["contrast"]) == {"job_fit", "quality"}
     assert set(tables["noise_floor.csv"]["kind"]) == {"rerun"}
     ll = tables["ll144_published.csv"]
-    assert len(ll) == 4_507 and ll["audit_id"].nunique() == 116
-    assert ll["chance_below_0_8"].dropna().between(0, 1).all()
+    assert len(ll) == 4_507 and ll["audit_id"].nunique() == 116 and not ll.duplicated(LL144_KEY).any()
+    assert ll[CHANCE_COLUMN].dropna().between(0, 1).all() and set(ll["status"].dropna()) == set(PUBLISHED_STATUSES)
+    assert not ((ll["published_ratio"] > 1) & ll["status"].eq("not reproducible from the printed rates")).any()
+    # p with the digits 100 draws (1,000 near 0.05) support, or a bound; exact (p_draws 0) for two categories
+    drawn = ll["p_draws"] > 0
+    assert ll.loc[drawn, "p_recomputed"].dropna().str.fullmatch(r"[<>] 0\.\d+|0\.\d{1,3}").all()
+    exact = ll.loc[~drawn, "p_recomputed"].dropna().astype(float)
+    assert len(exact) > 100 and exact.between(0, 1).all()
 
 
 def test_decisions_cli_without_ll144_writes_its_header(tmp_path):

@@ -21,3 +21,6 @@ def test_ll144_published_chapter_runs_clean(tmp_path):
     assert "published: ACLU, Auditing the Audits 2025" in joined
     assert "recorded audits" in joined
     assert "non-commercial" in joined
+    # the counts come from data/decisions/ll144_published.csv, computed on the page
+    assert "which leaves 222 flags" in joined and "differ from rate / highest rate" in joined
+    assert "not named" in joined and "not carded (recorded decisions)" in joined

@@ -227,3 +227,98 @@ def test_chance_of_flag_with_nobody_selected_is_not_estimable():
     assert int(counts["selected"].sum()) == 0
     r = ll144.chance_of_flag(counts, rule="median_split")
     assert np.isnan(r.probability) and r.method.startswith("not estimable")
+
+
+# -- published audits: the same engine on printed counts ------------------------------------
+def _published(rows):
+    cat, n, sel, rate, ratio = zip(*rows)
+    return pd.DataFrame({"category": cat, "known": True, "n": n, "selected": sel, "printed_rate": rate,
+                         "published_ratio": ratio})
+
+
+def test_published_ratios_agree_with_impact_ratio_table():
+    """Whole counts: the engine's ratio on printed counts is impact_ratio_table's on the same counts."""
+    counts = pd.DataFrame({"category": ["A", "B", "C", "D"], "n": [400, 300, 5, 295], "selected": [120, 60, 4, 30]})
+    raw = ll144.impact_ratio_table(counts)
+    pub = ll144.published_ratios(counts.assign(known=True, printed_rate=np.nan, published_ratio=np.nan))
+    # share of all rows: C is 0.5% (under 2%) and out of the reference in both
+    assert pub["under_2pct"].tolist() == raw["under_2pct"].tolist() == [False, False, True, False]
+    np.testing.assert_allclose(pub["ratio_2pct"], raw["ratio"])
+    # the maximum rule keeps C (rate 0.8) in the reference: A's ratio is 0.3 / 0.8
+    assert pub.loc[0, "ratio"] == pytest.approx(0.375)
+
+
+def test_published_status_by_hand():
+    t = ll144.published_ratios(_published([
+        ("A", 100, 50, 0.50, 1.00),        # the top category: matches
+        ("B", 100, 40, 0.40, 0.80),        # 0.4 / 0.5: matches
+        ("C", 100, 30.5, 0.305, 0.62),     # 0.61, 0.01 off: matches; selected is n × rate
+        ("D", 100, 33, 0.33, 0.64),        # 0.66 by the maximum rule, 0.02 off: see below
+        ("E", 100, 20, 0.20, 1.20),        # above 1: the audit's own comparator
+        ("F", 100, 10, 0.10, 0.90),        # no reading of the printed rates gives 0.9
+        ("G", 0, 0, 0.0, 0.0),             # no applicants
+    ]))
+    s = dict(zip(t["category"], t["status"]))
+    assert s["A"] == s["B"] == s["C"] == "matches"
+    assert s["E"] == "own comparator" and s["F"] == "not reproducible from the printed rates"
+    assert s["G"] == "no counts"
+    assert t["counts_reconstructed"].tolist() == [False, False, True, False, False, False, False]
+    # D: 0.33 / 0.5 = 0.66 is 0.02 off; the rounding range is [0.325 / 0.505, 0.335 / 0.495] = [0.644, 0.677],
+    # 0.64 is within 0.01 of it
+    assert s["D"] == "rounding"
+
+
+def test_published_own_comparator_and_under_2pct():
+    # the audit printed B as 1.00: A's 0.9 is 0.45 / 0.5, not 0.45 / 0.6 (C, the top rate)
+    t = ll144.published_ratios(_published([("A", 500, 225, 0.45, 0.90), ("B", 400, 200, 0.50, 1.00),
+                                           ("C", 300, 180, 0.60, 1.20)]))
+    assert t["status"].tolist() == ["own comparator", "own comparator", "own comparator"]
+    assert t.loc[0, "own_comparator"] == "B" and t.loc[0, "ratio_own"] == pytest.approx(0.9)
+    # a category of 1% with the top rate: the published ratios leave it out of the reference
+    t = ll144.published_ratios(_published([("A", 600, 240, 0.40, 0.80), ("B", 390, 195, 0.50, 1.00),
+                                           ("S", 10, 9, 0.90, 1.80)]))
+    assert t["under_2pct"].tolist() == [False, False, True]
+    assert t.loc[0, "status"] == "under-2% rule" and t.loc[0, "ratio"] == pytest.approx(0.4 / 0.9)
+
+
+def test_published_ratio_above_one_is_never_not_reproducible():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        k = rng.integers(2, 6)
+        n = rng.integers(0, 200, k)
+        sel = np.floor(n * rng.uniform(0, 1, k))
+        t = ll144.published_ratios(_published(zip(list("ABCDEF")[:k], n, sel, np.round(sel / np.maximum(n, 1), 2),
+                                                  np.round(rng.uniform(0, 1.6, k), 2))))
+        assert set(t["status"]) <= set(ll144.PUBLISHED_STATUSES)
+        above = t["published_ratio"] > 1
+        assert not t.loc[above, "status"].eq("not reproducible from the printed rates").any()
+
+
+def test_four_fifths_literal_lives_in_ll144_only():
+    """The threshold is written once: no 0.8 in the decisions package, the LL144 chapter or their tests."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = [*sorted((root / "popresume" / "decisions").glob("*.py")), root / "notebooks" / "08d_ll144_published.py"]
+    literal = re.compile(r"(?<![\d.])0\.80?(?![\d])|0_8")
+    hits = [f"{f.name}:{i}" for f in files for i, line in enumerate(f.read_text().splitlines(), 1)
+            if literal.search(line)]
+    assert hits == []
+    assert ll144.CHANCE_COLUMN == "chance_below_0_8"
+
+
+def test_chance_below_exact_by_hand_and_against_the_draws():
+    """Two categories of 30 and 50, 40 selected: the first's count x is hypergeometric, its
+    ratio x/30 over the higher rate; summed by hand, and the draws agree within their error."""
+    x = np.arange(0, 31)
+    pmf = stats.hypergeom.pmf(x, 80, 30, 40)
+    r0, r1 = x / 30, (40 - x) / 50
+    ratio0 = r0 / np.maximum(r0, r1)
+    below, p = ll144.chance_below_exact([30, 50], 40, observed=np.array([0.7, 1.0]))
+    assert below[0] == pytest.approx(pmf[ratio0 < ll144.FOUR_FIFTHS].sum(), abs=1e-12)
+    assert p[0] == pytest.approx(pmf[ratio0 <= 0.7 + 1e-9].sum(), abs=1e-12) and p[1] == pytest.approx(1.0)
+    drawn, p_drawn = ll144.chance_below(np.array([30, 50]), 40, np.array([True, True]),
+                                        observed=np.array([0.7, 1.0]), n_sim=40_000, seed=2)
+    np.testing.assert_allclose(drawn, below, atol=0.01)
+    np.testing.assert_allclose(p_drawn, p, atol=0.01)

@@ -35,59 +35,44 @@ import numpy as np
 import pandas as pd
 
 from popresume.decisions.schema import COLUMNS, NOT_CARDED
-from popresume.decisions.sources import DERBYSHIRE_REQUESTED
+from popresume.decisions.sources import (  # noqa: F401 (re-exported: the harness and its tests read them here)
+    CALIBRATION,
+    DERBYSHIRE_SETTING,
+    DERBYSHIRE_WEAK,
+    WEBSTER_SETTING,
+    derbyshire_design,
+    record,
+)
 from popresume.errors import require_columns
-from popresume.ll144 import FOUR_FIFTHS, SMALL_CATEGORY_SHARE, chance_of_flag
+from popresume.ll144 import (
+    CHANCE_COLUMN,
+    FOUR_FIFTHS,
+    PUBLISHED_STATUSES,
+    PUBLISHED_TOLERANCE,
+    chance_below,
+    chance_below_exact,
+    format_probability,
+    published_ratios,
+    single_reference,
+)
+from popresume.paths import data_path
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
 LEVEL = 0.95
-#: Analyses up to this many rows get popresume.ll144.chance_of_flag; larger ones the same
-#: probability from chance_below's draws.
-EXACT_MAX_N = 2_000
 #: Groups of at most this many names get the leave-one-name-out check (with more, one name
 #: is a small share of the group; Bloomberg has 100 per group).
 JACKKNIFE_MAX_NAMES = 40
-#: Reference group of each attribute where the source has it (the highest-status group in
-#: the study's own framing: the names the studies treat as the comparison).
-REFERENCE = {"race": ("White_US", "White", "Western"), "sex": ("male",)}
-#: Derbyshire's résumés are named resume<industry><k>; the source does not label their
-#: quality. We read k = 2 as the weak one in every industry (spelling errors, the shortest,
-#: an "objective" instead of a profile, under two years of experience) and k = 1, 3 as the
-#: stronger two: an assumption stated wherever the contrast is shown.
-DERBYSHIRE_WEAK = "2"
-#: (source, model) -> replies requested (the parse rate's denominator), where the source's
-#: script says how many it asked for.
-REQUESTED = {("derbyshire", m): n for m, n in DERBYSHIRE_REQUESTED.items()}
 VALIDITY_COLUMNS = ["source", "model", "contrast", "estimate", "ci_low", "ci_high", "n", "verdict", "calibrated",
                     "calibration"]
-#: The coverage harness's settings of the validity contrasts (popresume.coverage.decisions).
-DERBYSHIRE_SETTING = "Derbyshire 9 résumés x 9 postings x 36 names, job-fit heterogeneity by {}"
-WEBSTER_SETTING = "Webster 2a: 3 résumés x 3 postings, 6/3 replies per cell"
-#: (source, contrast) -> (calibrated, the harness rows (quantity, setting) that say so, why).
-#: ``calibrated`` is True only where every harness row of the interval stays in its band;
-#: tests/test_coverage_decisions.py checks this table against the harness. A contrast not
-#: listed has no interval (the design lacks it). An auditor's own file is calibrated at its
-#: own design when it is audited (popresume.coverage.decisions.design_calibration).
-CALIBRATION = {
-    ("derbyshire", "job_fit"): (
-        False, (("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
-                ("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
-        "not calibrated for industries at large: where job fit varies industry by industry the 9 résumé clusters "
-        "hold 3 independent units and the interval covered 0.79 (harness, 1,000 simulations); it covers "
-        "at least 0.95 of the effect on résumés of these three industries (job fit varying résumé by résumé)"),
-    ("derbyshire", "quality"): (
-        True, (("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
-               ("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
-        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
-    ("webster", "job_fit"): (
-        True, (("validity job_fit CI (résumé x posting clusters)", WEBSTER_SETTING),),
-        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
-}
 GROUP_COLUMNS = ["source", "model", "attribute", "group", "reference", "estimate", "ci_low", "ci_high", "p", "p_holm"]
 NOISE_COLUMNS = ["source", "model", "kind", "mean_abs_change", "sd", "n"]
-LL144_OUT_COLUMNS = ["audit_id", "characteristic", "category", "n", "reported_ratio", "recomputed_ratio",
-                     "chance_below_0_8"]
+#: The columns of ll144_published.csv: the key, the printed numbers, the engine's ratios
+#: (popresume.ll144.published_ratios) and the chance test.
+LL144_OUT_COLUMNS = ["audit_id", "rate_definition", "characteristic", "category", "n", "selected", "printed_rate",
+                     "published_ratio", "ratio", "ratio_2pct", "own_comparator", "ratio_own", "under_2pct", "status",
+                     "counts_reconstructed", CHANCE_COLUMN, "p_published", "p_recomputed", "p_draws", "auditor",
+                     "tool_vendor"]
 
 
 # -- the one regression ----------------------------------------------------------------------
@@ -177,19 +162,8 @@ def cluster_coverage(n_names: int, n_cells: int, *, effect: float = 1.0, name_sd
 
 
 # -- design helpers --------------------------------------------------------------------------
-def _derbyshire_design(df: pd.DataFrame) -> pd.DataFrame:
-    d = df.copy()
-    d["own"] = (d["job"].str[3] == d["item"].str[6]).astype(float)
-    d["strong"] = (d["item"].str[7] != DERBYSHIRE_WEAK).astype(float)
-    d["cell"] = d["item"] + "|" + d["job"]
-    return d
-
-
-def _webster_fit(df: pd.DataFrame) -> pd.DataFrame:
-    d = df[df["signal"].eq("fit")].copy()
-    d["own"] = (d["job"] == d["item"]).astype(float)
-    d["cell"] = d["item"] + "|" + d["job"]
-    return d
+#: Derbyshire's crossed design (the record's ``design``; the coverage harness reads it here).
+_derbyshire_design = derbyshire_design
 
 
 def _sources(df: pd.DataFrame) -> list[str]:
@@ -239,36 +213,18 @@ def _calibration(source: str, contrast: str, ci_low: float) -> tuple[bool, str]:
 
 
 def _contrast(source: str, m: pd.DataFrame, contrast: str, level: float) -> dict:
+    """One validity contrast of one model's rows, as the source's record describes it."""
     nan = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": 0, "n_clusters": 0,
            "cluster": ""}
-    if source == "derbyshire":
-        d = _derbyshire_design(m)
-        if contrast == "job_fit":
-            r = clustered_effect(d, "own", cells="item", cluster="item", level=level)
-        else:
-            r = clustered_effect(d[d["own"] == 1], "strong", cells="job", cluster="item", level=level,
-                                 arm_df=True)
-        return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
-            "cluster": "résumé", "reason": r["reason"]}
-    if source == "webster" and contrast == "job_fit":
-        d = _webster_fit(m)
-        d = d[d["variant"].eq("exp2a")]
-        if d.empty:
-            return nan | {"reason": "no Experiment 2a rows"}
-        # own is constant within a résumé × posting cell: 3 own cells against 6 (arm_df)
-        r = clustered_effect(d, "own", cells="item", cluster="cell", level=level, arm_df=True)
-        return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
-            "cluster": "résumé × posting", "reason": r["reason"]}
-    reasons = {
-        ("recinq", "job_fit"): "one résumé and 17 postings, none marked as the résumé's own",
-        ("recinq", "quality"): "one résumé: no quality levels",
-        ("webster", "quality"): "no quality levels of a résumé for the same job",
-        ("bloomberg", "job_fit"): "each job's résumés are written for it: no mismatched posting",
-        ("bloomberg", "quality"): "the eight résumés of a job are equally qualified by design",
-        ("bertrand_mullainathan", "job_fit"): "résumés were matched to the ads: no mismatched posting",
-        ("bertrand_mullainathan", "quality"): "employers' decisions, not a screener's: the gate does not apply",
-    }
-    return nan | {"reason": "not estimable: " + reasons.get((source, contrast), "not in the design")}
+    spec = record(source).validity.get(contrast, "not in the design")
+    if isinstance(spec, str):
+        return nan | {"reason": "not estimable: " + spec}
+    d = spec.rows(m)
+    if d.empty:
+        return nan | {"reason": spec.empty}
+    r = clustered_effect(d, spec.term, cells=spec.cells, cluster=spec.cluster, level=level, arm_df=spec.arm_df)
+    return {k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n", "n_clusters")} | {
+        "cluster": spec.cluster_label, "reason": r["reason"]}
 
 
 def gate(contrasts: pd.DataFrame, rows: pd.DataFrame, *, spread: bool = True) -> tuple[str, str]:
@@ -291,14 +247,14 @@ def gate(contrasts: pd.DataFrame, rows: pd.DataFrame, *, spread: bool = True) ->
     if not qual["ci_low"] > 0:
         reasons.append(f"quality: strong − weak {qual['estimate']:.2f} [{qual['ci_low']:.2f}, {qual['ci_high']:.2f}]"
                        " does not exclude 0 from above")
-    source, model = str(rows["source"].iloc[0]), str(rows["model"].iloc[0])
-    requested = REQUESTED.get((source, model))
+    rec, model = record(str(rows["source"].iloc[0])), str(rows["model"].iloc[0])
+    requested = rec.requested.get(model)
     if requested:
         rate = float(rows["outcome"].notna().sum() / requested)
         if rate < MIN_PARSE_RATE:
             reasons.append(f"parse rate {rate:.3f} < {MIN_PARSE_RATE:g}")
-    own = _derbyshire_design(rows) if source == "derbyshire" else rows.assign(own=1.0)
-    scores = own.loc[own["own"] == 1, "outcome"].dropna()
+    own = rec.own_posting(rows) if rec.own_posting else pd.Series(True, index=rows.index)
+    scores = rows.loc[own.to_numpy(bool), "outcome"].dropna()
     if spread and (scores.std(ddof=1) < MIN_SD or scores.nunique() < MIN_DISTINCT):
         reasons.append(f"spread: SD {scores.std(ddof=1):.2f} with {scores.nunique()} distinct values")
     if reasons:
@@ -386,9 +342,9 @@ def verdicts(valid: pd.DataFrame) -> dict[tuple[str, str], str]:
 
 
 # -- group and name effects ------------------------------------------------------------------
-def _reference(values: pd.Series, attribute: str) -> str | None:
+def _reference(values: pd.Series, attribute: str, source: str = "") -> str | None:
     present = set(values.dropna().astype(str))
-    for ref in REFERENCE.get(attribute, ()):
+    for ref in record(source).reference.get(attribute, ()):
         if ref in present:
             return ref
     return None
@@ -410,20 +366,20 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
     rows = []
     for source in _sources(df):
         sub = df[df["source"] == source]
+        rec = record(source)
         for model, m in sub.groupby("model", sort=True):
-            if source == "recinq":
+            if rec.group_effects == "variants":
                 rows += _variant_effects(m, source, model, level)
                 continue
-            if source == "webster":
-                m = m[m["signal"].eq("name")]
-            m = m.assign(cell=_cells(m, source))
+            m = m[m["signal"].eq("name")]  # the rows where only the name changes
+            m = m.assign(cell=_cells(m, rec.group_cells))
             for attribute in ("race", "sex"):
-                ref = _reference(m[attribute], attribute)
+                ref = _reference(m[attribute], attribute, source)
                 if ref is None:
                     continue
                 for group in sorted(set(m[attribute].dropna().astype(str)) - {ref}):
                     d = m[m[attribute].isin([ref, group])].assign(g=lambda x: (x[attribute] == group).astype(float))
-                    r = clustered_effect(d, "g", cells="cell", cluster="name", level=level)
+                    r = clustered_effect(d, "g", cells="cell", cluster=rec.cluster, level=level)
                     names = d.loc[d["g"] == 1, "name"].dropna().unique()
                     row = {"source": source, "model": model, "attribute": attribute, "group": group,
                            "reference": ref, **{k: r[k] for k in ("estimate", "ci_low", "ci_high", "p", "n",
@@ -432,7 +388,8 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
                     if (jackknife and len(names) <= JACKKNIFE_MAX_NAMES and np.isfinite(r["ci_low"])
                             and (r["ci_low"] > 0 or r["ci_high"] < 0)):
                         for name in names:
-                            j = clustered_effect(d[d["name"] != name], "g", cells="cell", cluster="name", level=level)
+                            j = clustered_effect(d[d["name"] != name], "g", cells="cell", cluster=rec.cluster,
+                                                 level=level)
                             if j["ci_low"] <= 0 <= j["ci_high"]:
                                 row["carried_by_one_name"] = True
                                 row["note"] = f"without {name} the interval includes 0"
@@ -450,15 +407,11 @@ def group_effects(df: pd.DataFrame, *, level: float = LEVEL, jackknife: bool = T
     return out[cols]
 
 
-def _cells(m: pd.DataFrame, source: str) -> pd.Series:
-    """The cells group effects are compared within: résumé × job × run; Bloomberg's one
-    ranking of eight résumés (job × run: each name sits on one résumé per ranking); B&M's
-    employment ad (the résumés sent to one ad)."""
-    if source == "bloomberg":
-        return m["job"].astype(str) + "|" + m["run"].astype(str)
-    if source == "bertrand_mullainathan":
-        return m["job"].astype(str)
-    return m["item"].astype(str) + "|" + m["job"].astype(str) + "|" + m["run"].astype(str)
+def _cells(m: pd.DataFrame, keys: tuple[str, ...]) -> pd.Series:
+    """The cells group effects are compared within (the record's ``group_cells``): résumé ×
+    job × run by default; Bloomberg's one ranking of eight résumés (job × run: each name sits
+    on one résumé per ranking); B&M's employment ad (the résumés sent to one ad)."""
+    return m[list(keys)].astype(str).agg("|".join, axis=1)
 
 
 def _variant_effects(m: pd.DataFrame, source: str, model: str, level: float) -> list[dict]:
@@ -481,10 +434,6 @@ def _variant_effects(m: pd.DataFrame, source: str, model: str, level: float) -> 
 
 
 # -- noise floor -----------------------------------------------------------------------------
-def _design_keys(source: str) -> list[str]:
-    return ["model", "job", "item", "variant", "name"] if source != "bloomberg" else ["model", "job", "item", "name"]
-
-
 def noise_floor(df: pd.DataFrame) -> pd.DataFrame:
     """Run-to-run spread and placebo edits per model. Columns :data:`NOISE_COLUMNS`.
 
@@ -498,15 +447,16 @@ def noise_floor(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for source in _sources(df):
         sub = df[df["source"] == source]
-        if source in ("bloomberg", "bertrand_mullainathan"):
+        rec = record(source)
+        if rec.rerun_keys is None:
             continue
-        keys = _design_keys(source)
+        keys = list(rec.rerun_keys)
         for model, m in sub.groupby("model", sort=True):
             spread = rerun_spread(m, keys)
             if spread["n"]:
                 rows.append({"source": source, "model": model, "kind": "rerun",
                              **{k: spread[k] for k in ("mean_abs_change", "sd", "n")}})
-            if source == "recinq":
+            if rec.placebo:
                 eff = placebo_effects(m)
                 if len(eff):
                     rows.append({"source": source, "model": model, "kind": "placebo",
@@ -625,8 +575,17 @@ def name_vs_placebo(df: pd.DataFrame) -> pd.DataFrame:
     told from the placebos at 0.05; ``pooled_share`` is the share of all the source's placebo
     effects (every model) whose |effect| in placebo SD units is at least the name's.
     """
+    parts = [_name_vs_placebo(sub, source) for source, sub in _sources_with(df, lambda r: r.placebo)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _sources_with(df: pd.DataFrame, has) -> list[tuple[str, pd.DataFrame]]:
+    """(source, its rows) for every source of ``df`` whose record satisfies ``has``."""
+    return [(s, df[df["source"] == s]) for s in dict.fromkeys(df["source"].astype(str)) if has(record(s))]
+
+
+def _name_vs_placebo(sub: pd.DataFrame, source: str) -> pd.DataFrame:
     rows = []
-    sub = df[df["source"] == "recinq"]
     pooled = []
     per_model = {}
     for model, m in sub.groupby("model", sort=True):
@@ -642,7 +601,7 @@ def name_vs_placebo(df: pd.DataFrame) -> pd.DataFrame:
     for model, (eff, names, sd) in per_model.items():
         for variant, e in names.items():
             k = int((eff.abs() >= abs(e)).sum())
-            rows.append({"source": "recinq", "model": model, "name": variant.removeprefix("firstName_"),
+            rows.append({"source": source, "model": model, "name": variant.removeprefix("firstName_"),
                          "effect": float(e), "placebo_max_abs": float(eff.abs().max()),
                          "placebo_sd": sd, "n_placebo": int(len(eff)),
                          "placebo_p": (1 + k) / (1 + len(eff)),
@@ -658,19 +617,24 @@ def drift(df: pd.DataFrame, *, models: tuple[str, str] | None = None, level: flo
     For each contrast (job fit, quality, each race and sex group), the two models' estimates
     and their difference (second − first) from one OLS with the interaction, cell × model
     fixed effects, clustered on résumé (validity contrasts) or name (groups). Also each
-    model's mean and SD of the outcome. ``models`` defaults to the source's two models.
+    model's mean and SD of the outcome. The source is the one in ``df`` whose record has a
+    crossed ``design``; ``models`` defaults to its two models.
     """
-    sub = _derbyshire_design(df[df["source"] == "derbyshire"])
+    crossed = _sources_with(df, lambda r: r.design is not None)
+    if len(crossed) != 1:
+        raise ValueError(f"drift needs the rows of one source with a crossed design, got {[s for s, _ in crossed]}")
+    source, sub = crossed[0]
+    sub = record(source).design(sub)
     if models is None:
         models = tuple(sorted(sub["model"].unique()))
     if len(models) != 2:
-        raise ValueError(f"drift needs two models of the derbyshire source, got {list(models)}")
+        raise ValueError(f"drift needs two models of the {source} source, got {list(models)}")
     a, b = models
     sub = sub[sub["model"].isin(models)].assign(later=lambda x: (x["model"] == b).astype(float))
     specs = [("job_fit", sub, "own", "item", "item"),
              ("quality", sub[sub["own"] == 1], "strong", "job", "item")]
     for attr in ("race", "sex"):
-        ref = _reference(sub[attr], attr)
+        ref = _reference(sub[attr], attr, source)
         for group in sorted(set(sub[attr].dropna()) - {ref}):
             d = sub[sub[attr].isin([ref, group])].assign(g=lambda x, gr=group, at=attr: (x[at] == gr).astype(float))
             specs.append((f"{attr}: {group} − {ref}", d, "g", "cell", "name"))
@@ -727,20 +691,9 @@ def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
     and keyword-stuffed minus plain waiter's résumé for the finance job (Experiment 2b; the
     replies are independent draws of one résumé pair, so the interval is HC1, not clustered),
     with Holm over each contrast's family of settings."""
-    from statsmodels.regression.linear_model import OLS
-
-    sub = df[df["source"] == "webster"]
     rows = []
-    for model, m in sub.groupby("model", sort=True):
-        fit = _contrast("webster", m, "job_fit", level)
-        rows.append({"model": model, "contrast": "matched − mismatched", "estimate": fit["estimate"],
-                     "ci_low": fit["ci_low"], "ci_high": fit["ci_high"], "n": fit["n"], "p": fit["p"]})
-        kw = m[m["signal"].eq("keyword") & m["job"].eq("Finance")].dropna(subset=["outcome"])
-        x = kw["variant"].eq("keyword_stuffed").to_numpy(float)
-        res = OLS(kw["outcome"].to_numpy(float), np.column_stack([np.ones_like(x), x])).fit(cov_type="HC1", use_t=True)
-        lo, hi = res.conf_int(alpha=1 - level)[1]
-        rows.append({"model": model, "contrast": "keyword-stuffed − plain", "estimate": float(res.params[1]),
-                     "ci_low": float(lo), "ci_high": float(hi), "n": int(len(kw)), "p": float(res.pvalues[1])})
+    for source, sub in _sources_with(df, lambda r: r.keyword_job is not None):
+        rows += _competence(sub, source, level)
     out = pd.DataFrame(rows)
     out["p_holm"] = np.nan
     for _, idx in out.groupby("contrast").groups.items():
@@ -748,151 +701,219 @@ def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
     return out
 
 
+def _competence(sub: pd.DataFrame, source: str, level: float) -> list[dict]:
+    from statsmodels.regression.linear_model import OLS
+
+    rows = []
+    for model, m in sub.groupby("model", sort=True):
+        fit = _contrast(source, m, "job_fit", level)
+        rows.append({"model": model, "contrast": "matched − mismatched", "estimate": fit["estimate"],
+                     "ci_low": fit["ci_low"], "ci_high": fit["ci_high"], "n": fit["n"], "p": fit["p"]})
+        kw = m[m["signal"].eq("keyword") & m["job"].eq(record(source).keyword_job)].dropna(subset=["outcome"])
+        x = kw["variant"].eq("keyword_stuffed").to_numpy(float)
+        res = OLS(kw["outcome"].to_numpy(float), np.column_stack([np.ones_like(x), x])).fit(cov_type="HC1", use_t=True)
+        lo, hi = res.conf_int(alpha=1 - level)[1]
+        rows.append({"model": model, "contrast": "keyword-stuffed − plain", "estimate": float(res.params[1]),
+                     "ci_low": float(lo), "ci_high": float(hi), "n": int(len(kw)), "p": float(res.pvalues[1])})
+    return rows
+
+
 # -- LL144 as published ----------------------------------------------------------------------
+#: The key of one published row: audit × rate definition × characteristic × category.
+LL144_KEY = ["audit_id", "rate_definition", "characteristic", "category"]
+#: Draws of a tool with no disparity per published analysis in the shipped file
+#: (data/decisions/ll144_published.csv); :data:`LL144_REFINE` times more where a flag's p is
+#: within three Monte Carlo standard errors of 0.05.
+LL144_DRAWS = 20_000
+LL144_REFINE = 10
+#: A p below this reads "beyond chance" (the level whose type-I error popresume.coverage.decisions measures).
+LL144_ALPHA = 0.05
+
+
 def _category(aclu: pd.DataFrame) -> pd.Series:
-    grp = aclu["protected_char_group"]
-    return np.where(grp.eq("sex"), aclu["sex"],
-                    np.where(grp.eq("race/ethnicity"), aclu["race_ethnicity"],
-                             aclu["race_ethnicity"].astype(str) + " × " + aclu["sex"].astype(str)))
+    """The category label: the sex, the race/ethnicity, or race × sex (also where a race table
+    prints a sex, and for the intersectional tables)."""
+    grp, race, sex = aclu["protected_char_group"], aclu["race_ethnicity"].astype(str), aclu["sex"].astype(str)
+    label = np.where(grp.eq("sex"), sex, np.where(grp.eq("race/ethnicity") & sex.eq("Total"), race,
+                                                   race + " × " + sex))
+    label = pd.Series(label, index=aclu.index)
+    # two rows of one analysis with one label (an audit printing two unknown rows): number them
+    dup = label.groupby([aclu["audit_id"], aclu["selection_or_scoring_rate"], grp, label]).cumcount()
+    return label.where(dup.eq(0), label + " (" + (dup + 1).astype(str) + ")")
 
 
-def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, threshold: float = FOUR_FIFTHS,
-                 observed: np.ndarray | None = None, n_sim: int = 2000, seed: int = 0,
-                 any_flag: bool = False) -> tuple:
-    """Per category, the chance that a tool ignoring the attribute gives it a ratio below
-    ``threshold``, and (with ``observed``) the chance of a ratio at or below the observed one.
-
-    The tool selects ``n_selected`` of the rows at random with the group sizes fixed (the
-    permutation null of the labels: multivariate hypergeometric counts, the null of
-    ``popresume.ll144.chance_of_flag``, here per category); ratios are each rated category's
-    rate over the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
-    With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
-    (the analysis's lowest ratio, what :func:`popresume.ll144.chance_of_flag` estimates).
-    """
-    rng = np.random.default_rng(seed)
-    sizes = np.asarray(sizes, dtype=np.int64)
-    draws = rng.multivariate_hypergeometric(sizes, int(n_selected), size=n_sim, method="marginals").astype(float)
-    rates = draws / np.maximum(sizes, 1)
-    best = np.where(rated, rates, -np.inf).max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(best > 0, rates / best, np.nan)
-    below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
-    p_obs = np.full(len(sizes), np.nan)
-    if observed is not None:
-        obs = np.asarray(observed, float)
-        p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
-    if any_flag:
-        lowest = np.where(rated, ratio, np.inf).min(axis=1)
-        return below, p_obs, float(np.mean(lowest < threshold))
-    return below, p_obs
+def _known(aclu: pd.DataFrame) -> pd.Series:
+    """Rated categories: no Missing/Unknown, no Total inside an intersectional table, and in a
+    sex or race table no row broken down by the other characteristic."""
+    grp, race, sex = aclu["protected_char_group"], aclu["race_ethnicity"], aclu["sex"]
+    unknown = sex.eq("Missing/Unknown") | race.eq("Missing/Unknown")
+    total = grp.eq("intersectional") & (sex.eq("Total") | race.eq("Total"))
+    mixed = (grp.eq("sex") & ~race.eq("Total")) | (grp.eq("race/ethnicity") & ~sex.eq("Total"))
+    return ~(unknown | total | mixed)
 
 
-def ll144_published(aclu: pd.DataFrame, *, n_sim: int = 2000, seed: int = 0, tolerance: float = 0.01) -> pd.DataFrame:
-    """Every published LL144 ratio recomputed from its own counts, with its chance under no disparity.
+def _analysis_seed(seed: int, key: tuple) -> int:
+    """A seed per analysis from its key, so one analysis draws the same alone or among all."""
+    import zlib
+
+    return seed + zlib.crc32("|".join(map(str, key)).encode())
+
+
+def _p_values(g: pd.DataFrame, n_sim: int, seed: int, refine: int) -> dict:
+    """The chance columns of one analysis (:func:`popresume.ll144.chance_below`), with
+    ``refine`` times the draws where a flag's p is within three standard errors of 0.05."""
+    counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
+    rated = (g["known"] & ~g["under_2pct"]).to_numpy() & counted
+    out = {c: np.full(len(g), np.nan) for c in (CHANCE_COLUMN, "p_published", "p_recomputed")}
+    out["p_draws"] = np.zeros(len(g), int)
+    if rated.sum() < 2 or n_sim < 1:
+        return out
+    sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
+    m = int(min(g.loc[counted, "selected"].round().clip(lower=0).sum(), sizes.sum()))
+    if len(sizes) == 2 and rated[counted].all():  # two categories: exact
+        ratios = g.loc[counted, ["ratio_2pct", "published_ratio"]].to_numpy(float)
+        below, p_rec = chance_below_exact(sizes, m, observed=ratios[:, 0])
+        _, p_pub = chance_below_exact(sizes, m, observed=ratios[:, 1])
+        out[CHANCE_COLUMN][counted], out["p_published"][counted], out["p_recomputed"][counted] = below, p_pub, p_rec
+        return out
+    draws = n_sim
+    flags = (g["published_ratio"] < FOUR_FIFTHS).to_numpy()[counted] & rated[counted]
+    for _ in range(2):
+        below, p_rec = chance_below(sizes, m, rated[counted], observed=g.loc[counted, "ratio_2pct"].to_numpy(),
+                                    n_sim=draws, seed=seed)
+        _, p_pub = chance_below(sizes, m, rated[counted], observed=g.loc[counted, "published_ratio"].to_numpy(),
+                                n_sim=draws, seed=seed)
+        se = np.sqrt(0.05 * 0.95 / draws)
+        near = flags & ((np.abs(p_rec - LL144_ALPHA) < 3 * se) | (np.abs(p_pub - LL144_ALPHA) < 3 * se))
+        if draws > n_sim or refine <= 1 or not near.any():
+            break
+        draws = n_sim * refine
+    out[CHANCE_COLUMN][counted], out["p_published"][counted], out["p_recomputed"][counted] = below, p_pub, p_rec
+    out["p_draws"][counted] = np.where(rated[counted], draws, 0)
+    return out
+
+
+def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int = 0, refine: int = LL144_REFINE,
+                    tolerance: float = PUBLISHED_TOLERANCE) -> pd.DataFrame:
+    """Every published LL144 ratio recomputed from its audit's printed numbers, with its status and p.
 
     One analysis is an audit × rate definition × characteristic (sex, race/ethnicity,
-    intersectional). A category's rate is selected / n from the published counts (selected
-    rounded: some audits print counts derived from rates); its recomputed ratio is its rate
-    over the highest rate among the analysis's known categories (``Missing/Unknown`` and
-    ``Total`` rows are never rated). ``recomputed_ratio_2pct`` leaves categories under 2% of
-    the known rows out of the reference, as the LL144 rules allow; a published ratio
-    ``differs`` when it is more than ``tolerance`` from both. ``chance_below_0_8``: a tool
-    with no disparity at these n and this number selected gives the category a ratio below
-    0.8 (:func:`chance_below`); ``p_observed``: the chance of a ratio at or below the
-    published one; a published flag (ratio < 0.8) is ``within_chance`` when p_observed >=
-    0.05. ``differs_beyond_rounding``: it also lies more than ``tolerance`` outside the range
-    the ratio can take when every printed rate is off by up to half a unit of its last decimal
-    (many audits print counts derived from rounded rates). Columns :data:`LL144_OUT_COLUMNS`
-    plus characteristic details, auditor, vendor, ``published_flag``, ``under_2pct``,
-    ``differs``, ``differs_beyond_rounding``, ``p_observed``, ``within_chance`` and
-    ``analysis_chance_of_flag``: :func:`popresume.ll144.chance_of_flag`, the chance that such a
-    tool gets *some* ratio of the analysis below 0.8 (its lowest ratio; exact for two
-    categories) for analyses of at most :data:`EXACT_MAX_N` rows, and the same probability from
-    :func:`chance_below`'s draws above that (the exact sum runs over every possible count).
+    intersectional); each is passed to :func:`popresume.ll144.published_ratios` (the one
+    LL144 engine: ``rate``, ``ratio`` by the maximum rule, ``ratio_2pct``, ``under_2pct``,
+    ``ratio_own`` against the row the audit printed as 1.00, ``status``,
+    ``counts_reconstructed``). Selected counts are used as printed (some are n × rate, not
+    whole numbers) and rounded for the draws.
+
+    The chance columns (:func:`popresume.ll144.chance_below`, exact for two rated categories
+    alone by :func:`popresume.ll144.chance_below_exact`; a tool that ignores the
+    attribute, selecting the same number at random with the printed group sizes):
+    :data:`popresume.ll144.CHANCE_COLUMN`, the chance of a ratio below
+    :data:`~popresume.ll144.FOUR_FIFTHS`; ``p_recomputed``, the chance of a ratio at or below
+    the one recomputed from the counts (``ratio_2pct``: the null's reference also leaves the
+    categories under 2% out, so those get no p); ``p_published``, the same for the printed
+    ratio; ``p_draws`` the draws behind them (``n_sim``, ``refine`` times more where a flag's
+    p is within three Monte Carlo SEs of 0.05; 0 where exact or not tested). Each analysis
+    draws with its own seed from ``seed`` and its key. ``n_sim=0`` skips them.
+
+    Columns: :data:`LL144_KEY`, ``n``, ``selected``, ``printed_rate``, ``published_ratio``,
+    the engine's, the chance columns, ``auditor``, ``tool_vendor``, ``published_flag``
+    (printed ratio below four-fifths), ``zero_applicants`` and ``known``.
     """
     from popresume.decisions.schema import LL144_COLUMNS
 
     require_columns(aclu, list(LL144_COLUMNS), "LL144 audits table")
-    d = aclu.copy()
-    d["category"] = _category(d)
-    d["characteristic"] = d["protected_char_group"]
-    d["n"] = d["number_of_applications"]
-    d["selected"] = d["n_selected_or_n_above_median"].round()
-    d["known"] = ~(d["sex"].eq("Missing/Unknown") | d["race_ethnicity"].eq("Missing/Unknown")) & ~(
-        (d["protected_char_group"] == "intersectional") & (d["sex"].eq("Total") | d["race_ethnicity"].eq("Total")))
-    keys = ["audit_id", "selection_or_scoring_rate", "protected_char_group"]
+    d = pd.DataFrame({"audit_id": aclu["audit_id"], "rate_definition": aclu["selection_or_scoring_rate"],
+                      "characteristic": aclu["protected_char_group"], "category": _category(aclu),
+                      "known": _known(aclu), "n": aclu["number_of_applications"],
+                      "selected": aclu["n_selected_or_n_above_median"], "printed_rate": aclu["result"],
+                      "published_ratio": aclu["impact_ratio"], "auditor": aclu["auditor"],
+                      "tool_vendor": aclu["tool_vendor"]})
+    keys = ["audit_id", "rate_definition", "characteristic"]
     parts = []
-    for k, (_, g) in enumerate(d.groupby(keys, sort=False)):
-        g = g.copy()
-        ok = g["known"] & g["n"].gt(0) & g["selected"].notna() & g["n"].notna()
-        rate = np.where(ok, g["selected"] / g["n"].where(g["n"] > 0), np.nan)
-        share = np.where(ok, g["n"] / g.loc[ok, "n"].sum(), np.nan) if ok.any() else np.full(len(g), np.nan)
-        under = ok.to_numpy() & (share < SMALL_CATEGORY_SHARE)
-        best = np.nanmax(np.where(ok, rate, np.nan)) if ok.any() else np.nan
-        best2 = np.nanmax(np.where(ok & ~under, rate, np.nan)) if (ok & ~under).any() else np.nan
-        with np.errstate(invalid="ignore", divide="ignore"):
-            g["recomputed_ratio"] = np.where(ok & (best > 0), rate / best, np.nan)
-            g["recomputed_ratio_2pct"] = np.where(ok & (best2 > 0), rate / best2, np.nan)
-        g["under_2pct"] = under
-        # the range the ratio can take when the printed rates are rounded (counts derived
-        # from printed rates inherit their rounding): half a unit of the rate's last decimal
-        res = g["result"].to_numpy(float)
-        half = np.where(np.isclose(np.round(res, 2), res, atol=1e-9), 0.005, 0.0005)
-        ibest = int(np.nanargmax(np.where(ok, rate, np.nan))) if ok.any() and np.isfinite(best) else None
-        if ibest is not None and best > 0:
-            hb = half[ibest]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                g["rounding_low"] = np.where(ok, np.maximum(rate - half, 0) / (best + hb), np.nan)
-                g["rounding_high"] = np.where(ok, (rate + half) / max(best - hb, 1e-12), np.nan)
-        else:
-            g["rounding_low"] = np.nan
-            g["rounding_high"] = np.nan
-        g["chance_below_0_8"] = np.nan
-        g["p_observed"] = np.nan
-        g["analysis_chance_of_flag"] = np.nan
-        counted = (g["n"].notna() & g["selected"].notna() & g["n"].gt(0)).to_numpy()
-        if ok.sum() >= 2:
-            # rows without counts (an unknown row printed without its selected count) are left out
-            sizes = g.loc[counted, "n"].round().astype(np.int64).to_numpy()
-            m = int(min(g.loc[counted, "selected"].clip(lower=0).sum(), sizes.sum()))
-            below, p_obs, anyflag = chance_below(sizes, m, (ok.to_numpy() & ~under)[counted],
-                                                 observed=g.loc[counted, "impact_ratio"].to_numpy(), n_sim=n_sim,
-                                                 seed=seed + k, any_flag=True)
-            g.loc[counted, "chance_below_0_8"] = below
-            g.loc[counted, "p_observed"] = p_obs
-            counts = pd.DataFrame({"n": sizes, "selected": g.loc[counted, "selected"].clip(lower=0).to_numpy(int),
-                                   "known": g.loc[counted, "known"].to_numpy(bool)})
-            rule = "median_split" if g["selection_or_scoring_rate"].iloc[0] == "Scoring" else "selection_cut"
-            g["analysis_chance_of_flag"] = (chance_of_flag(counts, rule=rule, n_sim=n_sim, seed=seed + k).probability
-                                            if sizes.sum() <= EXACT_MAX_N else anyflag)
-        parts.append(g)
+    for key, g in d.groupby(keys, sort=False):
+        g = published_ratios(g, tolerance=tolerance)
+        chance = _p_values(g, n_sim, _analysis_seed(seed, key), refine)
+        parts.append(pd.concat([g, pd.DataFrame(chance, index=g.index)], axis=1))
     out = pd.concat(parts).sort_index()
-    out["reported_ratio"] = out["impact_ratio"]
-    dev = np.fmin((out["reported_ratio"] - out["recomputed_ratio"]).abs(),
-                  (out["reported_ratio"] - out["recomputed_ratio_2pct"]).abs())
-    out["differs"] = dev > tolerance
-    rep = out["reported_ratio"]
-    out["differs_beyond_rounding"] = out["differs"] & ((rep < out["rounding_low"] - tolerance)
-                                                       | (rep > out["rounding_high"] + tolerance))
-    out["published_flag"] = out["reported_ratio"] < FOUR_FIFTHS
-    out["within_chance"] = out["published_flag"] & (out["p_observed"] >= 0.05)
-    extra = ["protected_char_group", "selection_or_scoring_rate", "auditor", "tool_vendor", "recomputed_ratio_2pct",
-             "under_2pct", "differs", "differs_beyond_rounding", "published_flag", "p_observed", "within_chance", "analysis_chance_of_flag", "known"]
-    return out[LL144_OUT_COLUMNS + extra].reset_index(drop=True)
+    out["published_flag"] = out["published_ratio"] < FOUR_FIFTHS
+    out["zero_applicants"] = out["n"].eq(0)
+    return out.reset_index(drop=True)
+
+
+def ll144_file(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`ll144_published`'s table as the file writes it (:data:`LL144_OUT_COLUMNS`): each
+    p with the digits its draws support (:func:`popresume.ll144.format_probability`: "< 5e-05"
+    where no draw of 20,000 was as low; three significant digits where exact), empty where not
+    tested; the recomputed ratios to six
+    decimals (the printed ones carry two to four)."""
+    out = table.copy()
+    for col in ("ratio", "ratio_2pct", "ratio_own", CHANCE_COLUMN):
+        out[col] = out[col].round(6)
+    for col in ("p_published", "p_recomputed"):
+        out[col] = [format_probability(p, int(b)) if np.isfinite(p) else None
+                    for p, b in zip(out[col], out["p_draws"])]
+    return out[LL144_OUT_COLUMNS]
 
 
 def ll144_summary(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """Counts over :func:`ll144_published`'s rows, overall or ``by`` "auditor" / "tool_vendor":
-    audits, ratios published, ratios that do not recompute (> 0.01), published flags, flags
-    with a chance computed, flags within chance (p_observed >= 0.05), categories under 2%."""
-    t = table.copy()
-    t["recomputable"] = t["reported_ratio"].notna() & t["recomputed_ratio"].notna()
-    t["flag_tested"] = t["published_flag"] & t["p_observed"].notna()
-    t["all"] = "all audits"
+    """Published ratios per status (:data:`popresume.ll144.PUBLISHED_STATUSES`), overall or
+    ``by`` a column ("auditor", "tool_vendor"); rows whose ``by`` is "Unknown" read "not named"."""
+    t = table[table["status"].notna()].copy()
     key = by or "all"
-    out = t.groupby(key).agg(audits=("audit_id", "nunique"), ratios_published=("reported_ratio", "count"),
-                             recomputable=("recomputable", "sum"), do_not_recompute=("differs", "sum"),
-                             beyond_rounding=("differs_beyond_rounding", "sum"),
-                             published_flags=("published_flag", "sum"), flags_tested=("flag_tested", "sum"),
-                             flags_within_chance=("within_chance", "sum"), under_2pct=("under_2pct", "sum"))
+    t[key] = "all audits" if by is None else t[by].replace({"Unknown": "not named"})
+    out = pd.crosstab(t[key], pd.Categorical(t["status"], categories=PUBLISHED_STATUSES), dropna=False)
+    out.columns = list(PUBLISHED_STATUSES)
+    out.insert(0, "published ratios", out.sum(axis=1))
+    out.insert(0, "audits", t.groupby(key)["audit_id"].nunique())
+    out.index.name = by or ""
     return out.sort_values("audits", ascending=False)
+
+
+def ll144_flags(table: pd.DataFrame, *, alpha: float = LL144_ALPHA) -> dict:
+    """What the chance test can say about the published flags (printed ratio below four-fifths):
+    how many there are, how many are zero-applicant rows printed as 0, how many have counts to
+    test (the others: under 2%, out of the null's reference, or fewer than two rated categories),
+    and of those how many recomputed ratios are lower than a tool with no disparity gives
+    with probability ``alpha`` (``beyond_chance``) and how many are not (``not_beyond_chance``:
+    the counts cannot tell them from chance, which is not evidence that the tool is fair)."""
+    flags = table[table["published_flag"]]
+    real = flags[~flags["zero_applicants"]]
+    tested = real[real["p_recomputed"].notna()]
+    return {"published": int(len(flags)), "zero_applicants": int(flags["zero_applicants"].sum()),
+            "real": int(len(real)), "tested": int(len(tested)),
+            "beyond_chance": int((tested["p_recomputed"] < alpha).sum()),
+            "not_beyond_chance": int((tested["p_recomputed"] >= alpha).sum()),
+            "untested_under_2pct": int((real["p_recomputed"].isna() & real["under_2pct"].astype(bool)).sum()),
+            "untested_other": int((real["p_recomputed"].isna() & ~real["under_2pct"].astype(bool)).sum()),
+            "tested_published": int(real["p_published"].notna().sum()),
+            "not_beyond_chance_published": int((real["p_published"] >= alpha).sum())}
+
+
+def load_ll144_published() -> pd.DataFrame:
+    """The shipped ``data/decisions/ll144_published.csv`` (:func:`ll144_file` of the ACLU's
+    table, built by scripts/build_decisions_data.py), ready for :func:`ll144_summary` and
+    :func:`ll144_flags`: ``published_flag`` and ``zero_applicants`` added, and each p read
+    back as a number (a bound such as "< 5e-05" as its bound: on the same side of any level
+    above it), its printed text kept in ``p_published_text`` / ``p_recomputed_text``."""
+    t = pd.read_csv(data_path("decisions", "ll144_published.csv"))
+    for col in ("p_published", "p_recomputed"):
+        t[col + "_text"] = t[col]
+        t[col] = pd.to_numeric(t[col].astype("string").str.lstrip("<> "), errors="raise")
+    t["published_flag"] = t["published_ratio"] < FOUR_FIFTHS
+    t["zero_applicants"] = t["n"].eq(0)
+    return t
+
+
+def ll144_single_reference(table: pd.DataFrame) -> pd.DataFrame:
+    """Per analysis (audit × rate definition × characteristic): whether one reference rate
+    gives every printed ratio (:func:`popresume.ll144.single_reference`), with the auditor."""
+    rows = []
+    for (audit, rate_def, char), g in table.groupby(["audit_id", "rate_definition", "characteristic"], sort=False):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = (g["selected"] / g["n"].where(g["n"] > 0)).to_numpy(float)
+        rows.append({"audit_id": audit, "rate_definition": rate_def, "characteristic": char,
+                     "auditor": g["auditor"].iloc[0] if "auditor" in g else None,
+                     "single_reference": single_reference(rate, g["printed_rate"].to_numpy(float),
+                                                          g["published_ratio"].to_numpy(float)),
+                     "not_reproducible": int(g["status"].eq("not reproducible from the printed rates").sum())})
+    return pd.DataFrame(rows)

@@ -14,7 +14,7 @@ from popresume.schema import NOT_CARDED_RECORDED
 
 #: column -> meaning; the table's documentation and its contract with the analyses.
 COLUMNS: dict[str, str] = {
-    "source": "which record: 'recinq', 'derbyshire', 'webster', 'bloomberg', 'bertrand_mullainathan'",
+    "source": "which record: a name of popresume.decisions.sources.RECORDS",
     "model": "the model or setting as the source names it (re-cinq's slot, Webster's app and speed)",
     "model_version": "the provider's model id where the source records one (e.g. 'gpt-5.1-2025-11-13'), else missing",
     "date": "when the decision was recorded (ISO date; the reply's timestamp, else the commit that added it)",
@@ -34,11 +34,6 @@ COLUMNS: dict[str, str] = {
     "reply": "the model's own words where the source keeps them (cut to a stated length), else missing",
 }
 NUMERIC = ("outcome",)
-SOURCES = ("recinq", "derbyshire", "webster", "aclu_ll144", "bloomberg", "bertrand_mullainathan")
-#: Sources whose rows are decisions in :data:`COLUMNS`; ``aclu_ll144`` is published audit counts
-#: (:data:`LL144_COLUMNS`).
-DECISION_SOURCES = ("recinq", "derbyshire", "webster", "bloomberg", "bertrand_mullainathan")
-
 #: The published LL144 audit rows (ACLU, "Auditing the Audits", FAccT 2025): one row per
 #: category of one analysis, as the audit printed it.
 LL144_COLUMNS: dict[str, str] = {

@@ -1,19 +1,23 @@
 """Loaders of the shipped records (``data/decisions/``, built by scripts/build_decisions_data.py).
 
-One loader per source, each returning the tidy table of :mod:`popresume.decisions.schema`;
-:func:`load` picks one by name. Bloomberg's rankings and Bertrand & Mullainathan's callbacks
+One loader per source, each returning the tidy table of :mod:`popresume.decisions.schema`,
+and one :class:`DecisionSource` record per source in :data:`RECORDS` (the one list of
+sources): its loader, licence, reference groups, design keys, clustering unit and validity
+contrasts, the fields :mod:`popresume.decisions.analyses` reads instead of a source's name.
+:func:`load` reads one through its record. Bloomberg's rankings and Bertrand & Mullainathan's callbacks
 join through small adapters; their own modules (``popresume.ranking.bloomberg``,
 ``popresume.correspondence.data``) keep what is specific to them.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable, Mapping
 
 import pandas as pd
 
-from popresume.decisions.schema import DECISION_SOURCES, LL144_COLUMNS, SOURCES, tidy
+from popresume.decisions.schema import LL144_COLUMNS, tidy
 from popresume.paths import data_path
 
 #: re-cinq/hiring-bias, data CC BY 4.0: the one résumé every variant is made from.
@@ -234,20 +238,187 @@ def load_bertrand_mullainathan() -> pd.DataFrame:
     return tidy(out, "Bertrand & Mullainathan (openintro::labor_market_discrimination)")
 
 
-LOADERS = {"recinq": load_recinq, "derbyshire": load_derbyshire, "webster": load_webster,
-           "aclu_ll144": load_aclu_ll144, "bloomberg": load_bloomberg,
-           "bertrand_mullainathan": load_bertrand_mullainathan}
-assert tuple(LOADERS) == SOURCES
+# -- the records: one per source; the analyses read these fields, never a source's name ------
+#: What a source's rows are: decisions in schema.COLUMNS, or published audit rows (LL144_COLUMNS).
+DECISIONS = "decisions"
+PUBLISHED_AUDITS = "published audits"
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One validity contrast of a source's design, as :func:`popresume.decisions.analyses.clustered_effect`
+    fits it: ``rows`` turns one model's rows into the regression's (with the 0/1 ``term``),
+    ``cells`` are the fixed effects, ``cluster`` the clustering column (``cluster_label`` in
+    words), ``arm_df`` the t degrees of freedom of a cluster-level contrast, ``empty`` the
+    reason printed when ``rows`` leaves nothing."""
+
+    rows: Callable[[pd.DataFrame], pd.DataFrame]
+    term: str
+    cells: str | None
+    cluster: str
+    cluster_label: str
+    arm_df: bool = False
+    empty: str = "no rows of the design"
+
+
+@dataclass(frozen=True)
+class DecisionSource:
+    """Everything the analyses need to know about one record of decisions (docs/DESIGN.md §5).
+
+    Attributes
+    ----------
+    name : str
+        The ``source`` value of its rows.
+    loader : callable
+        Returns the tidy table (:func:`popresume.decisions.schema.tidy`), or the published audit
+        rows where ``kind`` is :data:`PUBLISHED_AUDITS`.
+    licence : str
+        The data's licence, as its notice in ``data/decisions/`` states it.
+    kind : str
+        :data:`DECISIONS` or :data:`PUBLISHED_AUDITS`.
+    reference : mapping
+        Attribute -> reference groups, the first one present wins.
+    rerun_keys : tuple of str or None
+        The columns that identify one prompt (rows sharing them are reruns); None where runs
+        are not repetitions of one prompt (no rerun spread).
+    group_cells : tuple of str
+        The columns of the cells group effects are compared within.
+    cluster : str
+        The clustering unit of group effects.
+    group_effects : {"groups", "variants"}
+        Groups of names against the reference group, or every variant against the baseline
+        (one name per variant, clustered by posting).
+    validity : mapping
+        Contrast ("job_fit", "quality") -> :class:`Contrast`, or the reason it is not estimable.
+    own_posting : callable or None
+        Rows -> the boolean mask of rows scored against their own posting (the gate's spread
+        rule); None: every row.
+    design : callable or None
+        Adds ``own``, ``strong`` and ``cell`` to a crossed résumé × posting design (the
+        models' drift is compared on it).
+    requested : mapping
+        Model -> replies requested (the parse rate's denominator), where known.
+    placebo : bool
+        The record has placebo edits of the résumé (signal "placebo").
+    keyword_job : str or None
+        The posting whose plain and keyword-stuffed résumés are compared (competence).
+    """
+
+    name: str
+    loader: Callable[[], pd.DataFrame]
+    licence: str
+    kind: str = DECISIONS
+    reference: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: {"race": ("White_US", "White", "Western"), "sex": ("male",)})
+    rerun_keys: tuple[str, ...] | None = ("model", "job", "item", "variant", "name")
+    group_cells: tuple[str, ...] = ("item", "job", "run")
+    cluster: str = "name"
+    group_effects: str = "groups"
+    validity: Mapping[str, Contrast | str] = field(default_factory=dict)
+    own_posting: Callable[[pd.DataFrame], pd.Series] | None = None
+    design: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    requested: Mapping[str, int] = field(default_factory=dict)
+    placebo: bool = False
+    keyword_job: str | None = None
+
+
+#: Derbyshire's résumés are named resume<industry><k>; the source does not label their
+#: quality. We read k = 2 as the weak one in every industry (spelling errors, the shortest,
+#: an "objective" instead of a profile, under two years of experience) and k = 1, 3 as the
+#: stronger two: an assumption stated wherever the contrast is shown.
+DERBYSHIRE_WEAK = "2"
+
+
+def derbyshire_design(df: pd.DataFrame) -> pd.DataFrame:
+    """Derbyshire's crossed design: ``own`` (the posting's industry is the résumé's),
+    ``strong`` (not the weak résumé, :data:`DERBYSHIRE_WEAK`) and ``cell`` (résumé × posting)."""
+    d = df.copy()
+    d["own"] = (d["job"].str[3] == d["item"].str[6]).astype(float)
+    d["strong"] = (d["item"].str[7] != DERBYSHIRE_WEAK).astype(float)
+    d["cell"] = d["item"] + "|" + d["job"]
+    return d
+
+
+def webster_fit(df: pd.DataFrame) -> pd.DataFrame:
+    """Webster's Experiment 2a: a résumé type scored against its own and the other postings."""
+    d = df[df["signal"].eq("fit") & df["variant"].eq("exp2a")].copy()
+    d["own"] = (d["job"] == d["item"]).astype(float)
+    d["cell"] = d["item"] + "|" + d["job"]
+    return d
+
+
+#: The coverage harness's settings of the validity contrasts (popresume.coverage.decisions).
+DERBYSHIRE_SETTING = "Derbyshire 9 résumés x 9 postings x 36 names, job-fit heterogeneity by {}"
+WEBSTER_SETTING = "Webster 2a: 3 résumés x 3 postings, 6/3 replies per cell"
+#: (source, contrast) -> (calibrated, the harness rows (quantity, setting) that say so, why).
+#: ``calibrated`` is True only where every harness row of the interval stays in its band;
+#: tests/test_coverage_decisions.py checks this table against the harness. A contrast not
+#: listed has no interval (the design lacks it). An auditor's own file is calibrated at its
+#: own design when it is audited (popresume.coverage.decisions.design_calibration).
+CALIBRATION = {
+    ("derbyshire", "job_fit"): (
+        False, (("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
+                ("validity job_fit CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
+        "not calibrated for industries at large: where job fit varies industry by industry the 9 résumé clusters "
+        "hold 3 independent units and the interval covered 0.79 (harness, 1,000 simulations); it covers "
+        "at least 0.95 of the effect on résumés of these three industries (job fit varying résumé by résumé)"),
+    ("derbyshire", "quality"): (
+        True, (("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("résumé")),
+               ("validity quality CI (résumé clusters)", DERBYSHIRE_SETTING.format("industry"))),
+        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
+    ("webster", "job_fit"): (
+        True, (("validity job_fit CI (résumé x posting clusters)", WEBSTER_SETTING),),
+        "calibrated: t on min(G1, G0) − 1 df covered at least 0.95 on this design (harness)"),
+}
+
+RECORDS: dict[str, DecisionSource] = {r.name: r for r in (
+    DecisionSource(
+        "recinq", load_recinq, "CC BY 4.0 (data), MIT (code)", group_effects="variants", placebo=True,
+        validity={"job_fit": "one résumé and 17 postings, none marked as the résumé's own",
+                  "quality": "one résumé: no quality levels"}),
+    DecisionSource(
+        "derbyshire", load_derbyshire, "MIT", requested=DERBYSHIRE_REQUESTED, design=derbyshire_design,
+        own_posting=lambda d: derbyshire_design(d)["own"].eq(1),
+        validity={"job_fit": Contrast(derbyshire_design, "own", "item", "item", "résumé"),
+                  "quality": Contrast(lambda d: derbyshire_design(d).query("own == 1"), "strong", "job", "item",
+                                      "résumé", arm_df=True)}),
+    DecisionSource(
+        "webster", load_webster, "MIT", keyword_job="Finance",
+        validity={"job_fit": Contrast(webster_fit, "own", "item", "cell", "résumé × posting", arm_df=True,
+                                      empty="no Experiment 2a rows"),
+                  "quality": "no quality levels of a résumé for the same job"}),
+    DecisionSource("aclu_ll144", load_aclu_ll144, "CC BY-NC 4.0 (non-commercial)", kind=PUBLISHED_AUDITS),
+    DecisionSource(
+        "bloomberg", load_bloomberg, "Apache-2.0 (Bloomberg)", rerun_keys=None, group_cells=("job", "run"),
+        validity={"job_fit": "each job's résumés are written for it: no mismatched posting",
+                  "quality": "the eight résumés of a job are equally qualified by design"}),
+    DecisionSource(
+        "bertrand_mullainathan", load_bertrand_mullainathan, "no separate data licence (openintro, GPL-3 package); cite the article", rerun_keys=None,
+        group_cells=("job",),
+        validity={"job_fit": "résumés were matched to the ads: no mismatched posting",
+                  "quality": "employers' decisions, not a screener's: the gate does not apply"}),
+)}
+#: The sources, in the order the CLI runs them: the one list.
+SOURCES = tuple(RECORDS)
+#: Sources whose rows are decisions in schema.COLUMNS.
+DECISION_SOURCES = tuple(k for k, r in RECORDS.items() if r.kind == DECISIONS)
+#: A table that is not one of the shipped records (an auditor's own file): the defaults.
+OWN_FILE = DecisionSource("own file", lambda: pd.DataFrame(), "the auditor's")
+
+
+def record(source: str) -> DecisionSource:
+    """The record of ``source``, or the defaults (:data:`OWN_FILE`) for a table of one's own."""
+    return RECORDS.get(source, OWN_FILE)
 
 
 def check_source(source: str) -> str:
-    if source not in LOADERS:
-        raise ValueError(f"unknown decisions source {source!r}; use one of {list(LOADERS)}")
+    if source not in RECORDS:
+        raise ValueError(f"unknown decisions source {source!r}; use one of {list(RECORDS)}")
     return source
 
 
 def load(source: str) -> pd.DataFrame:
-    """The shipped record ``source`` (one of :data:`~popresume.decisions.schema.SOURCES`).
+    """The shipped record ``source`` (one of :data:`SOURCES`), read by its record's loader.
 
     Parameters
     ----------
@@ -269,8 +440,9 @@ def load(source: str) -> pd.DataFrame:
     ...     print(refused)  # doctest: +ELLIPSIS
     unknown decisions source 'nowhere'; use one of ['recinq', ...]
     """
-    return LOADERS[check_source(source)]()
+    return RECORDS[check_source(source)].loader()
 
 
 __all__ = ["load", "load_recinq", "load_derbyshire", "load_webster", "load_aclu_ll144", "load_bloomberg",
-           "load_bertrand_mullainathan", "LOADERS", "DECISION_SOURCES", "check_source"]
+           "load_bertrand_mullainathan", "RECORDS", "SOURCES", "DECISION_SOURCES", "DecisionSource", "Contrast",
+           "record", "check_source", "DECISIONS", "PUBLISHED_AUDITS"]
