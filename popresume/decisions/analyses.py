@@ -498,7 +498,8 @@ ONE_SCALE_COLUMNS = ["source", "model", "runs_per_cell", "run_sd", "rerun_single
 
 
 def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
-    """The rerun floor and the placebo edits of each re-cinq model on the same two scales.
+    """The rerun floor and the placebo edits of each model of a source with placebo edits (re-cinq's
+    record) on the same two scales.
 
     :func:`noise_floor`'s ``rerun`` row compares two single replies and its ``placebo`` row two
     means of ``k`` runs (re-cinq: 5), whose pure noise is √k times smaller; this function sets
@@ -520,8 +521,15 @@ def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
     no more than rerunning does. Models without placebo edits have no row.
     """
     rows = []
-    sub = df[(df["source"] == "recinq")].dropna(subset=["outcome"])
-    keys = _design_keys("recinq")
+    for source, sub in _sources_with(df, lambda r: r.placebo and r.rerun_keys is not None):
+        rows += _one_scale_rows(sub.dropna(subset=["outcome"]), source)
+    return pd.DataFrame(rows, columns=ONE_SCALE_COLUMNS)
+
+
+def _one_scale_rows(sub: pd.DataFrame, source: str) -> list[dict]:
+    """:func:`noise_floor_one_scale`'s rows of one source with placebo edits."""
+    rows = []
+    keys = list(record(source).rerun_keys)
     for model, m in sub.groupby("model", sort=True):
         if not (m["signal"] == "placebo").any():
             continue
@@ -536,7 +544,7 @@ def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
         pl = placebo_effects(m)
         rerun_means = spread["run_sd"] * np.sqrt(2 / k) * np.sqrt(2 / np.pi) if k > 0 else np.nan
         placebo_means = float(pl["change"].abs().mean()) if len(pl) else np.nan
-        rows.append({"source": "recinq", "model": model, "runs_per_cell": k, "run_sd": spread["run_sd"],
+        rows.append({"source": source, "model": model, "runs_per_cell": k, "run_sd": spread["run_sd"],
                      "rerun_single": spread["mean_abs_change"],
                      "placebo_single": float(d.mean()) if d.size else np.nan,
                      "rerun_means": float(rerun_means),
@@ -546,7 +554,7 @@ def noise_floor_one_scale(df: pd.DataFrame) -> pd.DataFrame:
                      "ratio_single": float(d.mean()) / spread["mean_abs_change"] if d.size else np.nan,
                      "ratio_means": placebo_means / rerun_means if rerun_means > 0 else np.nan,
                      "n_rerun_pairs": spread["n"], "n_placebo_pairs": int(d.size)})
-    return pd.DataFrame(rows, columns=ONE_SCALE_COLUMNS)
+    return rows
 
 
 def _cell_change(m: pd.DataFrame, signal: str) -> pd.DataFrame:

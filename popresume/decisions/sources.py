@@ -246,11 +246,31 @@ PUBLISHED_AUDITS = "published audits"
 
 @dataclass(frozen=True)
 class Contrast:
-    """One validity contrast of a source's design, as :func:`popresume.decisions.analyses.clustered_effect`
-    fits it: ``rows`` turns one model's rows into the regression's (with the 0/1 ``term``),
-    ``cells`` are the fixed effects, ``cluster`` the clustering column (``cluster_label`` in
-    words), ``arm_df`` the t degrees of freedom of a cluster-level contrast, ``empty`` the
-    reason printed when ``rows`` leaves nothing."""
+    """One validity contrast of a source's design, as :func:`popresume.decisions.analyses.clustered_effect` fits it.
+
+    Parameters
+    ----------
+    rows : callable
+        One model's rows -> the regression's rows, with the 0/1 column ``term``.
+    term : str
+        The contrast's 0/1 column.
+    cells : str or None
+        The fixed effects' column (None: none).
+    cluster : str
+        The clustering column.
+    cluster_label : str
+        The clustering unit in words.
+    arm_df : bool, default False
+        A cluster-level contrast: t degrees of freedom from the arms' clusters.
+    empty : str
+        The reason printed when ``rows`` leaves nothing.
+
+    Examples
+    --------
+    >>> c = record("webster").validity["job_fit"]
+    >>> isinstance(c, Contrast), c.term
+    (True, 'own')
+    """
 
     rows: Callable[[pd.DataFrame], pd.DataFrame]
     term: str
@@ -265,7 +285,7 @@ class Contrast:
 class DecisionSource:
     """Everything the analyses need to know about one record of decisions (docs/DESIGN.md §5).
 
-    Attributes
+    Parameters
     ----------
     name : str
         The ``source`` value of its rows.
@@ -302,6 +322,12 @@ class DecisionSource:
         The record has placebo edits of the résumé (signal "placebo").
     keyword_job : str or None
         The posting whose plain and keyword-stuffed résumés are compared (competence).
+
+    Examples
+    --------
+    >>> rec = record("recinq")
+    >>> rec.name, rec.placebo, rec.cluster
+    ('recinq', True, 'name')
     """
 
     name: str
