@@ -1,0 +1,232 @@
+"""Faults and bad input, round four (issue 39): an auditor's own file of decisions
+(``audit --decisions``), the ``decisions`` command, and the command-line names.
+
+Each test builds the bad input itself and checks the refusal names the column, row, value
+or option, or that the input is handled (exit 0). Spies on the readers check that a refusal
+comes before the rows are loaded, and that only the mapped columns are read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+FAST = ["--n-sim", "200"]
+
+
+def _frame(n=120, seed=0, race=("White", "Black", "Asian")):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"sex": rng.choice(["F", "M"], n), "race": rng.choice(list(race), n),
+                         "score": rng.normal(50, 10, n).round(2)})
+
+
+def _audit(cli, path, out, *extra):
+    return cli("audit", "--decisions", path, "--report", out, *FAST, *extra)
+
+
+def _refused(res, *words):
+    assert res.exit_code != 0, res.output
+    line = res.output.strip().splitlines()[-1]
+    for w in words:
+        assert w in line, line
+    return line
+
+
+# ----------------------------------------------------------------------- 1, 10: the outcome
+@pytest.mark.parametrize("bad, row", [("2", 3), ("-1", 3), ("0.5", 3)])
+def test_a_selected_column_holding_other_than_0_1_is_refused_naming_row_and_value(cli, tmp_path, bad, row):
+    df = _frame(6).drop(columns="score")
+    df["selected"] = ["1", "0", bad, "1", "0", "1"]
+    df.to_csv(tmp_path / "d.csv", index=False)
+    _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep"), "'selected'", f"row {row}", repr(bad))
+    assert not (tmp_path / "rep").exists()
+
+
+def test_the_bad_selection_word_is_named_not_the_first_word(cli, tmp_path):
+    df = _frame(6).drop(columns="score")
+    df["selected"] = ["yes", "no", "maybe", "yes", "no", "no"]
+    df.to_csv(tmp_path / "d.csv", index=False)
+    line = _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep"), "'maybe'", "row 3")
+    assert "'yes'" not in line
+    df["sel"] = df.pop("selected")  # under another name too (--outcome-col)
+    df.to_csv(tmp_path / "e.csv", index=False)
+    _refused(_audit(cli, tmp_path / "e.csv", tmp_path / "rep", "--outcome-col", "sel"), "'maybe'", "row 3")
+
+
+# ----------------------------------------------------------------------- 2, 3: columns
+def test_one_column_in_two_roles_is_refused(cli, tmp_path):
+    _frame().to_csv(tmp_path / "d.csv", index=False)
+    _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep", "--sex-col", "race"), "'race'", "--sex-col",
+             "--race-col")
+    _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep", "--outcome-col", "sex"), "'sex'", "--outcome-col")
+
+
+def test_a_duplicated_header_is_refused_in_csv_and_parquet(cli, tmp_path):
+    df = _frame(30)
+    text = df.to_csv(index=False).splitlines()
+    rows = [text[0] + ",score"] + [r + ",1" for r in text[1:]]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep"), "'score'", "2 times")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_arrays([pa.array(df["sex"]), pa.array(df["race"]), pa.array(df["score"]),
+                                  pa.array(df["sex"])], names=["sex", "race", "score", "sex"])
+    pq.write_table(table, tmp_path / "d.parquet")
+    line = _refused(_audit(cli, tmp_path / "d.parquet", tmp_path / "rep"), "'sex'", "2 times")
+    assert "not a Parquet file" not in line
+
+
+# ----------------------------------------------------------------------- 4: invisible characters
+@pytest.mark.parametrize("mark", ["\u200b", "\u202e", "\u2066", "\x00", "\x1b[31m"])
+def test_invisible_or_control_characters_in_category_names_are_refused(cli, tmp_path, mark):
+    df = _frame(30)
+    df.loc[4, "race"] = "White" + mark
+    df.to_parquet(tmp_path / "d.parquet")  # Parquet keeps NUL, which a CSV reader may not
+    _refused(_audit(cli, tmp_path / "d.parquet", tmp_path / "rep"), "column 'race'", "row 5")
+
+
+# ----------------------------------------------------------------------- 5: many categories
+def _pairwise_loop(selected, n, reference, level=0.95):
+    """The former one-pair-at-a-time ll144.pairwise_ratio_bounds: the reference of the fast one."""
+    from popresume.ll144 import rate_ratio_interval
+
+    x = np.asarray(selected, float)
+    size = np.broadcast_to(np.asarray(n, float), x.shape)
+    ref = np.asarray(reference, bool) & (np.asarray(n) > 0)
+    rated = np.asarray(n) > 0
+    k = x.shape[-1]
+    pairs = [(i, j) for i in range(k) for j in range(k) if rated[i] and ref[j] and (i < j or (i > j and not ref[i]))]
+    alpha = (1 - level) / max(len(pairs), 1)
+    low = np.where(ref, 1.0, np.inf) * np.ones(x.shape)
+    high = low.copy()
+    for i, j in pairs:
+        lo, hi = rate_ratio_interval(x[..., i], size[..., i], x[..., j], size[..., j], alpha=alpha)
+        low[..., i] = np.minimum(low[..., i], lo)
+        high[..., i] = np.minimum(high[..., i], hi)
+        if ref[i]:
+            with np.errstate(divide="ignore"):
+                low[..., j] = np.minimum(low[..., j], 1 / hi)
+                high[..., j] = np.minimum(high[..., j], 1 / lo)
+    return np.where(rated, low, np.nan), np.where(rated, high, np.nan)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_vectorised_pairwise_bounds_equal_the_pair_by_pair_ones(seed):
+    from popresume.ll144 import pairwise_ratio_bounds
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 8))
+    n = rng.integers(0, 60, k)
+    n[rng.integers(k)] = max(n.max(), 5)  # at least one rated category
+    ref = rng.random(k) < 0.7
+    ref[np.argmax(n)] = True
+    x = rng.binomial(n, rng.uniform(0, 1, k), size=(5, k)) if seed % 2 else rng.binomial(n, 0.4)
+    x[..., 0] = 0  # a category nobody selected
+    got = pairwise_ratio_bounds(x, n, ref)
+    want = _pairwise_loop(x, n, ref)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_column_of_200_values_is_refused_at_once_and_50_are_audited(cli, tmp_path):
+    df = _frame(200)
+    df["race"] = [f"id{i:03d}" for i in range(200)]  # an identifier passed as the race column
+    df.to_csv(tmp_path / "ids.csv", index=False)
+    t = time.perf_counter()
+    _refused(_audit(cli, tmp_path / "ids.csv", tmp_path / "rep"), "column 'race'", "200 distinct values")
+    assert time.perf_counter() - t < 5
+    df["race"] = [f"r{i % 50:02d}" for i in range(200)]
+    df.to_csv(tmp_path / "fifty.csv", index=False)
+    t = time.perf_counter()
+    res = _audit(cli, tmp_path / "fifty.csv", tmp_path / "rep")
+    assert res.exit_code == 0, res.output
+    assert time.perf_counter() - t < 30
+    assert len(pd.DataFrame(json.loads((tmp_path / "rep" / "report.json").read_text())["ll144"])
+               .query("breakdown == 'race'")) == 50
+
+
+# ----------------------------------------------------------------------- 6, 7, 11: size first
+def _spy(monkeypatch, module, name, calls):
+    real = getattr(module, name)
+
+    def spy(*a, **k):
+        calls.append((name, k))
+        return real(*a, **k)
+
+    monkeypatch.setattr(module, name, spy)
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_too_many_rows_are_refused_before_the_rows_are_read(cli, tmp_path, monkeypatch, suffix):
+    import pyarrow.parquet as pq
+
+    from popresume.audit import report_decisions
+
+    df = _frame(50)
+    path = tmp_path / f"d{suffix}"
+    df.to_parquet(path) if suffix == ".parquet" else df.to_csv(path, index=False)
+    monkeypatch.setattr(report_decisions, "MAX_ROWS", 40)
+    calls = []
+    for module, name in ((pd, "read_parquet"), (pd, "read_csv"), (pq, "read_table")):
+        _spy(monkeypatch, module, name, calls)
+    _refused(_audit(cli, path, tmp_path / "rep"), "50", "at most 40")
+    assert calls == []
+
+
+def test_too_many_draws_for_the_file_name_its_rows_not_a_flag_it_lacks(cli, tmp_path, monkeypatch):
+    from popresume.audit import report_run
+
+    _frame(50).to_csv(tmp_path / "d.csv", index=False)
+    monkeypatch.setattr(report_run, "MAX_DRAWS_TIMES_N", 1000)
+    calls = []
+    _spy(monkeypatch, pd, "read_csv", calls)
+    line = _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep"), "--n-sim 200", "50 rows")
+    assert "--n " not in line and calls == []
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_only_the_mapped_columns_are_read(cli, tmp_path, monkeypatch, suffix):
+    import pyarrow.parquet as pq
+
+    df = _frame(60)
+    df["job"] = "nurse"
+    for i in range(40):  # columns the audit does not map
+        df[f"extra{i}"] = "x" * 50
+    path = tmp_path / f"d{suffix}"
+    df.to_parquet(path) if suffix == ".parquet" else df.to_csv(path, index=False)
+    calls = []
+    for module, name in ((pd, "read_parquet"), (pd, "read_csv"), (pq, "read_table")):
+        _spy(monkeypatch, module, name, calls)
+    res = _audit(cli, path, tmp_path / "rep")
+    assert res.exit_code == 0, res.output
+    reads = [k for name, k in calls if k.get("nrows") != 0]
+    assert reads, calls
+    assert all(set(k.get("usecols") or k.get("columns") or ()) == {"sex", "race", "score", "job"} for k in reads)
+
+
+# ----------------------------------------------------------------------- 9: labels shown literally
+def test_category_names_with_dollars_are_shown_literally_and_the_run_exits_0(cli, tmp_path):
+    from matplotlib import cbook
+    from matplotlib.figure import Figure
+
+    from popresume.plots.audit import ll144_figure
+
+    names = ["White ($^$)", "$\\frac{$", "$50k-$100k"]
+    _frame(150, race=names).to_csv(tmp_path / "d.csv", index=False)
+    res = _audit(cli, tmp_path / "d.csv", tmp_path / "rep")
+    assert res.exit_code == 0, res.output
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    table = pd.DataFrame(rep["ll144"])
+    assert set(names) <= set(table["category"])
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert all(name in page for name in names)  # the table's cells (no character of these needs escaping)
+    fig = ll144_figure(table, figure=Figure())
+    fig.canvas.draw()  # mathtext would raise on "White ($^$)"
+    shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert not any(cbook.is_math_text(s) for s in shown)  # drawn as text, with "\$" shown as "$"
+    assert {f"race: {n}" for n in names} <= {s.replace("\\$", "$") for s in shown}
