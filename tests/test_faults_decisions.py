@@ -230,3 +230,70 @@ def test_category_names_with_dollars_are_shown_literally_and_the_run_exits_0(cli
     shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert not any(cbook.is_math_text(s) for s in shown)  # drawn as text, with "\$" shown as "$"
     assert {f"race: {n}" for n in names} <= {s.replace("\\$", "$") for s in shown}
+
+
+# ----------------------------------------------------------------------- 8, 16: the decisions command
+def test_decisions_n_sim_is_bounded_before_any_work(cli, tmp_path, monkeypatch):
+    from popresume.decisions import sources
+
+    def never(*a, **k):
+        raise AssertionError("a source was loaded")
+
+    monkeypatch.setattr(sources, "load", never)
+    t = time.perf_counter()
+    res = cli("decisions", "--out", tmp_path / "out", "--n-sim", "1000000000")
+    assert time.perf_counter() - t < 5
+    assert res.exit_code == 2 and "--n-sim" in res.output and "1000000000" in res.output, res.output
+    assert not (tmp_path / "out").exists()
+
+
+def _fail_at(monkeypatch, name, call):
+    import errno
+    import os
+
+    real, calls = getattr(os, name), []
+
+    def fail(*a, **k):
+        calls.append(a)
+        if len(calls) == call:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*a, **k)
+
+    monkeypatch.setattr(os, name, fail)
+
+
+def test_decisions_tables_are_written_as_a_set(cli, tmp_path, monkeypatch):
+    from popresume.decisions import analyses, sources
+
+    def published(records, *, n_sim, seed):  # the analysis is not under test here, the writing is (fast)
+        return pd.DataFrame([[f"audit{seed}"] + [n_sim] * (len(analyses.LL144_OUT_COLUMNS) - 1)],
+                            columns=analyses.LL144_OUT_COLUMNS)
+
+    monkeypatch.setattr(sources, "load", lambda name: None)
+    monkeypatch.setattr(analyses, "ll144_published", published)
+    out = tmp_path / "out"
+    args = ("decisions", "--source", "aclu_ll144", "--n-sim", "20", "--out", out)
+    with monkeypatch.context() as m:  # a full disk on a first run into a new folder
+        _fail_at(m, "fsync", 2)
+        res = cli(*args)
+    assert res.exit_code == 1 and "nothing written" in res.output, res.output
+    assert not out.exists()  # the new folder is not left empty
+    assert cli(*args).exit_code == 0
+    old = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(old) == {"validity.csv", "group_effects.csv", "noise_floor.csv", "ll144_published.csv"}
+    args = ("decisions", "--source", "aclu_ll144", "--n-sim", "30", "--seed", "5", "--out", out)
+    for name, call in (("fsync", 3), ("replace", 2)):  # the disk fills while writing, or while moving
+        with monkeypatch.context() as m:
+            _fail_at(m, name, call)
+            res = cli(*args)
+        assert res.exit_code == 1, res.output
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == old  # no table of the new run, no temporary
+
+
+def test_a_new_report_folder_is_not_left_empty_after_nothing_written(cli, tmp_path, monkeypatch):
+    _frame().to_csv(tmp_path / "d.csv", index=False)
+    with monkeypatch.context() as m:
+        _fail_at(m, "fsync", 1)
+        res = _audit(cli, tmp_path / "d.csv", tmp_path / "new" / "rep")
+    assert res.exit_code == 1 and "nothing written" in res.output, res.output
+    assert not (tmp_path / "new" / "rep").exists()
