@@ -297,3 +297,40 @@ def test_a_new_report_folder_is_not_left_empty_after_nothing_written(cli, tmp_pa
         res = _audit(cli, tmp_path / "d.csv", tmp_path / "new" / "rep")
     assert res.exit_code == 1 and "nothing written" in res.output, res.output
     assert not (tmp_path / "new" / "rep").exists()
+
+
+# ----------------------------------------------------------------------- 12-15: the command line's words
+def test_separation_in_the_tools_own_profiles_advises_a_larger_n(cli, tmp_path):
+    res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "100", "--report", tmp_path / "r",
+              "--cache", tmp_path / "c.sqlite", "--no-progress", "--force", "--n-boot", "20", "--n-sim", "50",
+              "--no-tune", "--card-n", "5")
+    line = _refused(res, "perfectly separates", "larger --n", "--n 400", "--profiles")
+    assert "Drop or coarsen" not in line
+
+
+def test_estimate_without_out_prints_the_table(cli, estimate_files):
+    d = estimate_files
+    res = cli("estimate", "--profiles", d / "p.parquet", "--scores", d / "s.parquet", "--attribute", "gender",
+              "--n-boot", "0", "--no-tune", "--quiet")
+    assert res.exit_code == 0, res.output
+    for effect in ("TE", "NDE", "NIE", "BIE", "RIE"):
+        assert any(ln.startswith(effect) for ln in res.output.splitlines()), res.output
+    assert "the table is printed only" in res.output
+
+
+def test_score_names_the_profiles_option_not_the_python_argument(cli, tmp_path):
+    from popresume.population import generate_population
+    from popresume.resumes import render_texts
+
+    render_texts(generate_population(["nurse"], {"nurse": 5}, seed=0)).to_parquet(tmp_path / "r.parquet")
+    res = cli("score", "--resumes", tmp_path / "r.parquet", "--screener", "synthetic", "--no-cache",
+              "--out", tmp_path / "s.parquet", "--quiet")
+    line = _refused(res, "--profiles")
+    assert "profiles=" not in line and not (tmp_path / "s.parquet").exists()
+
+
+@pytest.mark.parametrize("flag", ["--n", "--size"])
+def test_generate_takes_n_and_keeps_size_as_an_alias(cli, tmp_path, flag):
+    res = cli("generate", "--out", tmp_path / "p.parquet", "--occupations", "nurse", flag, "7")
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_parquet(tmp_path / "p.parquet")) == 7
