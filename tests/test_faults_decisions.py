@@ -334,3 +334,9 @@ def test_generate_takes_n_and_keeps_size_as_an_alias(cli, tmp_path, flag):
     res = cli("generate", "--out", tmp_path / "p.parquet", "--occupations", "nurse", flag, "7")
     assert res.exit_code == 0, res.output
     assert len(pd.read_parquet(tmp_path / "p.parquet")) == 7
+
+
+@pytest.mark.parametrize("line", ["M,B,2,b,extra", "M,B"])
+def test_reading_only_the_mapped_columns_still_refuses_ragged_rows(cli, tmp_path, line):
+    (tmp_path / "d.csv").write_text(f"sex,race,score,x\nF,A,1,a\n{line}\nF,B,3,c\n")
+    _refused(_audit(cli, tmp_path / "d.csv", tmp_path / "rep"), "is not a CSV table", line)

@@ -196,8 +196,9 @@ def read_table(shape: FileShape, columns) -> pd.DataFrame:
         except Exception as e:
             raise ValueError(f"{what} is not a readable Parquet file: {str(e).splitlines()[0][:200]}") from None
     try:
+        # pyarrow's reader converts only these columns and still checks every row's field count
         return pd.read_csv(shape.path, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig",
-                           usecols=columns)
+                           usecols=columns, engine="pyarrow")
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise ValueError(f"{what} is not a CSV table: {str(e).splitlines()[0][:200]}") from None
 
