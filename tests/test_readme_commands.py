@@ -31,7 +31,7 @@ SKIP = {
 }
 #: Small data: (pattern in the README's line, replacement).
 SMALL = [
-    (r"--n 2000\b", "--n 150 --n-boot 20 --n-sim 50 --no-tune --card-n 5 --no-progress"),
+    (r"--n 2000\b", "--n 150 --n-boot 20 --n-sim 50 --no-tune --no-progress"),
     (r"(validate .*)--n 40\b", r"\1--n 5"),
     (r"--leakage\b", "--leakage --leakage-bases 1"),
     (r"configs/default_audit\.yaml", "small_audit.yaml"),

@@ -31,7 +31,7 @@ def _parse_sizes(size, sizes):
 @click.option("--out", "out", type=OutPath((".parquet",), what="profiles"), required=True,
               help="Output Parquet file (.parquet; checked before any profile is drawn).")
 @click.option("--occupations", default=None, help="Comma-separated occupation keys (default: all five).")
-@click.option("--n", "--size", "size", type=click.IntRange(min=1), default=None,
+@click.option("--n", "--size", "size", type=int, default=None,
               help="Profiles per occupation (default: Table 3 sizes); --size is the former name.")
 @click.option("--sizes", default=None, help="Per-occupation sizes, e.g. nurse=100,teacher=50.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
