@@ -35,14 +35,14 @@ SMALL = [
     (r"(validate .*)--n 40\b", r"\1--n 5"),
     (r"--leakage\b", "--leakage --leakage-bases 1"),
     (r"configs/default_audit\.yaml", "small_audit.yaml"),
-    (r"-p n 2000\b", "-p n 300 -p reps 2 -p n_boot 20 -p n_demo 400 -p refit_draws 2 -p n_rep 1 --no-progress"),
+    (r"(-p n 2000)\b", r"\1 -p reps 2 -p n_boot 20 -p n_demo 2000 -p refit_draws 2 -p n_rep 1 --no-progress"),
     (r"(book run notebooks/00_causal_model\.py .*)", r"\1 -p n 2000 --no-progress"),
 ]
 #: Options appended to a verb's line for small data.
 APPEND = {
     "generate": ["--n", "150", "--occupations", "nurse"],
     "estimate": ["--n-boot", "0", "--no-tune", "--quiet"],
-    "correspondence": ["-n", "40", "--n-boot", "10", "--no-clogit"],
+    "correspondence": ["-n", "40", "--n-boot", "10"],
     "ranking": ["--n-sim", "200"],
     "decisions": ["--source", "webster", "--n-sim", "50"],
 }
