@@ -241,3 +241,68 @@ def read_parquet(path: str | os.PathLike, *, what: str = "table", columns: Itera
         raise ValueError(f"{what} file {path} is not a readable Parquet file ({first})") from e
     require_columns(df, columns, f"{what} file {path}")
     return df
+
+
+def write_together(folder: str | os.PathLike, writers: dict, *, what: str = "the files") -> dict[str, Path]:
+    """Write several files of ``folder`` as one set: all new, or (on a failure) all as before.
+
+    ``writers`` maps each file name to a function that writes the file at the path it is
+    given. Each is written to a temporary file in ``folder`` and synced; only when all are
+    whole are they moved into place, the earlier files kept as hard links until then, so a
+    failure while writing or moving (a full disk) leaves the earlier set as it was and never
+    mixes files of two runs. A folder this call created is removed again when nothing was
+    written. A full disk is an ``OSError`` (ENOSPC) naming the folder and saying whether the
+    earlier files are unchanged or nothing was written. Returns name -> final path.
+    """
+    import shutil
+
+    folder = Path(folder)
+    created = not folder.exists()
+    final = {name: folder / name for name in writers}
+    earlier = any(p.exists() for p in final.values())
+    temps: dict[str, Path] = {}
+    backups: dict[str, Path] = {}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, write in writers.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            os.close(fd)
+            temps[name] = Path(tmp)
+            write(temps[name])
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            os.chmod(tmp, _final_mode(final[name]))
+        for name, path in final.items():  # a hard link keeps the old file to restore (no data copied)
+            if path.exists():
+                backups[name] = folder / f".{name}.previous"
+                backups[name].unlink(missing_ok=True)
+                try:
+                    os.link(path, backups[name])
+                except OSError:  # a file system without hard links: a copy
+                    shutil.copy2(path, backups[name])
+        done = []
+        try:
+            for name, path in final.items():
+                os.replace(temps[name], path)
+                done.append(name)
+        except OSError:
+            for name in done:  # undo: the old set, or no set at all
+                if name in backups:
+                    os.replace(backups[name], final[name])
+                else:
+                    final[name].unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        for p in (*temps.values(), *backups.values()):
+            p.unlink(missing_ok=True)
+        if created and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # a new folder is not left empty after "nothing written"
+        if _write_errno(e) == errno.ENOSPC:
+            raise OSError(errno.ENOSPC, f"cannot write {what} into {folder}: no space left on the device; "
+                                        f"{'the earlier files are unchanged' if earlier else 'nothing written'}"
+                          ) from None
+        raise
+    finally:
+        for p in (*temps.values(), *backups.values()):
+            p.unlink(missing_ok=True)
+    return final

@@ -334,19 +334,22 @@ def pairwise_ratio_bounds(selected: np.ndarray, n: np.ndarray, reference: np.nda
     rated = np.asarray(n) > 0
     k = x.shape[-1]
     # one interval per distinct pair: the score interval of r_j / r_i is [1 / U_ij, 1 / L_ij]
-    pairs = [(i, j) for i in range(k) for j in range(k)
-             if rated[i] and ref[j] and (i < j or (i > j and not ref[i]))]
-    alpha = (1 - level) / max(len(pairs), 1)
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    keep = rated[i] & ref[j] & ((i < j) | ((i > j) & ~ref[i]))
+    i, j = i[keep], j[keep]  # row-major: the order of the former loop over pairs
+    alpha = (1 - level) / max(len(i), 1)
     low = np.where(ref, 1.0, np.inf) * np.ones(x.shape)
     high = low.copy()
-    for i, j in pairs:
+    if len(i):
+        # every pair at once (the interval is elementwise): the last axis is the pairs
         lo, hi = rate_ratio_interval(x[..., i], size[..., i], x[..., j], size[..., j], alpha=alpha)
-        low[..., i] = np.minimum(low[..., i], lo)
-        high[..., i] = np.minimum(high[..., i], hi)
-        if ref[i]:
-            with np.errstate(divide="ignore"):
-                low[..., j] = np.minimum(low[..., j], 1 / hi)
-                high[..., j] = np.minimum(high[..., j], 1 / lo)
+        with np.errstate(divide="ignore"):
+            inv_lo, inv_hi = 1 / hi, 1 / lo
+        both = ref[i]  # a pair of two reference categories bounds each side's ratio
+        cand_i, cand_j = (i, lo, hi), (j[both], inv_lo[..., both], inv_hi[..., both])
+        for target, lows, highs in (cand_i, cand_j):  # categories first: views of low and high
+            np.minimum.at(np.moveaxis(low, -1, 0), target, np.moveaxis(lows, -1, 0))
+            np.minimum.at(np.moveaxis(high, -1, 0), target, np.moveaxis(highs, -1, 0))
     low = np.where(rated, low, np.nan)
     high = np.where(rated, high, np.nan)
     return low, high

@@ -65,8 +65,9 @@ _CATEGORICAL = {
 NUMERIC_PROFILE_COLUMNS: tuple[str, ...] = ("age", "birth_year", "exp_year")
 # C0/C1 controls, DEL, and the Unicode line and paragraph separators: none belongs in a name
 # control characters, line and paragraph separators, and the invisible format characters
-# (zero-width spaces and joiners, bidirectional overrides such as U+202E, word joiners, BOM)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
+# (zero-width spaces and joiners, bidirectional overrides such as U+202E and isolates such as
+# U+2066, the Arabic letter mark, word joiners, BOM)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def check_occupations(occupations: Iterable[str]) -> list[str]:

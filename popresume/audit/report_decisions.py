@@ -47,12 +47,21 @@ from popresume.audit import report
 from popresume.audit.report_model import AuditReport, NoiseFloor, RecordedValidity, RunInfo
 from popresume.errors import require_columns
 
-#: The largest file read (bytes) and the most rows audited.
+#: The largest file read (bytes), the most rows audited, and the most categories of sex or race
+#: (and sex × race cells) rated: an identifier passed as --race-col would otherwise ask for one
+#: interval per pair of its values.
 MAX_BYTES = 500 * 2**20
 MAX_ROWS = 5_000_000
+MAX_CATEGORIES = 50
+MAX_CELLS = 200
 #: Default column names: the outcome is the first of these present.
 OUTCOMES = ("score", "selected")
+#: The outcome column name that must hold a 0/1 selection (anything else is refused, not read as a score).
+SELECTION_COLUMN = "selected"
 SUFFIXES = (".csv", ".parquet")
+#: The roles whose values are category names shown in the report (and so checked for invisible characters).
+LABEL_ROLES = ("sex", "race", "job", "item", "run")
+_CHUNK = 16 * 2**20
 NO_DECOMPOSITION = ("no population model: path-specific effects (TE, NDE, NIE, BIE, RIE) need the joint law of "
                     "the attributes, qualifications and names (PopResume §3), which a file of decisions does not "
                     "carry")
@@ -90,56 +99,164 @@ class DecisionsRequest:
     calibration_reps: int = 300
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """The decisions file as a table; one-line ``ValueError`` naming the file otherwise."""
+@dataclass(frozen=True)
+class FileShape:
+    """What is known of a decisions file before its rows are parsed: its kind, its header and
+    its number of rows (exact for Parquet, from the metadata; for a CSV the number of line
+    breaks, an upper bound when a quoted field holds one)."""
+
+    path: Path
+    kind: str
+    header: tuple[str, ...]
+    rows: int
+
+
+def inspect_file(path: str | os.PathLike) -> FileShape:
+    """Check a decisions file without loading its rows: suffix, size, encoding (CSV), header
+    (no name twice) and row count (at most :data:`MAX_ROWS`). One-line ``ValueError`` naming
+    the file otherwise."""
     path = Path(path)
+    what = f"--decisions {path}"
     if path.suffix.lower() not in SUFFIXES:
-        raise ValueError(f"--decisions {path}: expected a .csv or .parquet file")
+        raise ValueError(f"{what}: expected a .csv or .parquet file")
     if not path.is_file():
-        raise ValueError(f"--decisions {path}: no such file")
+        raise ValueError(f"{what}: no such file")
     size = path.stat().st_size
     if size == 0:
-        raise ValueError(f"--decisions {path} is empty")
+        raise ValueError(f"{what} is empty")
     if size > MAX_BYTES:
-        raise ValueError(f"--decisions {path} is {size / 2**20:,.0f} MiB; the audit reads at most "
+        raise ValueError(f"{what} is {size / 2**20:,.0f} MiB; the audit reads at most "
                          f"{MAX_BYTES / 2**20:,.0f} MiB (split it by job or period)")
     if path.suffix.lower() == ".parquet":
-        try:
-            return pd.read_parquet(path)
-        except Exception as e:  # pyarrow raises several types for a file that is not Parquet
-            raise ValueError(f"--decisions {path} is not a Parquet file: {str(e).splitlines()[0][:200]}") from None
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"--decisions {path} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); "
-                         f"save it as UTF-8") from None
-    if not text.strip():
-        raise ValueError(f"--decisions {path} is empty")
-    import io
+        import pyarrow.parquet as pq
 
+        try:  # the footer only: names and row count, no column is read
+            meta = pq.ParquetFile(path)
+            header, rows = tuple(meta.schema_arrow.names), int(meta.metadata.num_rows)
+        except Exception as e:  # pyarrow raises several types for a file that is not Parquet
+            raise ValueError(f"{what} is not a Parquet file: {str(e).splitlines()[0][:200]}") from None
+        kind = "parquet"
+    else:
+        header, rows = _csv_shape(path, what)
+        kind = "csv"
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise ValueError(f"{what}: column {twice[0]!r} appears {header.count(twice[0])} times in the header; "
+                         f"which one holds the data is unknown (rename or drop the copies)")
+    if rows > MAX_ROWS:
+        counted = "rows" if kind == "parquet" else "lines"
+        raise ValueError(f"{what} has {rows:,} {counted}; the audit takes at most {MAX_ROWS:,} rows "
+                         f"(split it by job or period)")
+    return FileShape(path, kind, header, rows)
+
+
+def _csv_shape(path: Path, what: str) -> tuple[tuple[str, ...], int]:
+    """The header of a CSV file and its number of line breaks after the header, read in chunks
+    (memory stays at one chunk); the file must be UTF-8 (a BOM is allowed)."""
+    import codecs
+    import csv
+
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    lines, offset, first, last = 0, 0, "", b""
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError as e:
+                at = offset + e.start
+                raise ValueError(f"{what} is not UTF-8 text (byte 0x{chunk[e.start]:02x} at offset {at}); "
+                                 f"save it as UTF-8") from None
+            if len(first) < 1 << 20 and "\n" not in first:
+                first += text
+            lines += chunk.count(b"\n")
+            offset += len(chunk)
+            last = chunk[-1:]
     try:
-        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_values=[""])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} is not UTF-8 text (it ends inside a character); save it as UTF-8") from None
+    if not first.strip():
+        raise ValueError(f"{what} is empty")
+    head = first.lstrip("\r\n")
+    row = next(csv.reader([head.split("\n", 1)[0].rstrip("\r")]), [])
+    rows = lines - (first.count("\n") - head.count("\n")) - 1 + (last not in (b"\n", b""))
+    return tuple(row), max(rows, 0)
+
+
+def read_table(shape: FileShape, columns) -> pd.DataFrame:
+    """Only ``columns`` of the checked file (CSV as text, every column ``str``; Parquet as
+    stored): a file of a thousand columns costs the memory of the few the audit maps."""
+    what = f"--decisions {shape.path}"
+    columns = list(dict.fromkeys(columns))
+    if shape.kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(shape.path, columns=columns).to_pandas()
+        except Exception as e:
+            raise ValueError(f"{what} is not a readable Parquet file: {str(e).splitlines()[0][:200]}") from None
+    try:
+        # pyarrow's reader converts only these columns and still checks every row's field count
+        return pd.read_csv(shape.path, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig",
+                           usecols=columns, engine="pyarrow")
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise ValueError(f"--decisions {path} is not a CSV table: {str(e).splitlines()[0][:200]}") from None
+        raise ValueError(f"{what} is not a CSV table: {str(e).splitlines()[0][:200]}") from None
 
 
 def _outcome(values: pd.Series, path, column: str) -> tuple[pd.Series, bool]:
-    """The outcome as floats and whether it is a 0/1 selection; one line on a bad value."""
+    """The outcome as floats and whether it is a 0/1 selection; one line naming the row and the
+    value on a bad one. A column named ``selected`` must hold a selection (1/0, true/false, ...):
+    a 2, a -1 or a 0.5 there is refused, not audited as a score."""
     s = values.astype(object).where(values.notna(), None)
     text = s.map(lambda v: None if v is None else str(v).strip().lower())
-    known = text.dropna()
-    if len(known) and known.isin(TRUE_WORDS | FALSE_WORDS).all():
-        return text.map(lambda v: np.nan if v is None else float(v in TRUE_WORDS)), True
+    words = TRUE_WORDS | FALSE_WORDS | {"1.0", "0.0"}
     num = pd.to_numeric(s, errors="coerce")
-    bad = s.notna() & num.isna()
+    known = text.notna().to_numpy()
+    is_word = text.isin(words).to_numpy() & known
+    is_num = num.notna().to_numpy()
+    is_01 = is_num & num.isin([0.0, 1.0]).to_numpy()
+    if (column.strip().lower() == SELECTION_COLUMN or (is_word & ~is_num).any()
+            or (known.any() and (is_word | ~known).all())):
+        # a selection: the first value that is not a selection word (or a number 0/1) is the bad one
+        bad = known & ~is_word & ~is_01
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"--decisions {path}: column {column!r} holds {str(s.iloc[i])[:40]!r} at row {i + 1}; "
+                             f"a selection is 1/0 (or true/false, yes/no); a score belongs in a column named "
+                             f"'score' (or name it with --outcome-col)")
+        return pd.Series(np.where(known, (text.isin(TRUE_WORDS | {"1.0"}) | (num == 1)).to_numpy(float), np.nan),
+                         index=values.index), True
+    bad = known & ~is_num
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"--decisions {path}: column {column!r} has a non-numeric score {str(s.iloc[i])[:40]!r} "
                          f"at row {i + 1}")
-    if not np.isfinite(num.dropna()).all():
-        raise ValueError(f"--decisions {path}: column {column!r} has an infinite score")
-    return num.astype(float), column == "selected" and set(num.dropna().unique()) <= {0.0, 1.0}
+    infinite = known & ~np.isfinite(num.fillna(0).to_numpy(float))
+    if infinite.any():
+        i = int(np.flatnonzero(infinite)[0])
+        raise ValueError(f"--decisions {path}: column {column!r} has an infinite score {str(s.iloc[i])[:40]!r} "
+                         f"at row {i + 1}")
+    return num.astype(float), False
+
+
+def _labels(values: pd.Series, path, column: str, option: str) -> pd.Series:
+    """A category column as stripped text (None where empty); a value with an invisible or
+    control character (bidi marks, zero-width characters, NUL, ESC: the check profile fields
+    get, :data:`popresume.schema._CONTROL`) is refused naming the column and the row, since
+    two such names can display alike with different rates."""
+    from popresume.schema import _CONTROL
+
+    v = values.astype(object)
+    v = v.where(v.notna() & (v.astype(str).str.strip() != ""), None)
+    v = v.map(lambda x: None if x is None else str(x).strip())
+    bad = v.map(lambda x: isinstance(x, str) and _CONTROL.search(x) is not None).to_numpy(bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        ch = _CONTROL.search(v.iloc[i]).group()
+        raise ValueError(f"--decisions {path}: column {column!r} ({option}) has an invisible or control character "
+                         f"({ch!r}) at row {i + 1}: {v.iloc[i][:60]!r}; names that display alike would be rated "
+                         f"apart, so these characters are refused")
+    return v
 
 
 def _flag(values: pd.Series, path, role: str, column: str) -> np.ndarray:
@@ -156,51 +273,77 @@ def _flag(values: pd.Series, path, role: str, column: str) -> np.ndarray:
     return text.map(lambda v: np.nan if v is None else float(v in yes)).to_numpy(float)
 
 
-def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool, int]:
-    """The decisions as the report's table (``score``, ``gender``, ``race`` and the optional
-    roles present: ``job``, ``item``, ``run``, ``fit``, ``quality``), the columns used (role ->
-    the file's column), whether the outcome is a selection, and how many rows had no outcome
-    (left out). An optional role is read from its option's column, else from a column of the
-    role's name when the file has one."""
-    path = Path(request.path)
-    df = read_table(path)
-    if df.empty:
-        raise ValueError(f"--decisions {path} has a header but no rows")
-    if len(df) > MAX_ROWS:
-        raise ValueError(f"--decisions {path} has {len(df):,} rows; the audit takes at most {MAX_ROWS:,}")
-    what = f"--decisions {path}"
+def resolve_columns(request: DecisionsRequest, header) -> dict:
+    """Role -> the file's column (outcome, sex, race and the optional roles present), from the
+    options and the default names; a column named for two roles, or one the file lacks, is a
+    one-line ``ValueError`` naming the options."""
+    what = f"--decisions {request.path}"
+    header = list(header)
     outcome = request.outcome
     if outcome is None:
-        outcome = next((c for c in OUTCOMES if c in df.columns), None)
+        outcome = next((c for c in OUTCOMES if c in header), None)
         if outcome is None:
             raise ValueError(f"{what} has no column 'score' or 'selected' (the outcome); its columns: "
-                             f"{list(df.columns)}; name it with --outcome-col")
+                             f"{header[:20]}; name it with --outcome-col")
     columns = {"outcome": outcome, "sex": request.sex or "sex", "race": request.race or "race"}
     for role in OPTIONAL:
         col = getattr(request, role)
         if col is not None:
             columns[role] = col
-        elif role in df.columns and role not in columns.values():
+        elif role in header and role not in columns.values():
             columns[role] = role
-    require_columns(df, list(columns.values()), what)
+    flags = {"outcome": "--outcome-col", "sex": "--sex-col", "race": "--race-col", **OPTIONAL}
+    seen: dict[str, str] = {}
+    for role, col in columns.items():
+        if col in seen:
+            raise ValueError(f"{what}: column {col!r} is given for two roles ({flags[seen[col]]} and {flags[role]}); "
+                             f"each role needs its own column")
+        seen[col] = role
+    require_columns(pd.DataFrame(columns=header), list(columns.values()), what)
+    return columns
+
+
+def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool, int]:
+    """The decisions as the report's table (``score``, ``gender``, ``race`` and the optional
+    roles present: ``job``, ``item``, ``run``, ``fit``, ``quality``), the columns used (role ->
+    the file's column), whether the outcome is a selection, and how many rows had no outcome
+    (left out). An optional role is read from its option's column, else from a column of the
+    role's name when the file has one. The file's header, size and row count are checked
+    before its rows are read, and only the mapped columns are read."""
+    from popresume.audit.report_run import MAX_DRAWS_TIMES_N
+
+    path = Path(request.path)
+    what = f"--decisions {path}"
+    shape = inspect_file(path)
+    columns = resolve_columns(request, shape.header)
+    if request.n_sim * shape.rows > MAX_DRAWS_TIMES_N:  # before the rows are read (memory ~ draws × rows)
+        raise ValueError(f"--n-sim {request.n_sim:,} on the {shape.rows:,} rows of {what} needs about "
+                         f"{24 * request.n_sim * shape.rows / 2**30:.0f} GiB; use --n-sim "
+                         f"{MAX_DRAWS_TIMES_N // max(shape.rows, 1):,} or fewer for this file")
+    df = read_table(shape, columns.values())
+    if df.empty:
+        raise ValueError(f"{what} has a header but no rows")
+    outcome = columns["outcome"]
     y, selection = _outcome(df[outcome], path, outcome)
     data = pd.DataFrame({"score": y.to_numpy(float)})
+    flags = {"sex": "--sex-col", "race": "--race-col", **OPTIONAL}
     for role, target in (("sex", "gender"), ("race", "race"), ("job", "job"), ("item", "item"), ("run", "run")):
-        if role not in columns:
-            continue
-        v = df[columns[role]].astype(object)
-        v = v.where(v.notna() & (v.astype(str).str.strip() != ""), None)
-        data[target] = v.map(lambda x: None if x is None else str(x).strip()).to_numpy()
+        if role in columns:
+            data[target] = _labels(df[columns[role]], path, columns[role], flags[role]).to_numpy()
     for role in ("fit", "quality"):
         if role in columns:
             data[role] = _flag(df[columns[role]], path, role, columns[role])
     missing = int(data["score"].isna().sum())
+    labels = {role: data[target] for role, target in (("sex", "gender"), ("race", "race"))}
     data = data[data["score"].notna()].reset_index(drop=True)
     if data.empty:
         raise ValueError(f"{what}: column {outcome!r} has no value")
     for role, target in (("sex", "gender"), ("race", "race")):
-        groups = df[columns[role]].dropna().astype(str).str.strip()
-        groups = set(groups[groups != ""])
+        groups = set(labels[role].dropna())
+        if len(groups) > MAX_CATEGORIES:
+            raise ValueError(f"{what}: column {columns[role]!r} ({flags[role]}) has {len(groups):,} distinct values; "
+                             f"the audit rates at most {MAX_CATEGORIES} categories a column (is it an identifier? "
+                             f"merge rare categories first)")
         present = set(data[target].dropna())
         empty = sorted(groups - present)
         if empty:
@@ -208,6 +351,10 @@ def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool,
         if len(present) < 2:
             raise ValueError(f"{what}: column {columns[role]!r} has {len(present)} group(s) "
                              f"({sorted(present)}); impact ratios compare at least two")
+    cells = len(data[["gender", "race"]].dropna().drop_duplicates())
+    if cells > MAX_CELLS:
+        raise ValueError(f"{what}: columns {columns['sex']!r} × {columns['race']!r} make {cells:,} categories; "
+                         f"the audit rates at most {MAX_CELLS} (merge rare categories first)")
     return data, columns, selection, missing
 
 

@@ -11,11 +11,8 @@ arrive: a rerun after an interruption rescores nothing that was cached.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +23,7 @@ import pandas as pd
 from popresume.audit import pipeline, report
 from popresume.audit.report_model import (AuditReport, Disagreements, Plan, Provenance, RunInfo,
                                           Validity)
+from popresume.io import write_together
 from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS
 from popresume.screeners.validity import CARD_N
 
@@ -416,7 +414,8 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     added to ``run.timings``), and moved into place only when both are whole. If a write
     fails (a full disk), the temporary files are removed and an earlier pair is left as it
     was; if the second move fails, the first is undone, so the folder never holds a page
-    beside the numbers of another run.
+    beside the numbers of another run (:func:`popresume.io.write_together`). A folder made for
+    the report is removed again when nothing was written.
 
     Parameters
     ----------
@@ -447,46 +446,7 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     if "timings" in body.get("run", {}):
         body["run"]["timings"]["rendering_s"] = time.perf_counter() - t
     text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
-    folder.mkdir(parents=True, exist_ok=True)
-    final = {name: folder / name for name in REPORT_FILES}
-    earlier = any(p.exists() for p in final.values())
-    temps: dict[str, Path] = {}
-    backups: dict[str, Path] = {}
-    try:
-        for name, content in (("report.json", text), ("report.html", page)):
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            temps[name] = Path(tmp)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(content)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o644)
-        for name in REPORT_FILES:  # a hard link keeps the old file to restore (no data copied)
-            if final[name].exists():
-                backups[name] = folder / f".{name}.previous"
-                backups[name].unlink(missing_ok=True)
-                try:
-                    os.link(final[name], backups[name])
-                except OSError:  # a file system without hard links: a copy
-                    shutil.copy2(final[name], backups[name])
-        done = []
-        try:
-            for name in REPORT_FILES:
-                os.replace(temps[name], final[name])
-                done.append(name)
-        except OSError:
-            for name in done:  # undo: the old pair, or no pair at all
-                if name in backups:
-                    os.replace(backups[name], final[name])
-                else:
-                    final[name].unlink(missing_ok=True)
-            raise
-    except OSError as e:
-        if e.errno == errno.ENOSPC:
-            raise OSError(e.errno, f"cannot write the report into {folder}: no space left on the device; "
-                                   f"{'the earlier report is unchanged' if earlier else 'nothing written'}") from None
-        raise
-    finally:
-        for p in (*temps.values(), *backups.values()):
-            p.unlink(missing_ok=True)
+    content = {"report.json": text, "report.html": page}
+    final = write_together(folder, {name: (lambda tmp, c=content[name]: tmp.write_text(c, encoding="utf-8"))
+                                    for name in REPORT_FILES}, what="the report")
     return final["report.html"], final["report.json"]

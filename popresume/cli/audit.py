@@ -28,9 +28,11 @@ from __future__ import annotations
 import click
 
 from popresume.audit.report_run import MAX_DRAWS
-from popresume.cli._errors import SEED, OutDir, OutPath
+from popresume.cli._errors import SEED, OutDir, OutPath, UserError
 from popresume.screeners.validity import CARD_N
 
+#: How popresume.causal.data words a column that separates the attribute (positivity fails).
+SEPARATES = "perfectly separates"
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
 _REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
@@ -153,7 +155,17 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
     request = ReportRequest(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
                             profiles=profiles_path, seed=seed, force=force, card_n=card_n, n_boot=n_boot,
                             n_sim=n_sim, tune=tune, target=target, leakage=leakage, leakage_bases=leakage_bases)
-    rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo)
+    try:
+        rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo)
+    except ValueError as e:
+        if profiles_path is not None or SEPARATES not in str(e):
+            raise
+        # the profiles are the tool's own sample: "drop or coarsen the column" is not the user's to do
+        why = str(e).split(" Drop or coarsen")[0]
+        raise UserError(f"{why} The audit drew these {n:,} profiles itself, so at this size some name group "
+                        f"holds one {attrs[0] if len(attrs) == 1 else 'sex or race'} only: rerun with a larger "
+                        f"--n (e.g. --n {max(4 * n, 400):,}), or audit your own profiles with --profiles FILE"
+                        ) from None
     if rep is None:
         click.echo("dry run: nothing scored beyond the probe, nothing written")
         return

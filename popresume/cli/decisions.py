@@ -12,7 +12,9 @@ Writes into ``--out`` four tables other tools can read (docs/DESIGN.md §5):
   columns ``popresume.decisions.analyses.LL144_OUT_COLUMNS`` (the printed numbers, the ratios
   recomputed by ``popresume.ll144.published_ratios``, the status, the chance columns).
 
-A table a source has nothing for is written with its header only.
+A table a source has nothing for is written with its header only. The four are written as
+a set (:func:`popresume.io.write_together`): a failure (a full disk) leaves the tables of an
+earlier run as they were, never some of each run, and a new folder is not left empty.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from pathlib import Path
 
 import click
 
+from popresume.audit.report_run import MAX_DRAWS
 from popresume.cli._errors import SEED, OutDir
 from popresume.decisions.sources import RECORDS, SOURCES
+from popresume.io import write_together
 
 
 @click.command("decisions")
 @click.option("--out", "out_dir", required=True, type=OutDir(), help="Output folder (created).")
 @click.option("--source", "sources", multiple=True,
               help="Only this source (repeatable): " + ", ".join(SOURCES) + ".")
-@click.option("--n-sim", type=int, default=2000, show_default=True,
+@click.option("--n-sim", type=click.IntRange(1, MAX_DRAWS), default=2000, show_default=True,
               help="Draws of a tool with no disparity per LL144 analysis (ten times more near p = 0.05).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 def command(out_dir, sources, n_sim, seed):
@@ -38,7 +42,6 @@ def command(out_dir, sources, n_sim, seed):
 
     from popresume.decisions import analyses
     from popresume.decisions.sources import check_source, load
-    from popresume.io import write_table
 
     sources = tuple(dict.fromkeys(sources)) or SOURCES
     for s in sources:
@@ -46,8 +49,6 @@ def command(out_dir, sources, n_sim, seed):
             check_source(s)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--source") from None
-    if n_sim < 1:
-        raise click.BadParameter(f"must be at least 1, got {n_sim}", param_hint="--n-sim")
     decisions = [load(s) for s in sources if RECORDS[s].kind == "decisions"]
     tables = {}
     if decisions:
@@ -65,7 +66,8 @@ def command(out_dir, sources, n_sim, seed):
         tables["ll144_published"] = analyses.ll144_file(t)
     else:
         tables["ll144_published"] = pd.DataFrame(columns=analyses.LL144_OUT_COLUMNS)
-    out = Path(out_dir)
-    for name, table in tables.items():
-        write_table(table.set_index(table.columns[0]), out / f"{name}.csv")
+    for name, table in tables.items():  # results first: a failed write must not lose them
         click.echo(f"{name}.csv: {len(table)} rows")
+    write_together(Path(out_dir), {f"{name}.csv": (lambda tmp, t=table: t.to_csv(tmp, index=False))
+                                   for name, table in tables.items()}, what="the decisions tables")
+    click.echo(f"wrote {', '.join(f'{name}.csv' for name in tables)} into {out_dir}")

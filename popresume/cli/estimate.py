@@ -53,8 +53,9 @@ def _cols(values: tuple[str, ...]):
 @click.option("--max-unmatched", type=click.FloatRange(0, 1), default=MAX_UNMATCHED, show_default=True,
               help="Largest share of profiles without a score, or of scores without a profile, that is "
                    "accepted (reported either way); beyond it the command stops. 1 accepts any overlap.")
-@click.option("--out", "out_path", required=True, type=OutPath(TABLE_SUFFIXES, what="table"),
-              help="Output table: .csv, .json or .parquet (checked before the estimation starts).")
+@click.option("--out", "out_path", default=None, type=OutPath(TABLE_SUFFIXES, what="table"),
+              help="Also write the table: .csv, .json or .parquet (checked before the estimation starts); "
+                   "without it the table is printed only.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, folds, n_boot, seed, refit_bootstrap,
             clip, no_normalize, no_tune, missing, max_unmatched, out_path, quiet):
@@ -107,6 +108,9 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     ov = est.result_.overlap
     click.echo(f"propensities clipped: {est.n_clipped_}; min ESS {ov['min_ess']:.0f}, "
                f"largest clipped share {ov['clipped_share']:.1%}")
+    if out_path is None:
+        click.echo("no --out: the table is printed only")
+        return
     write_table(out, out_path)
     click.echo(f"wrote {out_path}")
 

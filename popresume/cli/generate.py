@@ -12,7 +12,7 @@ from popresume.cli._errors import SEED, OutPath
 
 def _parse_sizes(size, sizes):
     if size is not None and sizes is not None:
-        raise click.UsageError("give --size or --sizes, not both")
+        raise click.UsageError("give --n or --sizes, not both")
     if sizes is None:
         return size
     out = {}
@@ -31,7 +31,8 @@ def _parse_sizes(size, sizes):
 @click.option("--out", "out", type=OutPath((".parquet",), what="profiles"), required=True,
               help="Output Parquet file (.parquet; checked before any profile is drawn).")
 @click.option("--occupations", default=None, help="Comma-separated occupation keys (default: all five).")
-@click.option("--size", type=int, default=None, help="Profiles per occupation (default: Table 3 sizes).")
+@click.option("--n", "--size", "size", type=int, default=None,
+              help="Profiles per occupation (default: Table 3 sizes); --size is the former name.")
 @click.option("--sizes", default=None, help="Per-occupation sizes, e.g. nurse=100,teacher=50.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--age-min", type=int, default=18, show_default=True)

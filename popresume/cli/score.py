@@ -95,6 +95,9 @@ def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency
     jobs = read_jobs(jobs_path)
     try:
         screener = get_screener(params)
+        if screener.needs_profile and profiles_path is None:
+            raise UserError(f"--screener {spec} scores from the profiles: give --profiles PROFILES.parquet "
+                            f"(the file `popresume generate` wrote; joined on resume_id)")
         resumes = pd.read_parquet(resumes_path)
         profiles = pd.read_parquet(profiles_path) if profiles_path else None
         cache = False if no_cache else cache_path

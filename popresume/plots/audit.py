@@ -195,6 +195,13 @@ def plot_four_fifths(compare: pd.DataFrame, *, effect: str = "NDE", ax=None):
     return ax
 
 
+def literal(label: str) -> str:
+    """A user's label drawn as written: every ``$`` escaped, so that matplotlib does not read
+    ``$50k-$100k`` or ``White ($^$)`` as mathtext (which draws the first wrongly and fails on the
+    second after all the computing). Matplotlib shows ``\\$`` as a literal dollar sign."""
+    return str(label).replace("$", r"\$")
+
+
 def plot_ll144(ratios: pd.DataFrame, ax=None, *, threshold: float = FOUR_FIFTHS):
     """LL144 impact ratios per category and breakdown (the package's one LL144 figure).
 
@@ -213,7 +220,7 @@ def plot_ll144(ratios: pd.DataFrame, ax=None, *, threshold: float = FOUR_FIFTHS)
         ax.hlines(y, d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float), color=colours)
     ax.scatter(d["impact_ratio"].to_numpy(float), y, color=colours, zorder=3)
     ax.axvline(threshold, color="#c0392b", ls="--", lw=1, label=f"four-fifths ({threshold:g})")
-    ax.set_yticks(y, [f"{b}: {c}" for b, c in zip(d["breakdown"], d["category"])], fontsize=7)
+    ax.set_yticks(y, [literal(f"{b}: {c}") for b, c in zip(d["breakdown"], d["category"])], fontsize=7)
     ax.set_xlabel("impact ratio (scoring rate / highest category's)")
     ax.legend(fontsize=7, loc="lower left")
     return ax
