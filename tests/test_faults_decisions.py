@@ -269,8 +269,9 @@ def test_decisions_tables_are_written_as_a_set(cli, tmp_path, monkeypatch):
         return pd.DataFrame([[f"audit{seed}"] + [n_sim] * (len(analyses.LL144_OUT_COLUMNS) - 1)],
                             columns=analyses.LL144_OUT_COLUMNS)
 
-    monkeypatch.setattr(sources, "load", lambda name: None)
+    monkeypatch.setattr(sources, "load", lambda name: pd.DataFrame())
     monkeypatch.setattr(analyses, "ll144_published", published)
+    monkeypatch.setattr(analyses, "ll144_file", lambda table: table)
     out = tmp_path / "out"
     args = ("decisions", "--source", "aclu_ll144", "--n-sim", "20", "--out", out)
     with monkeypatch.context() as m:  # a full disk on a first run into a new folder
