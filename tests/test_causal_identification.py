@@ -39,7 +39,7 @@ def test_rule_on_a_hand_made_diagnosis():
     assert t.loc["TE", "reason"] == ""
     # the reason says in words what lacks support, then the numbers, and no threshold
     assert t.loc["NDE", "reason"].startswith("the mediators nearly reveal the attribute: 54% of the propensities "
-                                             "p(x1|B,R,Z) are clipped (smallest ESS 14, π3 of E[Y_{x1,W_x0}])")
+                                             "p(x1|B,R,Z) are clipped (π3 of E[Y_{x1,W_x0}]; smallest ESS 14)")
     assert t.loc["NDE", "reason"].endswith("so the direct path has too little support")
     assert t.loc["NIE", "reason"].endswith("so the indirect paths have too little support")
     assert t.loc["BIE", "reason"].startswith("the mediators nearly reveal the attribute: 54%")
@@ -61,7 +61,7 @@ def test_rule_on_a_hand_made_diagnosis():
                                           {("psi_100", "pi3"): 49.0}, n=500))
     assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert t.loc["NDE", "reason"] == ("too few résumés carry the weights: an effective sample size of 49 "
-                                      "(π3 of E[Y_{x1,W_x0}]), so the direct path has too little support")
+                                      "(π3 of E[Y_{x1,W_x0}]; the smallest), so the direct path has too little support")
 
 
 def _with_tail(d: dict, ks: dict) -> dict:

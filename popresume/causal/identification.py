@@ -219,12 +219,12 @@ def _support_reason(e: str, clipped: float, model: str, ess: float, where: str, 
     """Why ``e`` lacks support, in words first (before the first ": "), then the numbers."""
     if clipped > max_clipped_share:
         why = (f"{_REVEALS[model]}: {clipped:.0%} of the propensities {model} are clipped "
-               f"(smallest ESS {ess:.0f}, {where})")
+               f"({where}; smallest ESS {ess:.0f})")
     elif k > max_pareto_k:
         why = (f"a few résumés carry the weights: their tail has Pareto k̂ {k:.2f} ({k_where}; smallest ESS "
                f"{ess:.0f}), too heavy for a normal interval")
     else:
-        why = f"too few résumés carry the weights: an effective sample size of {ess:.0f} ({where})"
+        why = f"too few résumés carry the weights: an effective sample size of {ess:.0f} ({where}; the smallest)"
     name = _PATH_NAMES[e]
     return f"{why}, so {name} {'have' if name.endswith('s') else 'has'} too little support"
 
