@@ -99,7 +99,7 @@ compare.round(3)
 # %%
 labelled(est.result_.identification_table()[["estimable", "clipped_share", "min_ess", "pareto_k"]].rename(
     columns={"clipped_share": "clipped share", "min_ess": "smallest ESS", "pareto_k": "tail k̂"}),
-    "ours: the overlap rule on this sample (k̂: Pareto shape of the heaviest weight tail; blank where the "
+    "ours: the overlap rule on this sample (k̂: Pareto shape of the heaviest weight tail; – where the "
     "largest weights are tied values and no tail can be fitted)", precision=3)
 
 # %% [markdown]

@@ -300,3 +300,12 @@ def test_identification_sentence(proxy_fit):
     assert old["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
     assert identification_sentence(old, "gender").startswith("gender: NIE, BIE and RIE not estimable at this "
                                                              "sample size")
+
+
+def test_the_fit_warns_at_the_rules_thresholds(proxy_fit):
+    """The fit's warnings read the rule's numbers (1% clipped, an ESS of 50), so a warning and
+    a verdict never disagree about the same sample."""
+    est = PSEEstimator(make_scm("basic", seed=0).sample(300, seed=1), **ROLES, learners=CELL)
+    assert (est.clip_warn, est.min_ess) == (0.01, 50.0)
+    warned = " ".join(proxy_fit.diagnostics["warnings"])
+    assert "weak overlap" in warned and "an ESS of 50" in warned
