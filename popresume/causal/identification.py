@@ -27,7 +27,7 @@ The first two are absolute: clipping is a bias whatever n, and a normal approxim
 needs some tens of effective rows. The third reads the shape of the weights, not their
 number, so it neither grows nor shrinks with n on a fixed design: bounded weights (good
 overlap) give k̂ ≤ 0, and a tail as heavy as k̂ > 0.7 makes a weighted mean converge too
-slowly for a normal interval at any practical size (Vehtari et al., §3.2). It replaces the
+slowly for a normal interval at any practical size (Vehtari et al. 2024). It replaces the
 earlier floors on the ESS of the mediated effects (750 with cell means, 2,000 with XGBoost)
 and on the ESS as a share of the rows (10%), which stood in for an SE too narrow at small n
 and withheld race's decomposition at every audit size although its propensities were not
@@ -72,8 +72,8 @@ from .spec import DEFAULTS, ESTIMABLE_RULES
 # changes nothing on the good design (no propensity near the bounds).
 MAX_CLIPPED_SHARE = 0.01
 MIN_ESS = 50.0
-# The weights' tail (``rule="support"``): 0.7 is the line above which Vehtari et al. (2024,
-# §3.2-3.3) find importance-weighted means unreliable at any practical sample size. On the
+# The weights' tail (``rule="support"``): 0.7 is the line above which Vehtari et al.
+# (2024, JMLR 25(72)) find importance-weighted means unreliable at any practical sample size. On the
 # synthetic screener's audits (seed 0, XGBoost defaults) race's weights reach k̂ 0.52-0.54
 # (accountants, n = 3,000; no propensity clipped, every interval covering the truth) and
 # gender's 1.7-4.1 (where 46-49% of the propensities are clipped); race's on nurses at
