@@ -90,11 +90,11 @@ compare.round(3)
 # %% [markdown]
 # The `estimable` column is the overlap rule's verdict (`popresume.causal.identification`;
 # Chapter 12 measures it). An interval is withheld only where the data lack support: more
-# than 1% of the propensities an effect uses clipped, fewer than 50 effective rows behind
-# one of its weights, or a weight tail so heavy (a Pareto shape $\hat k$ above 0.7) that a
-# few rows carry the mean. None of these depends on the sample size as such, so the
-# demonstration runs at 2,000 rows, the size of the README's audit. The numbers the verdict
-# reads, per effect:
+# than 1% of the propensities an effect uses clipped, or fewer than 50 effective rows behind
+# one of its weights. Neither depends on the sample size as such, so the demonstration runs
+# at 2,000 rows, the size of the README's audit. The numbers the verdict reads, per effect,
+# with the shape of the heaviest weight tail (its Pareto $\hat k$; above 0.7 a few rows carry
+# the mean), which is reported and, with `max_pareto_k=0.7`, can be added to the rule:
 
 # %%
 labelled(est.result_.identification_table()[["estimable", "clipped_share", "min_ess", "pareto_k"]].rename(

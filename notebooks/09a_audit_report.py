@@ -277,14 +277,14 @@ for line in report.limitations:
 # The gender direct effect stays not estimable: the share of men with a female-typical
 # first name (and of women with a male-typical one) does not grow with n, so the clipped
 # share of the propensities stays where it was, and so does the bias that clipping adds.
-# Race's paths stay withheld too, for another reason of support. At 800 applicants a few per
-# cent of its propensities are clipped; at 3,200 almost none are, but this chapter's nuisance
-# models are not tuned (`tune = False`, for speed), and their propensities are extreme
-# enough that a few résumés carry the weights: the tail of the weights (its Pareto shape)
-# is too heavy for a normal interval. The command tunes them by default; with tuned models,
-# the audit of 3,000 accountants (seed 0) reports race's five effects with intervals, and
-# each covers the synthetic screener's truth. The total effect, which holds no mediator
-# fixed, narrows like $1/\sqrt{n}$: by about half at four times the applicants.
+# Race's paths come back: at 800 applicants a few per cent of its propensities are clipped
+# (combinations of surname, region and qualifications held by applicants of one race only);
+# at 3,200 those combinations fill in, almost none is clipped, and the weights carry enough
+# effective rows, so its five effects get intervals. They are wide: this chapter's nuisance
+# models are not tuned (`tune = False`, for speed); with the command's default, tuned models
+# the audit of 3,000 accountants (seed 0) reports race's five effects with narrower
+# intervals, each covering the synthetic screener's truth. The total effect, which holds no
+# mediator fixed, narrows like $1/\sqrt{n}$: by about half at four times the applicants.
 # :::
 #
 # :::{exercise}

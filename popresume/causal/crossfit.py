@@ -200,7 +200,7 @@ class PSEEstimator:
         "paper": every interval as is, for the chapters that reproduce the paper.
     estimable_rule : {"support", "ess-floor"}
         The rule of "overlap" (:func:`popresume.causal.identification.is_estimable`):
-        "support" (default: clipping, an ESS of 50 and the weights' Pareto k̂) or "ess-floor"
+        "support" (default: clipping and an ESS of 50) or "ess-floor"
         (the ESS floors of the rule before issue 37).
     population : str, optional
         The estimand's population when the rows were trimmed (set by ``estimate_pse(trim=...)``).
