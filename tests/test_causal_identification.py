@@ -61,7 +61,8 @@ def test_rule_on_a_hand_made_diagnosis():
                                           {("psi_100", "pi3"): 49.0}, n=500))
     assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert t.loc["NDE", "reason"] == ("too few résumés carry the weights: an effective sample size of 49 "
-                                      "(π3 of E[Y_{x1,W_x0}]; the smallest), so the direct path has too little support")
+                                      "(π3 of E[Y_{x1,W_x0}]; the smallest), so the direct path has too little "
+                                      "support")
 
 
 def _with_tail(d: dict, ks: dict) -> dict:

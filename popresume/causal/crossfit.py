@@ -225,7 +225,7 @@ class PSEEstimator:
     BIE        -0.13     NaN      NaN      False
     RIE        -0.44     NaN      NaN      False
     >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
-    the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (π3 of E[Y_{x1,W_x0}]; smallest ESS 30), so the direct path has too little support
+    the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (...), so the direct ...
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)

@@ -30,8 +30,8 @@ which neither grows nor shrinks with n on a fixed design. ``max_pareto_k=MAX_PAR
 maximum-likelihood fit reads the piecewise-constant weights of the tree learner as heavy:
 race's weights on the synthetic screener's audit of nurses at n = 2,000 gave k̂ 0.91, 0.95
 and 1.66 over seeds 0-2, with 14 of their 15 raw intervals covering the truth. The rule
-replaces the earlier floors on the ESS of the mediated effects (750 with cell means, 2,000 with XGBoost)
-and on the ESS as a share of the rows (10%), which stood in for an SE too narrow at small n
+replaces the earlier floors on the ESS of the mediated effects (750 with cell means, 2,000
+with XGBoost) and on the ESS as a share of the rows (10%), which stood in for an SE too narrow at small n
 and withheld race's decomposition at every audit size although its propensities were not
 clipped and its intervals covered the synthetic screener's truth (issue 37). That rule is
 kept as ``rule="ess-floor"``, for comparison.
@@ -76,10 +76,9 @@ MAX_CLIPPED_SHARE = 0.01
 MIN_ESS = 50.0
 # The weights' tail, an opt-in check (``max_pareto_k=MAX_PARETO_K``): 0.7 is the line above
 # which Vehtari et al. (2024, JMLR 25(72)) find importance-weighted means unreliable at any
-# practical sample size. On the
-# synthetic screener's audits (seed 0, XGBoost defaults) race's weights reach k̂ 0.52-0.54
-# (accountants, n = 3,000; no propensity clipped, every interval covering the truth) and
-# gender's 1.7-4.1 (where 46-49% of the propensities are clipped); race's on nurses at
+# practical sample size. On the synthetic screener's audits (XGBoost defaults) race's weights
+# reach k̂ 0.52-0.54 (accountants, n = 3,000, seed 0; no propensity clipped, every interval
+# covering the truth) and gender's 1.7-4.1 (46-49% of the propensities clipped); race's on
 # n = 2,000 reach 0.91, 0.95 and 1.66 over seeds 0-2 (14 of the 15 raw intervals covering), so
 # the check would withhold race at the README's size without a failure to show for it: the
 # tree learner's weights take clustered values whose gaps the fit reads as a heavy tail. Off
@@ -197,7 +196,8 @@ def is_estimable(effect: str, clipped_share: float, ess: float, n: float, pareto
     largest Pareto k̂ of those weights (NaN, a tail too tied to fit, passes).
 
     ``rule="support"`` (default): clipped share ≤ ``max_clipped_share``, ESS ≥ ``min_ess`` and,
-    when ``max_pareto_k`` is given (e.g. ``MAX_PARETO_K``; default None, no check), k̂ ≤ ``max_pareto_k``. ``rule="ess-floor"`` (the rule before issue 37): clipped share ≤
+    when ``max_pareto_k`` is given (e.g. ``MAX_PARETO_K``; default None, no check),
+    k̂ ≤ ``max_pareto_k``. ``rule="ess-floor"`` (the rule before issue 37): clipped share ≤
     ``max_clipped_share``, ESS ≥ ``min_ess`` (≥ ``min_ess_mediated`` for NIE, BIE and RIE) and,
     for the effects that use p(x1|B,R,Z), ESS ≥ ``min_ess_share`` of the rows; k̂ unused.
 
