@@ -135,21 +135,28 @@ def _interval(estimate, low, high, precision: int) -> str:
 
 
 def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """``(estimate, low, high)`` column triples: ``estimate`` with ``ci_low``/``ci_high`` (or
-    ``ci_lo``/``ci_hi``, ``lower``/``upper``), and any ``x`` with ``x_ci_low``/``x_ci_high``
-    (or ``x_low``/``x_high``, ``x_lo``/``x_hi``)."""
+    """``(estimate, low, high)`` column triples: any ``x`` with ``x_ci_low``/``x_ci_high`` (or
+    ``x_low``/``x_high``, ``x_lo``/``x_hi``), and ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``,
+    ``lower``/``upper``) with ``estimate``, or without one with the numeric column before them."""
     cols = [c for c in frame.columns if isinstance(c, str)]
     numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
     triples = []
     for est in cols:
         if est not in numeric:
             continue
-        pairs = list(_BOUNDS) if est == "estimate" else []
-        pairs += [(f"{est}_{lo}", f"{est}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
+        pairs = [(f"{est}_{lo}", f"{est}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
         for lo, hi in pairs:
             if lo in numeric and hi in numeric:
                 triples.append((est, lo, hi))
                 break
+    # bare bounds belong to ``estimate``, or else to the number just before them (ratio, difference)
+    for lo, hi in _BOUNDS:
+        if lo in numeric and hi in numeric:
+            before = cols.index(lo) - 1
+            est = "estimate" if "estimate" in numeric else (cols[before] if before >= 0 else None)
+            if est in numeric and est not in (lo, hi) and all(est != t[0] for t in triples):
+                triples.append((est, lo, hi))
+            break
     return triples
 
 
