@@ -216,8 +216,10 @@ class LabelledTable:
         in one cell, a column that is the same on every row (and the source) as a note under
         the table, and a long table in a box of at most :data:`MAX_HEIGHT`, its rows grouped by
         the first index level when there are several."""
-        from great_tables import GT
-        from great_tables import html as raw
+        from popresume.extras import require
+
+        great_tables = require("great_tables", "a table's HTML (popresume.plots.tables.labelled)")
+        GT, raw = great_tables.GT, great_tables.html
 
         frame = self.data.copy()
         if isinstance(frame.columns, pd.MultiIndex):
