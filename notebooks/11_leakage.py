@@ -83,7 +83,8 @@ print(f"{len(variants)} variants = {variants['base_id'].nunique()} bases x "
       f"{variants.groupby('base_id').size().iloc[0]} blocks; {len(baselines)} omission baselines")
 print(f"bases meeting all mandatory criteria: {(coverage['mandatory_met'] == coverage['mandatory_total']).mean():.0%}; "
       f"desirable criteria met: {coverage['desirable_ratio'].min():.0%}-{coverage['desirable_ratio'].max():.0%}")
-variants.groupby(["condition", "tier"]).size().unstack(fill_value=0)
+labelled(variants.groupby(["condition", "tier"]).size().unstack(fill_value=0).rename_axis(columns=None),
+         "ours: the corpus written by popresume.leakage.corpus, variants by condition and cue tier")
 
 # %% [markdown]
 # Here is one base résumé's Additional Information under the three tiers of one group and
