@@ -1193,19 +1193,17 @@ def test_table_checkers_detect_labels_counts_and_bare_frames():
     assert "placebos (n)" in _column_labels(good.find("table"))
 
 
-def test_no_column_label_is_a_raw_identifier(built_book):
-    problems = on_every_page(built_book, snake_case_labels)
-    assert not problems, "column labels that are snake_case names (label them in words):\n" + "\n".join(problems[:40])
+TABLE_CHECKS = {
+    "column labels that are snake_case names (label them in words)": snake_case_labels,
+    "counts written with decimals (16.000 reads as sixteen thousand)": float_formatted_counts,
+    "tables printed as a bare DataFrame (show them with labelled())": tables_not_from_the_helper,
+}
 
 
-def test_no_count_is_written_as_a_float(built_book):
-    problems = on_every_page(built_book, float_formatted_counts)
-    assert not problems, "counts written with decimals (16.000 reads as sixteen thousand):\n" + "\n".join(problems[:40])
-
-
-def test_every_table_comes_from_the_helper(built_book):
-    problems = on_every_page(built_book, tables_not_from_the_helper)
-    assert not problems, "tables printed as a bare DataFrame (show them with labelled()):\n" + "\n".join(problems[:40])
+@pytest.mark.parametrize("what", list(TABLE_CHECKS), ids=["labels", "counts", "bare-frames"])
+def test_every_table_reads_as_words_counts_and_the_helpers(built_book, what):
+    problems = on_every_page(built_book, TABLE_CHECKS[what])
+    assert not problems, f"{what}:\n" + "\n".join(problems[:40])
 
 
 def test_measuring_script_detects_broken_headers_and_tall_tables(tmp_path):
