@@ -230,7 +230,7 @@ class LabelledTable:
             names = [n if n is not None else ("" if frame.index.nlevels == 1 else f"level {i}")
                      for i, n in enumerate(frame.index.names)]
             frame.index = frame.index.set_names(names)
-            index_columns = [f"\x00index {i}" for i in range(len(names))]
+            index_columns = [f"pr_index_{i}" for i in range(len(names))]
             index_labels = dict(zip(index_columns, names))
             flat = frame.reset_index(drop=True)
             for i, col in enumerate(index_columns):
@@ -243,9 +243,9 @@ class LabelledTable:
             index_labels = {}
         labels = {c: index_labels.get(c, column_label(c)) for c in frame.columns}
         cells = {c: self._cell(frame[c]) for c in frame.columns}
-        for c in (stub, group):
+        for c in (stub, group):  # great_tables escapes a stub and a row group: they get plain text
             if c is not None:
-                cells[c] = None
+                cells[c] = lambda v: number(v, self.precision) if isinstance(v, (float, np.floating)) else str(v)
         est_columns = set()
         for est, lo, hi in _interval_columns(frame.drop(columns=list(index_labels))):
             merged = [_interval(e, a, b, self.precision) for e, a, b in zip(frame[est], frame[lo], frame[hi])]
@@ -260,11 +260,7 @@ class LabelledTable:
             frame = frame.drop(columns=c)
         numeric = [str(c) for c in frame.columns
                    if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
-        # the stub (and a row group) is escaped by great_tables: it gets the plain text
-        shown = pd.DataFrame({str(c): [(whole_tokens(v, self.precision) if c not in (stub, group) else
-                                        (number(v, self.precision) if isinstance(v, (float, np.floating)) else str(v)))
-                                       if cells[c] is None else cells[c](v) for v in frame[c]]
-                              for c in frame.columns}, index=range(len(frame)))
+        shown = pd.DataFrame({str(c): [cells[c](v) for v in frame[c]] for c in frame.columns}, index=range(len(frame)))
         table_id = _table_id(self.data, self.source)
         table = GT(shown, rowname_col=stub, groupname_col=group, id=table_id)
         body = [c for c in shown.columns if c not in (stub, group)]
