@@ -735,7 +735,7 @@ MEASURE_SCRIPT = """
     }
     var wrapped = [], brokenHeaders = [];
     art.querySelectorAll("div.cell_output td, div.cell_output th").forEach(function (td) {
-      splitWords(td, /\\S*\\d\\S*/g, wrapped);
+      splitWords(td, /[\u2212-]?\\d[\\d.,]*%%?[ \u00a0]\u00b1[ \u00a0][\\d.,]+%%?|\\S*\\d\\S*/g, wrapped);
     });
     art.querySelectorAll("div.cell_output thead th").forEach(function (th) {
       splitWords(th, /\\S+/g, brokenHeaders);
@@ -1214,8 +1214,9 @@ def test_every_table_reads_as_words_counts_and_the_helpers(built_book, what):
 
 
 def test_measuring_script_detects_broken_headers_and_tall_tables(tmp_path):
-    """A header squeezed into a narrow column with the book's old rule (break anywhere) and a
-    table of 120 rows are found; the helper's tables of the same content are not."""
+    """A header squeezed into a narrow column with the book's old rule (break anywhere), a
+    table of 120 rows and "0.946 ± 0.005" in a narrow cell are found; the helper's tables of
+    the same content are not."""
     import pandas as pd
 
     from popresume.plots.tables import labelled
@@ -1231,12 +1232,16 @@ def test_measuring_script_detects_broken_headers_and_tall_tables(tmp_path):
         "<tbody><tr><td>1</td></tr></tbody></table></div>"
         f"<div class='cell_output'>{long_rows.to_html()}</div>"
         f"<div class='cell_output' style='width:60px'>{helper}</div>"
+        "<div class='cell_output'><table style='width:40px'><tr><td>0.946 ± 0.005</td></tr></table></div>"
+        f"<div class='cell_output' style='width:40px'>{labelled(pd.DataFrame({'measured': ['0.947 ± 0.013']}), 'ours: x')._repr_html_()}</div>"
         "</article></body></html>", encoding="utf-8")
     report = measure_rendered(page, tmp_path)
     broken = [b.split("  (in:")[0] for b in report["brokenHeaders"]]
     assert "attribute" in broken and "reference" in broken, report["brokenHeaders"]
     assert not any(b in ("carried", "one", "name") for b in broken), report["brokenHeaders"]
     assert len(report["tall"]) == 1 and report["tall"][0]["height"] > 2000, report["tall"]
+    # a value and its error wrapped across lines is found; the helper keeps it on one line
+    assert [w.split("  (in:")[0] for w in report["wrapped"]] == ["0.946 ± 0.005"], report["wrapped"]
 
 
 def test_no_header_breaks_inside_a_word(rendered, rendered_narrow):

@@ -29,6 +29,9 @@ _NOWRAP = '<span style="white-space: nowrap">{}</span>'
 # name (embedding/…, data/…), and, in a cell (not a header, whose name the text may quote),
 # after the "_" of a long snake_case id
 _PATH_JOINT = re.compile(r"(?<=[A-Za-z_]{2}/)")
+# a value and its error ("0.946 ± 0.005") or an estimate and its interval ("0.54 [−0.34, 1.43]"):
+# one unit, whose spaces must not break either
+_UNIT = re.compile(r"[−\-]?\d[\d.,]*%?(?: ± [\d.,]+%?| \[[^\]\s]+, [^\]\s]+\])")
 _SNAKE_JOINT = re.compile(r"(?<=_)")
 LONG_WORD = 20
 
@@ -37,7 +40,8 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
     """``value`` as HTML in which no number, range or hyphenated name can be split by a line break.
 
     Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
-    one line (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
+    one line, and so is a value with its error ("0.946 ± 0.005") or its interval ("0.54 [−0.34,
+    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
     word may break after its "/" and, unless ``header``, a word longer than ``LONG_WORD``
     after its "_" (``burlington_hirevue_…_2024_audit_3``), each piece kept whole. Floats are
     written with ``precision`` decimals and missing values as "–", as
@@ -51,6 +55,7 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
         text = ", ".join(map(str, value))
     else:
         text = str(value)
+    text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
     words = []
     for word in text.split(" "):
         pieces = [p for p in _PATH_JOINT.split(word) if p]
