@@ -146,5 +146,7 @@ def test_the_html_is_offline_scoped_and_the_same_on_every_build():
         for selector in rule.split(","):
             assert selector.strip().startswith("#pr-table-"), selector
     assert "overflow-wrap: normal; word-break: normal" in style
+    model = labelled(pd.DataFrame({"gpt-3.5-turbo-0125": [0.5]}), "ours: x")._repr_html_()
+    assert '<span style="white-space: nowrap">gpt-3.5-turbo-0125</span></th>' in model
     assert html == labelled(t.copy(), "ours: one row")._repr_html_()
     assert html != labelled(t, "ours: another")._repr_html_()

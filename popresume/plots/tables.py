@@ -261,7 +261,7 @@ class LabelledTable:
         body = [c for c in frame.columns if c not in index_labels]
         notes = []
         for c in _constant_columns(frame[body]):
-            notes.append(f"{labels[c]}: {cells[c](frame[c].iloc[0])}")
+            notes.append(f"{whole_tokens(labels[c], header=True)}: {cells[c](frame[c].iloc[0])}")
             frame = frame.drop(columns=c)
         numeric = [str(c) for c in frame.columns
                    if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
@@ -272,10 +272,11 @@ class LabelledTable:
         table = table.fmt(lambda v: v, columns=body)  # cells are HTML already (whole_tokens, number)
         if [c for c in numeric if c in body]:
             table = table.cols_align("right", columns=[c for c in numeric if c in body])
-        table = table.cols_label(**{str(c): raw(html.escape(labels[c])) for c in labels
+        # a label breaks only between words; a name such as gpt-3.5-turbo-0125 stays whole
+        table = table.cols_label(**{str(c): raw(whole_tokens(labels[c], header=True)) for c in labels
                                     if str(c) in shown.columns and c not in (stub, group)})
         if stub is not None and labels[stub]:
-            table = table.tab_stubhead(label=raw(html.escape(labels[stub])))
+            table = table.tab_stubhead(label=raw(whole_tokens(labels[stub], header=True)))
         for note in notes:
             table = table.tab_source_note(raw(note))
         return table.tab_source_note(raw(html.escape(f"Source: {self.source}")))
