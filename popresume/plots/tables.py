@@ -267,7 +267,11 @@ class LabelledTable:
                    if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
         shown = pd.DataFrame({str(c): [cells[c](v) for v in frame[c]] for c in frame.columns}, index=range(len(frame)))
         table_id = _table_id(self.data, self.source)
-        table = GT(shown, rowname_col=stub, groupname_col=group, id=table_id)
+        # the page's text size, and tight cells: the book's column is about 700 px wide
+        table = (GT(shown, rowname_col=stub, groupname_col=group, id=table_id)
+                 .tab_options(table_font_size="14px", data_row_padding="3px", column_labels_padding="3px",
+                              source_notes_font_size="13px", container_padding_y="4px")
+                 .opt_horizontal_padding(scale=0.6))
         body = [c for c in shown.columns if c not in (stub, group)]
         table = table.fmt(lambda v: v, columns=body)  # cells are HTML already (whole_tokens, number)
         if [c for c in numeric if c in body]:
