@@ -117,6 +117,8 @@ def test_a_column_the_same_on_every_row_is_a_note_and_the_source_closes_the_tabl
     notes = _cells(html.split("<tfoot>")[1])
     assert notes == ["validity gate: not carded (recorded decisions)", "n: 500",
                      "Source: ours: three screeners"], notes
+    assert "note" not in _cells(labelled(t.assign(note=""), "ours: x")._repr_html_(), "th")
+    assert "note:" not in labelled(t.assign(note=""), "ours: x")._repr_html_()
     # a column that varies stays a column; two equal numbers on two rows may be chance
     two = labelled(t.head(2).assign(n=[500, 501]), "ours: two")._repr_html_()
     assert "validity gate: not carded" in two and ">n<" in two

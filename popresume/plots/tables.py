@@ -261,7 +261,8 @@ class LabelledTable:
         body = [c for c in frame.columns if c not in index_labels]
         notes = []
         for c in _constant_columns(frame[body]):
-            notes.append(f"{whole_tokens(labels[c], header=True)}: {cells[c](frame[c].iloc[0])}")
+            if str(frame[c].iloc[0]).strip():  # a column empty on every row says nothing: it goes
+                notes.append(f"{whole_tokens(labels[c], header=True)}: {cells[c](frame[c].iloc[0])}")
             frame = frame.drop(columns=c)
         numeric = [str(c) for c in frame.columns
                    if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
