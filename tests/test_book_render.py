@@ -804,10 +804,11 @@ def rendered(built_book, tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="session")
 def rendered_narrow(built_book, tmp_path_factory) -> dict:
-    """:func:`rendered` at 900 px, the width of a small laptop's window."""
+    """:func:`rendered` at 900 px, the width of a small laptop's window, for the chapters that
+    print outputs (the notebooks; the markdown pages have no tables or figures of outputs)."""
     chromium()
     tmp = tmp_path_factory.mktemp("render-900")
-    return {p: measure_rendered(p, tmp, 900) for p in chapter_pages(built_book)}
+    return {p: measure_rendered(p, tmp, 900) for p in notebook_pages(built_book)}
 
 
 def test_measuring_script_detects_overflow_and_literal_tex(tmp_path):
