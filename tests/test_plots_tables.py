@@ -24,9 +24,15 @@ def test_a_default_index_is_not_shown_and_a_named_one_is():
     html = labelled(rows, "ours: two rows")._repr_html_()
     assert "gpt-4" in html and "gt_stub\"" not in html
     named = labelled(rows.set_index("model"), "ours: two rows")._repr_html_()
-    assert 'gt_stub">gpt-4<' in named and ">model<" in named
+    nobr = '<span style="white-space: nowrap">{}</span>'
+    assert f'gt_stub">{nobr.format("gpt-4")}<' in named and ">model<" in named
     shifted = labelled(rows.set_axis([1, 2]), "ours: two rows")._repr_html_()
-    assert 'gt_stub">1<' in shifted
+    assert f'gt_stub">{nobr.format("1")}<' in shifted
+    # a row's name is escaped, and keeps a hyphenated name whole; an index's name is in words
+    odd = labelled(rows.assign(model=["a<b", "embedding (all-MiniLM-L6-v2)"]).set_index("model")
+                   .rename_axis("n_runs"), "ours: two rows")._repr_html_()
+    assert 'gt_stub">a&lt;b<' in odd and '<span style="white-space: nowrap">(all-MiniLM-L6-v2)</span>' in odd
+    assert ">runs (n)<" in odd and ">n_runs<" not in odd
 
 
 def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():

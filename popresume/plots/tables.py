@@ -232,7 +232,7 @@ class LabelledTable:
         stub = group = None
         index_columns = []
         if not _is_default_index(frame.index):
-            names = [n if n is not None else ("" if frame.index.nlevels == 1 else f"level {i}")
+            names = [column_label(n) if n is not None else ("" if frame.index.nlevels == 1 else f"level {i}")
                      for i, n in enumerate(frame.index.names)]
             frame.index = frame.index.set_names(names)
             index_columns = [f"pr_index_{i}" for i in range(len(names))]
@@ -248,7 +248,7 @@ class LabelledTable:
             index_labels = {}
         labels = {c: index_labels.get(c, column_label(c)) for c in frame.columns}
         cells = {c: self._cell(frame[c]) for c in frame.columns}
-        for c in (stub, group):  # great_tables escapes a stub and a row group: they get plain text
+        for c in (stub, group):  # plain text: great_tables names their rows by it (made HTML below)
             if c is not None:
                 cells[c] = lambda v: number(v, self.precision) if isinstance(v, (float, np.floating)) else str(v)
         est_columns = set()
@@ -275,6 +275,9 @@ class LabelledTable:
                  .opt_horizontal_padding(scale=0.6))
         body = [c for c in shown.columns if c not in (stub, group)]
         table = table.fmt(lambda v: v, columns=body)  # cells are HTML already (whole_tokens, number)
+        heads = [c for c in (stub, group) if c is not None]
+        if heads:  # a row's name keeps its hyphenated words whole too ("embedding (all-MiniLM-L6-v2)")
+            table = table.fmt(lambda v: whole_tokens(v, self.precision), columns=heads)
         if [c for c in numeric if c in body]:
             table = table.cols_align("right", columns=[c for c in numeric if c in body])
         # a label breaks only between words; a name such as gpt-3.5-turbo-0125 stays whole
