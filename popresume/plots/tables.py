@@ -30,7 +30,7 @@ _NOWRAP = '<span style="white-space: nowrap">{}</span>'
 # after the "_" of a long snake_case id
 _PATH_JOINT = re.compile(r"(?<=[A-Za-z_]{2}/)")
 # a value and its error ("0.946 ± 0.005") or an estimate and its interval ("0.54 [−0.34, 1.43]"):
-# one unit, whose spaces must not break either
+# one unit, kept in one nowrap span with its spaces
 _UNIT = re.compile(r"[−\-]?\d[\d.,]*%?(?: ± [\d.,]+%?| \[[^\]\s]+, [^\]\s]+\])")
 _SNAKE_JOINT = re.compile(r"(?<=_)")
 LONG_WORD = 20
@@ -55,14 +55,14 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
         text = ", ".join(map(str, value))
     else:
         text = str(value)
-    text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\x00"), text)  # its spaces come back inside one span
     words = []
     for word in text.split(" "):
         pieces = [p for p in _PATH_JOINT.split(word) if p]
         if not header and len(word) > LONG_WORD:
             pieces = [q for p in pieces for q in _SNAKE_JOINT.split(p) if q]
         words.append("<wbr>".join(_NOWRAP.format(html.escape(p)) if _BREAKABLE.search(p) else html.escape(p)
-                                  for p in pieces))
+                                  for p in pieces).replace("\x00", " "))
     return " ".join(words)
 
 
