@@ -21,20 +21,32 @@
 #   intervals cover them (the *coverage harness*, `popresume.coverage`);
 # - where the path-specific effects are **estimable** and where they are not, and why an
 #   interval printed where a mediator reveals the protected attribute is worthless;
-# - how to read the Monte Carlo error beside each measured rate.
+# - how to read the Wilson interval beside each measured rate, and why a rule that withholds
+#   an interval must also show how often it withholds (its *power*).
 #
 # The table below is read from `benchmarks/results/coverage.csv`, written by the latest
 # full run of the harness (`make calibrate`, i.e. `benchmarks/bench_coverage.py`). Nothing
 # in it is typed by hand; re-running the harness changes this page.
 #
 # **The bands.** A nominal 95% interval must cover the truth in 93-97% of replications; a
-# nominal 5% test must reject a true null in 3-7%. Each rate is an average over `reps`
-# replications, so it carries a Monte Carlo standard error $\sqrt{r(1-r)/\text{reps}}$,
-# printed after the ±: with 100 replications a true 95% reads anywhere in about 0.91-0.99,
-# with 5,000 in 0.944-0.956. The verdict column weighs that error: "OUTSIDE" when the band
-# lies more than two Monte Carlo errors from the measured rate (a real miscalibration), and
-# "outside, within MC error" when the rate misses the band by less (more replications would
-# tell which).
+# nominal 5% test must reject a true null in 3-7%. Each rate is a count of hits over `reps`
+# replications, so it carries sampling error of its own: the page prints its 95% **Wilson
+# interval** (Wilson 1927; statsmodels' `proportion_confint(method="wilson")`) in brackets.
+# With 100 replications a true 0.95 reads anywhere in about 0.89-0.98; with 2,000 in
+# 0.935-0.955.
+#
+# **The verdicts.** For the path-specific effects a row is *in band* only when three things
+# hold: the coverage among the replications the tool calls estimable lies in 0.93-0.97; its
+# Wilson interval does not reach below 0.90 (at 300 replications a true 0.92 still lands
+# inside the band about a quarter of the time, and its interval then reaches below 0.90);
+# and, on the good-overlap design at $n \ge 1{,}000$, the tool calls the effect estimable in
+# at least 90% of the replications (a rule that withholds everything would be trivially
+# "calibrated"). "OUTSIDE" means the whole Wilson interval lies outside 0.93-0.97: a
+# miscalibration the replications show. "too few replications" means the rate is in the band
+# but its interval reaches below 0.90, or misses the band by less than its interval.
+# For the other families the verdict is "OUTSIDE" when the Wilson interval (for a ratio:
+# the rate ± two Monte Carlo errors) lies clear of the band, and "outside, within MC error"
+# when the rate misses the band by less.
 #
 # The parameters cell has one parameter, `csv`: the harness table to show (empty: the
 # repository's `benchmarks/results/coverage.csv`; a path: your own run of `make calibrate`).
@@ -49,11 +61,12 @@ import pandas as pd
 
 from popresume.causal.identification import MIN_ESS_SHARE
 from popresume.coverage import read_results, shown
-from popresume.coverage.causal import estimable_mask, records_csv, spread_table
+from popresume.coverage.causal import estimable_mask, records_csv, shown_causal, spread_table
+from popresume.coverage.intervals import wilson_column
 from popresume.plots.tables import labelled
 
 results = read_results(csv or None)
-table = shown(results)
+table = shown(results[results["family"] != "causal"])  # the causal rows have their own display below
 pd.set_option("display.max_colwidth", None)  # never cut a label short
 pd.set_option("display.max_rows", 1000)  # every row of the harness table, never "..."
 print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].unique()))}")
@@ -61,33 +74,61 @@ print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].uniqu
 # %% [markdown]
 # ## The path-specific effects
 #
-# Four kinds of rows, per design (good overlap; weak overlap; a mediator that reveals the
-# attribute, as a first name reveals gender) and sample size:
+# One row per design (good overlap; weak overlap; a mediator that reveals the attribute, as
+# a first name reveals gender; the audit pipeline itself), sample size and effect, with three
+# measured rates side by side:
 #
-# - *oracle nuisances*: the intervals built from the true propensities and regressions.
-#   They check the interval machinery alone (influence-function SE, bootstrap, the
-#   effects' algebra): these must sit in the band.
-# - *all replications (paper rule)*: every interval the estimator prints, as the paper
-#   reports them.
-# - *estimable replications (overlap rule)*: only the replications whose effect the tool
-#   calls estimable (at most 1% of its propensities clipped and an effective sample size of
-#   at least 50; for the mediated effects NIE, BIE and RIE at least 750 with the cell-means
-#   learner and 2,000 with XGBoost; for NDE, NIE, BIE and RIE also at least 10% of the rows,
-#   docs/DESIGN.md §3). This is the promise the tool makes.
-# - *estimable_share*: how often the tool calls the effect estimable (a description, no band).
+# - *coverage, estimable*: among the replications the tool calls estimable, how often the
+#   interval it prints covers the truth. This is the promise the tool makes.
+# - *coverage, all*: every replication's interval, the withheld ones included (as the paper
+#   reports them). Where it is far below 95% the rule is right to withhold; where it is in the
+#   band the rule withholds a good interval.
+# - *share estimable*: how often the tool calls the effect estimable, its power.
 #
+# The *oracle nuisances* rows build the intervals from the true propensities and regressions:
+# they check the interval machinery alone (influence-function SE, bootstrap, the effects'
+# algebra). The *audit pipeline* rows are `popresume audit --screener synthetic` itself: a
+# population from the generator, the synthetic screener's scores, the estimator at every
+# default (XGBoost tuned on every fit, 5 folds, 500 draws) and the screener's exact truth on
+# that population, over seeds, for race and gender and two occupations. The `rule` column
+# names the estimable rule that called the replications; `held out` says whether the design
+# and size took no part in choosing that rule's thresholds.
+
+# %%
+causal = results[results["family"] == "causal"]
+side = shown_causal(causal)
+side["group"] = [s.split(":")[0] if ":" in s else "oracle nuisances" for s in side["setting"]]
+for group, part in side.groupby("group", sort=False):
+    display(labelled(part.drop(columns="group").reset_index(drop=True),
+                     f"ours: the coverage harness (popresume.coverage.causal), {group}"))
+counts = side["verdict"].value_counts()
+print("verdicts over the causal rows:", ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+# %%
+audit = causal[causal["setting"].str.contains("audit pipeline") & (causal["kind"] == "coverage")]
+if audit.empty:
+    print("no audit-pipeline rows in this run")
+else:
+    for (attr, n), g in audit.groupby([audit["setting"].str.extract(r", (race|gender), n=")[0],
+                                       audit["setting"].str.extract(r"n=(\d+)")[0].astype(int)], sort=True):
+        med = g[g["quantity"].isin(["NIE", "BIE", "RIE"])]
+        print(f"audit pipeline, {attr}, n = {n}: {int(g['reps_all'].min())}-{int(g['reps_all'].max())} "
+              f"replications per occupation; the mediated effects called estimable in "
+              f"{med['estimable_share'].min():.0%}-{med['estimable_share'].max():.0%} of them, their intervals "
+              f"(withheld or not) covering {med['coverage_all'].min():.3f}-{med['coverage_all'].max():.3f}")
+
+# %%
+proj = causal[causal["kind"] == "projection_ratio"]
+labelled(pd.DataFrame({"setting": proj["setting"], "effect": proj["quantity"],
+                       "ratio [± 2 MC errors]": wilson_column(proj), "replications": proj["reps"].astype(int),
+                       "band": [f"{a:.2f}-{b:.2f}" for a, b in zip(proj["band_low"], proj["band_high"])]}
+                      ).reset_index(drop=True),
+         "ours: the coverage harness (popresume.coverage.causal), half-width × √n at the largest n over the smallest")
+
+# %% [markdown]
 # The projection rows compare the CI half-width × √n at the two sample sizes: 1 when the
 # half-width shrinks like $1/\sqrt{n}$, which is when "the n needed for a half-width of 0.5
 # points" may be printed.
-
-# %%
-causal = table[table["family"] == "causal"]
-labelled(causal[causal["kind"] == "coverage"].drop(columns=["family", "kind"]).reset_index(drop=True),
-         "ours: the coverage harness (popresume.coverage), path-specific effects")
-
-# %%
-labelled(causal[causal["kind"] != "coverage"].drop(columns=["family"]).reset_index(drop=True),
-         "ours: the coverage harness (popresume.coverage), path-specific effects")
 
 # %% [markdown]
 # **Why a row is low.** A coverage short of 95% has two possible causes: the interval is too
@@ -161,11 +202,16 @@ else:
 # there to show what the new method fixed; they are expected outside their band.
 
 # %%
-others = table[table["family"] != "causal"].reset_index(drop=True)
+others = results[results["family"] != "causal"].reset_index(drop=True)
 if others.empty:
     print("no other family in this run")
 else:
-    display(labelled(others, "ours: the coverage harness (popresume.coverage), other families"))
+    shown_others = table.copy()
+    shown_others["measured [Wilson 95%]"] = wilson_column(others)
+    shown_others = shown_others.drop(columns=["measured"])
+    for family, part in shown_others.groupby("family", sort=False):
+        display(labelled(part.drop(columns="family").reset_index(drop=True),
+                         f"ours: the coverage harness (popresume.coverage.{family})"))
 
 # %% [markdown]
 # ## Exercises
@@ -180,15 +226,15 @@ else:
 # popresume book run notebooks/12_trust.py -p csv /tmp/coverage.csv
 # ```
 #
-# Which rows move, and by how much compared with their Monte Carlo error?
+# Which rows move, and by how much compared with their Wilson intervals?
 # :::
 #
 # :::{solution} ex-12-own-run
 # :class: dropdown
 #
 # The fast subset uses fewer replications for the costly estimator rows and as many or more
-# for the cheap ones, so its rates differ from the full run's by about their Monte Carlo
-# errors (printed after each ±): a difference of one or two of those errors is noise, not a
-# change in calibration. A row that leaves its band by several errors would be a real
+# for the cheap ones, so its rates differ from the full run's by about the width of their
+# Wilson intervals (printed in brackets): a difference inside both intervals is noise, not a
+# change in calibration. A row whose interval lies clear of its band would be a real
 # change, and the test that runs the same subset would fail.
 # :::

@@ -45,13 +45,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
-from . import summarize, table
+from . import COLUMNS, COVERAGE_BAND
+from .intervals import rate_with_interval, wilson
 
 FAMILY = "causal"
 DESIGNS = {"good overlap": "basic", "weak overlap": "weak_overlap", "proxy reveals X": "proxy_reveals"}
@@ -108,8 +110,101 @@ def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int =
         out.append({"learner": learner, "kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
                     "estimate": float(res.effects[e]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= truth[e] <= hi), "half_width": (hi - lo) / 2,
-                    "clipped_share": float(ident.loc[e, "clipped_share"]), "min_ess": float(ident.loc[e, "min_ess"])})
+                    "estimable": bool(ident.loc[e, "estimable"]), "rule": rule_label(), **_overlap_numbers(ident, e)})
     return out
+
+
+# The audit pipeline itself (``popresume audit --screener synthetic``): a population from the
+# generator, the synthetic screener's scores and its exact truth, the estimator at the audit's
+# defaults (XGBoost tuned on every fit, 5 folds, 500 influence-bootstrap draws). Two
+# occupations, both attributes; one replication is one seed.
+AUDIT = {"occupations": ("accountant", "nurse"), "attributes": ("race", "gender"), "n": (2000, 3000)}
+AUDIT_LEARNER = "XGBoost, tool defaults"
+
+
+def _overlap_numbers(ident: pd.DataFrame, effect: str) -> dict:
+    """Every number of the estimator's identification row (the rule's inputs, whatever the rule)."""
+    row = ident.loc[effect]
+    return {k: float(v) for k, v in row.items() if k != "estimable" and isinstance(v, (int, float, np.number))
+            and not isinstance(v, bool)}
+
+
+def audit_replicate(occupation: str, attribute: str, n: int, seed: int) -> list[dict]:
+    """One ``popresume audit --screener synthetic --occupation O --n N --seed S`` decomposition.
+
+    The population (``report_run.load_population``), the truth (``SyntheticScreener.true_effects``
+    on that population, as the audit's ``truth`` column) and the estimator's settings
+    (``ReportRequest``'s defaults: folds, draws, tuning on every fit) are the audit's own.
+    Two departures, both for the simulation: the scores come from ``score_frame`` (the same
+    numbers as the screener's protocol, without the score cache and the validity card), and
+    the screener's noise seed is the replication's seed (the audit keeps the spec's seed 0;
+    its noise is keyed by résumé id, which repeats across populations, so a fixed seed would
+    give every replication the same noise vector). Per effect: the interval the tool prints
+    (``ci_low``/``ci_high``: the raw interval where it withholds one, so that coverage among
+    all replications can be counted), the tool's own ``estimable`` verdict and the numbers of
+    its identification table.
+    """
+    from popresume.audit.report import check_groups
+    from popresume.audit.report_run import ReportRequest, load_population
+    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    req = ReportRequest("synthetic", occupation=occupation, n=n, seed=seed, attributes=(attribute,))
+    req.check()
+    prof, _ = load_population(occupation, n, seed=seed)
+    scr = SyntheticScreener(seed=seed)
+    scores = pd.DataFrame({"resume_id": prof["resume_id"],
+                           "score": scr.score_frame(scr.prepare_profiles(prof), format=req.fmt)})
+    data = prepare(prof, scores)
+    roles = default_roles(attribute)
+    check_groups(data, attribute, roles)
+    truth = scr.true_effects(prof, attribute, format=req.fmt)["true"]
+    with capture_pse_warnings():
+        tab, est = estimate_pse(data, **roles, y="score", folds=req.folds, n_boot=req.n_boot, seed=seed,
+                                tune=req.tune, missing="drop", return_estimator=True, threads=1)
+    ident = est.result_.identification_table()
+    out = []
+    for e in PSE_NAMES:
+        lo, hi = float(tab.loc[e, "ci_low"]), float(tab.loc[e, "ci_high"])
+        if not (math.isfinite(lo) and math.isfinite(hi)):  # withheld: count the raw interval for "all"
+            lo, hi = float(tab.loc[e, "diag_ci_low"]), float(tab.loc[e, "diag_ci_high"])
+        t = float(truth[e])
+        out.append({"learner": AUDIT_LEARNER, "kind": f"audit:{occupation}:{attribute}", "n": n, "rep": seed,
+                    "effect": e, "truth": t, "estimate": float(tab.loc[e, "estimate"]), "ci_low": lo, "ci_high": hi,
+                    "covered": bool(lo <= t <= hi), "half_width": (hi - lo) / 2,
+                    "estimable": bool(tab.loc[e, "estimable"]), "rule": rule_label(),
+                    **_overlap_numbers(ident, e)})
+    return out
+
+
+def rule_label() -> str:
+    """Which estimable rule the installed estimator applies, for the records' ``rule`` column."""
+    from popresume.causal import identification
+
+    if hasattr(identification, "MIN_ESS_SHARE"):
+        return "ESS floors (50; mediated 750 / 2,000; 10% of rows)"
+    return "support rule (clipping and weight tail)"
+
+
+def simulate_audit(*, seeds: range, ns=AUDIT["n"], occupations=AUDIT["occupations"],
+                   attributes=AUDIT["attributes"], n_jobs: int = 1, records_path=None) -> pd.DataFrame:
+    """:func:`audit_replicate` over seeds (outer), sizes, occupations and attributes.
+
+    With ``records_path`` each finished replication is appended to that CSV as it arrives,
+    so a run stopped early keeps what it measured (the seeds come round-robin over the
+    cells, so every cell has about the same count)."""
+    from joblib import Parallel, delayed
+
+    jobs = [delayed(audit_replicate)(occ, attr, n, s) for s in seeds for n in ns for occ in occupations
+            for attr in attributes]
+    out = []
+    for block in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+        out += block
+        if records_path is not None:
+            frame = pd.DataFrame(block)
+            new = not Path(records_path).exists()
+            frame.to_csv(records_path, mode="a", header=new, index=False)
+    return pd.DataFrame(out)
 
 
 def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: int = 0) -> list[dict]:
@@ -142,23 +237,31 @@ def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: 
 
 
 def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | None = None,
-             ns: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """The replications of every design: one row per (design, n, replication, effect)."""
+             ns: tuple[int, ...] | None = None, config: dict | None = None) -> pd.DataFrame:
+    """The replications of every design: one row per (design, n, replication, effect).
+
+    ``config``: a dict shaped like :data:`FULL` (``n``, ``n_boot``, ``oracle_reps``, ``learners``)
+    instead of :data:`FULL` / :data:`FAST`. Its learner names are "cell means", "XGBoost"
+    (tuned once per design on a pilot sample) and :data:`AUDIT_LEARNER` (XGBoost as
+    ``estimate_pse`` and ``popresume audit`` build it, tuned on every fit).
+    """
     from joblib import Parallel, delayed
 
     from popresume.causal.nuisance import CellMeans
 
-    cfg = FAST if fast else FULL
+    cfg = config if config is not None else FAST if fast else FULL
     ns = cfg["n"] if ns is None else ns
     chunk = 250
-    jobs = [delayed(oracle_replicates)("basic", ns[0], range(k, min(k + chunk, cfg["oracle_reps"])),
+    jobs = [delayed(oracle_replicates)("basic", ns[0], range(k, min(k + chunk, cfg.get("oracle_reps", 0))),
                                        n_boot=0 if fast else 200, seed=seed)
-            for k in range(0, cfg["oracle_reps"], chunk)]
+            for k in range(0, cfg.get("oracle_reps", 0), chunk)]
     for learner, kinds in cfg["learners"].items():
         for kind, kind_reps in kinds.items():
             for n in ns:
                 if learner == "cell means":
                     fitted = {"propensity": CellMeans(), "outcome": CellMeans()}
+                elif learner == AUDIT_LEARNER:
+                    fitted = None  # the estimator's default: XGBoost tuned on every fit
                 else:
                     fitted = tuned_learners(kind, n, seed=seed)
                 jobs += [delayed(replicate)(kind, n, rep, learners=fitted, n_boot=cfg["n_boot"], seed=seed,
@@ -199,57 +302,171 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
 def _label(kind: str) -> str:
     if kind.startswith("oracle:"):
         return f"oracle nuisances, {_label(kind.split(':', 1)[1])}"
+    if kind.startswith("audit:"):
+        _, occupation, attribute = kind.split(":")
+        return f"audit pipeline, synthetic screener, {occupation}s, {attribute}"
     return next(k for k, v in DESIGNS.items() if v == kind)
 
 
+# The columns a causal coverage row has beyond popresume.coverage.COLUMNS. For a row of kind
+# "coverage": ``rate``/``reps``/``mc_se`` are the coverage among the replications called
+# estimable (the tool's promise), ``coverage_low``/``coverage_high`` its Wilson interval;
+# ``coverage_all`` (with ``reps_all`` and its Wilson interval) counts every replication's
+# interval, withheld or not; ``estimable_share`` is the share called estimable. ``verdict``
+# applies :func:`causal_verdict`; ``rule`` names the estimable rule that called the
+# replications; ``held_out`` says whether the design and size took no part in choosing that
+# rule's thresholds.
+CAUSAL_COLUMNS = ["coverage_low", "coverage_high", "coverage_all", "coverage_all_low", "coverage_all_high",
+                  "reps_all", "estimable_share", "estimable_share_low", "estimable_share_high", "verdict", "rule",
+                  "held_out"]
+# A row is in band only when its coverage among estimable replications is in 0.93-0.97 with a
+# Wilson interval that stays at or above WILSON_FLOOR (at 300 replications a true 0.92 lands in
+# the band about a quarter of the time; its Wilson interval then reaches below 0.90), and, on
+# the good-overlap design at n >= SHARE_FLOOR_N, at least SHARE_FLOOR of the replications are
+# called estimable (a rule with power).
+WILSON_FLOOR = 0.90
+SHARE_FLOOR, SHARE_FLOOR_N = 0.9, 1000
+# The designs and sizes each rule's thresholds were chosen on (the rest are held out).
+CHOSEN_ON = {"ESS floors (50; mediated 750 / 2,000; 10% of rows)":
+             {(k, n) for k in ("basic", "weak_overlap", "proxy_reveals") for n in (1000, 2000, 4000, 8000)}}
+
+
+LEARNER_LABELS = {"XGBoost": "XGBoost tuned once per design"}
+
+
+def causal_verdict(rate: float, low: float, high: float, share: float, *, share_required: bool) -> str:
+    """The verdict of one causal coverage row (the rule of ``WILSON_FLOOR`` and ``SHARE_FLOOR``).
+
+    "in band"; "OUTSIDE" (the Wilson interval lies clear of 0.93-0.97: a miscalibration the
+    replications show); "too few replications" (the rate is in the band but its Wilson
+    interval reaches below 0.90, or it misses the band by less than the interval);
+    "share estimable under 0.9" (calibrated where reported, but the rule withholds too
+    often on a design with good overlap); "none estimable".
+
+    >>> causal_verdict(0.95, 0.93, 0.965, 1.0, share_required=True)
+    'in band'
+    >>> causal_verdict(0.95, 0.89, 0.98, 1.0, share_required=False)
+    'too few replications'
+    >>> causal_verdict(0.95, 0.93, 0.965, 0.5, share_required=True)
+    'share estimable under 0.9'
+    """
+    band_low, band_high = COVERAGE_BAND
+    if not math.isfinite(rate):
+        return "none estimable"
+    if high < band_low or low > band_high:
+        return "OUTSIDE"
+    if not (band_low <= rate <= band_high and low >= WILSON_FLOOR):
+        return "too few replications"
+    if share_required and share < SHARE_FLOOR:
+        return "share estimable under 0.9"
+    return "in band"
+
+
+def _estimable(records: pd.DataFrame, thresholds: dict) -> pd.Series:
+    """The recorded verdict of the tool (column ``estimable``) where present, else :func:`estimable_mask`."""
+    if "estimable" not in records or thresholds:
+        return estimable_mask(records, **thresholds)
+    have = records["estimable"].notna()
+    out = records["estimable"].where(have, False).astype(bool)
+    if not have.all():
+        out[~have] = estimable_mask(records[~have])
+    return out
+
+
+def coverage_row(g: pd.DataFrame, *, quantity: str, setting: str, rule: str, held_out: bool,
+                 share_required: bool) -> dict:
+    """One causal coverage row from the replications ``g`` of one effect (columns ``covered``, ``estimable``)."""
+    ok = g[g["estimable"]]
+    k, m = int(ok["covered"].sum()), len(ok)
+    rate = k / m if m else float("nan")
+    lo, hi = wilson(k, m)
+    all_k, reps_all = int(g["covered"].sum()), len(g)
+    all_lo, all_hi = wilson(all_k, reps_all)
+    share = m / reps_all
+    sh_lo, sh_hi = wilson(m, reps_all)
+    verdict = causal_verdict(rate, lo, hi, share, share_required=share_required)
+    band_low, band_high = COVERAGE_BAND
+    return {"family": FAMILY, "quantity": quantity, "setting": setting, "kind": "coverage", "nominal": 0.95,
+            "rate": rate, "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / m) if m else float("nan"),
+            "reps": m, "band_low": band_low, "band_high": band_high, "in_band": verdict == "in band",
+            "coverage_low": lo, "coverage_high": hi, "coverage_all": all_k / reps_all, "coverage_all_low": all_lo,
+            "coverage_all_high": all_hi, "reps_all": reps_all, "estimable_share": share,
+            "estimable_share_low": sh_lo, "estimable_share_high": sh_hi, "verdict": verdict, "rule": rule,
+            "held_out": held_out}
+
+
 def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
-    """The harness table (``popresume.coverage.COLUMNS``) from :func:`simulate`'s records."""
-    rec = records.assign(estimable=estimable_mask(records, **thresholds))
-    rows = []
+    """The harness table from :func:`simulate`'s (and :func:`simulate_audit`'s) records.
+
+    One ``coverage`` row per learner, design, n and effect, in :data:`popresume.coverage.COLUMNS`
+    plus :data:`CAUSAL_COLUMNS`; then the ``projection_ratio`` rows. A replication is
+    estimable by its recorded ``estimable`` (the tool's own verdict) or, for records without
+    one, by :func:`estimable_mask`; ``thresholds`` re-read every record under other thresholds
+    of the ESS-floor rule.
+    """
+    rec = records.assign(estimable=_estimable(records, thresholds).to_numpy())
     if "learner" not in rec:
         rec["learner"] = "XGBoost"
-    for (learner, kind, n), g in rec.groupby(["learner", "kind", "n"], sort=False):
-        base = f"{_label(kind)}, n={n}" if kind.startswith("oracle:") else f"{learner}: {_label(kind)}, n={n}"
+    if "rule" not in rec or thresholds:
+        rec["rule"] = "ESS floors (50; mediated 750 / 2,000; 10% of rows)" + (
+            f", re-read with {thresholds}" if thresholds else "")
+    rec["rule"] = rec["rule"].fillna("ESS floors (50; mediated 750 / 2,000; 10% of rows)")
+    rows = []
+    for (learner, kind, n, rule), g in rec.groupby(["learner", "kind", "n", "rule"], sort=False):
+        oracle = kind.startswith("oracle:")
+        base = f"{_label(kind)}, n={n}" if oracle else f"{LEARNER_LABELS.get(learner, learner)}: {_label(kind)}, n={n}"
+        held_out = (kind.split(":")[-1] if oracle else kind, int(n)) not in CHOSEN_ON.get(rule, set())
         for e in PSE_NAMES:
             ge = g[g["effect"] == e]
-            if kind.startswith("oracle:"):  # no learner, nothing to call not estimable
-                rows.append(summarize(ge["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                      setting=f"{base} (the interval machinery alone)"))
+            if oracle:  # no learner, nothing to call not estimable
+                ge = ge.assign(estimable=True)
+            rows.append(coverage_row(ge, quantity=e, rule="none (true nuisances)" if oracle else rule,
+                                     held_out=held_out,
+                                     setting=f"{base} (the interval machinery alone)" if oracle else base,
+                                     share_required=(kind == "basic" and n >= SHARE_FLOOR_N)))
+    for (learner, kind, rule), by_design in rec.groupby(["learner", "kind", "rule"], sort=False):
+        dn = sorted(by_design["n"].unique())
+        if kind.startswith("oracle:") or len(dn) < 2:
+            continue
+        n1, n2 = dn[0], dn[-1]
+        for e in PSE_NAMES:
+            sub = by_design[by_design["effect"] == e]
+            # valid where the effect is called estimable at both n (most replications);
+            # elsewhere the ratio over all replications shows what the projection would miss
+            called = sub[sub["n"] == n1]["estimable"].mean() > 0.5 and sub[sub["n"] == n2]["estimable"].mean() > 0.5
+            use = sub["estimable"] if called else pd.Series(True, index=sub.index)
+            a = sub[(sub["n"] == n1) & use]["half_width"] * math.sqrt(n1)
+            b = sub[(sub["n"] == n2) & use]["half_width"] * math.sqrt(n2)
+            if len(a) < 2 or len(b) < 2:
                 continue
-            rows.append(summarize(ge["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                  setting=f"{base}, all replications (paper rule)"))
-            ok = ge[ge["estimable"]]
-            if len(ok):
-                rows.append(summarize(ok["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                      setting=f"{base}, estimable replications (overlap rule)"))
-            rows.append(summarize(ge["estimable"], family=FAMILY, quantity=e, kind="estimable_share",
-                                  nominal=float("nan"), setting=base, band_override=(0.0, 1.0)))
-    ns = sorted(rec["n"].unique())
-    if len(ns) >= 2:
-        n1, n2 = ns[0], ns[-1]
-        for (learner, kind), by_design in rec.groupby(["learner", "kind"], sort=False):
-            if kind.startswith("oracle:"):
-                continue
-            for e in PSE_NAMES:
-                sub = by_design[by_design["effect"] == e]
-                # valid where the effect is called estimable at both n (most replications);
-                # elsewhere the ratio over all replications shows what the projection would miss
-                called = sub[sub["n"] == n1]["estimable"].mean() > 0.5 and sub[sub["n"] == n2]["estimable"].mean() > 0.5
-                use = sub["estimable"] if called else pd.Series(True, index=sub.index)
-                a = sub[(sub["n"] == n1) & use]["half_width"] * math.sqrt(n1)
-                b = sub[(sub["n"] == n2) & use]["half_width"] * math.sqrt(n2)
-                if len(a) < 2 or len(b) < 2:
-                    continue
-                ratio = float(b.mean() / a.mean())
-                mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
-                lo, hi = PROJECTION_BAND
-                rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
-                             "setting": f"{learner}: {_label(kind)}, half-width×√n at n={n2} over n={n1}, "
-                                        + ("estimable replications (projection valid)" if called
-                                           else "all replications (projection not valid)"),
-                             "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
-                             "band_low": lo, "band_high": hi, "in_band": bool(lo <= ratio <= hi)})
-    return table(rows)
+            ratio = float(b.mean() / a.mean())
+            mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
+            lo, hi = PROJECTION_BAND
+            rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
+                         "setting": f"{LEARNER_LABELS.get(learner, learner)}: {_label(kind)}, half-width×√n at n={n2} over n={n1}, "
+                                    + ("estimable replications (projection valid)" if called
+                                       else "all replications (projection not valid)"),
+                         "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
+                         "band_low": lo, "band_high": hi, "in_band": bool(lo <= ratio <= hi), "rule": rule})
+    return pd.DataFrame(rows, columns=COLUMNS + CAUSAL_COLUMNS)
+
+
+def shown_causal(t: pd.DataFrame) -> pd.DataFrame:
+    """The causal coverage rows as the book shows them: the three rates side by side, each
+    with its Wilson interval, the counts, the verdict, the rule and whether the row was held out."""
+    t = t[t["kind"] == "coverage"]
+    return pd.DataFrame({
+        "setting": t["setting"], "effect": t["quantity"],
+        "coverage, estimable [Wilson 95%]": [rate_with_interval(*v) for v in
+                                             zip(t["rate"], t["coverage_low"], t["coverage_high"])],
+        "coverage, all [Wilson 95%]": [rate_with_interval(*v) for v in
+                                       zip(t["coverage_all"], t["coverage_all_low"], t["coverage_all_high"])],
+        "share estimable [Wilson 95%]": [rate_with_interval(*v) for v in zip(
+            t["estimable_share"], t["estimable_share_low"], t["estimable_share_high"])],
+        "estimable / all replications": [f"{int(a)} / {int(b)}" for a, b in zip(t["reps"], t["reps_all"])],
+        "verdict": t["verdict"], "rule": t["rule"],
+        "held out": ["yes" if h in (True, "True") else "no" for h in t["held_out"]],
+    }).reset_index(drop=True)
 
 
 def records_csv():
