@@ -103,6 +103,16 @@ for group, part in side.groupby("group", sort=False):
                      f"ours: the coverage harness (popresume.coverage.causal), {group}"))
 counts = side["verdict"].value_counts()
 print("verdicts over the causal rows:", ", ".join(f"{v} {k}" for k, v in counts.items()))
+# power: where the rule withholds on the good design although the intervals it withholds cover
+fitted = causal[(causal["kind"] == "coverage") & ~causal["setting"].str.startswith("oracle")]
+good = fitted[fitted["setting"].str.contains(": good overlap, n=")]
+lost = good[(good["estimable_share"] < 0.9) & good["coverage_all"].between(0.93, 0.97)]
+print(f"good overlap: {len(lost)} of {len(good)} rows called estimable in under 90% of the replications although "
+      f"the intervals it withholds cover 0.93-0.97 ({', '.join(sorted(set(lost['quantity'])))})" if len(lost) else
+      f"good overlap: no row withholds intervals that cover 0.93-0.97 ({len(good)} rows)")
+held = fitted[fitted["held_out"].astype(str) == "True"]
+print(f"rows held out from the choice of their rule's thresholds: {len(held)} of {len(fitted)}"
+      + (f" ({', '.join(sorted({s.split(', n=')[0] for s in held['setting']}))})" if len(held) else ""))
 
 # %%
 audit = causal[causal["setting"].str.contains("audit pipeline") & (causal["kind"] == "coverage")]
