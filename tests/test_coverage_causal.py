@@ -186,3 +186,34 @@ def test_the_shipped_records_give_the_shipped_table():
     pd.testing.assert_frame_equal(got[same], want[same], check_dtype=False)
     for col in ("rate", "coverage_low", "coverage_all", "estimable_share"):
         assert got[col].to_numpy() == pytest.approx(want[col].to_numpy(), nan_ok=True), col
+
+
+def test_audit_design_is_the_audit_pipeline():
+    """One replication of the audit design: the audit's population and the synthetic screener's exact truth,
+    the interval the tool prints (or the raw one it withholds) and its own verdict (cheap settings)."""
+    import math
+
+    import pandas as pd
+
+    from popresume.audit.report_run import load_population
+    from popresume.causal import default_roles, estimate_pse, prepare
+    from popresume.coverage.causal import AUDIT_LEARNER, audit_replicate
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    rec = pd.DataFrame(audit_replicate("nurse", "race", 400, 3, tune=False, n_boot=0)).set_index("effect")
+    assert list(rec.index) == list(PSE_NAMES) and (rec["learner"] == AUDIT_LEARNER).all()
+    assert (rec["kind"] == "audit:nurse:race").all() and (rec["rep"] == 3).all()
+    prof, _ = load_population("nurse", 400, seed=3)
+    scr = SyntheticScreener(seed=3)
+    truth = scr.true_effects(prof, "race", format="text")["true"]
+    assert rec["truth"].to_numpy() == pytest.approx(truth.reindex(PSE_NAMES).to_numpy())
+    # the same estimate as estimate_pse on the same data; the verdict and interval are the tool's
+    scores = pd.DataFrame({"resume_id": prof["resume_id"], "score": scr.score_frame(prof)})
+    tab = estimate_pse(prepare(prof, scores), **default_roles("race"), y="score", seed=3, tune=False, n_boot=0,
+                       missing="drop", threads=1)
+    assert rec["estimate"].to_numpy() == pytest.approx(tab["estimate"].to_numpy())
+    assert (rec["estimable"] == tab["estimable"].astype(bool)).all()
+    for e in PSE_NAMES:
+        lo = tab.loc[e, "ci_low"] if math.isfinite(tab.loc[e, "ci_low"]) else tab.loc[e, "diag_ci_low"]
+        assert rec.loc[e, "ci_low"] == pytest.approx(lo)
+        assert rec.loc[e, "covered"] == (rec.loc[e, "ci_low"] <= rec.loc[e, "truth"] <= rec.loc[e, "ci_high"])

@@ -129,7 +129,7 @@ def _overlap_numbers(ident: pd.DataFrame, effect: str) -> dict:
             and not isinstance(v, bool)}
 
 
-def audit_replicate(occupation: str, attribute: str, n: int, seed: int) -> list[dict]:
+def audit_replicate(occupation: str, attribute: str, n: int, seed: int, **options) -> list[dict]:
     """One ``popresume audit --screener synthetic --occupation O --n N --seed S`` decomposition.
 
     The population (``report_run.load_population``), the truth (``SyntheticScreener.true_effects``
@@ -142,14 +142,15 @@ def audit_replicate(occupation: str, attribute: str, n: int, seed: int) -> list[
     give every replication the same noise vector). Per effect: the interval the tool prints
     (``ci_low``/``ci_high``: the raw interval where it withholds one, so that coverage among
     all replications can be counted), the tool's own ``estimable`` verdict and the numbers of
-    its identification table.
+    its identification table. ``options`` replace the request's settings (``tune=False``,
+    ``n_boot=0``: the tests' cheap run); the harness passes none.
     """
     from popresume.audit.report import check_groups
     from popresume.audit.report_run import ReportRequest, load_population
     from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
     from popresume.screeners.synthetic import SyntheticScreener
 
-    req = ReportRequest("synthetic", occupation=occupation, n=n, seed=seed, attributes=(attribute,))
+    req = ReportRequest("synthetic", occupation=occupation, n=n, seed=seed, attributes=(attribute,), **options)
     req.check()
     prof, _ = load_population(occupation, n, seed=seed)
     scr = SyntheticScreener(seed=seed)
