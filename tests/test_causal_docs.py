@@ -38,6 +38,6 @@ def test_result_renders_itself():
         r = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
                          learners={"propensity": CellMeans(), "outcome": CellMeans()}).fit().result_
     text, html = str(r), r._repr_html_()
-    assert text.count("not estimable") == 4 and "NDE: 25% of propensities" in text
+    assert text.count("not estimable") == 4 and "NDE: the mediators nearly reveal the attribute: 25% of the propensities" in text
     assert html.startswith("<div>") and html.count("<tr>") == 6 and "&lt;0.001" in html
     assert "<td>no</td>" in html and "title=" in html

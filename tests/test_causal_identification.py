@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 
 from popresume.causal import PSEEstimator, case_label, classify_cases, estimate_pse, make_scm
-from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_MEDIATED_FLEXIBLE,
-                                             effect_propensities, identification_sentence, identification_table)
+from popresume.causal.identification import (MAX_PARETO_K, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_MEDIATED_FLEXIBLE,
+                                             effect_propensities, identification_sentence, identification_table,
+                                             is_estimable)
 from popresume.causal.nuisance import CellMeans, Learners
 
 ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
@@ -36,77 +37,172 @@ def test_rule_on_a_hand_made_diagnosis():
     t = identification_table(d)
     assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert t.loc["TE", "reason"] == ""
-    assert "54% of propensities p(x1|B,R,Z) clipped" in t.loc["NDE", "reason"]
-    assert "smallest ESS 14" in t.loc["NDE", "reason"] and "direct path" in t.loc["NDE", "reason"]
-    assert "\n" not in "".join(t["reason"])
+    # the reason says in words what lacks support, then the numbers, and no threshold
+    assert t.loc["NDE", "reason"].startswith("the mediators nearly reveal the attribute: 54% of the propensities "
+                                             "p(x1|B,R,Z) are clipped (smallest ESS 14, π3 of E[Y_{x1,W_x0}])")
+    assert t.loc["NDE", "reason"].endswith("so the direct path has too little support")
+    assert t.loc["NIE", "reason"].endswith("so the indirect paths have too little support")
+    assert t.loc["BIE", "reason"].startswith("the mediators nearly reveal the attribute: 54%")
+    assert "at most" not in "".join(t["reason"]) and "\n" not in "".join(t["reason"])
     # only p(x1|R,Z) clipped: NDE and NIE do not use it, BIE and RIE do
     d = _diagnostics({"p(x1|Z)": 0, "p(x1|R,Z)": 200, "p(x1|B,R,Z)": 0}, {})
-    assert identification_table(d)["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True,
-                                                              "BIE": False, "RIE": False}
-    # at the thresholds exactly: estimable (n = 500: an ESS of 50 is the 10% share floor too)
-    d = _diagnostics({"p(x1|Z)": int(MAX_CLIPPED_SHARE * 500), "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0},
-                     {("psi_000", "pi1"): MIN_ESS}, n=500)
+    t = identification_table(d)
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
+    assert t.loc["RIE", "reason"].startswith("the redlining mediators nearly reveal the attribute: 20% of the "
+                                             "propensities p(x1|R,Z) are clipped")
+    # at the thresholds exactly (1% clipped, an ESS of 50): estimable; just past them: not
+    d = _diagnostics({"p(x1|Z)": 5, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}, {("psi_000", "pi1"): 50.0}, n=500)
     assert identification_table(d)["estimable"].all()
+    d = _diagnostics({"p(x1|Z)": 6, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}, {}, n=500)
+    t = identification_table(d)
+    assert not t.loc["TE", "estimable"]
+    assert t.loc["TE", "reason"].startswith("the confounders nearly reveal the attribute: 1% of the propensities")
+    t = identification_table(_diagnostics({"p(x1|Z)": 0, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0},
+                                          {("psi_100", "pi3"): 49.0}, n=500))
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
+    assert t.loc["NDE", "reason"] == ("too few résumés carry the weights: an effective sample size of 49 "
+                                      "(π3 of E[Y_{x1,W_x0}]), so the direct path has too little support")
 
 
-def test_weights_on_too_small_a_share_of_the_rows():
-    """No clipping and an ESS above both floors, yet ψ100's weights carry 6% of 10,000 rows:
-    the effects that use p(x1|B,R,Z) (NDE, NIE, BIE, RIE) are not estimable, TE is (the
-    harness: XGBoost's weak-design NDE covered 9 of 12 at an ESS share of 6-8%)."""
+def _with_tail(d: dict, ks: dict) -> dict:
+    w = d["weights"].copy()
+    w["pareto_k"] = [ks.get((p, q), 0.2) for p, q in zip(w["psi"], w["weight"])]
+    return {**d, "weights": w}
+
+
+def test_a_heavy_tail_of_the_weights_is_a_lack_of_support():
+    """No clipping, an ESS of 800, but π3 of ψ110 with a Pareto k̂ of 0.75 (> 0.7): a few
+    résumés carry BIE's and RIE's means; a k̂ of 0.7 exactly, or NaN (no tail fitted), passes."""
+    none = {"p(x1|Z)": 0, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}
+    t = identification_table(_with_tail(_diagnostics(none, {}), {("psi_110", "pi3"): 0.75}))
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
+    assert t.loc["RIE", "pareto_k"] == 0.75 and t.loc["RIE", "pareto_k_weight"] == "π3 of E[Y_{x1,B_{x1,R_x0},R_x0}]"
+    assert t.loc["RIE", "reason"] == ("a few résumés carry the weights: their tail has Pareto k̂ 0.75 "
+                                      "(π3 of E[Y_{x1,B_{x1,R_x0},R_x0}]; smallest ESS 800), too heavy for a normal "
+                                      "interval, so the redlining path has too little support")
+    assert t.loc["TE", "pareto_k"] == 0.2
+    assert identification_table(_with_tail(_diagnostics(none, {}), {("psi_110", "pi3"): 0.7}))["estimable"].all()
+    assert identification_table(_with_tail(_diagnostics(none, {}),
+                                           {("psi_110", "pi3"): float("nan")}))["estimable"].all()
+    # the threshold is a parameter; the old rule does not read the tail
+    assert identification_table(_with_tail(_diagnostics(none, {}), {("psi_110", "pi3"): 0.75}),
+                                max_pareto_k=0.8)["estimable"].all()
+    assert identification_table(_with_tail(_diagnostics(none, {}), {("psi_110", "pi3"): 0.75}),
+                                rule="ess-floor")["estimable"].all()
+    # records without the tail column (older runs) read as "no tail fitted"
+    assert np.isnan(identification_table(_diagnostics(none, {}))["pareto_k"]).all()
+    with pytest.raises(ValueError, match="estimable_rule must be one of"):
+        identification_table(_diagnostics(none, {}), rule="floor")
+
+
+def test_is_estimable_on_one_effects_numbers():
+    assert is_estimable("RIE", 0.0, 195.0, 3000, 0.54)  # race, accountants, n = 3,000
+    assert not is_estimable("RIE", 0.0, 195.0, 3000, 0.54, rule="ess-floor")  # under 2,000 (XGBoost)
+    assert not is_estimable("NDE", 0.011, 5000.0, 10_000)
+    assert not is_estimable("TE", 0.0, 49.9, 10_000)
+    assert not is_estimable("TE", 0.0, 5000.0, 10_000, 0.71) and is_estimable("TE", 0.0, 5000.0, 10_000)
+    # the old rule: the mediated floor and the 10% share of the rows
+    assert is_estimable("NDE", 0.0, 1000.0, 10_000, rule="ess-floor")
+    assert not is_estimable("NDE", 0.0, 999.0, 10_000, rule="ess-floor")
+    assert is_estimable("TE", 0.0, 999.0, 10_000, rule="ess-floor")
+    assert not is_estimable("NIE", 0.0, 749.0, 1000, rule="ess-floor", min_ess_mediated=750.0)
+
+
+def test_the_old_rule_weights_on_too_small_a_share_of_the_rows():
+    """``rule="ess-floor"``: no clipping and an ESS above both floors, yet ψ100's weights carry 6%
+    of 10,000 rows: the effects that use p(x1|B,R,Z) (NDE, NIE, BIE, RIE) are not estimable,
+    TE is. The default rule calls them all estimable: the share is no reason of support."""
     none = {"p(x1|Z)": 0, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}
     ess = {(p, w): 5000.0 for p in ("psi_000", "psi_111", "psi_100", "psi_101", "psi_110") for w in ("pi1", "pi2", "pi3")}
-    t = identification_table(_diagnostics(none, {**ess, ("psi_100", "pi3"): 600.0}, n=10_000))
+    thin = _diagnostics(none, {**ess, ("psi_100", "pi3"): 600.0}, n=10_000)
+    t = identification_table(thin, rule="ess-floor")
     assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert "6.0% of the rows, at least 10%" in t.loc["NDE", "reason"] and "direct path" in t.loc["NDE", "reason"]
     assert "at least 50" not in t.loc["NDE", "reason"]
+    assert identification_table(thin)["estimable"].all()
     # at the share exactly: estimable; the share is a parameter; TE never reads it
-    assert identification_table(_diagnostics(none, {**ess, ("psi_100", "pi3"): 1000.0}, n=10_000))["estimable"].all()
-    assert identification_table(_diagnostics(none, {**ess, ("psi_100", "pi3"): 600.0}, n=10_000),
-                                min_ess_share=0.05, min_ess_mediated=600)["estimable"].all()
-    t = identification_table(_diagnostics(none, {**ess, ("psi_000", "pi1"): 600.0}, n=10_000))
+    assert identification_table(_diagnostics(none, {**ess, ("psi_100", "pi3"): 1000.0}, n=10_000),
+                                rule="ess-floor")["estimable"].all()
+    assert identification_table(thin, rule="ess-floor", min_ess_share=0.05, min_ess_mediated=600)["estimable"].all()
+    t = identification_table(_diagnostics(none, {**ess, ("psi_000", "pi1"): 600.0}, n=10_000), rule="ess-floor")
     assert bool(t.loc["TE", "estimable"]) and not bool(t.loc["NDE", "estimable"])
 
 
-def test_mediated_effects_need_more_effective_rows():
-    # π3 of ψ110 (used by BIE and RIE only) with ESS between the two floors: supported, but too
-    # few rows for a calibrated mediated interval; ψ100's π3 (NDE, NIE, BIE, RIE) likewise
-    mid = (MIN_ESS + MIN_ESS_MEDIATED) / 2
+def test_the_old_rule_mediated_effects_need_more_effective_rows():
+    # π3 of ψ110 (used by BIE and RIE only) with ESS between the two floors: under "ess-floor"
+    # supported, but too few rows for its mediated interval; ψ100's π3 (NDE, NIE, BIE, RIE) likewise
+    mid = 400.0
     none = {"p(x1|Z)": 0, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}
-    t = identification_table(_diagnostics(none, {("psi_110", "pi3"): mid}))
+    t = identification_table(_diagnostics(none, {("psi_110", "pi3"): mid}), rule="ess-floor")
     assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
     assert "too few effective rows for a calibrated RIE interval" in t.loc["RIE", "reason"]
-    assert f"at least {MIN_ESS_MEDIATED:.0f}" in t.loc["BIE", "reason"]
-    t = identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}))
+    assert "at least 750" in t.loc["BIE", "reason"]
+    assert identification_table(_diagnostics(none, {("psi_110", "pi3"): mid}))["estimable"].all()
+    t = identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}), rule="ess-floor")
     assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
     summary = t.assign(estimable=t["estimable"])
     assert identification_sentence(summary, "race").startswith("race: NIE, BIE and RIE not estimable at this "
                                                                "sample size (smallest ESS")
     # at the mediated floor exactly: estimable; the floor is a parameter
-    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): MIN_ESS_MEDIATED}))["estimable"].all()
-    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}), min_ess_mediated=mid)["estimable"].all()
+    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): 750.0}), rule="ess-floor")["estimable"].all()
+    assert identification_table(_diagnostics(none, {("psi_100", "pi3"): mid}), rule="ess-floor",
+                                min_ess_mediated=mid)["estimable"].all()
 
 
-def test_the_mediated_floor_follows_the_outcome_learner():
-    """XGBoost's nested regressions are noisier than the saturated learner's, so its mediated
-    effects need 2,000 effective rows, not 750 (the harness: RIE covers 0.89 at n = 4,000 with
-    XGBoost, 0.96 at n = 8,000). On one good-overlap sample of 4,000 (smallest ESS about
-    1,100) the cell-means fit calls every effect estimable and the XGBoost fit only TE and NDE."""
+def test_a_fitted_good_design_is_estimable_under_the_support_rule():
+    """One good-overlap sample of 4,000 (smallest ESS about 1,100, no propensity clipped), fit
+    with a fixed small XGBoost: the default rule calls all five effects estimable; the old
+    rule, with its 2,000 floor for a flexible learner, only TE and NDE. The cell-means fit's
+    tied weights give no tail to fit (k̂ NaN); XGBoost's are bounded."""
+    import dataclasses
+
     from sklearn.ensemble import GradientBoostingRegressor
 
-    assert MIN_ESS < MIN_ESS_MEDIATED < MIN_ESS_MEDIATED_FLEXIBLE
+    assert (MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_MEDIATED_FLEXIBLE, MAX_PARETO_K) == (50.0, 750.0, 2000.0, 0.7)
     data = make_scm("basic", seed=0).sample(4000, seed=5)
     cell = PSEEstimator(data, **ROLES, learners=CELL).fit().result_
     fixed = Learners(tune=False, params={r: {"n_estimators": 20, "max_depth": 2} for r in ("propensity", "mu3", "nested")})
     xgb = PSEEstimator(data, **ROLES, learners=fixed).fit().result_
+    old = dataclasses.replace(xgb, estimable_rule="ess-floor")
     other = PSEEstimator(data, **ROLES, learners={"propensity": CellMeans(),
                                                   "outcome": GradientBoostingRegressor(n_estimators=20)}).fit().result_
-    assert cell.min_ess_mediated == MIN_ESS_MEDIATED
-    assert xgb.min_ess_mediated == other.min_ess_mediated == MIN_ESS_MEDIATED_FLEXIBLE
-    ess = cell.identification_table()["min_ess"]
-    assert MIN_ESS_MEDIATED < ess[["NIE", "BIE", "RIE"]].min() < MIN_ESS_MEDIATED_FLEXIBLE
-    assert cell.estimable.all()
-    assert xgb.estimable.to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
-    assert f"at least {MIN_ESS_MEDIATED_FLEXIBLE:.0f}" in xgb.identification_table().loc["RIE", "reason"]
+    assert cell.min_ess_mediated == 750.0
+    assert xgb.min_ess_mediated == other.min_ess_mediated == 2000.0
+    t = xgb.identification_table()
+    assert 750.0 < t.loc[["NIE", "BIE", "RIE"], "min_ess"].min() < 2000.0
+    assert (t["clipped_share"] == 0).all() and not (t["pareto_k"] > 0.7).any()
+    assert cell.estimable.all() and xgb.estimable.all() and other.estimable.all()
+    assert old.estimable.to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
+    assert "at least 2000" in old.identification_table().loc["RIE", "reason"]
+    assert old.estimable_rule == "ess-floor" and xgb.estimable_rule == "support"
+    # the diagnostics the harness records: k̂ and the largest weight's share, per mean and weight
+    w = xgb.diagnostics["weights"]
+    assert {"ess", "pareto_k", "max_weight_share"} <= set(w.columns)
+    assert ((w["max_weight_share"] > 0) & (w["max_weight_share"] < 0.01)).all()
+
+
+def test_pareto_k_on_weights_with_a_known_tail():
+    """k̂ of weights whose upper tail is exactly a Pareto tail of shape k (the quantiles
+    (1 − u)^(−k) on an even grid of u): the generalised Pareto excesses of the largest have
+    shape k, so k̂ ≈ k; it is scipy's maximum-likelihood fit of those excesses."""
+    from scipy.stats import genpareto
+
+    from popresume.causal.functional import pareto_k
+
+    u = (np.arange(4000) + 0.5) / 4000
+    for k in (0.3, 0.5, 1.0):
+        assert pareto_k((1 - u) ** -k) == pytest.approx(k, abs=0.05)
+    w = (1 - u) ** -0.5
+    m = int(3 * np.sqrt(4000))  # 189 of 4,000 (under a fifth)
+    tail = np.sort(w)[-m - 1:]
+    excess = tail[1:] - tail[0]
+    c, _, _ = genpareto.fit(excess / excess.mean(), floc=0)
+    assert pareto_k(w) == pytest.approx(c, rel=1e-6)
+    assert pareto_k(np.r_[np.zeros(500), w]) == pytest.approx(c, rel=1e-6)  # zeros count as absent
+    assert pareto_k(1 / (0.12 + 0.76 * u)) < 0  # propensities uniform on [0.12, 0.88]: a bounded tail
+    assert pareto_k(1 + 100 * u) == pytest.approx(-1, abs=0.05)  # uniform: k = -1
+    assert np.isnan(pareto_k(np.repeat([1.0, 2.0, 3.0], 1000)))  # tied: a handful of values, no tail to fit
+    assert np.isnan(pareto_k(np.ones(20)))  # too few weights
 
 
 @pytest.fixture(scope="module")
@@ -192,12 +288,15 @@ def test_identification_sentence(proxy_fit):
     from popresume.causal.identification import identification_sentence
 
     text = identification_sentence(proxy_fit.summary, "gender")
-    assert text.startswith("gender: NDE, NIE, BIE and RIE not estimable at this overlap (")
-    assert text.endswith("; TE is") and "clipped" in text
+    assert text == ("gender: NDE, NIE, BIE and RIE not estimable at this overlap (the mediators nearly reveal the "
+                    "attribute); TE is")
     good = make_scm("basic", seed=2).sample(5000, seed=1)
     assert identification_sentence(estimate_pse(good, **ROLES, learners=CELL, n_boot=0), "gender") == ""
-    # the same design at n = 1,500: supported, but the mediated effects' weights carry too few rows
-    small = estimate_pse(make_scm("basic", seed=2).sample(1500, seed=1), **ROLES, learners=CELL, n_boot=0)
-    assert small["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
-    assert identification_sentence(small, "gender").startswith("gender: NIE, BIE and RIE not estimable at this "
-                                                               "sample size")
+    # the same design at n = 1,500: supported, so every effect is estimable (the old rule withheld
+    # the mediated effects there, "at this sample size")
+    small = make_scm("basic", seed=2).sample(1500, seed=1)
+    assert estimate_pse(small, **ROLES, learners=CELL, n_boot=0)["estimable"].all()
+    old = estimate_pse(small, **ROLES, learners=CELL, n_boot=0, estimable_rule="ess-floor")
+    assert old["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": False, "BIE": False, "RIE": False}
+    assert identification_sentence(old, "gender").startswith("gender: NIE, BIE and RIE not estimable at this "
+                                                             "sample size")

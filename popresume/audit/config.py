@@ -116,6 +116,7 @@ class EstimatorModel(_Block):
     aggregate: Literal[CHOICES["aggregate"]] = Field(**field_bounds("aggregate"))  # how repetitions combine
     threads: int = Field(**field_bounds("threads"))  # XGBoost threads per fit (cells run in parallel processes)
     identification: Literal[CHOICES["identification"]] = Field(**field_bounds("identification"))  # overlap | paper
+    estimable_rule: Literal[CHOICES["estimable_rule"]] = Field(**field_bounds("estimable_rule"))  # support | ess-floor
     trim: Optional[tuple[float, float]] = None  # estimate on the overlap population (the estimand renamed)
 
 

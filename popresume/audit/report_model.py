@@ -32,6 +32,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.causal.spec import DEFAULTS
+
 
 REPORT_VERSION = 1
 #: The significance level of every claim the summary makes.
@@ -175,8 +177,9 @@ class Decomposition:
         ("" when it raised none); the raw warnings stay in ``warnings``."""
         if not self.warnings:
             return ""
+        lo, hi = DEFAULTS.clip, 1 - DEFAULTS.clip
         return (f"Overlap for {self.attribute}: {self.clipped_share:.0%} of the propensities of some model were "
-                f"clipped to [0.01, 0.99] and the smallest effective sample size of a weight is {self.min_ess:.0f}; "
+                f"clipped to [{lo:g}, {hi:g}] and the smallest effective sample size of a weight is {self.min_ess:.0f}; "
                 f"where a mediator nearly reveals {self.attribute}, few applicants show the combinations an effect "
                 f"compares, and intervals that rest on them can be too narrow.")
 

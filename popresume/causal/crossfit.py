@@ -30,8 +30,8 @@ import pandas as pd
 from .bootstrap import influence_bootstrap
 from .data import PSEData
 from .effects import PSEWarning
-from .functional import PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size, influence, weights
-from .identification import mediated_ess_floor
+from .functional import PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_size, influence, pareto_k, weights
+from .identification import MAX_CLIPPED_SHARE, MIN_ESS, mediated_ess_floor
 from .nuisance import Learners, fit_predict
 from .results import PSEResult, aggregate_reps
 from .spec import DEFAULTS, check_options
@@ -154,7 +154,9 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
         w = all_w[(t, k)]
         rows.append({"psi": t, "target": PSI_LABELS[t], "weight": k, "raw_mean": float(np.mean(rm)),
                      "raw_mean_min_fold": float(np.min(rm)), "raw_mean_max_fold": float(np.max(rm)),
-                     "ess": effective_sample_size(w), "max_weight": float(w.max())})
+                     "ess": effective_sample_size(w), "max_weight": float(w.max()),
+                     "max_weight_share": float(w.max() / w.sum()) if w.sum() > 0 else float("nan"),
+                     "pareto_k": pareto_k(w)})
     return CrossfitResult(phi=phi, propensity=prop, weights=pd.DataFrame(rows), fold=fold)
 
 
@@ -190,11 +192,16 @@ class PSEEstimator:
     clip_warn, min_group, min_ess : float, int, float
         When ``fit`` warns (``PSEWarning``, with the numbers): more than ``clip_warn`` of
         some propensity clipped, the smaller X group under ``min_group`` rows, or a
-        weight's effective sample size under ``min_ess``.
+        weight's effective sample size under ``min_ess`` (by default the estimable rule's
+        ``identification.MAX_CLIPPED_SHARE`` and ``MIN_ESS``, so the warning and the verdict agree).
     identification : {"overlap", "paper"}
         "overlap" (default): effects without support are reported not estimable (no
         interval, p-value or significance; :mod:`popresume.causal.identification`).
         "paper": every interval as is, for the chapters that reproduce the paper.
+    estimable_rule : {"support", "ess-floor"}
+        The rule of "overlap" (:func:`popresume.causal.identification.is_estimable`):
+        "support" (default: clipping, an ESS of 50 and the weights' Pareto k̂) or "ess-floor"
+        (the ESS floors of the rule before issue 37).
     population : str, optional
         The estimand's population when the rows were trimmed (set by ``estimate_pse(trim=...)``).
 
@@ -218,7 +225,7 @@ class PSEEstimator:
     BIE        -0.13     NaN      NaN      False
     RIE        -0.44     NaN      NaN      False
     >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
-    25% of propensities p(x1|B,R,Z) clipped (at most 1%); smallest ESS 30 ...: the direct path has too little support ...
+    the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (smallest ESS 30, ...), so the direct path has too little support
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)
@@ -240,20 +247,22 @@ class PSEEstimator:
     grid: dict | None = None
     missing: str = DEFAULTS.missing
     level: float = DEFAULTS.level
-    clip_warn: float = 0.05
+    clip_warn: float = MAX_CLIPPED_SHARE
     n_rep: int = DEFAULTS.n_rep
     aggregate: str = DEFAULTS.aggregate
     threads: int = DEFAULTS.threads
     min_group: int = 50
-    min_ess: float = 30.0
+    min_ess: float = MIN_ESS
     identification: str = DEFAULTS.identification
+    estimable_rule: str = DEFAULTS.estimable_rule
     population: str | None = None  # the estimand's population when the rows were trimmed
 
     def __post_init__(self):
         check_options(folds=self.folds, seed=self.seed, clip=self.clip, normalize=self.normalize,
                       nested_crossfit=self.nested_crossfit, tune=self.tune, tune_rows=self.tune_rows,
                       missing=self.missing, level=self.level, n_rep=self.n_rep, aggregate=self.aggregate,
-                      threads=self.threads, identification=self.identification)
+                      threads=self.threads, identification=self.identification,
+                      estimable_rule=self.estimable_rule)
         if isinstance(self.data, PSEData):
             self.data_ = self.data
             for k, v in self.data_.roles.items():
@@ -298,7 +307,8 @@ class PSEEstimator:
         raised = self._reliability_warnings(runs)
         self.result_ = PSEResult(psi, phi_reps, aggregate=self.aggregate, level=self.level,
                                  diagnostics=self._diagnostics(runs, raised), fold=first.fold,
-                                 identification=self.identification, population=self.population,
+                                 identification=self.identification, estimable_rule=self.estimable_rule,
+                                 population=self.population,
                                  min_ess_mediated=mediated_ess_floor(self._learners.outcome))
         return self
 

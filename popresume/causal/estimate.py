@@ -25,7 +25,8 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
                  tune_rows: int = DEFAULTS.tune_rows, grid: dict | None = None, missing: str = DEFAULTS.missing,
                  level: float = DEFAULTS.level, progress: bool = False, return_estimator: bool = False,
                  n_rep: int = DEFAULTS.n_rep, aggregate: str = DEFAULTS.aggregate, threads: int = DEFAULTS.threads,
-                 identification: str = DEFAULTS.identification, trim: tuple[float, float] | None = None):
+                 identification: str = DEFAULTS.identification, estimable_rule: str = DEFAULTS.estimable_rule,
+                 trim: tuple[float, float] | None = None):
     """TE, NDE, NIE, BIE, RIE of X on Y with cross-fitted DML and bootstrap CIs.
 
     Parameters
@@ -74,9 +75,12 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
         XGBoost threads per nuisance fit (a property of this estimation only).
     identification : {"overlap", "paper"}
         "overlap" (default): an effect whose propensities are clipped or whose weights have
-        too small an effective sample size is reported not estimable, with no interval,
-        p-value or significance (:mod:`popresume.causal.identification`); "paper": every
-        interval as is (the chapters reproducing the paper).
+        too small an effective sample size or too heavy a tail is reported not estimable,
+        with no interval, p-value or significance (:mod:`popresume.causal.identification`);
+        "paper": every interval as is (the chapters reproducing the paper).
+    estimable_rule : {"support", "ess-floor"}
+        The rule of "overlap": "support" (default) or "ess-floor", the ESS floors of the rule
+        before issue 37 (:func:`popresume.causal.identification.is_estimable`).
     trim : (float, float), optional
         Estimate on the overlap population instead: the rows whose cross-fitted
         P(X = x1 | B, R, Z) lies in ``trim`` (e.g. (0.05, 0.95)). The estimand changes to
@@ -114,7 +118,7 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
     >>> scm.true_effects().round(2).to_dict()
     {'TE': 0.52, 'NDE': 0.69, 'NIE': -0.18, 'BIE': 0.37, 'RIE': -0.55}
     """
-    check_options(n_boot=n_boot, bootstrap=bootstrap, identification=identification)
+    check_options(n_boot=n_boot, bootstrap=bootstrap, identification=identification, estimable_rule=estimable_rule)
     population = None
     if trim is not None:
         from .data import validate
@@ -127,7 +131,7 @@ def estimate_pse(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, y: str = "score
                        clip=clip, normalize=normalize, nested_crossfit=nested_crossfit, tune=tune,
                        tune_rows=tune_rows, grid=grid, missing=missing, level=level, n_rep=n_rep,
                        aggregate=aggregate, threads=threads, identification=identification,
-                       population=population)
+                       estimable_rule=estimable_rule, population=population)
     est.fit()
     if n_boot:
         est.bootstrap(n_boot, method=bootstrap, progress=progress)

@@ -134,3 +134,42 @@ def effective_sample_size(w: np.ndarray) -> float:
     w = np.asarray(w, dtype=float)
     s2 = float((w * w).sum())
     return float(w.sum() ** 2 / s2) if s2 > 0 else 0.0
+
+
+_TIE_DIGITS = 2  # weights equal to 2 decimals (after self-normalisation, mean 1) count as tied
+
+
+def pareto_k(w: np.ndarray) -> float:
+    """The Pareto shape k̂ of the upper tail of a weight vector (the PSIS diagnostic; zeros count as absent).
+
+    Vehtari, Simpson, Gelman, Yao and Gabry (2024), *Pareto smoothed importance sampling*
+    (JMLR 25(72)), §3: a generalised Pareto distribution is fitted to the excesses of the
+    M = min(S/5, 3√S) largest of the S positive weights over the next largest, here by
+    maximum likelihood (``scipy.stats.genpareto.fit`` with location 0). k̂ estimates how
+    heavy the tail is whatever n: under 0.5 the weights have a finite variance, and above
+    0.7 a weighted mean converges too slowly for a normal interval at any practical size.
+    A bounded tail (weights from propensities inside the clipping bounds, or a discrete
+    design whose largest weights tie) gives k̂ ≤ 0. NaN when fewer than 5 excesses are
+    positive: too few distinct large weights to fit a tail, which is not a heavy one.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> round(pareto_k(rng.pareto(1.0, 20_000) + 1), 1)  # a Pareto tail of index 1: k = 1
+    1.0
+    >>> pareto_k(np.ones(1000)) != pareto_k(np.ones(1000))  # all tied: NaN
+    True
+    """
+    from scipy.stats import genpareto
+
+    w = np.asarray(w, dtype=float)
+    w = np.sort(w[w > 0])
+    s = len(w)
+    m = int(min(0.2 * s, 3 * np.sqrt(s)))
+    if m < 5:
+        return float("nan")
+    excess = w[-m:] - w[-m - 1]
+    if int((excess > 0).sum()) < 5 or len(np.unique(w[-m:].round(_TIE_DIGITS))) < m / 2:
+        return float("nan")
+    scale = float(excess.mean()) or 1.0
+    k, _, _ = genpareto.fit(excess / scale, floc=0)
+    return float(k)

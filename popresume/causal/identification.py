@@ -12,25 +12,32 @@ So TE (ψ111 − ψ000) rests on p(x | Z) alone; NDE and NIE (through ψ100) als
 p(x | B, R, Z); BIE and RIE (ψ100, ψ101, ψ110) on all three. Where a mediator nearly
 reveals the attribute (a first name and gender), "X changed, mediators kept" has almost no
 support: the propensities an effect rests on are clipped (a bias the interval ignores, and
-one that more data does not remove) and its weights have a small effective sample size
-(ESS). The rule (:func:`identification_table`) calls an effect *estimable* when
+one that more data does not remove), its weights have a small effective sample size (ESS)
+and a heavy upper tail (a few résumés carry the mean).
 
-    the largest share of clipped propensities among those it uses ≤ ``MAX_CLIPPED_SHARE``,
-    the smallest ESS among the weights of the means it uses ≥ ``MIN_ESS``
-    (≥ ``MIN_ESS_MEDIATED`` for NIE, BIE and RIE: 750 with the cell-means learner,
-    ``MIN_ESS_MEDIATED_FLEXIBLE`` = 2,000 with XGBoost or any other; :func:`mediated_ess_floor`),
-    and, for the effects that use p(x | B, R, Z), that ESS ≥ ``MIN_ESS_SHARE`` (10%) of the rows
-    (a regularised learner hides poor overlap from the clipped share, not from the weights),
+The default rule, ``rule="support"`` (:func:`is_estimable`), withholds an effect's interval
+only for a reason of support. It is estimable when
 
-the thresholds being those at which the coverage harness (``popresume.coverage.causal``)
-measures nominal 95% intervals covering 93-97% of the time. The mediated effects need more:
-they are differences of means that share their outcome noise but not their nested
-regressions (μ2, μ1), so the finite-sample noise of those fits, which the influence-function
-SE leaves out (it is second order, shrinking like 1/n), is a large part of their variance
-until the weights carry a few hundred effective rows. A non-estimable effect keeps
-its point estimate, but gets no interval presented as valid, no p-value and no
-significance (``PSEResult.summary``); the raw interval stays in ``diag_ci_low`` /
-``diag_ci_high`` for diagnosis only.
+    the largest share of clipped propensities among those it uses ≤ ``MAX_CLIPPED_SHARE`` (1%),
+    the smallest ESS among the weights of the means it uses ≥ ``MIN_ESS`` (50), and
+    the largest Pareto k̂ of those weights' upper tails ≤ ``MAX_PARETO_K`` (0.7;
+    :func:`popresume.causal.functional.pareto_k`, the PSIS diagnostic of Vehtari et al. 2024).
+
+The first two are absolute: clipping is a bias whatever n, and a normal approximation
+needs some tens of effective rows. The third reads the shape of the weights, not their
+number, so it neither grows nor shrinks with n on a fixed design: bounded weights (good
+overlap) give k̂ ≤ 0, and a tail as heavy as k̂ > 0.7 makes a weighted mean converge too
+slowly for a normal interval at any practical size (Vehtari et al., §3.2). It replaces the
+earlier floors on the ESS of the mediated effects (750 with cell means, 2,000 with XGBoost)
+and on the ESS as a share of the rows (10%), which stood in for an SE too narrow at small n
+and withheld race's decomposition at every audit size although its propensities were not
+clipped and its intervals covered the synthetic screener's truth (issue 37). That rule is
+kept as ``rule="ess-floor"``, for comparison.
+
+A non-estimable effect keeps its point estimate, but gets no interval presented as valid,
+no p-value and no significance (``PSEResult.summary``); the raw interval stays in
+``diag_ci_low`` / ``diag_ci_high`` for diagnosis only. Its ``reason`` says in words what
+lacks support ("the mediators nearly reveal the attribute: ...").
 
 ``identification="paper"`` keeps the paper's behaviour (every interval reported as is), for
 the chapters that reproduce it. The honest alternatives are options, never silent defaults:
@@ -49,6 +56,7 @@ import pandas as pd
 from popresume.schema import PSE_NAMES
 
 from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES
+from .spec import DEFAULTS, ESTIMABLE_RULES
 
 # Chosen with the coverage harness (popresume.coverage.causal). The ESS floor: with the
 # cell-means estimator at n = 1,000 over the good, weak and proxy designs (4,700
@@ -64,10 +72,20 @@ from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES
 # changes nothing on the good design (no propensity near the bounds).
 MAX_CLIPPED_SHARE = 0.01
 MIN_ESS = 50.0
+# The weights' tail (``rule="support"``): 0.7 is the line above which Vehtari et al. (2024,
+# §3.2-3.3) find importance-weighted means unreliable at any practical sample size. On the
+# synthetic screener's audits (seed 0, XGBoost defaults) race's weights reach k̂ 0.52-0.54
+# (accountants, n = 3,000; no propensity clipped, every interval covering the truth) and
+# gender's 1.7-4.1 (where 46-49% of the propensities are clipped).
+MAX_PARETO_K = 0.7
+# The rules: "support" (default) and "ess-floor" (the ESS floors below, the rule before issue 37).
+RULES: tuple[str, ...] = ESTIMABLE_RULES
+DEFAULT_RULE: str = DEFAULTS.estimable_rule
 # The mediated effects' floor, from the same harness (cell-means estimator, good overlap, 300
 # samples per n): at n = 1,000 (median smallest ESS 215) the intervals of NIE and BIE cover
 # 0.90 (SE 18% too small; TE and NDE 0.95); at n = 2,000 (ESS 487) 0.91-0.95 over two sets of
 # seeds; at n = 4,000 (ESS 1,015) 0.94-0.97. 750 sits between n = 2,000 and n = 4,000.
+# (``rule="ess-floor"`` only, like the next two.)
 MIN_ESS_MEDIATED = 750.0
 # The floor with a flexible outcome learner (the XGBoost default, and any learner other than
 # the saturated cell means): its nested regressions are noisier. The harness's full run
@@ -119,6 +137,9 @@ _PATHS = {
     "RIE": "the redlining path has too little support where the mediators reveal the attribute",
 }
 
+_PATH_NAMES = {"TE": "the total effect", "NDE": "the direct path", "NIE": "the indirect paths",
+               "BIE": "the business-necessity path", "RIE": "the redlining path"}
+
 # Why a supported mediated effect still gets no interval (its ESS is between the two floors).
 _SMALL = {e: (f"too few effective rows for a calibrated {e} interval (the nested regressions' finite-sample "
               "noise, left out of the influence-function SE, still dominates)") for e in MEDIATED}
@@ -153,59 +174,131 @@ def short_of_share(effect: str, ess: float, n: float, min_ess_share: float = MIN
     return "p(x1|B,R,Z)" in effect_propensities(effect) and ess < min_ess_share * n
 
 
-def is_estimable(effect: str, clipped_share: float, ess: float, n: float, *,
-                 max_clipped_share: float = MAX_CLIPPED_SHARE, min_ess: float = MIN_ESS,
-                 min_ess_mediated: float = MIN_ESS_MEDIATED, min_ess_share: float = MIN_ESS_SHARE) -> bool:
-    """The rule on one effect's overlap numbers: its largest clipped share, its smallest ESS
-    and the rows ``n`` (what :func:`identification_table` decides, without the reason)."""
-    return (clipped_share <= max_clipped_share and ess >= ess_floor(effect, min_ess, min_ess_mediated)
-            and not short_of_share(effect, ess, n, min_ess_share))
+def _check_rule(rule: str) -> None:
+    if rule not in RULES:
+        raise ValueError(f"estimable_rule must be one of {list(RULES)}, got {rule!r}")
 
 
-def identification_table(diagnostics: dict, *, max_clipped_share: float = MAX_CLIPPED_SHARE,
-                         min_ess: float = MIN_ESS, min_ess_mediated: float = MIN_ESS_MEDIATED,
+def is_estimable(effect: str, clipped_share: float, ess: float, n: float, pareto_k: float = float("nan"), *,
+                 rule: str = DEFAULT_RULE, max_clipped_share: float = MAX_CLIPPED_SHARE, min_ess: float = MIN_ESS,
+                 max_pareto_k: float = MAX_PARETO_K, min_ess_mediated: float = MIN_ESS_MEDIATED,
+                 min_ess_share: float = MIN_ESS_SHARE) -> bool:
+    """The rule on one effect's overlap numbers (what :func:`identification_table` decides, without the reason).
+
+    ``clipped_share``: the largest share of clipped propensities among the models the effect
+    uses; ``ess``: the smallest ESS of its means' weights; ``n``: the rows; ``pareto_k``: the
+    largest Pareto k̂ of those weights (NaN, a tail too tied to fit, passes).
+
+    ``rule="support"`` (default): clipped share ≤ ``max_clipped_share``, ESS ≥ ``min_ess`` and
+    k̂ ≤ ``max_pareto_k``. ``rule="ess-floor"`` (the rule before issue 37): clipped share ≤
+    ``max_clipped_share``, ESS ≥ ``min_ess`` (≥ ``min_ess_mediated`` for NIE, BIE and RIE) and,
+    for the effects that use p(x1|B,R,Z), ESS ≥ ``min_ess_share`` of the rows; k̂ unused.
+
+    >>> is_estimable("RIE", 0.0, 195.0, 3000, 0.54)  # race, accountants: supported
+    True
+    >>> is_estimable("RIE", 0.0, 195.0, 3000, 0.54, rule="ess-floor")  # under the 2,000 floor of XGBoost
+    False
+    >>> is_estimable("NDE", 0.46, 15.0, 3000, 1.74)  # gender: the first name reveals it
+    False
+    """
+    _check_rule(rule)
+    if rule == "ess-floor":
+        return (clipped_share <= max_clipped_share and ess >= ess_floor(effect, min_ess, min_ess_mediated)
+                and not short_of_share(effect, ess, n, min_ess_share))
+    return bool(clipped_share <= max_clipped_share and ess >= min_ess and not pareto_k > max_pareto_k)
+
+
+# What reveals the attribute when a propensity model is clipped, in words.
+_REVEALS = {"p(x1|Z)": "the confounders nearly reveal the attribute",
+            "p(x1|R,Z)": "the redlining mediators nearly reveal the attribute",
+            "p(x1|B,R,Z)": "the mediators nearly reveal the attribute"}
+
+
+def _support_reason(e: str, clipped: float, model: str, ess: float, where: str, k: float, k_where: str, *,
+                    max_clipped_share: float, min_ess: float, max_pareto_k: float) -> str:
+    """Why ``e`` lacks support, in words first (before the first ": "), then the numbers."""
+    if clipped > max_clipped_share:
+        why = (f"{_REVEALS[model]}: {clipped:.0%} of the propensities {model} are clipped "
+               f"(smallest ESS {ess:.0f}, {where})")
+    elif k > max_pareto_k:
+        why = (f"a few résumés carry the weights: their tail has Pareto k̂ {k:.2f} ({k_where}; smallest ESS "
+               f"{ess:.0f}), too heavy for a normal interval")
+    else:
+        why = f"too few résumés carry the weights: an effective sample size of {ess:.0f} ({where})"
+    name = _PATH_NAMES[e]
+    return f"{why}, so {name} {'have' if name.endswith('s') else 'has'} too little support"
+
+
+def identification_table(diagnostics: dict, *, rule: str = DEFAULT_RULE, max_clipped_share: float = MAX_CLIPPED_SHARE,
+                         min_ess: float = MIN_ESS, max_pareto_k: float = MAX_PARETO_K,
+                         min_ess_mediated: float = MIN_ESS_MEDIATED,
                          min_ess_share: float = MIN_ESS_SHARE) -> pd.DataFrame:
-    """Per effect: ``estimable``, ``reason`` and the two numbers the verdict rests on.
+    """Per effect: ``estimable``, ``reason`` and the numbers the verdict rests on.
 
     ``diagnostics`` is ``PSEResult.diagnostics`` (its ``propensity`` table with
-    ``n_clipped`` per model, its ``weights`` table with ``ess`` per mean and weight, ``n``).
+    ``n_clipped`` per model, its ``weights`` table with ``ess``, ``pareto_k`` and
+    ``max_weight_share`` per mean and weight, ``n``); ``rule`` as in :func:`is_estimable`.
     Columns: ``estimable`` (bool), ``reason`` (one line, empty when estimable),
     ``clipped_share`` (largest share of clipped propensities among the models the effect
-    uses), ``clipped_model``, ``min_ess`` (smallest ESS among the weights of its means) and
-    ``min_ess_weight``.
+    uses), ``clipped_model``, ``min_ess`` (smallest ESS among the weights of its means),
+    ``min_ess_weight``, ``pareto_k`` (largest Pareto k̂ of those weights, NaN when no tail
+    could be fitted), ``pareto_k_weight`` and ``max_weight_share`` (the largest weight over
+    the sum of its vector, largest over those weights).
     """
+    _check_rule(rule)
     prop = diagnostics["propensity"]
     w = diagnostics["weights"]
     n = float(diagnostics["n"])
     share = dict(zip(prop.index, prop["n_clipped"].to_numpy(dtype=float) / n))
-    ess_of = list(zip(w["psi"], w["weight"], w["ess"].to_numpy(dtype=float)))
+    nan = np.full(len(w), np.nan)
+    cols = [w["psi"], w["weight"], w["ess"].to_numpy(dtype=float),
+            w["pareto_k"].to_numpy(dtype=float) if "pareto_k" in w else nan,
+            w["max_weight_share"].to_numpy(dtype=float) if "max_weight_share" in w else nan]
+    table = list(zip(*cols))
     rows = []
     for e in PSE_NAMES:
         worst_model = max((m for m in effect_propensities(e) if m in share), key=share.__getitem__)
         clipped = share[worst_model]
         psis = effect_psis(e)
-        psi, weight, ess = min((t for t in ess_of if t[0] in psis), key=lambda t: t[2])
+        mine = [t for t in table if t[0] in psis]
+        psi, weight, ess, _, _ = min(mine, key=lambda t: t[2])
         where = f"{_WEIGHT_SYMBOL.get(weight, weight)} of {PSI_LABELS.get(psi, psi)}"
-        floor = ess_floor(e, min_ess, min_ess_mediated)
-        thin = short_of_share(e, ess, n, min_ess_share)
-        ok = is_estimable(e, clipped, ess, n, max_clipped_share=max_clipped_share, min_ess=min_ess,
-                          min_ess_mediated=min_ess_mediated, min_ess_share=min_ess_share)
+        tails = [t for t in mine if np.isfinite(t[3])]
+        k, k_where = float("nan"), ""
+        if tails:
+            kt = max(tails, key=lambda t: t[3])
+            k, k_where = float(kt[3]), f"{_WEIGHT_SYMBOL.get(kt[1], kt[1])} of {PSI_LABELS.get(kt[0], kt[0])}"
+        top_share = float(np.nanmax([t[4] for t in mine])) if any(np.isfinite(t[4]) for t in mine) else float("nan")
+        ok = is_estimable(e, clipped, ess, n, k, rule=rule, max_clipped_share=max_clipped_share, min_ess=min_ess,
+                          max_pareto_k=max_pareto_k, min_ess_mediated=min_ess_mediated, min_ess_share=min_ess_share)
         reason = ""
-        if not ok:
-            what = []
-            if clipped > max_clipped_share:
-                what.append(f"{clipped:.0%} of propensities {worst_model} clipped (at most {max_clipped_share:.0%})")
-            if ess < floor or thin:
-                need = ([f"at least {floor:.0f}"] if ess < floor else []) + (
-                    [f"{ess / n:.1%} of the rows, at least {min_ess_share:.0%}"] if thin else [])
-                what.append(f"smallest ESS {ess:.0f} ({where}; {'; '.join(need)})")
-            if clipped > max_clipped_share or ess < min_ess or thin:
-                reason = f"{'; '.join(what)}: {_PATHS[e]}"
-            else:  # supported, but too few effective rows for the nested regressions' noise
-                reason = f"{'; '.join(what)}: {_SMALL[e]}"
+        if not ok and rule == "support":
+            reason = _support_reason(e, clipped, worst_model, ess, where, k, k_where,
+                                     max_clipped_share=max_clipped_share, min_ess=min_ess, max_pareto_k=max_pareto_k)
+        elif not ok:
+            reason = _floor_reason(e, clipped, worst_model, ess, where, n, max_clipped_share=max_clipped_share,
+                                   min_ess=min_ess, min_ess_mediated=min_ess_mediated, min_ess_share=min_ess_share)
         rows.append({"effect": e, "estimable": ok, "reason": reason, "clipped_share": clipped,
-                     "clipped_model": worst_model, "min_ess": ess, "min_ess_weight": where})
+                     "clipped_model": worst_model, "min_ess": ess, "min_ess_weight": where, "pareto_k": k,
+                     "pareto_k_weight": k_where, "max_weight_share": top_share})
     return pd.DataFrame(rows).set_index("effect")
+
+
+def _floor_reason(e: str, clipped: float, worst_model: str, ess: float, where: str, n: float, *,
+                  max_clipped_share: float, min_ess: float, min_ess_mediated: float, min_ess_share: float) -> str:
+    """The reason of ``rule="ess-floor"``: the numbers and the thresholds they miss."""
+    floor = ess_floor(e, min_ess, min_ess_mediated)
+    thin = short_of_share(e, ess, n, min_ess_share)
+    what = []
+    if clipped > max_clipped_share:
+        what.append(f"{clipped:.0%} of propensities {worst_model} clipped (at most {max_clipped_share:.0%})")
+    if ess < floor or thin:
+        need = ([f"at least {floor:.0f}"] if ess < floor else []) + (
+            [f"{ess / n:.1%} of the rows, at least {min_ess_share:.0%}"] if thin else [])
+        what.append(f"smallest ESS {ess:.0f} ({where}; {'; '.join(need)})")
+    if clipped > max_clipped_share or ess < min_ess or thin:
+        return f"{'; '.join(what)}: {_PATHS[e]}"
+    return f"{'; '.join(what)}: {_SMALL[e]}"  # supported, but too few effective rows for the nested fits' noise
 
 
 def _listed(names: list[str]) -> str:
@@ -213,7 +306,7 @@ def _listed(names: list[str]) -> str:
 
 
 def identification_sentence(summary: pd.DataFrame, label: str) -> str:
-    """One sentence for a report: which effects are not estimable, why (the worst numbers), which are.
+    """One sentence for a report: which effects are not estimable, why (the first one's reason, in words), which are.
 
     ``summary`` is ``PSEResult.summary`` (columns ``estimable`` and ``reason``); ``label``
     names the contrast ("gender"). Empty when every effect is estimable.
@@ -222,11 +315,12 @@ def identification_sentence(summary: pd.DataFrame, label: str) -> str:
     --------
     >>> import pandas as pd
     >>> s = pd.DataFrame({"estimable": [True, False, False, True, False],
-    ...                   "reason": ["", "54% of propensities p(x1|B,R,Z) clipped (at most 1%); smallest ESS 14 "
-    ...                              "(π3 of E[Y_{x1,W_x0}]; at least 50): the direct path ...", "x: y", "", "z: w"]},
+    ...                   "reason": ["", "the mediators nearly reveal the attribute: 54% of the propensities "
+    ...                              "p(x1|B,R,Z) are clipped (...), so the direct path has too little support",
+    ...                              "x: y", "", "z: w"]},
     ...                  index=["TE", "NDE", "NIE", "BIE", "RIE"])
-    >>> identification_sentence(s, "gender")  # doctest: +ELLIPSIS
-    'gender: NDE, NIE and RIE not estimable at this overlap (54% of propensities ...; smallest ESS 14 ...); TE and BIE are'
+    >>> identification_sentence(s, "gender")
+    'gender: NDE, NIE and RIE not estimable at this overlap (the mediators nearly reveal the attribute); TE and BIE are'
     """
     bad = [e for e in PSE_NAMES if not bool(summary.loc[e, "estimable"])]
     if not bad:

@@ -32,8 +32,9 @@ from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
-from .identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_SHARE, identification_table
-from .spec import AGGREGATIONS, IDENTIFICATIONS
+from .identification import (MAX_CLIPPED_SHARE, MAX_PARETO_K, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_SHARE,
+                             identification_table)
+from .spec import AGGREGATIONS, DEFAULTS, ESTIMABLE_RULES, IDENTIFICATIONS
 
 OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
 
@@ -93,9 +94,14 @@ class PSEResult:
     identification : {"overlap", "paper"}
         "overlap" (default): an effect without support (:mod:`popresume.causal.identification`)
         gets no interval, p-value or significance. "paper": every interval as is.
-    max_clipped_share, min_ess, min_ess_mediated : float
-        The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE;
-        ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE).
+    estimable_rule : {"support", "ess-floor"}
+        The overlap rule (:func:`popresume.causal.identification.is_estimable`): "support"
+        (default; clipping, ``min_ess`` and the weights' Pareto k̂ under ``max_pareto_k``) or
+        "ess-floor" (the rule before issue 37).
+    max_clipped_share, min_ess, max_pareto_k, min_ess_mediated, min_ess_share : float
+        The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE
+        and ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE, both
+        read by "ess-floor" only).
     population : str, optional
         The estimand's population when the rows were trimmed to the overlap.
 
@@ -107,25 +113,17 @@ class PSEResult:
     >>> est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
     ...                    learners={"propensity": CellMeans(), "outcome": CellMeans()})
     >>> result = est.fit().result_
-    >>> result.summary[["estimate", "estimable"]].round(2)  # the mediated weights carry 482 rows (< 750)
-            estimate  estimable
-    effect
-    TE          0.53       True
-    NDE         0.72       True
-    NIE        -0.19      False
-    BIE         0.34      False
-    RIE        -0.53      False
-    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
     Path-specific effects (n = 2,000; normal (influence function); 95% CI; identification: overlap)
-    effect estimate         95% CI      p estimable
-        TE    0.527 [0.395, 0.659] <0.001       yes
-       NDE    0.720 [0.604, 0.835] <0.001       yes
-       NIE   -0.193  not estimable               no
-       BIE    0.336  not estimable               no
-       RIE   -0.529  not estimable               no
-    NIE: smallest ESS 482 (π3 of E[Y_{x1,W_x0}]; at least 750): too few effective rows for a calibrated NIE interval ...
-    BIE: ...
-    RIE: ...
+    effect estimate           95% CI      p estimable
+        TE    0.527   [0.395, 0.659] <0.001       yes
+       NDE    0.720   [0.604, 0.835] <0.001       yes
+       NIE   -0.193 [-0.311, -0.075]  0.001       yes
+       BIE    0.336   [0.248, 0.424] <0.001       yes
+       RIE   -0.529 [-0.615, -0.444] <0.001       yes
+    >>> import dataclasses  # the rule before issue 37: the mediated weights carry 482 rows (< 750)
+    >>> dataclasses.replace(result, estimable_rule="ess-floor").estimable.to_dict()
+    {'TE': True, 'NDE': True, 'NIE': False, 'BIE': False, 'RIE': False}
     """
 
     psi_estimate: np.ndarray  # (5,) aggregated counterfactual means, PSI_NAMES order
@@ -137,8 +135,10 @@ class PSEResult:
     diagnostics: dict = field(default_factory=dict, repr=False)
     fold: np.ndarray | None = field(default=None, repr=False)  # fold of each row, first split
     identification: str = "overlap"  # "overlap" or "paper" (see ``identification``)
+    estimable_rule: str = DEFAULTS.estimable_rule
     max_clipped_share: float = MAX_CLIPPED_SHARE
     min_ess: float = MIN_ESS
+    max_pareto_k: float = MAX_PARETO_K
     min_ess_mediated: float = MIN_ESS_MEDIATED
     min_ess_share: float = MIN_ESS_SHARE
     population: str | None = None  # the estimand's population when the data were trimmed
@@ -146,6 +146,8 @@ class PSEResult:
     def __post_init__(self):
         if self.identification not in IDENTIFICATIONS:
             raise ValueError(f"identification must be one of {list(IDENTIFICATIONS)}, got {self.identification!r}")
+        if self.estimable_rule not in ESTIMABLE_RULES:
+            raise ValueError(f"estimable_rule must be one of {list(ESTIMABLE_RULES)}, got {self.estimable_rule!r}")
 
     # -- basic quantities
     @property
@@ -256,8 +258,9 @@ class PSEResult:
     # -- identification
     def identification_table(self) -> pd.DataFrame:
         """The overlap verdict per effect (``identification.identification_table``), whatever the rule."""
-        return identification_table(self.diagnostics, max_clipped_share=self.max_clipped_share,
-                                    min_ess=self.min_ess, min_ess_mediated=self.min_ess_mediated,
+        return identification_table(self.diagnostics, rule=self.estimable_rule,
+                                    max_clipped_share=self.max_clipped_share, min_ess=self.min_ess,
+                                    max_pareto_k=self.max_pareto_k, min_ess_mediated=self.min_ess_mediated,
                                     min_ess_share=self.min_ess_share)
 
     @property

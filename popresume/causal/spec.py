@@ -26,6 +26,10 @@ MISSING: tuple[str, ...] = ("raise", "drop")
 # effective sample size gets no interval, p-value or significance (``identification``);
 # "paper": every interval reported as is, the behaviour the chapters reproducing the paper use.
 IDENTIFICATIONS: tuple[str, ...] = ("overlap", "paper")
+# Which rule decides "estimable" under identification="overlap" (``identification.RULES``):
+# "support" (clipping, an absolute ESS floor and the weights' Pareto tail) or "ess-floor"
+# (the ESS floors of the rule before issue 37, kept for comparison).
+ESTIMABLE_RULES: tuple[str, ...] = ("support", "ess-floor")
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,8 @@ class EstimatorSpec:
     "raise" or "drop" incomplete rows; ``level``: interval level; ``n_rep`` /
     ``aggregate``: repeated cross-fitting; ``threads``: XGBoost threads per fit;
     ``identification``: "overlap" (effects without support are reported not estimable)
-    or "paper" (every interval as is). Building one checks every value (:func:`check_options`).
+    or "paper" (every interval as is); ``estimable_rule``: "support" (default) or "ess-floor"
+    (:func:`popresume.causal.identification.is_estimable`). Building one checks every value (:func:`check_options`).
     """
 
     folds: int = 5
@@ -91,6 +96,7 @@ class EstimatorSpec:
     aggregate: str = "median"
     threads: int = 1
     identification: str = "overlap"
+    estimable_rule: str = "support"
 
     def __post_init__(self):
         check_options(**{f.name: getattr(self, f.name) for f in fields(self)})
@@ -107,7 +113,7 @@ BOUNDS: dict[str, Bound] = {
     "threads": Bound(1),
 }
 CHOICES: dict[str, tuple[str, ...]] = {"bootstrap": BOOTSTRAPS, "missing": MISSING, "aggregate": AGGREGATIONS,
-                                       "identification": IDENTIFICATIONS}
+                                       "identification": IDENTIFICATIONS, "estimable_rule": ESTIMABLE_RULES}
 _INTS = ("folds", "n_boot", "seed", "tune_rows", "n_rep", "threads")
 _FLAGS = ("normalize", "nested_crossfit", "tune")
 NESTED_MIN_FOLDS = 3
