@@ -113,10 +113,11 @@ def causal_parts(args) -> pd.DataFrame | None:
         append_records(records, pd.read_csv(extra))
         extra.unlink()
     if args.tool_defaults:
-        for n in args.ns or (1000, 2000):
-            cfg = {"n": (n,), "n_boot": causal.FULL["n_boot"], "oracle_reps": 0,
-                   "learners": {causal.AUDIT_LEARNER: {d: args.reps for d in args.designs}}}
-            append_records(records, causal.simulate(config=cfg, seed=args.seed, n_jobs=args.jobs))
+        extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_tool_partial.csv")
+        causal.simulate_tool_defaults(reps=range(args.reps), ns=tuple(args.ns or (1000, 2000)),
+                                      kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed)
+        append_records(records, pd.read_csv(extra))
+        extra.unlink()
     if not args.from_records:
         return None
     tab = causal.table_from_records(pd.read_csv(records))

@@ -201,17 +201,34 @@ def simulate_audit(*, seeds: range, ns=AUDIT["n"], occupations=AUDIT["occupation
     With ``records_path`` each finished replication is appended to that CSV as it arrives,
     so a run stopped early keeps what it measured (the seeds come round-robin over the
     cells, so every cell has about the same count)."""
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    jobs = [delayed(audit_replicate)(occ, attr, n, s) for s in seeds for n in ns for occ in occupations
-            for attr in attributes]
+    return run_appending([delayed(audit_replicate)(occ, attr, n, s) for s in seeds for n in ns
+                          for occ in occupations for attr in attributes], n_jobs=n_jobs, records_path=records_path)
+
+
+def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
+                           records_path=None, seed: int = 0) -> pd.DataFrame:
+    """:func:`replicate` on the SCM designs with the estimator's own learner (XGBoost tuned on
+    every fit, :data:`AUDIT_LEARNER`) and its default 500 draws, replications outer (so
+    every cell grows together), appended to ``records_path`` as they arrive."""
+    from joblib import delayed
+
+    return run_appending([delayed(replicate)(kind, n, rep, learners=None, n_boot=FULL["n_boot"], seed=seed,
+                                             learner=AUDIT_LEARNER)
+                          for rep in reps for n in ns for kind in kinds], n_jobs=n_jobs, records_path=records_path)
+
+
+def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
+    """Run joblib ``jobs`` (each returning a list of record dicts), appending each to ``records_path`` on arrival."""
+    from joblib import Parallel
+
     out = []
     for block in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
         out += block
         if records_path is not None:
-            frame = pd.DataFrame(block)
             new = not Path(records_path).exists()
-            frame.to_csv(records_path, mode="a", header=new, index=False)
+            pd.DataFrame(block).to_csv(records_path, mode="a", header=new, index=False)
     return pd.DataFrame(out)
 
 
@@ -282,7 +299,7 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
 def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = None,
                    min_ess: float | None = None, min_ess_mediated: float | None = None,
                    min_ess_share: float | None = None) -> pd.Series:
-    """The overlap rule on recorded replications (thresholds default to the estimator's).
+    """The ESS-floor rule (``estimable_rule="ess-floor"``) on recorded replications (thresholds default to the estimator's).
 
     The mediated effects' floor follows each record's ``learner`` as the estimator's does
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
@@ -290,6 +307,8 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     NIE, BIE and RIE are not estimable (``identification.MIN_ESS_SHARE``)."""
     from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
                                                  mediated_ess_floor)
+
+    # the rule these records were made under: the ESS floors (rule="ess-floor" of the estimator)
     from popresume.causal.nuisance import CellMeans
 
     # the floor each record's learner gets in the estimator (the harness names its learners)
@@ -301,7 +320,7 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     thresholds = dict(max_clipped_share=MAX_CLIPPED_SHARE if max_clipped_share is None else max_clipped_share,
                       min_ess=MIN_ESS if min_ess is None else min_ess,
                       min_ess_share=MIN_ESS_SHARE if min_ess_share is None else min_ess_share)
-    ok = [is_estimable(e, c, ess, n, min_ess_mediated=mm, **thresholds)
+    ok = [is_estimable(e, c, ess, n, rule="ess-floor", min_ess_mediated=mm, **thresholds)
           for e, c, ess, n, mm in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
                                       mediated)]
     return pd.Series(ok, index=records.index, dtype=bool)
