@@ -30,8 +30,13 @@ from popresume.schema import PSE_NAMES
 
 
 @pytest.fixture(scope="module")
-def fast_table():
-    return table_from_records(simulate(fast=True))
+def fast_records():
+    return simulate(fast=True)
+
+
+@pytest.fixture(scope="module")
+def fast_table(fast_records):
+    return table_from_records(fast_records)
 
 
 def rows(table, setting_part, kind="coverage"):
@@ -74,6 +79,28 @@ def test_fitted_estimator_in_band_with_good_overlap(fast_table):
     assert set(est.index) == set(PSE_NAMES) and (est["reps_all"] == FAST["learners"]["cell means"]["basic"]).all()
     assert (est["estimable_share"] >= SHARE_FLOOR).all(), est["estimable_share"]
     assert est["rate"].between(lo, hi).all(), est[["rate", "coverage_low", "coverage_high"]]
+
+
+def in_band_check(table) -> bool:
+    """The condition of test_fitted_estimator_in_band_with_good_overlap, as a boolean."""
+    est = rows(table, "cell means: good overlap, n=4000")
+    lo, hi = COVERAGE_BAND
+    return bool((est["estimable_share"] >= SHARE_FLOOR).all() and est["rate"].between(lo, hi).all())
+
+
+def test_the_fast_check_fails_on_a_five_point_miscalibration(fast_records):
+    """The same samples with every interval narrowed to a nominal 90% one (z 1.645 for 1.96): the check fails."""
+    from scipy.stats import norm
+
+    rec = fast_records[fast_records["learner"] == "cell means"].copy()
+    mid = (rec["ci_low"] + rec["ci_high"]) / 2
+    half = rec["half_width"] * norm.ppf(0.95) / norm.ppf(0.975)
+    rec["covered"] = ((mid - half) <= rec["truth"]) & (rec["truth"] <= (mid + half))
+    narrowed = table_from_records(rec)
+    assert in_band_check(table_from_records(fast_records[fast_records["learner"] == "cell means"]))
+    assert not in_band_check(narrowed)
+    est = rows(narrowed, "cell means: good overlap, n=4000")
+    assert (est["rate"] < COVERAGE_BAND[0]).sum() >= 4, est["rate"]  # not one unlucky effect: nearly all
 
 
 def test_causal_verdict_on_planted_rows():
