@@ -9,36 +9,43 @@ cross-fitting, 500 influence-bootstrap draws) and one of two learners: the cell-
 learner (saturated, exact on these designs, fast) and the XGBoost default (the
 hyperparameters tuned on the Appendix C.5 grid once per design on a pilot sample and then
 fixed, as in an audit grid). It records per effect the interval, whether it covered the
-truth, its half-width, and the two overlap numbers the estimable rule reads
-(:mod:`popresume.causal.identification`). Settings start with the learner's name.
+truth, its half-width, the tool's ``estimable`` verdict and the numbers of its identification
+table (:mod:`popresume.causal.identification`). Settings start with the learner's name.
 
-The table (:func:`table_from_records`) has, per design (overlap × n) and effect:
+The table (:func:`table_from_records`) has one ``coverage`` row per learner, design, n and
+effect, with three measured rates side by side, each with its Wilson interval
+(:mod:`popresume.coverage.intervals`): the coverage among the replications the tool calls
+estimable (``rate``, the promise the tool makes; band 0.93-0.97), the coverage among all
+replications (``coverage_all``, every interval counted as the paper reports them) and the
+share called estimable (``estimable_share``, the rule's power); its ``verdict``
+(:func:`causal_verdict`) is "in band" only with a Wilson interval at or above 0.90 and, on the
+good design at n >= 1,000, a share of at least 0.9. ``rule`` names the estimable rule of the
+replications (the tool's own verdict is recorded per replication; records without one are
+read under the ESS floors, :func:`estimable_mask`) and ``held_out`` whether the design and
+size took no part in choosing that rule's thresholds (:data:`CHOSEN_ON`). Then
+``projection_ratio`` rows: mean(half-width × √n) at the largest n over the smallest, among the
+estimable replications where the projection is called valid (the effect estimable at both
+n), else over all replications. Where the half-width shrinks like 1/√n the ratio is 1; the
+band is 0.8-1.25.
 
-* ``coverage``, setting "... all replications (paper rule)": every interval counted, as the
-  paper reports them;
-* ``coverage``, setting "... estimable replications (overlap rule)": only the replications
-  whose effect the rule calls estimable, the promise the tool makes (band 0.93-0.97);
-* ``estimable_share``: the share of replications called estimable (no band: a description);
-* ``projection_ratio``: mean(half-width × √n) at the largest n over the smallest, among the
-  estimable replications where the projection is called valid (the effect estimable at
-  both n), else over all replications. Where the half-width shrinks like 1/√n the ratio is
-  1; the band is 0.8-1.25.
-
-Two more kinds of rows isolate the parts:
+More kinds of rows isolate the parts:
 
 * "oracle nuisances": the influence values φ computed with the *true* propensities and
   regressions of the SCM (``DiscreteSCM.true_nuisances``), so the intervals' machinery
   alone (influence-function SE, normal and bootstrap intervals, the effects' linear map) is
   checked, with no learner in the way; thousands of replications cost seconds;
 * "proxy reveals X" (``make_scm("proxy_reveals")``): a mediator nearly reveals the
-  attribute; the rule should call the paths not estimable, and the paper rule's intervals
-  show why.
+  attribute; the rule should call the paths not estimable, and the coverage among all
+  replications shows why;
+* "audit pipeline" (:func:`audit_replicate`): ``popresume audit --screener synthetic`` itself,
+  with XGBoost as the tool builds it (tuned on every fit) and the synthetic screener's exact
+  truth, over seeds, for race and gender and two occupations (:data:`AUDIT`). The SCM designs
+  can run with the same learner (:func:`simulate_tool_defaults`).
 
 ``fast=True`` runs the oracle rows (1,500 replications) and the cell-means learner with
 normal intervals at n = 4,000: the subset the tests run. The full run adds n = 1,000 and
-n = 8,000 (where XGBoost's mediated effects clear their higher ESS floor,
-``identification.MIN_ESS_MEDIATED_FLEXIBLE``), the weak design and XGBoost (about 1-3 s per
-replication and core, the reason for its replication count).
+n = 8,000, the weak design and XGBoost (about 1-3 s per replication and core tuned once,
+10-12 s tuned on every fit, the reason for the replication counts).
 """
 
 from __future__ import annotations
@@ -299,7 +306,9 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
 def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = None,
                    min_ess: float | None = None, min_ess_mediated: float | None = None,
                    min_ess_share: float | None = None) -> pd.Series:
-    """The ESS-floor rule (``estimable_rule="ess-floor"``) on recorded replications (thresholds default to the estimator's).
+    """The ESS-floor rule (``estimable_rule="ess-floor"``) on recorded replications.
+
+    The thresholds default to the estimator's.
 
     The mediated effects' floor follows each record's ``learner`` as the estimator's does
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
@@ -326,9 +335,11 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     return pd.Series(ok, index=records.index, dtype=bool)
 
 
-def _label(kind: str) -> str:
+def design_label(kind: str) -> str:
+    """The words for a records' ``kind``: "good overlap", "oracle nuisances, good overlap",
+    "audit pipeline, synthetic screener, nurses, race"."""
     if kind.startswith("oracle:"):
-        return f"oracle nuisances, {_label(kind.split(':', 1)[1])}"
+        return f"oracle nuisances, {design_label(kind.split(':', 1)[1])}"
     if kind.startswith("audit:"):
         _, occupation, attribute = kind.split(":")
         return f"audit pipeline, synthetic screener, {occupation}s, {attribute}"
@@ -445,7 +456,8 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
     rows = []
     for (learner, kind, n, rule), g in rec.groupby(["learner", "kind", "n", "rule"], sort=False):
         oracle = kind.startswith("oracle:")
-        base = f"{_label(kind)}, n={n}" if oracle else f"{LEARNER_LABELS.get(learner, learner)}: {_label(kind)}, n={n}"
+        who = f"{LEARNER_LABELS.get(learner, learner)}: "
+        base = f"{design_label(kind)}, n={n}" if oracle else f"{who}{design_label(kind)}, n={n}"
         chosen = CHOSEN_ON.get(rule.split(" (")[0] if rule.startswith("support") else rule, set())
         held_out = (kind.split(":")[-1] if oracle else kind, int(n)) not in chosen
         for e in PSE_NAMES:
@@ -475,7 +487,8 @@ def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
             mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
             lo, hi = PROJECTION_BAND
             rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
-                         "setting": f"{LEARNER_LABELS.get(learner, learner)}: {_label(kind)}, half-width×√n at n={n2} over n={n1}, "
+                         "setting": f"{LEARNER_LABELS.get(learner, learner)}: {design_label(kind)}, "
+                                    f"half-width×√n at n={n2} over n={n1}, "
                                     + ("estimable replications (projection valid)" if called
                                        else "all replications (projection not valid)"),
                          "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
@@ -521,7 +534,7 @@ def spread_table(records: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (learner, kind, n, effect), g in rec.groupby(["learner", "kind", "n", "effect"], sort=False):
         sd = float(g["estimate"].std())
-        rows.append({"learner": learner, "design": _label(kind), "n": int(n), "effect": effect,
+        rows.append({"learner": learner, "design": design_label(kind), "n": int(n), "effect": effect,
                      "se_over_sd": float((g["half_width"] / 1.959964).mean()) / sd,
                      "bias_over_sd": float((g["estimate"] - g["truth"]).mean()) / sd, "reps": len(g)})
     return pd.DataFrame(rows)
