@@ -545,9 +545,14 @@ def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
 
     ``records_path``: also write the per-replication records there (CSV, gzip by suffix), so
     that a change of the estimable rule's thresholds can be re-read from them
-    (:func:`table_from_records` with ``max_clipped_share=...``) without simulating again.
+    (:func:`table_from_records` with ``max_clipped_share=...``) without simulating again. The
+    replications there with the tool's own tuning (:data:`AUDIT_LEARNER`: the audit pipeline
+    and ``--tool-defaults``, hours of fits that this run does not repeat) are kept.
     """
     records = simulate(fast=fast, seed=seed, n_jobs=1 if fast else 2)
     if records_path is not None:
+        if Path(records_path).exists():
+            old = pd.read_csv(records_path)
+            records = pd.concat([records, old[old["learner"] == AUDIT_LEARNER]], ignore_index=True)
         records.to_csv(records_path, index=False)
     return table_from_records(records)
