@@ -200,7 +200,7 @@ class PSEEstimator:
         "paper": every interval as is, for the chapters that reproduce the paper.
     estimable_rule : {"support", "ess-floor"}
         The rule of "overlap" (:func:`popresume.causal.identification.is_estimable`):
-        "support" (default: clipping, an ESS of 50 and the weights' Pareto k̂) or "ess-floor"
+        "support" (default: clipping and an ESS of 50) or "ess-floor"
         (the ESS floors of the rule before issue 37).
     population : str, optional
         The estimand's population when the rows were trimmed (set by ``estimate_pse(trim=...)``).
@@ -225,7 +225,7 @@ class PSEEstimator:
     BIE        -0.13     NaN      NaN      False
     RIE        -0.44     NaN      NaN      False
     >>> print(table.loc["NDE", "reason"])  # doctest: +ELLIPSIS
-    the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (smallest ESS 30, ...), so the direct path has too little support
+    the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (π3 of E[Y_{x1,W_x0}]; smallest ESS 30), so the direct path has too little support
     """
 
     data: pd.DataFrame | PSEData = field(repr=False)

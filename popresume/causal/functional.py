@@ -143,14 +143,16 @@ def pareto_k(w: np.ndarray) -> float:
     """The Pareto shape k̂ of the upper tail of a weight vector (the PSIS diagnostic; zeros count as absent).
 
     Vehtari, Simpson, Gelman, Yao and Gabry (2024), *Pareto smoothed importance sampling*
-    (JMLR 25(72)), §3: a generalised Pareto distribution is fitted to the excesses of the
+    (JMLR 25(72)): a generalised Pareto distribution is fitted to the excesses of the
     M = min(S/5, 3√S) largest of the S positive weights over the next largest, here by
     maximum likelihood (``scipy.stats.genpareto.fit`` with location 0). k̂ estimates how
     heavy the tail is whatever n: under 0.5 the weights have a finite variance, and above
     0.7 a weighted mean converges too slowly for a normal interval at any practical size.
-    A bounded tail (weights from propensities inside the clipping bounds, or a discrete
-    design whose largest weights tie) gives k̂ ≤ 0. NaN when fewer than 5 excesses are
-    positive: too few distinct large weights to fit a tail, which is not a heavy one.
+    A bounded tail (weights from propensities away from 0 and 1) gives k̂ ≤ 0. NaN where no
+    tail can be fitted: fewer than 5 positive excesses, or M largest weights that take fewer
+    than M/2 distinct values to 2 decimals (a discrete design, whose weights are a handful of
+    values repeated, the fold normalisation apart: a bounded tail, not a heavy one; the
+    maximum-likelihood fit would read its steps as a heavy tail).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)

@@ -32,8 +32,7 @@ from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
-from .identification import (MAX_CLIPPED_SHARE, MAX_PARETO_K, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_SHARE,
-                             identification_table)
+from .identification import MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_SHARE, identification_table
 from .spec import AGGREGATIONS, DEFAULTS, ESTIMABLE_RULES, IDENTIFICATIONS
 
 OVERLAP_COLUMNS: tuple[str, ...] = ("min_ess", "clipped_share")
@@ -96,8 +95,8 @@ class PSEResult:
         gets no interval, p-value or significance. "paper": every interval as is.
     estimable_rule : {"support", "ess-floor"}
         The overlap rule (:func:`popresume.causal.identification.is_estimable`): "support"
-        (default; clipping, ``min_ess`` and the weights' Pareto k̂ under ``max_pareto_k``) or
-        "ess-floor" (the rule before issue 37).
+        (default; clipping and ``min_ess``, and the weights' Pareto k̂ under ``max_pareto_k``
+        when that is given) or "ess-floor" (the rule before issue 37).
     max_clipped_share, min_ess, max_pareto_k, min_ess_mediated, min_ess_share : float
         The thresholds of the overlap rule (``min_ess_mediated``: the ESS floor of NIE, BIE, RIE
         and ``min_ess_share``: the ESS as a share of the rows, for NDE, NIE, BIE, RIE, both
@@ -138,7 +137,7 @@ class PSEResult:
     estimable_rule: str = DEFAULTS.estimable_rule
     max_clipped_share: float = MAX_CLIPPED_SHARE
     min_ess: float = MIN_ESS
-    max_pareto_k: float = MAX_PARETO_K
+    max_pareto_k: float | None = None  # opt-in tail check (e.g. identification.MAX_PARETO_K)
     min_ess_mediated: float = MIN_ESS_MEDIATED
     min_ess_share: float = MIN_ESS_SHARE
     population: str | None = None  # the estimand's population when the data were trimmed

@@ -27,7 +27,7 @@ MISSING: tuple[str, ...] = ("raise", "drop")
 # "paper": every interval reported as is, the behaviour the chapters reproducing the paper use.
 IDENTIFICATIONS: tuple[str, ...] = ("overlap", "paper")
 # Which rule decides "estimable" under identification="overlap" (``identification.RULES``):
-# "support" (clipping, an absolute ESS floor and the weights' Pareto tail) or "ess-floor"
+# "support" (clipping and an absolute ESS floor) or "ess-floor"
 # (the ESS floors of the rule before issue 37, kept for comparison).
 ESTIMABLE_RULES: tuple[str, ...] = ("support", "ess-floor")
 
