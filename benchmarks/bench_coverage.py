@@ -22,8 +22,10 @@ The causal family's costly parts run on their own and add to those records:
 --screener synthetic`` over seeds A..B-1, two occupations, both attributes), each finished
 replication appended to ``--records`` as it arrives. ``--tool-defaults``: the SCM designs with
 XGBoost as the tool builds it (tuned on every fit), appended to ``--records`` per block.
-``--from-records``: the causal rows of ``--out`` rebuilt from ``--records`` (the other
-families kept).
+``--reread-support``: every fitted replication called again under the estimator's default
+rule (``estimable_rule="support"``, from the recorded clipped share and ESS; the intervals do
+not depend on the rule), added to ``--records`` under that rule's label. ``--from-records``:
+the causal rows of ``--out`` rebuilt from ``--records`` (the other families kept).
 """
 
 from __future__ import annotations
@@ -69,8 +71,11 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--designs", nargs="*", default=["basic"], help="SCM designs for --tool-defaults")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--from-records", action="store_true", help="rebuild the causal rows of --out from --records")
+    ap.add_argument("--reread-support", action="store_true",
+                    help="add to --records every fitted replication called again under the estimator's default "
+                         "support rule, from its recorded overlap numbers")
     args = ap.parse_args(argv)
-    if args.audit_seeds or args.tool_defaults or args.from_records:
+    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support:
         return causal_parts(args)
     mods = family_modules(args.families)
     if not mods:
@@ -118,6 +123,16 @@ def causal_parts(args) -> pd.DataFrame | None:
                                       kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed)
         append_records(records, pd.read_csv(extra))
         extra.unlink()
+    if args.reread_support:  # the rule changes which intervals are printed, not the intervals
+        rec = pd.read_csv(records)
+        default = causal.rule_label()
+        rec = rec[rec["rule"] != default]
+        fitted = rec[rec["learner"] != "oracle"]
+        fitted = fitted if "pareto_k" in fitted else fitted.assign(pareto_k=float("nan"))
+        again = causal.reread_support(fitted, max_pareto_k=None)
+        assert again["rule"].eq(default).all(), (default, again["rule"].iloc[0])
+        pd.concat([rec, again], ignore_index=True).to_csv(records, index=False)
+        print(f"{len(again)} records called again under {default}")
     if not args.from_records:
         return None
     tab = causal.table_from_records(pd.read_csv(records))

@@ -244,3 +244,20 @@ def test_audit_design_is_the_audit_pipeline():
         lo = tab.loc[e, "ci_low"] if math.isfinite(tab.loc[e, "ci_low"]) else tab.loc[e, "diag_ci_low"]
         assert rec.loc[e, "ci_low"] == pytest.approx(lo)
         assert rec.loc[e, "covered"] == (rec.loc[e, "ci_low"] <= rec.loc[e, "truth"] <= rec.loc[e, "ci_high"])
+
+
+def test_reread_support_calls_the_recorded_numbers_again():
+    """The support rule on recorded numbers: clipping and ESS always, the Pareto k̂ only when asked."""
+    import pandas as pd
+
+    from popresume.coverage.causal import reread_support, support_label
+
+    rec = pd.DataFrame({"effect": ["RIE", "RIE", "RIE", "NDE"], "n": 2000, "rule": "ESS floors",
+                        "clipped_share": [0.0, 0.0, 0.02, 0.0], "min_ess": [222.0, 222.0, 400.0, 30.0],
+                        "pareto_k": [0.91, float("nan"), 0.1, 0.1], "estimable": False})
+    default = reread_support(rec)
+    assert default["estimable"].tolist() == [True, True, False, False]  # 2% clipped; ESS 30 < 50
+    assert (default["rule"] == support_label(None)).all() and "not checked" in support_label(None)
+    tail = reread_support(rec, max_pareto_k=0.7)
+    assert tail["estimable"].tolist() == [False, True, False, False]  # k̂ 0.91 > 0.7; NaN (no tail) passes
+    assert rec["rule"].eq("ESS floors").all()  # the records themselves are left alone
