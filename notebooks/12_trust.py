@@ -61,7 +61,8 @@ import pandas as pd
 
 from popresume.causal.identification import MIN_ESS_SHARE
 from popresume.coverage import read_results, shown
-from popresume.coverage.causal import design_label, estimable_mask, records_csv, shown_causal, spread_table
+from popresume.coverage.causal import (design_label, estimable_mask, records_csv, shown_causal, spread_table,
+                                       unique_replications)
 from popresume.coverage.intervals import wilson_column
 from popresume.plots.tables import labelled
 
@@ -153,7 +154,7 @@ labelled(pd.DataFrame({"setting": proj["setting"], "effect": proj["quantity"],
 # %%
 records_path = Path(csv).with_name(records_csv().name) if csv else records_csv()
 if records_path.exists():
-    records = pd.read_csv(records_path)
+    records = unique_replications(pd.read_csv(records_path))  # each replication once, whatever its rules
     spread = spread_table(records)
     spread = spread[spread["design"] != "proxy reveals X"]  # its paths are not estimable; the bias shows why
     wide = spread.pivot_table(index=["learner", "design", "n"], columns="effect", values="se_over_sd", sort=False)
