@@ -32,8 +32,7 @@
 # nominal 5% test must reject a true null in 3-7%. Each rate is a count of hits over `reps`
 # replications, so it carries sampling error of its own: the page prints its 95% **Wilson
 # interval** (Wilson 1927; statsmodels' `proportion_confint(method="wilson")`) in brackets.
-# With 100 replications a true 0.95 reads anywhere in about 0.89-0.98; with 2,000 in
-# 0.935-0.955.
+# 95 covered of 100 gives a Wilson interval of 0.89-0.98; 1,900 of 2,000 one of 0.94-0.96.
 #
 # **The verdicts.** For the path-specific effects a row is *in band* only when three things
 # hold: the coverage among the replications the tool calls estimable lies in 0.93-0.97; its
