@@ -220,8 +220,8 @@ else:
 #
 # Which rows were held out: the support rule's 1% cap was chosen on the weak design at
 # $n = 1{,}000$ and $4{,}000$, its ESS of 50 on the three designs at $n = 1{,}000$, and its
-# tail check was tried on the audits of accountants at $n = 3{,}000$ and of nurses' race at
-# $n = 2{,}000$; every other row says "yes" in `held out` (the print-out under the first
+# tail check was tried on the audits of accountants at $n = 3{,}000$ and of both occupations
+# at $n = 2{,}000$ (where it was made opt-in); every other row says "yes" in `held out` (the print-out under the first
 # table lists them). The held-out rows are where the rule is tested: on the weak design at
 # $n = 8{,}000$ XGBoost's propensities stay inside the clipping bounds, so the support rule
 # calls NDE estimable in the samples the 10% floor used to catch, and those cover less (the

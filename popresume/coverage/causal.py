@@ -389,11 +389,12 @@ SHARE_FLOOR, SHARE_FLOOR_N = 0.9, 1000
 # clipping was chosen on the weak design at n = 1,000 and 4,000, its ESS of 50 on the three
 # designs at n = 1,000 (popresume.causal.identification), and its Pareto-k line (Vehtari et
 # al. 2024) was checked on the synthetic screener's audits of accountants at n = 3,000 and of
-# nurses' race at n = 2,000 (where it was made opt-in).
+# both occupations at n = 2,000 (where it was made opt-in; the estimator's sweeps).
 CHOSEN_ON = {ESS_FLOOR_RULE:
              {(k, n) for k in ("basic", "weak_overlap", "proxy_reveals") for n in (1000, 2000, 4000, 8000)},
              "support": {("basic", 1000), ("weak_overlap", 1000), ("weak_overlap", 4000), ("proxy_reveals", 1000),
-                         ("audit:accountant:race", 3000), ("audit:accountant:gender", 3000), ("audit:nurse:race", 2000)}}
+                         ("audit:accountant:race", 3000), ("audit:accountant:gender", 3000),
+                         *((f"audit:{o}:{a}", 2000) for o in ("accountant", "nurse") for a in ("race", "gender"))}}
 
 
 LEARNER_LABELS = {"XGBoost": "XGBoost tuned once per design"}
