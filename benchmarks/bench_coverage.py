@@ -11,6 +11,21 @@ band, and writes it to ``benchmarks/results/coverage.csv``, the table the book's
 ``--merge`` replaces only the rows of the families run in an existing table and keeps the
 others (``make calibrate`` reruns everything). The full causal run also writes its
 per-replication records beside the table (``coverage_causal_records.csv.gz``).
+
+The causal family's costly parts run on their own and add to those records:
+
+    .venv/bin/python benchmarks/bench_coverage.py --audit-seeds 0 100 [--ns 2000 3000]
+    .venv/bin/python benchmarks/bench_coverage.py --tool-defaults --reps 300 --ns 1000 2000 [--designs basic]
+    .venv/bin/python benchmarks/bench_coverage.py --from-records
+
+``--audit-seeds A B``: the audit pipeline design (``causal.simulate_audit``: ``popresume audit
+--screener synthetic`` over seeds A..B-1, two occupations, both attributes), each finished
+replication appended to ``--records`` as it arrives. ``--tool-defaults``: the SCM designs with
+XGBoost as the tool builds it (tuned on every fit), appended to ``--records`` per block.
+``--reread-support``: every fitted replication called again under the estimator's default
+rule (``estimable_rule="support"``, from the recorded clipped share and ESS; the intervals do
+not depend on the rule), added to ``--records`` under that rule's label. ``--from-records``:
+the causal rows of ``--out`` rebuilt from ``--records`` (the other families kept).
 """
 
 from __future__ import annotations
@@ -46,7 +61,22 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--merge", action="store_true",
                     help="keep the rows of the other families already in --out; replace only those run")
+    ap.add_argument("--records", default=None, help="the causal records (default: beside --out)")
+    ap.add_argument("--audit-seeds", nargs=2, type=int, metavar=("FIRST", "STOP"),
+                    help="run the audit-pipeline design over these seeds and append to --records")
+    ap.add_argument("--tool-defaults", action="store_true",
+                    help="run the SCM designs with XGBoost tuned on every fit and append to --records")
+    ap.add_argument("--reps", type=int, default=100, help="replications per cell for --tool-defaults")
+    ap.add_argument("--ns", nargs="*", type=int, default=None, help="sample sizes for --audit-seeds / --tool-defaults")
+    ap.add_argument("--designs", nargs="*", default=["basic"], help="SCM designs for --tool-defaults")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--from-records", action="store_true", help="rebuild the causal rows of --out from --records")
+    ap.add_argument("--reread-support", action="store_true",
+                    help="add to --records every fitted replication called again under the estimator's default "
+                         "support rule, from its recorded overlap numbers")
     args = ap.parse_args(argv)
+    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support:
+        return causal_parts(args)
     mods = family_modules(args.families)
     if not mods:
         raise SystemExit(f"no harness module found among {args.families}")
@@ -71,9 +101,55 @@ def main(argv=None) -> pd.DataFrame:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(out, index=False)
-    bad = table[(table["kind"] == "coverage") & ~table["in_band"] & table["setting"].str.contains("estimable")]
-    print(f"wrote {out}; {len(bad)} coverage row(s) of estimable replications outside the band")
+    bad = table[table["verdict"] == "OUTSIDE"] if "verdict" in table else table.iloc[:0]
+    print(f"wrote {out}; {len(bad)} causal coverage row(s) OUTSIDE their band")
     return table
+
+
+def causal_parts(args) -> pd.DataFrame | None:
+    """``--audit-seeds``, ``--tool-defaults`` and ``--from-records`` (see the module docstring)."""
+    from popresume.coverage import causal
+
+    records = Path(args.records) if args.records else Path(args.out).with_name(causal.records_csv().name)
+    if args.audit_seeds:
+        extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_audit_partial.csv")
+        causal.simulate_audit(seeds=range(*args.audit_seeds), ns=tuple(args.ns or causal.AUDIT["n"]),
+                              n_jobs=args.jobs, records_path=extra)
+        append_records(records, pd.read_csv(extra))
+        extra.unlink()
+    if args.tool_defaults:
+        extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_tool_partial.csv")
+        causal.simulate_tool_defaults(reps=range(args.reps), ns=tuple(args.ns or (1000, 2000)),
+                                      kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed)
+        append_records(records, pd.read_csv(extra))
+        extra.unlink()
+    if args.reread_support:  # the rule changes which intervals are printed, not the intervals
+        rec = pd.read_csv(records)
+        default = causal.rule_label()
+        rec = rec[rec["rule"] != default]
+        fitted = rec[rec["learner"] != "oracle"]
+        fitted = fitted if "pareto_k" in fitted else fitted.assign(pareto_k=float("nan"))
+        again = causal.reread_support(fitted, max_pareto_k=None)
+        assert again["rule"].eq(default).all(), (default, again["rule"].iloc[0])
+        pd.concat([rec, again], ignore_index=True).to_csv(records, index=False)
+        print(f"{len(again)} records called again under {default}")
+    if not args.from_records:
+        return None
+    tab = causal.table_from_records(pd.read_csv(records))
+    out = Path(args.out)
+    kept = pd.read_csv(out) if out.exists() else pd.DataFrame()
+    kept = kept[kept["family"] != "causal"] if len(kept) else kept
+    table = pd.concat([tab, kept], ignore_index=True)
+    table.to_csv(out, index=False)
+    bad = tab[tab["verdict"] == "OUTSIDE"]
+    print(f"wrote {out}: {len(tab)} causal rows from {records}; {len(bad)} coverage row(s) OUTSIDE their band")
+    return table
+
+
+def append_records(path: Path, new: pd.DataFrame) -> None:
+    """Add replications to the records file (columns united; a column a record lacks stays empty)."""
+    old = pd.read_csv(path) if path.exists() else pd.DataFrame()
+    pd.concat([old, new], ignore_index=True).to_csv(path, index=False)
 
 
 if __name__ == "__main__":

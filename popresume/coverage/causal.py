@@ -9,49 +9,58 @@ cross-fitting, 500 influence-bootstrap draws) and one of two learners: the cell-
 learner (saturated, exact on these designs, fast) and the XGBoost default (the
 hyperparameters tuned on the Appendix C.5 grid once per design on a pilot sample and then
 fixed, as in an audit grid). It records per effect the interval, whether it covered the
-truth, its half-width, and the two overlap numbers the estimable rule reads
-(:mod:`popresume.causal.identification`). Settings start with the learner's name.
+truth, its half-width, the tool's ``estimable`` verdict and the numbers of its identification
+table (:mod:`popresume.causal.identification`). Settings start with the learner's name.
 
-The table (:func:`table_from_records`) has, per design (overlap × n) and effect:
+The table (:func:`table_from_records`) has one ``coverage`` row per learner, design, n and
+effect, with three measured rates side by side, each with its Wilson interval
+(:mod:`popresume.coverage.intervals`): the coverage among the replications the tool calls
+estimable (``rate``, the promise the tool makes; band 0.93-0.97), the coverage among all
+replications (``coverage_all``, every interval counted as the paper reports them) and the
+share called estimable (``estimable_share``, the rule's power); its ``verdict``
+(:func:`causal_verdict`) is "in band" only with a Wilson interval at or above 0.90 and, on the
+good design at n >= 1,000, a share of at least 0.9. ``rule`` names the estimable rule of the
+replications (the tool's own verdict is recorded per replication; records without one are
+read under the ESS floors, :func:`estimable_mask`) and ``held_out`` whether the design and
+size took no part in choosing that rule's thresholds (:data:`CHOSEN_ON`). Then
+``projection_ratio`` rows: mean(half-width × √n) at the largest n over the smallest, among the
+estimable replications where the projection is called valid (the effect estimable at both
+n), else over all replications. Where the half-width shrinks like 1/√n the ratio is 1; the
+band is 0.8-1.25.
 
-* ``coverage``, setting "... all replications (paper rule)": every interval counted, as the
-  paper reports them;
-* ``coverage``, setting "... estimable replications (overlap rule)": only the replications
-  whose effect the rule calls estimable, the promise the tool makes (band 0.93-0.97);
-* ``estimable_share``: the share of replications called estimable (no band: a description);
-* ``projection_ratio``: mean(half-width × √n) at the largest n over the smallest, among the
-  estimable replications where the projection is called valid (the effect estimable at
-  both n), else over all replications. Where the half-width shrinks like 1/√n the ratio is
-  1; the band is 0.8-1.25.
-
-Two more kinds of rows isolate the parts:
+More kinds of rows isolate the parts:
 
 * "oracle nuisances": the influence values φ computed with the *true* propensities and
   regressions of the SCM (``DiscreteSCM.true_nuisances``), so the intervals' machinery
   alone (influence-function SE, normal and bootstrap intervals, the effects' linear map) is
   checked, with no learner in the way; thousands of replications cost seconds;
 * "proxy reveals X" (``make_scm("proxy_reveals")``): a mediator nearly reveals the
-  attribute; the rule should call the paths not estimable, and the paper rule's intervals
-  show why.
+  attribute; the rule should call the paths not estimable, and the coverage among all
+  replications shows why;
+* "audit pipeline" (:func:`audit_replicate`): ``popresume audit --screener synthetic`` itself,
+  with XGBoost as the tool builds it (tuned on every fit) and the synthetic screener's exact
+  truth, over seeds, for race and gender and two occupations (:data:`AUDIT`). The SCM designs
+  can run with the same learner (:func:`simulate_tool_defaults`).
 
 ``fast=True`` runs the oracle rows (1,500 replications) and the cell-means learner with
 normal intervals at n = 4,000: the subset the tests run. The full run adds n = 1,000 and
-n = 8,000 (where XGBoost's mediated effects clear their higher ESS floor,
-``identification.MIN_ESS_MEDIATED_FLEXIBLE``), the weak design and XGBoost (about 1-3 s per
-replication and core, the reason for its replication count).
+n = 8,000, the weak design and XGBoost (about 1-3 s per replication and core tuned once,
+10-12 s tuned on every fit, the reason for the replication counts).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from popresume.schema import PSE_NAMES
 
-from . import summarize, table
+from . import COLUMNS, COVERAGE_BAND
+from .intervals import rate_with_interval, wilson
 
 FAMILY = "causal"
 DESIGNS = {"good overlap": "basic", "weak overlap": "weak_overlap", "proxy reveals X": "proxy_reveals"}
@@ -108,8 +117,146 @@ def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int =
         out.append({"learner": learner, "kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
                     "estimate": float(res.effects[e]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= truth[e] <= hi), "half_width": (hi - lo) / 2,
-                    "clipped_share": float(ident.loc[e, "clipped_share"]), "min_ess": float(ident.loc[e, "min_ess"])})
+                    "estimable": bool(ident.loc[e, "estimable"]), "rule": rule_label(), **_overlap_numbers(ident, e)})
     return out
+
+
+# The audit pipeline itself (``popresume audit --screener synthetic``): a population from the
+# generator, the synthetic screener's scores and its exact truth, the estimator at the audit's
+# defaults (XGBoost tuned on every fit, 5 folds, 500 influence-bootstrap draws). Two
+# occupations, both attributes; one replication is one seed.
+AUDIT = {"occupations": ("accountant", "nurse"), "attributes": ("race", "gender"), "n": (2000, 3000)}
+AUDIT_LEARNER = "XGBoost, tool defaults"
+
+
+def _overlap_numbers(ident: pd.DataFrame, effect: str) -> dict:
+    """Every number of the estimator's identification row (the rule's inputs, whatever the rule)."""
+    row = ident.loc[effect]
+    return {k: float(v) for k, v in row.items() if k != "estimable" and isinstance(v, (int, float, np.number))
+            and not isinstance(v, bool)}
+
+
+def audit_replicate(occupation: str, attribute: str, n: int, seed: int, **options) -> list[dict]:
+    """One ``popresume audit --screener synthetic --occupation O --n N --seed S`` decomposition.
+
+    The population (``report_run.load_population``), the truth (``SyntheticScreener.true_effects``
+    on that population, as the audit's ``truth`` column) and the estimator's settings
+    (``ReportRequest``'s defaults: folds, draws, tuning on every fit) are the audit's own.
+    Two departures, both for the simulation: the scores come from ``score_frame`` (the same
+    numbers as the screener's protocol, without the score cache and the validity card), and
+    the screener's noise seed is the replication's seed (the audit keeps the spec's seed 0;
+    its noise is keyed by résumé id, which repeats across populations, so a fixed seed would
+    give every replication the same noise vector). Per effect: the interval the tool prints
+    (``ci_low``/``ci_high``: the raw interval where it withholds one, so that coverage among
+    all replications can be counted), the tool's own ``estimable`` verdict and the numbers of
+    its identification table. ``options`` replace the request's settings (``tune=False``,
+    ``n_boot=0``: the tests' cheap run); the harness passes none.
+    """
+    from popresume.audit.report import check_groups
+    from popresume.audit.report_run import ReportRequest, load_population
+    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    req = ReportRequest("synthetic", occupation=occupation, n=n, seed=seed, attributes=(attribute,), **options)
+    req.check()
+    prof, _ = load_population(occupation, n, seed=seed)
+    scr = SyntheticScreener(seed=seed)
+    scores = pd.DataFrame({"resume_id": prof["resume_id"],
+                           "score": scr.score_frame(scr.prepare_profiles(prof), format=req.fmt)})
+    data = prepare(prof, scores)
+    roles = default_roles(attribute)
+    check_groups(data, attribute, roles)
+    truth = scr.true_effects(prof, attribute, format=req.fmt)["true"]
+    with capture_pse_warnings():
+        tab, est = estimate_pse(data, **roles, y="score", folds=req.folds, n_boot=req.n_boot, seed=seed,
+                                tune=req.tune, missing="drop", return_estimator=True, threads=1)
+    ident = est.result_.identification_table()
+    out = []
+    for e in PSE_NAMES:
+        lo, hi = float(tab.loc[e, "ci_low"]), float(tab.loc[e, "ci_high"])
+        if not (math.isfinite(lo) and math.isfinite(hi)):  # withheld: count the raw interval for "all"
+            lo, hi = float(tab.loc[e, "diag_ci_low"]), float(tab.loc[e, "diag_ci_high"])
+        t = float(truth[e])
+        out.append({"learner": AUDIT_LEARNER, "kind": f"audit:{occupation}:{attribute}", "n": n, "rep": seed,
+                    "effect": e, "truth": t, "estimate": float(tab.loc[e, "estimate"]), "ci_low": lo, "ci_high": hi,
+                    "covered": bool(lo <= t <= hi), "half_width": (hi - lo) / 2,
+                    "estimable": bool(tab.loc[e, "estimable"]), "rule": rule_label(),
+                    **_overlap_numbers(ident, e)})
+    return out
+
+
+ESS_FLOOR_RULE = "ESS floors (50; mediated 750 / 2,000; 10% of rows)"
+
+
+def rule_label() -> str:
+    """Which estimable rule the installed estimator applies by default, for the records' ``rule`` column."""
+    from popresume.causal import identification as ident
+    from popresume.causal.results import PSEResult
+
+    rule = getattr(ident, "DEFAULT_RULE", "ess-floor")
+    if rule == "ess-floor":
+        return ESS_FLOOR_RULE
+    if rule == "support":  # the tail check: always on at its first commit, opt-in (max_pareto_k) since
+        return support_label(getattr(PSEResult, "max_pareto_k", ident.MAX_PARETO_K))
+    return rule
+
+
+def support_label(max_pareto_k: float | None) -> str:
+    """The ``rule`` label of ``estimable_rule="support"`` with this tail check (None: k̂ not checked)."""
+    from popresume.causal import identification as ident
+
+    tail = f", Pareto k <= {max_pareto_k:g}" if max_pareto_k is not None else "; Pareto k reported, not checked"
+    return f"support (clipped <= {ident.MAX_CLIPPED_SHARE:.0%}, ESS >= {ident.MIN_ESS:.0f}{tail})"
+
+
+def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) -> pd.DataFrame:
+    """The records called again under ``estimable_rule="support"`` with this tail check, from
+    their recorded ``clipped_share``, ``min_ess`` and ``pareto_k`` (the numbers the rule reads;
+    the intervals do not depend on the rule), labelled by :func:`support_label`."""
+    from popresume.causal.identification import is_estimable
+
+    ok = [is_estimable(e, c, ess, n, k, rule="support", max_pareto_k=max_pareto_k)
+          for e, c, ess, n, k in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
+                                     records["pareto_k"])]
+    return records.assign(estimable=ok, rule=support_label(max_pareto_k))
+
+
+def simulate_audit(*, seeds: range, ns=AUDIT["n"], occupations=AUDIT["occupations"],
+                   attributes=AUDIT["attributes"], n_jobs: int = 1, records_path=None) -> pd.DataFrame:
+    """:func:`audit_replicate` over seeds (outer), sizes, occupations and attributes.
+
+    With ``records_path`` each finished replication is appended to that CSV as it arrives,
+    so a run stopped early keeps what it measured (the seeds come round-robin over the
+    cells, so every cell has about the same count)."""
+    from joblib import delayed
+
+    return run_appending([delayed(audit_replicate)(occ, attr, n, s) for s in seeds for n in ns
+                          for occ in occupations for attr in attributes], n_jobs=n_jobs, records_path=records_path)
+
+
+def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
+                           records_path=None, seed: int = 0) -> pd.DataFrame:
+    """:func:`replicate` on the SCM designs with the estimator's own learner (XGBoost tuned on
+    every fit, :data:`AUDIT_LEARNER`) and its default 500 draws, replications outer (so
+    every cell grows together), appended to ``records_path`` as they arrive."""
+    from joblib import delayed
+
+    return run_appending([delayed(replicate)(kind, n, rep, learners=None, n_boot=FULL["n_boot"], seed=seed,
+                                             learner=AUDIT_LEARNER)
+                          for rep in reps for n in ns for kind in kinds], n_jobs=n_jobs, records_path=records_path)
+
+
+def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
+    """Run joblib ``jobs`` (each returning a list of record dicts), appending each to ``records_path`` on arrival."""
+    from joblib import Parallel
+
+    out = []
+    for block in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+        out += block
+        if records_path is not None:
+            new = not Path(records_path).exists()
+            pd.DataFrame(block).to_csv(records_path, mode="a", header=new, index=False)
+    return pd.DataFrame(out)
 
 
 def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: int = 0) -> list[dict]:
@@ -142,23 +289,31 @@ def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: 
 
 
 def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | None = None,
-             ns: tuple[int, ...] | None = None) -> pd.DataFrame:
-    """The replications of every design: one row per (design, n, replication, effect)."""
+             ns: tuple[int, ...] | None = None, config: dict | None = None) -> pd.DataFrame:
+    """The replications of every design: one row per (design, n, replication, effect).
+
+    ``config``: a dict shaped like :data:`FULL` (``n``, ``n_boot``, ``oracle_reps``, ``learners``)
+    instead of :data:`FULL` / :data:`FAST`. Its learner names are "cell means", "XGBoost"
+    (tuned once per design on a pilot sample) and :data:`AUDIT_LEARNER` (XGBoost as
+    ``estimate_pse`` and ``popresume audit`` build it, tuned on every fit).
+    """
     from joblib import Parallel, delayed
 
     from popresume.causal.nuisance import CellMeans
 
-    cfg = FAST if fast else FULL
+    cfg = config if config is not None else FAST if fast else FULL
     ns = cfg["n"] if ns is None else ns
     chunk = 250
-    jobs = [delayed(oracle_replicates)("basic", ns[0], range(k, min(k + chunk, cfg["oracle_reps"])),
+    jobs = [delayed(oracle_replicates)("basic", ns[0], range(k, min(k + chunk, cfg.get("oracle_reps", 0))),
                                        n_boot=0 if fast else 200, seed=seed)
-            for k in range(0, cfg["oracle_reps"], chunk)]
+            for k in range(0, cfg.get("oracle_reps", 0), chunk)]
     for learner, kinds in cfg["learners"].items():
         for kind, kind_reps in kinds.items():
             for n in ns:
                 if learner == "cell means":
                     fitted = {"propensity": CellMeans(), "outcome": CellMeans()}
+                elif learner == AUDIT_LEARNER:
+                    fitted = None  # the estimator's default: XGBoost tuned on every fit
                 else:
                     fitted = tuned_learners(kind, n, seed=seed)
                 jobs += [delayed(replicate)(kind, n, rep, learners=fitted, n_boot=cfg["n_boot"], seed=seed,
@@ -171,7 +326,9 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
 def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = None,
                    min_ess: float | None = None, min_ess_mediated: float | None = None,
                    min_ess_share: float | None = None) -> pd.Series:
-    """The overlap rule on recorded replications (thresholds default to the estimator's).
+    """The ESS-floor rule (``estimable_rule="ess-floor"``) on recorded replications.
+
+    The thresholds default to the estimator's.
 
     The mediated effects' floor follows each record's ``learner`` as the estimator's does
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
@@ -179,6 +336,8 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     NIE, BIE and RIE are not estimable (``identification.MIN_ESS_SHARE``)."""
     from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
                                                  mediated_ess_floor)
+
+    # the rule these records were made under: the ESS floors (rule="ess-floor" of the estimator)
     from popresume.causal.nuisance import CellMeans
 
     # the floor each record's learner gets in the estimator (the harness names its learners)
@@ -190,66 +349,193 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     thresholds = dict(max_clipped_share=MAX_CLIPPED_SHARE if max_clipped_share is None else max_clipped_share,
                       min_ess=MIN_ESS if min_ess is None else min_ess,
                       min_ess_share=MIN_ESS_SHARE if min_ess_share is None else min_ess_share)
-    ok = [is_estimable(e, c, ess, n, min_ess_mediated=mm, **thresholds)
+    ok = [is_estimable(e, c, ess, n, rule="ess-floor", min_ess_mediated=mm, **thresholds)
           for e, c, ess, n, mm in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
                                       mediated)]
     return pd.Series(ok, index=records.index, dtype=bool)
 
 
-def _label(kind: str) -> str:
+def design_label(kind: str) -> str:
+    """The words for a records' ``kind``: "good overlap", "oracle nuisances, good overlap",
+    "audit pipeline, synthetic screener, nurses, race"."""
     if kind.startswith("oracle:"):
-        return f"oracle nuisances, {_label(kind.split(':', 1)[1])}"
+        return f"oracle nuisances, {design_label(kind.split(':', 1)[1])}"
+    if kind.startswith("audit:"):
+        _, occupation, attribute = kind.split(":")
+        return f"audit pipeline, synthetic screener, {occupation}s, {attribute}"
     return next(k for k, v in DESIGNS.items() if v == kind)
 
 
+# The columns a causal coverage row has beyond popresume.coverage.COLUMNS. For a row of kind
+# "coverage": ``rate``/``reps``/``mc_se`` are the coverage among the replications called
+# estimable (the tool's promise), ``coverage_low``/``coverage_high`` its Wilson interval;
+# ``coverage_all`` (with ``reps_all`` and its Wilson interval) counts every replication's
+# interval, withheld or not; ``estimable_share`` is the share called estimable. ``verdict``
+# applies :func:`causal_verdict`; ``rule`` names the estimable rule that called the
+# replications; ``held_out`` says whether the design and size took no part in choosing that
+# rule's thresholds.
+CAUSAL_COLUMNS = ["coverage_low", "coverage_high", "coverage_all", "coverage_all_low", "coverage_all_high",
+                  "reps_all", "estimable_share", "estimable_share_low", "estimable_share_high", "verdict", "rule",
+                  "held_out"]
+# A row is in band only when its coverage among estimable replications is in 0.93-0.97 with a
+# Wilson interval that stays at or above WILSON_FLOOR (at 300 replications a true 0.92 lands in
+# the band about a quarter of the time; its Wilson interval then reaches below 0.90), and, on
+# the good-overlap design at n >= SHARE_FLOOR_N, at least SHARE_FLOOR of the replications are
+# called estimable (a rule with power).
+WILSON_FLOOR = 0.90
+SHARE_FLOOR, SHARE_FLOOR_N = 0.9, 1000
+# The designs and sizes each rule's thresholds were chosen on (the rest are held out).
+# The ESS floors were placed on the SCM designs at n = 1,000-8,000. The support rule's 1% cap on
+# clipping was chosen on the weak design at n = 1,000 and 4,000, its ESS of 50 on the three
+# designs at n = 1,000 (popresume.causal.identification), and its Pareto-k line (Vehtari et
+# al. 2024) was checked on the synthetic screener's audits of accountants at n = 3,000 and of
+# both occupations at n = 2,000 (where it was made opt-in; the estimator's sweeps).
+CHOSEN_ON = {ESS_FLOOR_RULE:
+             {(k, n) for k in ("basic", "weak_overlap", "proxy_reveals") for n in (1000, 2000, 4000, 8000)},
+             "support": {("basic", 1000), ("weak_overlap", 1000), ("weak_overlap", 4000), ("proxy_reveals", 1000),
+                         ("audit:accountant:race", 3000), ("audit:accountant:gender", 3000),
+                         *((f"audit:{o}:{a}", 2000) for o in ("accountant", "nurse") for a in ("race", "gender"))}}
+
+
+LEARNER_LABELS = {"XGBoost": "XGBoost tuned once per design"}
+
+
+def causal_verdict(rate: float, low: float, high: float, share: float, *, share_required: bool) -> str:
+    """The verdict of one causal coverage row (the rule of ``WILSON_FLOOR`` and ``SHARE_FLOOR``).
+
+    "in band"; "OUTSIDE" (the Wilson interval lies clear of 0.93-0.97: a miscalibration the
+    replications show); "too few replications" (the rate is in the band but its Wilson
+    interval reaches below 0.90, or it misses the band by less than the interval);
+    "share estimable under 0.9" (calibrated where reported, but the rule withholds too
+    often on a design with good overlap); "none estimable".
+
+    >>> causal_verdict(0.95, 0.93, 0.965, 1.0, share_required=True)
+    'in band'
+    >>> causal_verdict(0.95, 0.89, 0.98, 1.0, share_required=False)
+    'too few replications'
+    >>> causal_verdict(0.95, 0.93, 0.965, 0.5, share_required=True)
+    'share estimable under 0.9'
+    """
+    band_low, band_high = COVERAGE_BAND
+    if not math.isfinite(rate):
+        return "none estimable"
+    if high < band_low or low > band_high:
+        return "OUTSIDE"
+    if not (band_low <= rate <= band_high and low >= WILSON_FLOOR):
+        return "too few replications"
+    if share_required and share < SHARE_FLOOR:
+        return "share estimable under 0.9"
+    return "in band"
+
+
+def _estimable(records: pd.DataFrame, thresholds: dict) -> pd.Series:
+    """The recorded verdict of the tool (column ``estimable``) where present, else :func:`estimable_mask`."""
+    if "estimable" not in records or thresholds:
+        return estimable_mask(records, **thresholds)
+    have = records["estimable"].notna()
+    out = records["estimable"].where(have, False).astype(bool)
+    if not have.all():
+        out[~have] = estimable_mask(records[~have])
+    return out
+
+
+def coverage_row(g: pd.DataFrame, *, quantity: str, setting: str, rule: str, held_out: bool,
+                 share_required: bool) -> dict:
+    """One causal coverage row from the replications ``g`` of one effect (columns ``covered``, ``estimable``)."""
+    ok = g[g["estimable"]]
+    k, m = int(ok["covered"].sum()), len(ok)
+    rate = k / m if m else float("nan")
+    lo, hi = wilson(k, m)
+    all_k, reps_all = int(g["covered"].sum()), len(g)
+    all_lo, all_hi = wilson(all_k, reps_all)
+    share = m / reps_all
+    sh_lo, sh_hi = wilson(m, reps_all)
+    verdict = causal_verdict(rate, lo, hi, share, share_required=share_required)
+    band_low, band_high = COVERAGE_BAND
+    return {"family": FAMILY, "quantity": quantity, "setting": setting, "kind": "coverage", "nominal": 0.95,
+            "rate": rate, "mc_se": math.sqrt(max(rate * (1 - rate), 1e-12) / m) if m else float("nan"),
+            "reps": m, "band_low": band_low, "band_high": band_high, "in_band": verdict == "in band",
+            "coverage_low": lo, "coverage_high": hi, "coverage_all": all_k / reps_all, "coverage_all_low": all_lo,
+            "coverage_all_high": all_hi, "reps_all": reps_all, "estimable_share": share,
+            "estimable_share_low": sh_lo, "estimable_share_high": sh_hi, "verdict": verdict, "rule": rule,
+            "held_out": held_out}
+
+
 def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
-    """The harness table (``popresume.coverage.COLUMNS``) from :func:`simulate`'s records."""
-    rec = records.assign(estimable=estimable_mask(records, **thresholds))
-    rows = []
+    """The harness table from :func:`simulate`'s (and :func:`simulate_audit`'s) records.
+
+    One ``coverage`` row per learner, design, n and effect, in :data:`popresume.coverage.COLUMNS`
+    plus :data:`CAUSAL_COLUMNS`; then the ``projection_ratio`` rows. A replication is
+    estimable by its recorded ``estimable`` (the tool's own verdict) or, for records without
+    one, by :func:`estimable_mask`; ``thresholds`` re-read every record under other thresholds
+    of the ESS-floor rule.
+    """
+    rec = records.assign(estimable=_estimable(records, thresholds).to_numpy())
     if "learner" not in rec:
         rec["learner"] = "XGBoost"
-    for (learner, kind, n), g in rec.groupby(["learner", "kind", "n"], sort=False):
-        base = f"{_label(kind)}, n={n}" if kind.startswith("oracle:") else f"{learner}: {_label(kind)}, n={n}"
+    if "rule" not in rec or thresholds:
+        rec["rule"] = ESS_FLOOR_RULE + (
+            f", re-read with {thresholds}" if thresholds else "")
+    rec["rule"] = rec["rule"].fillna(ESS_FLOOR_RULE)
+    rows = []
+    for (learner, kind, n, rule), g in rec.groupby(["learner", "kind", "n", "rule"], sort=False):
+        oracle = kind.startswith("oracle:")
+        who = f"{LEARNER_LABELS.get(learner, learner)}: "
+        base = f"{design_label(kind)}, n={n}" if oracle else f"{who}{design_label(kind)}, n={n}"
+        chosen = CHOSEN_ON.get(rule.split(" (")[0] if rule.startswith("support") else rule, set())
+        held_out = (kind.split(":")[-1] if oracle else kind, int(n)) not in chosen
         for e in PSE_NAMES:
             ge = g[g["effect"] == e]
-            if kind.startswith("oracle:"):  # no learner, nothing to call not estimable
-                rows.append(summarize(ge["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                      setting=f"{base} (the interval machinery alone)"))
+            if oracle:  # no learner, nothing to call not estimable
+                ge = ge.assign(estimable=True)
+            rows.append(coverage_row(ge, quantity=e, rule="none (true nuisances)" if oracle else rule,
+                                     held_out=held_out,
+                                     setting=f"{base} (the interval machinery alone)" if oracle else base,
+                                     share_required=(kind == "basic" and n >= SHARE_FLOOR_N)))
+    for (learner, kind, rule), by_design in rec.groupby(["learner", "kind", "rule"], sort=False):
+        dn = sorted(by_design["n"].unique())
+        if kind.startswith("oracle:") or len(dn) < 2:
+            continue
+        n1, n2 = dn[0], dn[-1]
+        for e in PSE_NAMES:
+            sub = by_design[by_design["effect"] == e]
+            # valid where the effect is called estimable at both n (most replications);
+            # elsewhere the ratio over all replications shows what the projection would miss
+            called = sub[sub["n"] == n1]["estimable"].mean() > 0.5 and sub[sub["n"] == n2]["estimable"].mean() > 0.5
+            use = sub["estimable"] if called else pd.Series(True, index=sub.index)
+            a = sub[(sub["n"] == n1) & use]["half_width"] * math.sqrt(n1)
+            b = sub[(sub["n"] == n2) & use]["half_width"] * math.sqrt(n2)
+            if len(a) < 2 or len(b) < 2:
                 continue
-            rows.append(summarize(ge["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                  setting=f"{base}, all replications (paper rule)"))
-            ok = ge[ge["estimable"]]
-            if len(ok):
-                rows.append(summarize(ok["covered"], family=FAMILY, quantity=e, kind="coverage", nominal=0.95,
-                                      setting=f"{base}, estimable replications (overlap rule)"))
-            rows.append(summarize(ge["estimable"], family=FAMILY, quantity=e, kind="estimable_share",
-                                  nominal=float("nan"), setting=base, band_override=(0.0, 1.0)))
-    ns = sorted(rec["n"].unique())
-    if len(ns) >= 2:
-        n1, n2 = ns[0], ns[-1]
-        for (learner, kind), by_design in rec.groupby(["learner", "kind"], sort=False):
-            if kind.startswith("oracle:"):
-                continue
-            for e in PSE_NAMES:
-                sub = by_design[by_design["effect"] == e]
-                # valid where the effect is called estimable at both n (most replications);
-                # elsewhere the ratio over all replications shows what the projection would miss
-                called = sub[sub["n"] == n1]["estimable"].mean() > 0.5 and sub[sub["n"] == n2]["estimable"].mean() > 0.5
-                use = sub["estimable"] if called else pd.Series(True, index=sub.index)
-                a = sub[(sub["n"] == n1) & use]["half_width"] * math.sqrt(n1)
-                b = sub[(sub["n"] == n2) & use]["half_width"] * math.sqrt(n2)
-                if len(a) < 2 or len(b) < 2:
-                    continue
-                ratio = float(b.mean() / a.mean())
-                mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
-                lo, hi = PROJECTION_BAND
-                rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
-                             "setting": f"{learner}: {_label(kind)}, half-width×√n at n={n2} over n={n1}, "
-                                        + ("estimable replications (projection valid)" if called
-                                           else "all replications (projection not valid)"),
-                             "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
-                             "band_low": lo, "band_high": hi, "in_band": bool(lo <= ratio <= hi)})
-    return table(rows)
+            ratio = float(b.mean() / a.mean())
+            mc = ratio * math.sqrt((a.std() / a.mean()) ** 2 / len(a) + (b.std() / b.mean()) ** 2 / len(b))
+            lo, hi = PROJECTION_BAND
+            rows.append({"family": FAMILY, "quantity": e, "kind": "projection_ratio", "nominal": 1.0,
+                         "setting": f"{LEARNER_LABELS.get(learner, learner)}: {design_label(kind)}, "
+                                    f"half-width×√n at n={n2} over n={n1}, "
+                                    + ("estimable replications (projection valid)" if called
+                                       else "all replications (projection not valid)"),
+                         "rate": ratio, "mc_se": mc, "reps": int(min(len(a), len(b))),
+                         "band_low": lo, "band_high": hi, "in_band": bool(lo <= ratio <= hi), "rule": rule})
+    return pd.DataFrame(rows, columns=COLUMNS + CAUSAL_COLUMNS)
+
+
+def shown_causal(t: pd.DataFrame) -> pd.DataFrame:
+    """The causal coverage rows as the book shows them: the three rates side by side, each
+    with its Wilson interval, the counts, the verdict, the rule and whether the row was held out."""
+    t = t[t["kind"] == "coverage"]
+    return pd.DataFrame({
+        "setting": t["setting"], "effect": t["quantity"],
+        "coverage, estimable [Wilson 95%]": [rate_with_interval(*v) for v in
+                                             zip(t["rate"], t["coverage_low"], t["coverage_high"])],
+        "coverage, all [Wilson 95%]": [rate_with_interval(*v) for v in
+                                       zip(t["coverage_all"], t["coverage_all_low"], t["coverage_all_high"])],
+        "share estimable [Wilson 95%]": [rate_with_interval(*v) for v in zip(
+            t["estimable_share"], t["estimable_share_low"], t["estimable_share_high"])],
+        "estimable / all replications": [f"{int(a)} / {int(b)}" for a, b in zip(t["reps"], t["reps_all"])],
+        "verdict": t["verdict"], "rule": t["rule"],
+        "held out": ["yes" if h in (True, "True") else "no" for h in t["held_out"]],
+    }).reset_index(drop=True)
 
 
 def records_csv():
@@ -259,20 +545,29 @@ def records_csv():
     return results_csv().with_name("coverage_causal_records.csv.gz")
 
 
+def unique_replications(records: pd.DataFrame) -> pd.DataFrame:
+    """One record per replication and effect: a replication read under several rules
+    (:func:`reread_support`) has the same interval each time, so analyses of the intervals count it once."""
+    return records.drop_duplicates(["learner", "kind", "n", "rep", "effect"])
+
+
 def spread_table(records: pd.DataFrame) -> pd.DataFrame:
     """Why a coverage is low, per learner, design, n and effect, from :func:`simulate`'s records.
 
     ``se_over_sd``: the mean interval half-width / 1.96 (the SE the interval implies) over the
-    standard deviation of the estimates across replications, which is the SE's target (1 when
-    the interval's width is right; 0.85 means 15% too narrow). ``bias_over_sd``: the mean error
+    standard deviation of the errors (estimate − truth) across replications, which is the SE's
+    target (1 when the interval's width is right; 0.85 means 15% too narrow; on a fixed design
+    the SD of the estimates, on the audit pipeline the truth of each sample taken out). ``bias_over_sd``: the mean error
     (estimate − truth) over that SD (0 when unbiased; beyond ±0.3 a bias moves coverage). The
     oracle rows are left out (they have no learner).
     """
     rec = records[records["learner"] != "oracle"]
+    if "rep" in rec:
+        rec = unique_replications(rec)
     rows = []
     for (learner, kind, n, effect), g in rec.groupby(["learner", "kind", "n", "effect"], sort=False):
-        sd = float(g["estimate"].std())
-        rows.append({"learner": learner, "design": _label(kind), "n": int(n), "effect": effect,
+        sd = float((g["estimate"] - g["truth"]).std())  # the errors: the audit's truth moves with its sample
+        rows.append({"learner": learner, "design": design_label(kind), "n": int(n), "effect": effect,
                      "se_over_sd": float((g["half_width"] / 1.959964).mean()) / sd,
                      "bias_over_sd": float((g["estimate"] - g["truth"]).mean()) / sd, "reps": len(g)})
     return pd.DataFrame(rows)
@@ -283,9 +578,14 @@ def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
 
     ``records_path``: also write the per-replication records there (CSV, gzip by suffix), so
     that a change of the estimable rule's thresholds can be re-read from them
-    (:func:`table_from_records` with ``max_clipped_share=...``) without simulating again.
+    (:func:`table_from_records` with ``max_clipped_share=...``) without simulating again. The
+    replications there with the tool's own tuning (:data:`AUDIT_LEARNER`: the audit pipeline
+    and ``--tool-defaults``, hours of fits that this run does not repeat) are kept.
     """
     records = simulate(fast=fast, seed=seed, n_jobs=1 if fast else 2)
     if records_path is not None:
+        if Path(records_path).exists():
+            old = pd.read_csv(records_path)
+            records = pd.concat([records, old[old["learner"] == AUDIT_LEARNER]], ignore_index=True)
         records.to_csv(records_path, index=False)
     return table_from_records(records)
