@@ -252,6 +252,32 @@ else:
                          f"ours: the coverage harness (popresume.coverage.{family})"))
 
 # %% [markdown]
+# ## The validity gate's error rates
+#
+# The validity gate of chapter 5 is a test as well, so it gets the same treatment: the
+# harness's `validity` family (`popresume.coverage.validity`, written to
+# `benchmarks/results/coverage_validity.csv`) scores the card's own résumés with simulated
+# screeners of known behaviour and counts how often the gate passes them. A screener that
+# ignores the posting or the qualifications should pass at most 5% of the time (the
+# false-pass rate); one that reads both should pass often (the power). The book's card
+# size is the smallest at which every false-pass rate is within 5% and the power at the
+# reference effect reaches 0.8.
+
+# %%
+from popresume.coverage import validity as gate_harness
+from popresume.screeners.validity import CARD_N
+
+gate = pd.read_csv(gate_harness.results_csv())
+gate["card size (résumés)"] = gate["setting"].map(gate_harness.card_n)
+gate["noise"] = gate["setting"].str.rsplit(", ", n=1).str[1]
+wide = gate.pivot_table(index=["kind", "quantity", "noise"], columns="card size (résumés)", values="rate",
+                        sort=False)
+wide.columns = [f"n = {c}" for c in wide.columns]
+print(f"card size chosen by the table: {gate_harness.chosen_card_n(gate)}; the package's default: {CARD_N}")
+labelled(wide.round(3).reset_index(), "ours: the coverage harness (popresume.coverage.validity), "
+         f"share of {int(gate['reps'].min()):,}+ simulated cards that pass", precision=3)
+
+# %% [markdown]
 # ## Exercises
 #
 # :::{exercise}
