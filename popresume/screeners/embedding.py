@@ -18,17 +18,25 @@ works this way).
   scores land between about 33 and 90 and clipping is rare. Only differences of
   scores matter for the causal effects, and the map is linear, so effects in score points
   equal effects in cosine × 100 / (cos_high − cos_low).
-* **Threads.** ``num_threads`` sets torch's CPU threads while embedding (``None``: leave
-  torch's setting). On a small machine shared with other work, 1 thread can be faster than
-  2 (busy-waiting threads compete for busy cores).
-* **Speed.** ``precision="auto"`` runs the model in bfloat16 when the CPU has native bf16
-  matrix units (AVX512-BF16 / AMX, as on the machines here) or on a GPU, else float32.
-  Every chunk is padded to the model window and every batch filled to ``batch_size`` rows,
-  so all batches have one shape and a résumé's score does not depend on the résumés it is
-  batched with (with padding to the longest chunk of each batch, bf16 scores of the same
-  résumé differed by up to 0.13 points between runs that shared a cache). The benchmark
-  (``benchmarks/bench_screeners.py``) measures résumés/s and the largest score difference
-  between the fp32 and the fast path (well under 1 point).
+* **Threads.** ``num_threads`` sets the runtime's CPU threads while embedding (``None``: its
+  own default). On a small machine shared with other work, 1 thread can be faster than 2
+  (busy-waiting threads compete for busy cores).
+* **Runtime and precision** (``runtime``, ``precision``; :func:`resolve_runtime`). ``auto``
+  runs ONNX Runtime in fp32 on a graph exported here from the shipped weights on first use
+  and fused by onnxruntime's BERT optimiser (:mod:`popresume.screeners.embedding_onnx`;
+  nothing is downloaded). Without onnxruntime (or without torch and ``onnx`` to export) it
+  falls back to torch: bf16 on CPUs with native bf16 units or on a GPU, else fp32. int8
+  (ONNX Runtime, dynamic quantisation) is there to be measured, not the default: the default
+  is the fastest path whose largest |Δ score| against torch fp32 is under 0.5 points on the
+  benchmark's résumés, and int8 moves scores by far more (``benchmarks/bench_screeners.py``
+  prints every path's largest |Δ score| and its speed against the plain library).
+* **Batch invariance by length buckets.** Each chunk is padded to the next multiple of
+  :data:`BUCKET` tokens of its own length, and a model call holds chunks of one bucket only,
+  so the shape a chunk is computed in depends on the chunk alone: a résumé's score does not
+  depend on the résumés it is batched with (tested in every bucket and runtime). bf16 calls
+  are also filled to ``batch_size`` rows; int8 runs one chunk a call (its activations are
+  quantised with one scale per call). Padding every chunk to the whole window, as before,
+  cost about half the time: the median résumé has about 190 tokens.
 """
 
 from __future__ import annotations
@@ -74,6 +82,13 @@ def cpu_has_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a blocked import, or a module whose spec is unset
+        return False
+
+
 def resolve_runtime(runtime: str, precision: str, device: str) -> tuple[str, str]:
     """The (runtime, precision) that ``runtime`` and ``precision`` ("auto" or named) stand for.
 
@@ -81,8 +96,8 @@ def resolve_runtime(runtime: str, precision: str, device: str) -> tuple[str, str
     :data:`ONNX_DEFAULT_PRECISION` on a CPU where onnxruntime is installed (and the model can
     be exported, or was); else torch, in bf16 where the CPU has native bf16 units or on a GPU,
     else fp32."""
-    have_ort = importlib.util.find_spec("onnxruntime") is not None
-    can_export = importlib.util.find_spec("onnx") is not None and importlib.util.find_spec("torch") is not None
+    have_ort = _installed("onnxruntime")
+    can_export = _installed("onnx") and _installed("torch")
     if runtime == "auto":
         wants_torch = precision == "bf16" or device != "cpu"
         runtime = "onnx" if (have_ort and can_export and not wants_torch) else "torch"
@@ -363,7 +378,7 @@ class EmbeddingScreener(BaseScreener):
 
     @property
     def min_chunk(self) -> int:
-        """Résumés per :meth:`score_batch` call at least: one model batch. Every batch is filled to
-        ``batch_size`` rows, so a smaller call costs a whole batch (sized by time alone, chunks
-        shrank to one résumé a call, each paying for 32)."""
+        """Résumés per :meth:`score_batch` call at least: one model batch (a call's résumés are
+        split among the length buckets; fewer would leave every batch nearly empty, and bf16
+        batches are filled to ``batch_size`` rows whatever they hold)."""
         return max(1, self.batch_size)
