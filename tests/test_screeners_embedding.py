@@ -133,6 +133,28 @@ def test_validity_verdict_same_at_every_precision():
         assert abs(new[name]["estimate"] - ref[name]["estimate"]) < 0.5, name
 
 
+def test_empty_resume_and_image_errors(fp32):
+    with pytest.raises(ValueError, match="empty"):
+        score_resumes(fp32, pd.DataFrame({"resume_id": ["a"], "occupation": ["nurse"], "text": [""]}),
+                      cache=False, job_descriptions=JD)
+    with pytest.raises(ValueError, match="empty"):
+        fp32.embed(["ok", "   "])
+    with pytest.raises(ValueError, match="cannot read images"):
+        score_resumes(fp32, pd.DataFrame({"resume_id": ["a"], "occupation": ["nurse"], "image_path": ["x.png"]}),
+                      cache=False, job_descriptions=JD)
+
+
+def test_batch_size_is_in_the_cache_key():
+    from popresume.screeners.embedding import EmbeddingScreener
+
+    a = EmbeddingScreener(batch_size=8).cache_params()
+    b = EmbeddingScreener(batch_size=32).cache_params()
+    assert a["batch_size"] == 8 and b["batch_size"] == 32 and a != b
+    # int8 runs one chunk a call whatever batch_size says (its activation scale spans the call)
+    assert EmbeddingScreener(runtime="onnx", precision="int8", batch_size=8).cache_params()["batch_size"] == 1
+    assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings", "batches"})
+
+
 def bucket_texts():
     """Résumé-like texts whose chunks fall in every length bucket (32 … 256 tokens), and one
     that needs two chunks."""
