@@ -1,10 +1,12 @@
 """Benchmarks of the screeners (figures for the issue note; not a test).
 
-1. Embedding screener, résumés/s on ``--threads`` CPU threads (default 2): the plain
-   sentence-transformers reference (fp32, truncated at the model's 256-token window, as in the
-   25/s reference run), our fp32 path (chunked: nothing truncated), and the fast path
-   (bfloat16 on CPUs with native bf16 units; float32 elsewhere), with the largest absolute
-   score difference between fp32 and the fast path.
+1. Embedding screener on ``--threads`` CPU threads (default 2), on the same ``--n`` résumés
+   (default 400): ours (the screener: chunked, nothing truncated; its default, and each
+   runtime × precision) against the plain sentence-transformers library it wraps at the same
+   precision (truncating at the 256-token window), side by side, model load included; printed
+   as ratios (the library's seconds over ours: above 1, ours is faster), with every path's
+   largest |Δ score| on these résumés against fp32 torch of its own side. ``--audit`` adds the
+   README's audit at N = 2,000, cold and with a warm score cache, and its plan's estimate.
 2. HTTP backend, requests/s against a loopback OpenAI-compatible server (a separate process)
    that answers at once, at a few concurrency levels: 1/rate at concurrency 1 is our client's
    whole cost per request (prompt, JSON, HTTP on loopback, parsing, bookkeeping).
@@ -16,8 +18,9 @@
    with ``cache_prompt`` off (every prompt processed in full) and on (the shared instructions +
    job description are reused from the previous request, only the résumé is processed).
 
-Run: ``.venv/bin/python benchmarks/bench_screeners.py [--n 200] [--threads 2] [--http-n 2000]
-[--live-n 8]``.
+Run: ``.venv/bin/python benchmarks/bench_screeners.py [--n 400] [--reps 3] [--threads 2] [--audit]
+[--http-n 2000] [--live-n 8]``; ``--dump-texts FILE`` and ``--one PATH --texts FILE`` time one
+path per process, for an outside timer that pairs whole processes.
 On a shared machine, run it when nothing else is busy: figures are wall-clock.
 """
 
@@ -43,42 +46,128 @@ def resumes(n: int, seed: int = 0) -> pd.DataFrame:
     return render_texts(p, seed=seed)
 
 
-def bench_embedding(n: int, threads: int) -> dict:
+#: the embedding paths timed: ours (the screener, by runtime and precision) and the plain
+#: sentence-transformers library it wraps ("library": truncating at the 256-token window,
+#: padding each batch of 32 to its longest text, as its encode() does)
+PATHS = ("library-fp32", "library-bf16", "ours", "ours-onnx-fp32", "ours-onnx-int8", "ours-torch-fp32",
+         "ours-torch-bf16")
+#: (ours, the library at the same precision): the side-by-side pairs
+PAIRS = (("ours-onnx-fp32", "library-fp32"), ("ours", "library-fp32"), ("ours-torch-bf16", "library-bf16"))
+
+
+def embed_path(name: str, texts: list[str], jds: list[str], threads: int) -> tuple[float, np.ndarray]:
+    """Seconds to load ``name``'s model and embed ``texts`` (model load included; the one-time
+    ONNX export is done before), and each text's score against its posting in ``jds``."""
     import torch
 
-    from popresume.jobs import job_description
-    from popresume.screeners import score_resumes
-    from popresume.screeners.embedding import EmbeddingScreener, cpu_has_bf16
+    from popresume.screeners.embedding import EmbeddingScreener, default_model_path
 
     torch.set_num_threads(threads)
-    res = resumes(n)
-    jobs = {o: job_description(o) for o in res["occupation"].unique()}
-    out = {"n": len(res), "threads": threads, "cpu_bf16": cpu_has_bf16()}
-    fp32 = EmbeddingScreener(precision="fp32")
-    fast = EmbeddingScreener(precision="auto")
-    out["fast_precision"] = fast.precision
-    # reference: plain sentence-transformers, truncating at 256 tokens
-    st = fp32.st
-    st.encode(res["text"].tolist()[:16], batch_size=32)
     t = time.perf_counter()
-    st.encode(res["text"].tolist(), batch_size=32, normalize_embeddings=True)
-    out["reference_st_fp32_truncated_per_s"] = len(res) / (time.perf_counter() - t)
-    scores = {}
-    for name, s in (("fp32", fp32), ("fast", fast)):
-        s.embed(res["text"].tolist()[:16])  # warm-up
-        for j in jobs.values():
-            s._jd(j)
+    if name.startswith("library"):
+        from sentence_transformers import SentenceTransformer
+
+        st = SentenceTransformer(str(default_model_path()), device="cpu", local_files_only=True)
+        if name.endswith("bf16"):
+            st = st.to(torch.bfloat16)
+        with torch.inference_mode():
+            e = st.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_tensor=True)
+        secs = time.perf_counter() - t
+        with torch.inference_mode():
+            j = st.encode(jds, batch_size=32, normalize_embeddings=True, convert_to_tensor=True)
+        cos = (e.float() * j.float()).sum(1).numpy()
+    else:
+        kw = {} if name == "ours" else dict(zip(("runtime", "precision"), name.split("-")[1:]))
+        scr = EmbeddingScreener(num_threads=threads, **kw)
+        e = scr.embed(texts)
+        secs = time.perf_counter() - t
+        cos = (e * scr.embed(jds)).sum(1)
+    return secs, 100 * np.clip((cos - 0.1) / 0.7, 0, 1)
+
+
+def bench_embedding(n: int, threads: int, reps: int = 3) -> dict:
+    """Ours against the plain library at the same precision, side by side on the same résumés
+    (model load included, each pair run in turn ``reps`` times: the median of the pairs'
+    ratios), and every path's largest |Δ score| against torch fp32 of its own side."""
+    from popresume.jobs import job_description
+    from popresume.screeners.embedding import EmbeddingScreener, cpu_has_bf16
+
+    res = resumes(n)
+    texts = res["text"].tolist()
+    jobs = {o: job_description(o) for o in res["occupation"].unique()}
+    jds = [jobs[o] for o in res["occupation"]]
+    default = EmbeddingScreener()
+    out: dict = {"n": len(res), "threads": threads, "cpu_bf16": cpu_has_bf16(),
+                 "ours_default": f"{default.runtime} {default.precision}"}
+    for precision in ("fp32", "int8"):  # the one-time export, outside the timings
         t = time.perf_counter()
-        df = score_resumes(s, res, cache=False, job_descriptions=jobs)
-        out[f"{name}_per_s"] = len(res) / (time.perf_counter() - t)
-        scores[name] = df["score"].to_numpy()
-        info = [json.loads(r) for r in df["raw"]]
-        out["tokens_median"] = float(np.median([i["n_tokens"] for i in info]))
-        out["multi_chunk_share"] = float(np.mean([i["n_chunks"] > 1 for i in info]))
-    out["speedup_fast_vs_fp32"] = out["fast_per_s"] / out["fp32_per_s"]
-    out["max_abs_score_diff"] = float(np.max(np.abs(scores["fp32"] - scores["fast"])))
-    out["mean_abs_score_diff"] = float(np.mean(np.abs(scores["fp32"] - scores["fast"])))
+        EmbeddingScreener(runtime="onnx", precision=precision).warmup()
+        out[f"onnx_{precision}_export_or_load_s"] = round(time.perf_counter() - t, 2)
+    embed_path("library-fp32", texts[:8], jds[:8], threads)  # imports and file cache, untimed
+    secs: dict[str, list[float]] = {p: [] for p in PATHS}
+    scores: dict[str, np.ndarray] = {}
+    ratios: dict[str, list[float]] = {f"{a} / {b}": [] for a, b in PAIRS}
+    for _ in range(reps):
+        done: dict[str, float] = {}
+        for a, b in PAIRS:
+            for name in (a, b):
+                if name not in done:
+                    done[name], scores[name] = embed_path(name, texts, jds, threads)
+                    secs[name].append(done[name])
+            ratios[f"{a} / {b}"].append(done[b] / done[a])
+        for name in PATHS:
+            if name not in done:
+                done[name], scores[name] = embed_path(name, texts, jds, threads)
+                secs[name].append(done[name])
+    out["seconds_median"] = {p: round(float(np.median(v)), 2) for p, v in secs.items()}
+    out["speedup_vs_library_median"] = {k: round(float(np.median(v)), 2) for k, v in ratios.items()}
+    out["speedup_vs_library_runs"] = {k: [round(x, 2) for x in v] for k, v in ratios.items()}
+    # against fp32 of the same side: ours chunks what the library truncates (1% of résumés)
+    out["max_abs_score_diff_vs_fp32"] = {
+        p: round(float(np.max(np.abs(scores[p] - scores["library-fp32" if p.startswith("library") else
+                                                        "ours-torch-fp32"]))), 3) for p in PATHS}
+    lengths = [len(x) for x in default.token_chunks(texts)[0]]
+    out["tokens_median"] = float(np.median(lengths))
     return out
+
+
+def bench_audit(n: int = 2000, occupation: str = "nurse") -> dict:
+    """The README's audit (``popresume audit --screener embedding --occupation nurse --n 2000``)
+    in a fresh cache folder: cold, then again with the score cache warm. Wall seconds of the
+    whole command, the run's own timings, and the plan's printed estimate."""
+    import os
+    import re
+    import subprocess
+    import sys
+    import tempfile
+
+    out: dict = {"n": n, "occupation": occupation}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "POPRESUME_CACHE": tmp}
+        for run in ("cold", "warm"):
+            rep = os.path.join(tmp, f"rep_{run}")
+            t = time.perf_counter()
+            p = subprocess.run([sys.executable, "-m", "popresume", "audit", "--screener", "embedding", "--occupation",
+                                occupation, "--n", str(n), "--report", rep], env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - t
+            if p.returncode:
+                raise RuntimeError(f"audit ({run}) failed: {p.stderr[-2000:]}")
+            timings = json.load(open(os.path.join(rep, "report.json")))["run"]["timings"]
+            m = re.search(r"whole run (\d+) s", p.stdout + p.stderr)
+            out[run] = {"wall_s": round(wall, 1), "planned_whole_run_s": int(m.group(1)) if m else None,
+                        **{k: round(v, 1) for k, v in timings.items()}}
+    cold = out["cold"]
+    # the plan covers the validity card and the scoring (estimation is printed apart)
+    out["plan_over_measured"] = round(cold["planned_whole_run_s"] / (cold["validity_s"] + cold["scoring_s"]), 2)
+    return out
+
+
+def one(name: str, texts_file: str, threads: int) -> None:
+    """One path on the texts of ``texts_file`` (JSON list of [text, posting]), for an
+    outside timer that pairs two processes."""
+    rows = json.load(open(texts_file))
+    secs, _ = embed_path(name, [r[0] for r in rows], [r[1] for r in rows], threads)
+    print(json.dumps({"path": name, "seconds": secs}))
 
 
 def _serve(port_q):
@@ -180,15 +269,31 @@ def bench_live(n: int, threads: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=200, help="résumés for the embedding benchmark")
+    ap.add_argument("--n", type=int, default=400, help="résumés for the embedding benchmark")
+    ap.add_argument("--reps", type=int, default=3, help="side-by-side runs of each pair")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--http-n", type=int, default=2000)
     ap.add_argument("--skip-embedding", action="store_true")
     ap.add_argument("--skip-http", action="store_true")
+    ap.add_argument("--audit", action="store_true", help="time the README's audit (N = 2,000), cold and warm")
     ap.add_argument("--live-n", type=int, default=8, help="résumés for the live llama-server benchmark (0: skip)")
+    ap.add_argument("--dump-texts", metavar="FILE", help="write the --n résumés and postings as JSON, then stop")
+    ap.add_argument("--one", choices=PATHS, help="time one path on --texts FILE (model load included), then stop")
+    ap.add_argument("--texts", metavar="FILE")
     a = ap.parse_args()
+    if a.dump_texts:
+        from popresume.jobs import job_description
+
+        res = resumes(a.n)
+        json.dump([[t, job_description(o)] for t, o in zip(res["text"], res["occupation"])], open(a.dump_texts, "w"))
+        return
+    if a.one:
+        one(a.one, a.texts, a.threads)
+        return
     if not a.skip_embedding:
-        print("embedding:", json.dumps(bench_embedding(a.n, a.threads), indent=1))
+        print("embedding:", json.dumps(bench_embedding(a.n, a.threads, a.reps), indent=1))
+    if a.audit:
+        print("audit:", json.dumps(bench_audit(), indent=1))
     if not a.skip_http:
         print("http:", json.dumps(bench_http(a.http_n), indent=1))
     if a.live_n:

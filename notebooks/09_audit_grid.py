@@ -388,10 +388,12 @@ summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"
 # Its results table ships with the book as `data/results/audit_paper_text_embedding.csv`
 # (`data/README.md` records the run); the cells below read it, they do not recompute it.
 # It was made on an earlier population (the seeded P1 of Chapter 1, the earlier PSID-based
-# P2, `experience_source="psid"`, of Chapter 2, careers built forward as in Chapter 4). On an idle 2-core machine the
-# embedding screener scores about 60 résumés a second, so a cold run takes about 17
-# minutes of scoring plus 37 s for the ten tuned estimates with 500-draw intervals; the
-# scores are cached, so an interrupted run resumes where it stopped. The validity gate
+# P2, `experience_source="psid"`, of Chapter 2, careers built forward as in Chapter 4). Scoring
+# the 60,884 résumés is most of a cold run; the ten tuned estimates with 500-draw intervals
+# took 37 s more when it was made. How fast the embedding screener scores on your machine, and how
+# that compares with the sentence-transformers library it wraps on the same résumés, is
+# printed by `benchmarks/bench_screeners.py` (the README quotes its ratios). The scores are
+# cached, so an interrupted run resumes where it stopped. The validity gate
 # column carries this chapter's card of the same embedding screener. The run predates the
 # estimable rule (docs/DESIGN.md §3, Chapter 12), so its intervals are the paper rule's,
 # printed whatever the overlap, as the paper prints its own: read each row with its

@@ -42,6 +42,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "dask": ("dask[distributed]", "dask"),
     "distributed": ("dask[distributed]", "dask"),
     "onnxruntime": ("onnxruntime", "onnx"),
+    "onnx": ("onnx", "onnx"),
 }
 
 

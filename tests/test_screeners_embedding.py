@@ -1,4 +1,5 @@
-"""The embedding screener: offline default model, chunking (no silent truncation), fast path."""
+"""The embedding screener: offline default model, chunking (no silent truncation), runtimes and
+precisions, length buckets."""
 
 import json
 
@@ -54,7 +55,7 @@ def test_long_resume_chunked_not_truncated(fp32):
     tail = " Registered nurse in the intensive care unit: administered medications, IV therapy, EHR charting."
     long_text = filler + tail
     chunks = fp32.chunk(long_text)
-    n_tok = len(fp32.st.tokenizer(long_text, add_special_tokens=False)["input_ids"])
+    n_tok = len(fp32.tokenizer(long_text, add_special_tokens=False)["input_ids"])
     assert len(chunks) >= 3 and all(k <= fp32.max_tokens for _, k in chunks)
     assert sum(k for _, k in chunks) == n_tok  # every token is in exactly one chunk
     assert chunks[-1][0].endswith("EHR charting.")
@@ -79,13 +80,57 @@ def test_scores_match_occupation_and_mapping(fp32):
     assert fp32.cosine_to_score(fp32.cos_low) == 0 and fp32.cosine_to_score(fp32.cos_high) == 100
 
 
-def test_fast_path_within_one_point_of_fp32(fp32):
+def test_each_precision_against_torch_fp32():
+    """The largest |Δ score| of every runtime × precision against sentence-transformers' own
+    fp32 model; the default stays under 0.5 points and never shares cache entries."""
     res = make_resumes(24, seed=1)
-    fast = EmbeddingScreener(precision="bf16", num_threads=1)
-    a = score_resumes(fp32, res, cache=False, job_descriptions=JD)
-    b = score_resumes(fast, res, cache=False, job_descriptions=JD)
-    assert fast.cache_params() != fp32.cache_params()  # precisions never share cache entries
-    assert np.max(np.abs(a["score"].to_numpy() - b["score"].to_numpy())) < 1.0
+    ref = score_resumes(EmbeddingScreener(runtime="torch", precision="fp32", num_threads=1), res, cache=False,
+                        job_descriptions=JD)["score"].to_numpy()
+    # measured here: onnx fp32 5e-5, torch bf16 0.52, onnx int8 15.7 points (mean 6.1)
+    bound = {("onnx", "fp32"): (0, 0.01), ("torch", "bf16"): (0, 1.0), ("onnx", "int8"): (0.5, 40.0)}
+    seen = set()
+    for (runtime, precision), (least, most) in bound.items():
+        scr = EmbeddingScreener(runtime=runtime, precision=precision, num_threads=1)
+        s = score_resumes(scr, res, cache=False, job_descriptions=JD)["score"].to_numpy()
+        # int8 must stay out of the default's reach: its largest |Δ| is over the 0.5-point rule
+        assert least <= np.max(np.abs(s - ref)) < most, (runtime, precision)
+        seen.add(json.dumps(scr.cache_params(), sort_keys=True))
+    assert len(seen) == len(bound)  # runtimes and precisions never share cache entries
+    default = EmbeddingScreener(num_threads=1)
+    d = score_resumes(default, res, cache=False, job_descriptions=JD)["score"].to_numpy()
+    assert np.max(np.abs(d - ref)) < 0.5
+
+
+def test_runtime_falls_back_to_torch_without_onnxruntime(monkeypatch):
+    import importlib.util
+    import sys
+
+    from popresume.extras import MissingExtraError
+    from popresume.screeners.embedding import resolve_runtime
+
+    assert resolve_runtime("auto", "auto", "cpu")[0] == "onnx"
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    assert resolve_runtime("auto", "auto", "cpu")[0] == "torch"
+    assert resolve_runtime("auto", "fp32", "cpu") == ("torch", "fp32")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime now fails
+    with pytest.raises(MissingExtraError, match="onnxruntime"):
+        EmbeddingScreener(runtime="onnx", precision="fp32").embed(["registered nurse"])
+    with pytest.raises(ValueError, match="int8.*runtime='onnx'"):
+        EmbeddingScreener(runtime="torch", precision="int8")
+    with pytest.raises(ValueError, match="bf16.*runtime='torch'"):
+        EmbeddingScreener(runtime="onnx", precision="bf16")
+
+
+def test_validity_verdict_same_at_every_precision():
+    """A small validity card reaches the same verdict on the torch fp32 reference and the default."""
+    from popresume.screeners.validity import CONTRASTS, validity_card
+
+    ref = validity_card(EmbeddingScreener(runtime="torch", precision="fp32", num_threads=1), n=5, cache=False)
+    new = validity_card(EmbeddingScreener(num_threads=1), n=5, cache=False)
+    assert new["verdict"] == ref["verdict"]
+    for name in CONTRASTS:
+        assert abs(new[name]["estimate"] - ref[name]["estimate"]) < 0.5, name
 
 
 def test_empty_resume_and_image_errors(fp32):
@@ -105,18 +150,35 @@ def test_batch_size_is_in_the_cache_key():
     a = EmbeddingScreener(batch_size=8).cache_params()
     b = EmbeddingScreener(batch_size=32).cache_params()
     assert a["batch_size"] == 8 and b["batch_size"] == 32 and a != b
+    # int8 runs one chunk a call whatever batch_size says (its activation scale spans the call)
+    assert EmbeddingScreener(runtime="onnx", precision="int8", batch_size=8).cache_params()["batch_size"] == 1
     assert EmbeddingScreener().capabilities == frozenset({"text", "embeddings", "batches"})
 
 
-@pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_a_score_does_not_depend_on_its_batch(precision, tmp_path):
+def bucket_texts():
+    """Résumé-like texts whose chunks fall in every length bucket (32 … 256 tokens), and one
+    that needs two chunks."""
+    words = ("Registered nurse, intensive care unit; administered medications and IV therapy; charted in "
+             "the EHR; trained new staff; led the wound care rounds on night shifts.").split()
+    return [" ".join((words * 40)[:k]) for k in (14, 38, 62, 85, 108, 136, 160, 186, 400)]
+
+
+@pytest.mark.parametrize("runtime,precision", [("onnx", "fp32"), ("onnx", "int8"), ("torch", "fp32"),
+                                               ("torch", "bf16")])
+def test_a_score_does_not_depend_on_its_batch(runtime, precision):
     """The same résumé scored alone and amid résumés of other lengths gets the same score to
-    the last bit, so a cache shared by runs that batch differently holds one answer."""
-    scr = get_screener({"kind": "embedding", "precision": precision, "num_threads": 1, "batch_size": 2})
-    res = make_resumes(4, seed=3)
-    alone = score_resumes(scr, res.iloc[[2]], cache=False, job_descriptions=JD)
-    mixed = score_resumes(scr, res, cache=False, job_descriptions=JD)
-    reversed_ = score_resumes(scr, res.iloc[::-1], cache=False, job_descriptions=JD)
-    assert alone["score"].iloc[0] == mixed["score"].iloc[2] == reversed_.set_index("resume_id").loc["e002", "score"]
-    assert mixed.set_index("resume_id")["score"].equals(reversed_.set_index("resume_id")["score"].loc[mixed["resume_id"]])
-    assert scr.cache_params()["padding"] == "window"
+    the last bit, in every length bucket, so a cache shared by runs that batch differently
+    holds one answer."""
+    scr = EmbeddingScreener(runtime=runtime, precision=precision, num_threads=1, batch_size=2)
+    texts = bucket_texts()
+    res = pd.DataFrame({"resume_id": [f"b{i}" for i in range(len(texts))], "occupation": "nurse", "text": texts})
+    lengths = [len(x) for x in scr.token_chunks(texts)[0]]
+    buckets = {min(-(-n // 32) * 32, scr.window) for n in lengths}
+    assert buckets == {32, 64, 96, 128, 160, 192, 224, 256}
+    mixed = score_resumes(scr, res, cache=False, job_descriptions=JD).set_index("resume_id")["score"]
+    reversed_ = score_resumes(scr, res.iloc[::-1], cache=False, job_descriptions=JD).set_index("resume_id")["score"]
+    assert mixed.equals(reversed_.loc[mixed.index])
+    for i in range(len(texts)):
+        alone = score_resumes(scr, res.iloc[[i]], cache=False, job_descriptions=JD)["score"].iloc[0]
+        assert alone == mixed.iloc[i], (runtime, precision, i, alone, mixed.iloc[i])
+    assert scr.cache_params()["padding"] == "bucket32"

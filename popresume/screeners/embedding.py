@@ -18,17 +18,25 @@ works this way).
   scores land between about 33 and 90 and clipping is rare. Only differences of
   scores matter for the causal effects, and the map is linear, so effects in score points
   equal effects in cosine × 100 / (cos_high − cos_low).
-* **Threads.** ``num_threads`` sets torch's CPU threads while embedding (``None``: leave
-  torch's setting). On a small machine shared with other work, 1 thread can be faster than
-  2 (busy-waiting threads compete for busy cores).
-* **Speed.** ``precision="auto"`` runs the model in bfloat16 when the CPU has native bf16
-  matrix units (AVX512-BF16 / AMX, as on the machines here) or on a GPU, else float32.
-  Every chunk is padded to the model window and every batch filled to ``batch_size`` rows,
-  so all batches have one shape and a résumé's score does not depend on the résumés it is
-  batched with (with padding to the longest chunk of each batch, bf16 scores of the same
-  résumé differed by up to 0.13 points between runs that shared a cache). The benchmark
-  (``benchmarks/bench_screeners.py``) measures résumés/s and the largest score difference
-  between the fp32 and the fast path (well under 1 point).
+* **Threads.** ``num_threads`` sets the runtime's CPU threads while embedding (``None``: its
+  own default). On a small machine shared with other work, 1 thread can be faster than 2
+  (busy-waiting threads compete for busy cores).
+* **Runtime and precision** (``runtime``, ``precision``; :func:`resolve_runtime`). ``auto``
+  runs ONNX Runtime in fp32 on a graph exported here from the shipped weights on first use
+  and fused by onnxruntime's BERT optimiser (:mod:`popresume.screeners.embedding_onnx`;
+  nothing is downloaded). Without onnxruntime (or without torch and ``onnx`` to export) it
+  falls back to torch: bf16 on CPUs with native bf16 units or on a GPU, else fp32. int8
+  (ONNX Runtime, dynamic quantisation) is there to be measured, not the default: the default
+  is the fastest path whose largest |Δ score| against torch fp32 is under 0.5 points on the
+  benchmark's résumés, and int8 moves scores by far more (``benchmarks/bench_screeners.py``
+  prints every path's largest |Δ score| and its speed against the plain library).
+* **Batch invariance by length buckets.** Each chunk is padded to the next multiple of
+  :data:`BUCKET` tokens of its own length, and a model call holds chunks of one bucket only,
+  so the shape a chunk is computed in depends on the chunk alone: a résumé's score does not
+  depend on the résumés it is batched with (tested in every bucket and runtime). bf16 calls
+  are also filled to ``batch_size`` rows; int8 runs one chunk a call (its activations are
+  quantised with one scale per call). Padding every chunk to the whole window, as before,
+  cost about half the time: the median résumé has about 190 tokens.
 """
 
 from __future__ import annotations
@@ -45,6 +53,10 @@ from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet
 from popresume.screeners.specs import EmbeddingSpec, spec_for
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+#: chunks are padded to a multiple of this many tokens of their own length
+BUCKET = 32
+#: the precision of runtime="onnx" when precision="auto" (chosen by the benchmark)
+ONNX_DEFAULT_PRECISION = "fp32"
 
 
 def default_model_path() -> Path:
@@ -70,6 +82,39 @@ def cpu_has_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a blocked import, or a module whose spec is unset
+        return False
+
+
+def resolve_runtime(runtime: str, precision: str, device: str) -> tuple[str, str]:
+    """The (runtime, precision) that ``runtime`` and ``precision`` ("auto" or named) stand for.
+
+    ``auto`` picks, by the benchmark (``benchmarks/bench_screeners.py``): ONNX Runtime at
+    :data:`ONNX_DEFAULT_PRECISION` on a CPU where onnxruntime is installed (and the model can
+    be exported, or was); else torch, in bf16 where the CPU has native bf16 units or on a GPU,
+    else fp32."""
+    have_ort = _installed("onnxruntime")
+    can_export = _installed("onnx") and _installed("torch")
+    if runtime == "auto":
+        wants_torch = precision == "bf16" or device != "cpu"
+        runtime = "onnx" if (have_ort and can_export and not wants_torch) else "torch"
+    if precision == "auto":
+        if runtime == "onnx":
+            precision = ONNX_DEFAULT_PRECISION
+        else:
+            precision = "bf16" if (device.startswith("cuda") or cpu_has_bf16()) else "fp32"
+    if runtime == "torch" and precision == "int8":
+        raise ValueError("precision='int8' needs runtime='onnx' (torch runs fp32 or bf16)")
+    if runtime == "onnx" and precision == "bf16":
+        raise ValueError("precision='bf16' needs runtime='torch' (ONNX Runtime here runs fp32 or int8)")
+    if runtime == "onnx" and device != "cpu":
+        raise ValueError(f"runtime='onnx' runs on the CPU, not device={device!r}; use runtime='torch'")
+    return runtime, precision
+
+
 class EmbeddingScreener(BaseScreener):
     """Cosine similarity between résumé and job description, mapped to 0–100."""
 
@@ -90,21 +135,21 @@ class EmbeddingScreener(BaseScreener):
             if not self.model_path.exists():
                 raise FileNotFoundError(f"sentence-transformers model folder not found: {self.model_path}")
             self.model = spec.model
-        precision = spec.precision
-        if precision == "auto":
-            precision = "bf16" if (spec.device.startswith("cuda") or cpu_has_bf16()) else "fp32"
-        self.precision = precision
         self.device = spec.device
+        self.runtime, self.precision = resolve_runtime(spec.runtime, spec.precision, spec.device)
         self.batch_size = spec.batch_size
         self.cos_low, self.cos_high = spec.cos_low, spec.cos_high
         self.overlap = spec.overlap
         self.num_threads = spec.num_threads
         self._st = None
+        self._onnx = None
+        self._tok = None
         self._jd_cache: dict[str, np.ndarray] = {}
 
     # -- model ------------------------------------------------------------------------------
     @property
     def st(self):
+        """The sentence-transformers model (the torch runtime)."""
         if self._st is None:
             from popresume.extras import require
 
@@ -112,34 +157,75 @@ class EmbeddingScreener(BaseScreener):
                 torch = require("torch", "the embedding screener")
                 SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
                 m = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
-            # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
-            self._window = int(m.max_seq_length)
-            warned = getattr(m.tokenizer, "deprecation_warnings", None)
-            if isinstance(warned, dict):  # transformers' warn-once registry
-                warned["sequence-length-is-longer-than-the-specified-maximum"] = True
             if self.precision == "bf16":
                 m = m.to(torch.bfloat16)
             m.eval()
             self._st = m
         return self._st
 
+    @property
+    def onnx(self):
+        """The ONNX Runtime session (:class:`popresume.screeners.embedding_onnx.OnnxEncoder`)."""
+        if self._onnx is None:
+            from popresume.screeners.embedding_onnx import OnnxEncoder
+
+            self._onnx = OnnxEncoder(self.model_path, self.precision, self.num_threads)
+        return self._onnx
+
+    @property
+    def tokenizer(self):
+        """The model's (fast) tokenizer."""
+        if self._tok is None:
+            if self.runtime == "torch":
+                self._tok = self.st.tokenizer
+            else:
+                from transformers import AutoTokenizer
+
+                with quiet_hf():
+                    self._tok = AutoTokenizer.from_pretrained(str(self.model_path), local_files_only=True)
+            # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
+            warned = getattr(self._tok, "deprecation_warnings", None)
+            if isinstance(warned, dict):  # transformers' warn-once registry
+                warned["sequence-length-is-longer-than-the-specified-maximum"] = True
+        return self._tok
+
+    @property
+    def window(self) -> int:
+        """The model window in tokens, special tokens included (``max_seq_length``)."""
+        if self.runtime == "torch":
+            return int(self.st.max_seq_length)
+        cfg = self.model_path / "sentence_bert_config.json"
+        if cfg.exists():
+            return int(json.loads(cfg.read_text())["max_seq_length"])
+        return int(min(self.tokenizer.model_max_length, 512))
+
     def warmup(self) -> None:
         """Load the model now (otherwise on first use)."""
-        self.st  # noqa: B018
+        self.onnx if self.runtime == "onnx" else self.st  # noqa: B018
+        self.tokenizer  # noqa: B018
+
+    @property
+    def n_special(self) -> int:
+        """Special tokens the tokenizer adds to a text (e.g. [CLS] [SEP] for BERT)."""
+        return len(self.tokenizer("")["input_ids"])
 
     @property
     def max_tokens(self) -> int:
         """Content tokens per chunk: the model window minus the special tokens."""
-        st = self.st
-        n_special = len(st.tokenizer("")["input_ids"])  # e.g. [CLS] [SEP] for BERT
-        return self._window - n_special
+        return self.window - self.n_special
+
+    @property
+    def rows_per_call(self) -> int:
+        """Chunks per model call: ``batch_size``, except int8, whose activations are quantised
+        with one scale per call (a chunk's embedding would depend on the chunks beside it)."""
+        return 1 if self.precision == "int8" else self.batch_size
 
     def cache_params(self) -> dict:
-        # batch_size is part of the identity: with bf16 the padding of a batch changes the
-        # embeddings, and scores moved by up to 0.22 points between batch sizes
-        return {"precision": self.precision, "cos_low": self.cos_low, "cos_high": self.cos_high,
-                "overlap": self.overlap, "pooling": "token-weighted-mean-of-chunks", "batch_size": self.batch_size,
-                "padding": "window"}
+        # batch_size is part of the identity: bf16 batches are filled to batch_size rows, and the
+        # rows of a call share one GEMM, whose blocking may depend on the row count
+        return {"precision": self.precision, "runtime": self.runtime, "cos_low": self.cos_low,
+                "cos_high": self.cos_high, "overlap": self.overlap, "pooling": "token-weighted-mean-of-chunks",
+                "batch_size": self.rows_per_call, "padding": f"bucket{BUCKET}"}
 
     # -- chunking ---------------------------------------------------------------------------
     def chunk(self, text: str) -> list[tuple[str, int]]:
@@ -148,7 +234,7 @@ class EmbeddingScreener(BaseScreener):
         Chunks end on word boundaries; every token of the text is in exactly one chunk
         (with ``overlap > 0``, consecutive chunks share that many tokens).
         """
-        tok = self.st.tokenizer
+        tok = self.tokenizer
         limit = self.max_tokens
         enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
         offs = enc["offset_mapping"]
@@ -178,38 +264,80 @@ class EmbeddingScreener(BaseScreener):
         return out
 
     # -- embeddings -------------------------------------------------------------------------
-    def embed_with_info(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(embeddings [L2-normalised rows], n_chunks, n_tokens) of ``texts``."""
-        import torch
-
-        pieces: list[str] = []
-        weights: list[int] = []
-        owner: list[int] = []
-        n_chunks = np.zeros(len(texts), dtype=int)
-        n_tokens = np.zeros(len(texts), dtype=int)
+    def token_chunks(self, texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray, np.ndarray, np.ndarray]:
+        """Token ids (special tokens included) of every chunk of ``texts``, the text each chunk
+        belongs to, and per text the number of chunks and of content tokens."""
         for i, t in enumerate(texts):
             if not isinstance(t, str) or not t.strip():
                 raise ValueError(f"text {i} is empty: nothing to embed")
-            ch = self.chunk(t)
-            n_chunks[i] = len(ch)
-            for piece, k in ch:
-                pieces.append(piece)
-                weights.append(max(k, 1))
+        tok = self.tokenizer
+        limit, n_special = self.max_tokens, self.n_special
+        whole = tok(list(texts))["input_ids"]  # one call for all: most résumés fit one window
+        ids: list[list[int]] = []
+        owner: list[int] = []
+        n_chunks = np.zeros(len(texts), dtype=int)
+        n_tokens = np.zeros(len(texts), dtype=int)
+        for i, (t, w) in enumerate(zip(texts, whole)):
+            if len(w) - n_special <= limit:
+                pieces = [w]
+            else:
+                pieces = tok([p for p, _ in self.chunk(t)])["input_ids"]
+            n_chunks[i] = len(pieces)
+            for p in pieces:
+                ids.append(p)
                 owner.append(i)
-                n_tokens[i] += k
-        # One shape for every batch: each chunk padded to the model window and the last batch
-        # filled up, so a chunk's embedding does not depend on the chunks it is batched with
-        # (in bf16 it did: scores moved by up to 0.13 points between runs sharing a cache).
-        n = len(pieces)
-        filled = pieces + ["."] * (-n % self.batch_size)
-        fixed = {"text": {"padding": "max_length", "max_length": self._window, "truncation": True}}
-        with torch.inference_mode(), torch_threads(self.num_threads):
-            e = self.st.encode(filled, batch_size=self.batch_size, convert_to_numpy=False, convert_to_tensor=True,
-                               normalize_embeddings=True, show_progress_bar=False, processing_kwargs=fixed)
-        e = e[:n].float().cpu().numpy()
-        w = np.asarray(weights, dtype=np.float64)[:, None]
-        pooled = np.zeros((len(texts), e.shape[1]), dtype=np.float64)
-        np.add.at(pooled, np.asarray(owner), e * w)
+                n_tokens[i] += len(p) - n_special
+        return ids, np.asarray(owner, dtype=int), n_chunks, n_tokens
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """L2-normalised mean-pooled embeddings (float32) of one padded batch."""
+        if self.runtime == "onnx":
+            h = self.onnx.hidden(ids, mask)
+            m = mask[..., None].astype(np.float32)
+            e = (h * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
+        else:
+            import torch
+
+            feats = {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask),
+                     "token_type_ids": torch.zeros_like(torch.from_numpy(ids))}
+            with torch.inference_mode(), torch_threads(self.num_threads):
+                e = self.st.forward({k: v.to(self.device) for k, v in feats.items()})["sentence_embedding"]
+            e = e.float().cpu().numpy()
+        return e / np.linalg.norm(e, axis=1, keepdims=True)
+
+    def embed_with_info(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(embeddings [L2-normalised rows], n_chunks, n_tokens) of ``texts``."""
+        ids, owner, n_chunks, n_tokens = self.token_chunks(texts)
+        pad = self.tokenizer.pad_token_id or 0
+        # Length buckets: each chunk is padded to the next multiple of BUCKET tokens of its own
+        # length (at most the window), and a model call holds chunks of one bucket only, so the
+        # shape a chunk is computed in depends on the chunk alone. bf16 calls are also filled to
+        # rows_per_call rows (filler: copies of the call's first chunk), since a bf16 GEMM's
+        # blocking may follow the row count; fp32 rows are computed alike at any row count
+        # (tests/test_screeners_embedding.py checks a score alone and amid others, every bucket).
+        lengths = np.array([len(x) for x in ids])
+        padded = np.minimum(-(-lengths // BUCKET) * BUCKET, max(self.window, int(lengths.max())))
+        rows = self.rows_per_call
+        fill = self.precision == "bf16"
+        emb = np.zeros((len(ids), 0), dtype=np.float32)
+        for b in np.unique(padded):
+            where = np.flatnonzero(padded == b)
+            for s in range(0, len(where), rows):
+                sel = where[s: s + rows]
+                r = rows if fill else len(sel)
+                batch = np.full((r, b), pad, dtype=np.int64)
+                mask = np.zeros((r, b), dtype=np.int64)
+                for k in range(r):
+                    x = ids[sel[k] if k < len(sel) else sel[0]]
+                    batch[k, : len(x)] = x
+                    mask[k, : len(x)] = 1
+                e = self._forward(batch, mask)[: len(sel)]
+                if emb.shape[1] == 0:
+                    emb = np.zeros((len(ids), e.shape[1]), dtype=np.float32)
+                emb[sel] = e
+        w = np.maximum(lengths - self.n_special, 1).astype(np.float64)[:, None]
+        pooled = np.zeros((len(texts), emb.shape[1]), dtype=np.float64)
+        np.add.at(pooled, owner, emb * w)
         pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled.astype(np.float32), n_chunks, n_tokens
 
@@ -250,7 +378,7 @@ class EmbeddingScreener(BaseScreener):
 
     @property
     def min_chunk(self) -> int:
-        """Résumés per :meth:`score_batch` call at least: one model batch. Every batch is filled to
-        ``batch_size`` rows, so a smaller call costs a whole batch (sized by time alone, chunks
-        shrank to one résumé a call, each paying for 32)."""
+        """Résumés per :meth:`score_batch` call at least: one model batch (a call's résumés are
+        split among the length buckets; fewer would leave every batch nearly empty, and bf16
+        batches are filled to ``batch_size`` rows whatever they hold)."""
         return max(1, self.batch_size)

@@ -99,7 +99,10 @@ class EmbeddingSpec(Block):
     kind: Literal["embedding"] = "embedding"
     #: a sentence-transformers folder; None: all-MiniLM-L6-v2 from its wheel
     model: str | None = None
-    precision: Literal["auto", "fp32", "bf16"] = "auto"
+    #: "onnx": ONNX Runtime on a local export (fp32 or int8); "torch": sentence-transformers
+    #: (fp32 or bf16); "auto": popresume.screeners.embedding.resolve_runtime
+    runtime: Literal["auto", "torch", "onnx"] = "auto"
+    precision: Literal["auto", "fp32", "bf16", "int8"] = "auto"
     device: str = "cpu"
     batch_size: int = Field(32, ge=1)
     # the cosine range mapped to 0-100 (popresume.screeners.embedding's docstring)
