@@ -23,11 +23,11 @@ def _sm(p, method):
     return multipletests(np.asarray(p, float), method=method)[1]
 
 
-def _assert_family(table, p, family, *, suffixes=(("holm", "holm"), ("bh", "fdr_bh"))):
+def _assert_family(table, p, family, *, suffixes=(("holm", "holm"), ("bh", "fdr_bh")), prefix=None):
     """``{p}_{suffix}`` equals multipletests within each ``family`` group, and differs from
     multipletests over the whole table (the family matters on this table)."""
     for suffix, method in suffixes:
-        col = f"{p}_{suffix}"
+        col = f"{prefix or p}_{suffix}"
         assert col in table.columns, f"no column {col}"
         for key, g in table.groupby(family, sort=False):
             np.testing.assert_allclose(g[col].to_numpy(float), _sm(g[p], method), rtol=1e-12,
@@ -120,3 +120,54 @@ def test_group_effects_holm_and_bh_are_taken_per_source():
     assert set(g["source"]) == {"derbyshire", "webster"}
     assert g["p"].notna().all()
     _assert_family(g, "p", "source")
+
+
+# --- the leakage tables: Holm/BH within each judge -------------------------------------------
+def _task3_replies(seed=0, n_bases=12):
+    """Two judges scoring the same bases under every condition: judge "j1" marks groups down by
+    several points, "j2" by a fraction of one, so their p-values differ."""
+    from popresume.leakage.corpus import COMPARATOR, GROUPS
+
+    rng = np.random.default_rng(seed)
+    conditions = [COMPARATOR, *[g for g in GROUPS if g != COMPARATOR]]
+    rows = []
+    for judge, gap in (("j1", 4.0), ("j2", 0.6)):
+        for b in range(n_bases):
+            base = rng.normal(60, 5)
+            for k, c in enumerate(conditions):
+                score = base - gap * k / len(conditions) + rng.normal(0, 2)
+                rows.append({"judge": judge, "base_id": f"b{b}", "condition": c, "tier": "T1",
+                             "shortlist": float(score > 60), "score": float(np.clip(score, 0, 100)),
+                             "parse_ok": True})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("fn", ["score_differences", "shortlist_ratios"])
+def test_leakage_tables_correct_within_each_judge(fn):
+    from popresume.leakage import metrics
+
+    out = getattr(metrics, fn)(_task3_replies(), n_boot=300, seed=1)
+    ok = out[out["p_value"].notna()]
+    assert set(ok["judge"]) == {"j1", "j2"} and len(ok) >= 6
+    _assert_family(ok, "p_value", "judge", prefix="p")
+
+
+# --- the audit grid: the three families of audit.metrics.adjust --------------------------------
+def test_audit_adjust_families_all_attribute_and_audit():
+    from popresume.audit import metrics as M
+
+    rng = np.random.default_rng(3)
+    n = 4
+    tests = pd.DataFrame({"row": np.repeat(np.arange(n), 5), "effect": list(PSE_NAMES_) * n,
+                          "attribute": np.repeat(["gender", "gender", "race", "race"], 5),
+                          "p": np.concatenate([rng.uniform(0, 0.02, 5), rng.uniform(0, 0.5, 5),
+                                               rng.uniform(0, 0.05, 5), rng.uniform(0.2, 1, 5)]),
+                          "ci_excludes_0": True})
+    whole = M.adjust(tests, family="all")
+    for suffix, method in (("holm", "holm"), ("bh", "fdr_bh")):
+        np.testing.assert_allclose(whole[f"p_{suffix}"], _sm(tests["p"], method))
+    _assert_family(M.adjust(tests, family="attribute"), "p", "attribute")
+    _assert_family(M.adjust(tests, family="audit"), "p", "row")
+
+
+PSE_NAMES_ = ("TE", "NDE", "NIE", "BIE", "RIE")
