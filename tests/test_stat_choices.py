@@ -185,3 +185,22 @@ def test_competence_holm_is_per_contrast_over_settings(monkeypatch):
         np.testing.assert_allclose(g["p_holm"], multipletests(g["p"], method="holm")[1], err_msg=contrast)
     pooled = multipletests(out["p"], method="holm")[1]
     assert not np.allclose(out["p_holm"], pooled)
+
+
+def test_drift_holm_is_over_every_contrast_of_the_two_models(monkeypatch):
+    # the p-values of the differences are given in turn; the family is the whole table
+    given = iter([0.001, 0.02, 0.03, 0.04, 0.2, 0.5])
+    monkeypatch.setattr(analyses, "_interaction", lambda *a, **k: {"estimate": 1.0, "ci_low": 0.0, "ci_high": 2.0,
+                                                                    "p": next(given)})
+    rows = []
+    for model in ("a", "b"):
+        for item in ("resumeF1", "resumeF2", "resumeT1"):
+            for job in ("jobF", "jobT"):
+                for name, race, sex in (("n1", "White", "male"), ("n2", "Black", "female"), ("n3", "Asian", "male")):
+                    rows.append({"source": "derbyshire", "model": model, "item": item, "job": job, "name": name,
+                                 "race": race, "sex": sex, "run": 0, "outcome": float(len(item) + len(name))})
+    out = analyses.drift(pd.DataFrame(rows))
+    assert list(out["contrast"]) == ["job_fit", "quality", "race: Asian − White", "race: Black − White",
+                                     "sex: female − male"]
+    np.testing.assert_allclose(out["p"], [0.001, 0.02, 0.03, 0.04, 0.2])
+    np.testing.assert_allclose(out["p_holm"], multipletests(out["p"], method="holm")[1])
