@@ -167,7 +167,7 @@ def test_validity_paired_contrast_is_a_t_on_n_minus_one():
 
 
 # --- the decisions families: drift over its contrasts, competence per contrast ---------------
-def test_competence_holm_is_per_contrast_over_settings(monkeypatch):
+def test_competence_keyword_contrast_is_hc1_on_n_minus_two_and_holm_is_per_contrast(monkeypatch):
     # two settings, each with a job-fit contrast and a keyword contrast whose p-values are given
     p = {("s1", "matched − mismatched"): 0.01, ("s2", "matched − mismatched"): 0.04,
          ("s1", "keyword-stuffed − plain"): 0.02, ("s2", "keyword-stuffed − plain"): 0.5}
@@ -180,7 +180,22 @@ def test_competence_holm_is_per_contrast_over_settings(monkeypatch):
             for v in ("plain", "keyword_stuffed"):
                 rows.append({"source": "webster", "model": model, "signal": "keyword", "job": "Finance",
                              "variant": v, "outcome": 5 + gap * (v == "keyword_stuffed") + rng.normal()})
-    out = analyses.competence(pd.DataFrame(rows))
+    df = pd.DataFrame(rows)
+    out = analyses.competence(df)
+    # the keyword contrast: OLS on [1, stuffed], HC1 sandwich by hand, t on n − 2 df
+    for model, g in df.groupby("model"):
+        x = g["variant"].eq("keyword_stuffed").to_numpy(float)
+        X, y = np.column_stack([np.ones_like(x), x]), g["outcome"].to_numpy()
+        bread = np.linalg.inv(X.T @ X)
+        b = bread @ X.T @ y
+        e = y - X @ b
+        n = len(y)
+        se = math.sqrt((bread @ (X.T * e**2) @ X @ bread)[1, 1] * n / (n - 2))
+        row = out[(out["model"] == model) & (out["contrast"] == "keyword-stuffed − plain")].iloc[0]
+        q = stats.t.ppf(0.975, n - 2)
+        assert row["estimate"] == pytest.approx(b[1])
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((b[1] - q * se, b[1] + q * se), rel=1e-8)
+        assert row["p"] == pytest.approx(2 * stats.t.sf(abs(b[1]) / se, n - 2), rel=1e-8)
     for contrast, g in out.groupby("contrast"):
         np.testing.assert_allclose(g["p_holm"], multipletests(g["p"], method="holm")[1], err_msg=contrast)
     pooled = multipletests(out["p"], method="holm")[1]
