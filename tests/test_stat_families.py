@@ -171,3 +171,25 @@ def test_audit_adjust_families_all_attribute_and_audit():
 
 
 PSE_NAMES_ = ("TE", "NDE", "NIE", "BIE", "RIE")
+
+
+def test_task2_selection_rate_ratios_correct_within_each_judge():
+    from popresume.leakage import metrics
+    from popresume.leakage.corpus import COMPARATOR, GROUPS
+
+    rng = np.random.default_rng(5)
+    conditions = [COMPARATOR, *[g for g in GROUPS if g != COMPARATOR]]
+    rows = []
+    for judge, drop in (("j1", 0.5), ("j2", 0.1)):
+        for b in range(30):
+            for k, c in enumerate(conditions):
+                chosen = rng.random() < 0.8 - drop * k / len(conditions)
+                order = "marked_first" if b % 2 else "baseline_first"
+                marked = "A" if order == "marked_first" else "B"
+                rows.append({"judge": judge, "base_id": f"b{b}", "condition": c, "tier": "T1", "regime": "Neutral",
+                             "order": order, "preferred": marked if chosen else ("B" if marked == "A" else "A"),
+                             "parse_ok": True})
+    out = metrics.selection_rate_ratios(pd.DataFrame(rows), n_boot=300, seed=2)
+    ok = out[out["p_value"].notna()]
+    assert set(ok["judge"]) == {"j1", "j2"} and len(ok) >= 6
+    _assert_family(ok, "p_value", "judge", prefix="p")
