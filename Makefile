@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test bench calibrate clean llm-server mutation
+.PHONY: setup book test test-fast bench calibrate clean llm-server mutation
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,14 @@ llm-server: $(LLM_SERVER)
 TEST_JOBS ?= 2
 test: setup $(LLM_SERVER)
 	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+
+# the edit-test loop: the suite without the live llama-server tests, the chapters and book
+# pages (markers notebook, slow) and the coverage harness's calibration subsets
+# (tests/test_coverage_*.py); no server build. Measured time: README.
+FAST_SKIP := -m "not slow and not notebook" --ignore-glob='tests/test_coverage_*.py' \
+	--ignore=tests/test_screeners_live.py --ignore=tests/test_audit_report_live.py
+test-fast: setup
+	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile) $(FAST_SKIP)
 
 # mutation testing of the statistics (not part of `make test`): mutmut per module, each mutant
 # judged by that module's own tests; prints the score per module. Measured 2026-12-03: the

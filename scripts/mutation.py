@@ -17,6 +17,7 @@ Usage::
     python scripts/mutation.py multiplicity causal.cases
     python scripts/mutation.py --list             # the module -> tests map
     python scripts/mutation.py --survivors multiplicity   # also list surviving mutants
+    python scripts/mutation.py --no-harness causal.results  # without the harness subsets
 
 The run is CPU-bound; ``--jobs`` sets mutmut's parallel children (default 2). Modules or test
 files that do not exist on this checkout are skipped with a note, so the map can name
@@ -101,6 +102,8 @@ TEST_FILTER: dict[str, str] = {
     # the hand-computed cases and the cell-means fits prove them in well under a second
     "causal.functional": "not xgboost and not tune_xgb and not learners_carry and not coverage_study"
                          " and not refit_bootstrap_and_point and not small_groups",
+    # the appendix chapter rendered from the harness's csv: a notebook run per mutant, no number of results.py
+    "causal.results": "not trust_chapter_renders",
     # the shipped screener runs, names and the statsmodels engine: not these functions' proof
     "ranking": "not engines_agree and not c4_check and not rank_by_scores and not shipped_screener"
                " and not name_rates",
@@ -125,7 +128,10 @@ def mutant_globs(functions: list[str] | None) -> list[str]:
 
 
 # what the tests read besides the package and tests/ (copied next to the mutants)
-ALSO_COPY = ["data", "configs", "notebooks", "book", "scripts", "_config.yml", "_toc.yml", "docs"]
+ALSO_COPY = ["data", "configs", "notebooks", "book", "scripts", "_config.yml", "_toc.yml", "docs", "benchmarks"]
+
+# the coverage harness's calibration subsets: a module's tests, but minutes per surviving mutant
+HARNESS = "tests/test_coverage_"
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests",
           34: "skipped", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout",
@@ -159,8 +165,10 @@ def setup_cfg(mutate: list[str], tests: list[str], test_filter: str | None = Non
             "use_git_change_detection = false\n")
 
 
-def run_module(name: str, jobs: int, keep: bool) -> dict:
+def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False) -> dict:
     mutate, tests, functions = MODULES[name]
+    if no_harness:
+        tests = [t for t in tests if not t.startswith(HARNESS)]
     mutate = [m for m in mutate if (REPO / m).exists()]
     missing_tests = [t for t in tests if not (REPO / t).exists()]
     tests = [t for t in tests if (REPO / t).exists()]
@@ -238,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders (to `mutmut show`)")
     ap.add_argument("--json", type=Path, help="also write the per-mutant statuses here")
+    ap.add_argument("--no-harness", action="store_true",
+                    help="leave out the harness subsets (tests/test_coverage_*.py): a quicker, stricter run")
     args = ap.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
     if unknown:
@@ -250,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in args.modules or list(MODULES):
         print(f"mutating {name} ...", file=sys.stderr, flush=True)
-        results.append(run_module(name, args.jobs, args.keep))
+        results.append(run_module(name, args.jobs, args.keep, args.no_harness))
         # each module's row as soon as it is done: a run stopped midway keeps what it measured
         print(table(results[-1:], False).splitlines()[2], file=sys.stderr, flush=True)
         if args.json:
