@@ -63,6 +63,10 @@ def test_pse_result_se_interval_and_p_on_a_closed_form_case():
     p = np.where(se > 0, 2 * stats.norm.sf(np.abs(est / se.replace(0, np.nan))), 0.0)
     np.testing.assert_allclose(res.pvalues, p, atol=1e-12)
     adj = res.p_adjust("holm")
+    assert list(adj.columns) == ["estimate", "p", "p_adj"]
+    assert adj.index.name == "effect" and list(adj.index) == list(PSE_NAMES)
+    np.testing.assert_allclose(adj["estimate"], est, atol=1e-12)
+    np.testing.assert_allclose(adj["p"], p, atol=1e-12)
     np.testing.assert_allclose(adj["p_adj"], multipletests(p, method="holm")[1], atol=1e-12)
     np.testing.assert_allclose(res.p_adjust("bh")["p_adj"], multipletests(p, method="fdr_bh")[1], atol=1e-12)
 
