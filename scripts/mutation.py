@@ -102,8 +102,9 @@ TEST_FILTER: dict[str, str] = {
     # the hand-computed cases and the cell-means fits prove them in well under a second
     "causal.functional": "not xgboost and not tune_xgb and not learners_carry and not coverage_study"
                          " and not refit_bootstrap_and_point and not small_groups",
-    # the appendix chapter rendered from the harness's csv: a notebook run per mutant, no number of results.py
-    "causal.results": "not trust_chapter_renders",
+    # the appendix chapter rendered from the harness's csv (a notebook run per mutant) and the
+    # ESS floor per learner (XGBoost fits): neither proves a number results.py computes
+    "causal.results": "not trust_chapter_renders and not mediated_floor_follows",
     # the shipped screener runs, names and the statsmodels engine: not these functions' proof
     "ranking": "not engines_agree and not c4_check and not rank_by_scores and not shipped_screener"
                " and not name_rates",
