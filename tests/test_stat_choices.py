@@ -62,7 +62,7 @@ def test_pse_result_se_interval_and_p_on_a_closed_form_case():
     # NDE: SE 0 and a non-zero estimate is an infinite z (p = 0)
     p = np.where(se > 0, 2 * stats.norm.sf(np.abs(est / se.replace(0, np.nan))), 0.0)
     np.testing.assert_allclose(res.pvalues, p, atol=1e-12)
-    adj = res.p_adjust("holm")
+    adj = res.p_adjust()  # Holm by default
     assert list(adj.columns) == ["estimate", "p", "p_adj"]
     assert adj.index.name == "effect" and list(adj.index) == list(PSE_NAMES)
     np.testing.assert_allclose(adj["estimate"], est, atol=1e-12)
