@@ -17,6 +17,7 @@ Usage::
     python scripts/mutation.py multiplicity causal.cases
     python scripts/mutation.py --list             # the module -> tests map
     python scripts/mutation.py --survivors multiplicity   # also list surviving mutants
+    python scripts/mutation.py --no-harness causal.results  # without the harness subsets
 
 The run is CPU-bound; ``--jobs`` sets mutmut's parallel children (default 2). Modules or test
 files that do not exist on this checkout are skipped with a note, so the map can name
@@ -59,12 +60,29 @@ MODULES: dict[str, tuple[list[str], list[str], list[str] | None]] = {
     "causal.functional": (["popresume/causal/functional.py", "popresume/causal/plugin.py"],
                           ["tests/test_mutation_functional.py", "tests/test_causal_estimator.py",
                            "tests/test_property_effects.py"], None),
-    "ll144": (["popresume/ll144.py"], ["tests/test_mutation_ll144.py", "tests/test_ll144.py"],
+    "causal.results": (["popresume/causal/results.py"],
+                       ["tests/test_stat_choices.py", "tests/test_causal_identification.py",
+                        "tests/test_coverage_causal.py"],
+                       # properties (se, pvalues, estimable) are not mutated by mutmut 3; test_stat_choices
+                       # checks them directly
+                       ["aggregate_reps", "rep_se", "PSEResult._pointwise", "PSEResult.confint",
+                        "PSEResult.p_adjust"]),
+    "causal.identification": (["popresume/causal/identification.py"],
+                              ["tests/test_causal_identification.py", "tests/test_coverage_causal.py"], None),
+    "decisions.analyses": (["popresume/decisions/analyses.py"],
+                           ["tests/test_stat_choices.py", "tests/test_stat_families.py", "tests/test_decisions.py",
+                            "tests/test_coverage_decisions.py"],
+                           ["clustered_effect", "_interaction", "group_effects", "competence", "drift",
+                            "_reference", "chance_below"]),
+    "ranking.report": (["popresume/ranking/report.py"], ["tests/test_stat_families.py", "tests/test_ranking_cli.py"],
+                       ["ranking_tables", "source_of"]),
+    "ll144": (["popresume/ll144.py"], ["tests/test_mutation_ll144.py", "tests/test_ll144.py",
+                                       "tests/test_coverage_ll144.py"],
               ["_selected", "category_counts", "_box", "ratio_bounds", "_mn_score", "rate_ratio_interval",
                "pairwise_ratio_bounds", "impact_ratio_table", "lowest_ratio", "format_probability", "_lowest",
-               "chance_of_flag"]),
+               "chance_of_flag", "chance_table", "breakdown_table", "scoring_rates", "selection_rates_at_cut"]),
     "ranking": (["popresume/ranking/rates.py", "popresume/ranking/clogit.py", "popresume/ranking/chance.py"],
-                ["tests/test_mutation_ranking.py", "tests/test_ranking.py"],
+                ["tests/test_mutation_ranking.py", "tests/test_ranking.py", "tests/test_coverage_ranking.py"],
                 ["ratio_intervals", "selection_rates", "min_max_ratios", "adjust_pvalues", "rank_summary",
                  "null_min_max", "design_null_counts", "_ratio", "design_of", "chance_table", "null_quantiles",
                  "identified", "_strata_probs", "_score_hessian", "fit_newton", "cluster_cov", "_fit_one",
@@ -72,7 +90,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str] | None]] = {
     "population": (["popresume/population.py", "popresume/experience.py"],
                    ["tests/test_mutation_population.py", "tests/test_population_experience.py"],
                    ["summarize", "association_tests", "ba_plus_shares", "_lor_from_counts", "log_odds_ratio",
-                    "edu_years", "density_ratio_weights", "_wvar", "hierarchical_sigma", "truncnorm_sample"]),
+                    "edu_years", "density_ratio_weights", "_wvar", "hierarchical_sigma", "truncnorm_sample",
+                    "sample_occupation", "experience_model"]),
 }
 
 
@@ -83,6 +102,9 @@ TEST_FILTER: dict[str, str] = {
     # the hand-computed cases and the cell-means fits prove them in well under a second
     "causal.functional": "not xgboost and not tune_xgb and not learners_carry and not coverage_study"
                          " and not refit_bootstrap_and_point and not small_groups",
+    # the appendix chapter rendered from the harness's csv (a notebook run per mutant) and the
+    # ESS floor per learner (XGBoost fits): neither proves a number results.py computes
+    "causal.results": "not trust_chapter_renders and not mediated_floor_follows",
     # the shipped screener runs, names and the statsmodels engine: not these functions' proof
     "ranking": "not engines_agree and not c4_check and not rank_by_scores and not shipped_screener"
                " and not name_rates",
@@ -107,7 +129,10 @@ def mutant_globs(functions: list[str] | None) -> list[str]:
 
 
 # what the tests read besides the package and tests/ (copied next to the mutants)
-ALSO_COPY = ["data", "configs", "notebooks", "book", "scripts", "_config.yml", "_toc.yml", "docs"]
+ALSO_COPY = ["data", "configs", "notebooks", "book", "scripts", "_config.yml", "_toc.yml", "docs", "benchmarks"]
+
+# the coverage harness's calibration subsets: a module's tests, but minutes per surviving mutant
+HARNESS = "tests/test_coverage_"
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests",
           34: "skipped", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout",
@@ -141,8 +166,10 @@ def setup_cfg(mutate: list[str], tests: list[str], test_filter: str | None = Non
             "use_git_change_detection = false\n")
 
 
-def run_module(name: str, jobs: int, keep: bool) -> dict:
+def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False) -> dict:
     mutate, tests, functions = MODULES[name]
+    if no_harness:
+        tests = [t for t in tests if not t.startswith(HARNESS)]
     mutate = [m for m in mutate if (REPO / m).exists()]
     missing_tests = [t for t in tests if not (REPO / t).exists()]
     tests = [t for t in tests if (REPO / t).exists()]
@@ -220,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders (to `mutmut show`)")
     ap.add_argument("--json", type=Path, help="also write the per-mutant statuses here")
+    ap.add_argument("--no-harness", action="store_true",
+                    help="leave out the harness subsets (tests/test_coverage_*.py): a quicker, stricter run")
     args = ap.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
     if unknown:
@@ -232,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in args.modules or list(MODULES):
         print(f"mutating {name} ...", file=sys.stderr, flush=True)
-        results.append(run_module(name, args.jobs, args.keep))
+        results.append(run_module(name, args.jobs, args.keep, args.no_harness))
         # each module's row as soon as it is done: a run stopped midway keeps what it measured
         print(table(results[-1:], False).splitlines()[2], file=sys.stderr, flush=True)
         if args.json:
