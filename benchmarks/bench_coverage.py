@@ -18,7 +18,7 @@ The causal family's costly parts run on their own and add to those records:
     .venv/bin/python benchmarks/bench_coverage.py --tool-defaults --reps 300 --ns 1000 2000 [--designs basic]
     .venv/bin/python benchmarks/bench_coverage.py --from-records
 
-``--audit-seeds A B``: the audit pipeline design (``causal.simulate_audit``: ``popresume audit
+``--audit-seeds A B``: the audit pipeline design (``popresume.audit.calibration.simulate_audit``: ``popresume audit
 --screener synthetic`` over seeds A..B-1, two occupations, both attributes), each finished
 replication appended to ``--records`` as it arrives. ``--tool-defaults``: the SCM designs with
 XGBoost as the tool builds it (tuned on every fit), appended to ``--records`` per block.
@@ -108,13 +108,14 @@ def main(argv=None) -> pd.DataFrame:
 
 def causal_parts(args) -> pd.DataFrame | None:
     """``--audit-seeds``, ``--tool-defaults`` and ``--from-records`` (see the module docstring)."""
+    from popresume.audit import calibration
     from popresume.coverage import causal
 
     records = Path(args.records) if args.records else Path(args.out).with_name(causal.records_csv().name)
     if args.audit_seeds:
         extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_audit_partial.csv")
-        causal.simulate_audit(seeds=range(*args.audit_seeds), ns=tuple(args.ns or causal.AUDIT["n"]),
-                              n_jobs=args.jobs, records_path=extra)
+        calibration.simulate_audit(seeds=range(*args.audit_seeds), ns=tuple(args.ns or causal.AUDIT["n"]),
+                                   n_jobs=args.jobs, records_path=extra)
         append_records(records, pd.read_csv(extra))
         extra.unlink()
     if args.tool_defaults:

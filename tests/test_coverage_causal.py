@@ -224,7 +224,8 @@ def test_audit_design_is_the_audit_pipeline():
 
     from popresume.audit.report_run import load_population
     from popresume.causal import default_roles, estimate_pse, prepare
-    from popresume.coverage.causal import AUDIT_LEARNER, audit_replicate
+    from popresume.audit.calibration import audit_replicate
+    from popresume.coverage.causal import AUDIT_LEARNER
     from popresume.screeners.synthetic import SyntheticScreener
 
     rec = pd.DataFrame(audit_replicate("nurse", "race", 400, 3, tune=False, n_boot=0)).set_index("effect")

@@ -40,7 +40,7 @@ def test_score_cli_errors(tmp_path):
     base = ["score", "--resumes", str(tmp_path / "r.parquet"), "--jobs", str(tmp_path / "jobs.json"),
             "--out", str(tmp_path / "s.parquet"), "--no-cache", "--quiet"]
     r = CliRunner().invoke(main, base + ["--screener", "synthetic"])
-    assert r.exit_code != 0 and "needs profiles" in r.output
+    assert r.exit_code != 0 and "give --profiles" in r.output
     r = CliRunner().invoke(main, base + ["--screener", "synthetic", "--concurrency", "4"])
     assert r.exit_code != 0 and "openai backend only" in r.output
     r = CliRunner().invoke(main, base + ["--screener", "nonsense"])

@@ -37,8 +37,8 @@ More kinds of rows isolate the parts:
 * "proxy reveals X" (``make_scm("proxy_reveals")``): a mediator nearly reveals the
   attribute; the rule should call the paths not estimable, and the coverage among all
   replications shows why;
-* "audit pipeline" (:func:`audit_replicate`): ``popresume audit --screener synthetic`` itself,
-  with XGBoost as the tool builds it (tuned on every fit) and the synthetic screener's exact
+* "audit pipeline" (:func:`popresume.audit.calibration.audit_replicate`): ``popresume audit
+  --screener synthetic`` itself, with XGBoost as the tool builds it (tuned on every fit) and the synthetic screener's exact
   truth, over seeds, for race and gender and two occupations (:data:`AUDIT`). The SCM designs
   can run with the same learner (:func:`simulate_tool_defaults`).
 
@@ -136,55 +136,6 @@ def _overlap_numbers(ident: pd.DataFrame, effect: str) -> dict:
             and not isinstance(v, bool)}
 
 
-def audit_replicate(occupation: str, attribute: str, n: int, seed: int, **options) -> list[dict]:
-    """One ``popresume audit --screener synthetic --occupation O --n N --seed S`` decomposition.
-
-    The population (``report_run.load_population``), the truth (``SyntheticScreener.true_effects``
-    on that population, as the audit's ``truth`` column) and the estimator's settings
-    (``ReportRequest``'s defaults: folds, draws, tuning on every fit) are the audit's own.
-    Two departures, both for the simulation: the scores come from ``score_frame`` (the same
-    numbers as the screener's protocol, without the score cache and the validity card), and
-    the screener's noise seed is the replication's seed (the audit keeps the spec's seed 0;
-    its noise is keyed by résumé id, which repeats across populations, so a fixed seed would
-    give every replication the same noise vector). Per effect: the interval the tool prints
-    (``ci_low``/``ci_high``: the raw interval where it withholds one, so that coverage among
-    all replications can be counted), the tool's own ``estimable`` verdict and the numbers of
-    its identification table. ``options`` replace the request's settings (``tune=False``,
-    ``n_boot=0``: the tests' cheap run); the harness passes none.
-    """
-    from popresume.audit.report import check_groups
-    from popresume.audit.report_run import ReportRequest, load_population
-    from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
-    from popresume.screeners.synthetic import SyntheticScreener
-
-    req = ReportRequest("synthetic", occupation=occupation, n=n, seed=seed, attributes=(attribute,), **options)
-    req.check()
-    prof, _ = load_population(occupation, n, seed=seed)
-    scr = SyntheticScreener(seed=seed)
-    scores = pd.DataFrame({"resume_id": prof["resume_id"],
-                           "score": scr.score_frame(scr.prepare_profiles(prof), format=req.fmt)})
-    data = prepare(prof, scores)
-    roles = default_roles(attribute)
-    check_groups(data, attribute, roles)
-    truth = scr.true_effects(prof, attribute, format=req.fmt)["true"]
-    with capture_pse_warnings():
-        tab, est = estimate_pse(data, **roles, y="score", folds=req.folds, n_boot=req.n_boot, seed=seed,
-                                tune=req.tune, missing="drop", return_estimator=True, threads=1)
-    ident = est.result_.identification_table()
-    out = []
-    for e in PSE_NAMES:
-        lo, hi = float(tab.loc[e, "ci_low"]), float(tab.loc[e, "ci_high"])
-        if not (math.isfinite(lo) and math.isfinite(hi)):  # withheld: count the raw interval for "all"
-            lo, hi = float(tab.loc[e, "diag_ci_low"]), float(tab.loc[e, "diag_ci_high"])
-        t = float(truth[e])
-        out.append({"learner": AUDIT_LEARNER, "kind": f"audit:{occupation}:{attribute}", "n": n, "rep": seed,
-                    "effect": e, "truth": t, "estimate": float(tab.loc[e, "estimate"]), "ci_low": lo, "ci_high": hi,
-                    "covered": bool(lo <= t <= hi), "half_width": (hi - lo) / 2,
-                    "estimable": bool(tab.loc[e, "estimable"]), "rule": rule_label(),
-                    **_overlap_numbers(ident, e)})
-    return out
-
-
 ESS_FLOOR_RULE = "ESS floors (50; mediated 750 / 2,000; 10% of rows)"
 
 
@@ -219,19 +170,6 @@ def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) 
           for e, c, ess, n, k in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
                                      records["pareto_k"])]
     return records.assign(estimable=ok, rule=support_label(max_pareto_k))
-
-
-def simulate_audit(*, seeds: range, ns=AUDIT["n"], occupations=AUDIT["occupations"],
-                   attributes=AUDIT["attributes"], n_jobs: int = 1, records_path=None) -> pd.DataFrame:
-    """:func:`audit_replicate` over seeds (outer), sizes, occupations and attributes.
-
-    With ``records_path`` each finished replication is appended to that CSV as it arrives,
-    so a run stopped early keeps what it measured (the seeds come round-robin over the
-    cells, so every cell has about the same count)."""
-    from joblib import delayed
-
-    return run_appending([delayed(audit_replicate)(occ, attr, n, s) for s in seeds for n in ns
-                          for occ in occupations for attr in attributes], n_jobs=n_jobs, records_path=records_path)
 
 
 def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
@@ -462,7 +400,7 @@ def coverage_row(g: pd.DataFrame, *, quantity: str, setting: str, rule: str, hel
 
 
 def table_from_records(records: pd.DataFrame, **thresholds) -> pd.DataFrame:
-    """The harness table from :func:`simulate`'s (and :func:`simulate_audit`'s) records.
+    """The harness table from :func:`simulate`'s (and :func:`popresume.audit.calibration.simulate_audit`'s) records.
 
     One ``coverage`` row per learner, design, n and effect, in :data:`popresume.coverage.COLUMNS`
     plus :data:`CAUSAL_COLUMNS`; then the ``projection_ratio`` rows. A replication is
