@@ -64,6 +64,7 @@ from IPython.display import display
 
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED, OURS
+from popresume.decisions.sources import record
 from popresume.schema import VERDICT_COLUMN
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
@@ -172,7 +173,7 @@ plt.show()
 # cell holds:
 
 # %%
-exp2a = analyses._webster_fit(webster)
+exp2a = record("webster").validity["job_fit"].rows(webster)  # the rows its job-fit contrast fits
 exp2a = exp2a[exp2a["variant"].eq("exp2a")]
 per_cell = exp2a.groupby(["model", "own", "item", "job"]).size().groupby(["model", "own"]).agg(["size", "min", "max", "sum"])
 one = per_cell.loc[exp2a["model"].iloc[0]]

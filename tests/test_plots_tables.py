@@ -157,3 +157,14 @@ def test_the_html_is_offline_scoped_and_the_same_on_every_build():
     assert '<span style="white-space: nowrap">gpt-3.5-turbo-0125</span></th>' in model
     assert html == labelled(t.copy(), "ours: one row")._repr_html_()
     assert html != labelled(t, "ours: another")._repr_html_()
+
+
+def test_a_column_may_share_a_name_with_great_tables_own_parameters():
+    """A frame with a column called ``cases`` (a parameter name of great_tables' ``cols_label``)
+    renders, with its label (chapter 08c's tables have one)."""
+    import pandas as pd
+
+    from popresume.plots.tables import labelled
+
+    page = labelled(pd.DataFrame({"cases": [3, 4], "share": [0.5, 0.25]}), "ours: planted")._repr_html_()
+    assert ">Cases<" in page.replace("<span>", "").replace("</span>", "") or "Cases" in page

@@ -179,9 +179,9 @@ class EmbeddingScreener(BaseScreener):
             if self.runtime == "torch":
                 self._tok = self.st.tokenizer
             else:
-                from transformers import AutoTokenizer
+                with quiet_hf():  # the import warns too (tqdm.auto without ipywidgets)
+                    from transformers import AutoTokenizer
 
-                with quiet_hf():
                     self._tok = AutoTokenizer.from_pretrained(str(self.model_path), local_files_only=True)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
             warned = getattr(self._tok, "deprecation_warnings", None)

@@ -118,11 +118,14 @@ def export_path(model_path: Path, precision: str) -> Path:
 def _fuse(model_path: Path, traced: Path, out: str) -> None:
     """onnxruntime's BERT graph optimiser: attention, embedding + layer norm, skip + layer
     norm and bias + GELU each become one fused operator (the same sums, fewer passes)."""
-    from onnxruntime.transformers.optimizer import optimize_model
+    from popresume.screeners.base import quiet_hf
 
     cfg = json.loads((model_path / "config.json").read_text())
-    m = optimize_model(str(traced), model_type="bert", num_heads=int(cfg["num_attention_heads"]),
-                       hidden_size=int(cfg["hidden_size"]), opt_level=1)
+    with quiet_hf():  # the optimiser's imports may reach transformers (tqdm.auto without ipywidgets)
+        from onnxruntime.transformers.optimizer import optimize_model
+
+        m = optimize_model(str(traced), model_type="bert", num_heads=int(cfg["num_attention_heads"]),
+                           hidden_size=int(cfg["hidden_size"]), opt_level=1)
     m.save_model_to_file(out)
 
 
@@ -130,11 +133,12 @@ def _export(model_path: Path, out: str) -> None:
     import warnings
 
     import torch
-    from transformers import AutoModel
 
     from popresume.screeners.base import quiet_hf
 
-    with quiet_hf():
+    with quiet_hf():  # the import warns too (tqdm.auto without ipywidgets)
+        from transformers import AutoModel
+
         # eager attention: its traced graph is the pattern onnxruntime's optimiser fuses
         model = AutoModel.from_pretrained(str(model_path), local_files_only=True, attn_implementation="eager").eval()
 
