@@ -74,7 +74,7 @@ triples["counterfactual"] = pd.Series(PSI_LABELS)
 labelled(triples, "ours: the five counterfactual means of Eqs. (6)-(10), as index triples (no data)")
 
 # %%
-labelled(EFFECT_WEIGHTS, "ours: each effect as a linear combination of the five counterfactual means (no data)")
+labelled(EFFECT_WEIGHTS.rename(columns=lambda c: f"ψ({c[4]}, {c[5]}, {c[6]})"), "ours: each effect as a linear combination of the five counterfactual means (no data)")
 
 # %% [markdown]
 # The synthetic model is a discrete structural causal model: three confounder levels,
