@@ -205,9 +205,11 @@ own_cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in own_config.scree
 ours = attach_validity(ours.drop(columns="validity_verdict", errors="ignore"), own_cards)
 ours["cases (paper rule)"] = classify_cases(ours, "paper")
 ours["cases (stated rule)"] = classify_cases(ours, "stated")
+
+# %%
 labelled(effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "model"],
                       effects=["TE", "NDE", "BIE", "RIE"], cases="cases (paper rule)"),
-         f"ours: synthetic screener, n = {own_size} per audit (its validity verdict in the gate column)")
+         f"ours: {', '.join(map(str, ours['model'].unique()))} (its validity verdict in the gate column)")
 
 # %% [markdown]
 # Each row says where its numbers come from (`source` "ours", `model` the screener), and
