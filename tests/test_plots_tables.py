@@ -157,3 +157,15 @@ def test_the_html_is_offline_scoped_and_the_same_on_every_build():
     assert '<span style="white-space: nowrap">gpt-3.5-turbo-0125</span></th>' in model
     assert html == labelled(t.copy(), "ours: one row")._repr_html_()
     assert html != labelled(t, "ours: another")._repr_html_()
+
+
+def test_a_column_named_like_a_great_tables_argument_is_labelled():
+    """A column called "cases" (the case labels of chapters 08-09) is shown under its own
+    label; passed as a keyword it used to collide with great_tables' ``cols_label(cases=...)``."""
+    import bs4
+
+    frame = pd.DataFrame({"cases": ["C1", "C1, C5"], "TE": [0.25, -0.5], "n_placebo": [3, 4]})
+    page = bs4.BeautifulSoup(labelled(frame, "ours: planted")._repr_html_(), "html.parser")
+    heads = [th.get_text(" ", strip=True) for th in page.select("thead th")]
+    assert heads == ["cases", "TE", "placebos (n)"]
+    assert "C1, C5" in page.get_text(" ", strip=True)

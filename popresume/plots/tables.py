@@ -281,8 +281,9 @@ class LabelledTable:
         if [c for c in numeric if c in body]:
             table = table.cols_align("right", columns=[c for c in numeric if c in body])
         # a label breaks only between words; a name such as gpt-3.5-turbo-0125 stays whole
-        table = table.cols_label(**{str(c): raw(whole_tokens(labels[c], header=True)) for c in labels
-                                    if str(c) in shown.columns and c not in (stub, group)})
+        # (as a dict: a column named "cases" would otherwise bind to cols_label's own argument)
+        table = table.cols_label({str(c): raw(whole_tokens(labels[c], header=True)) for c in labels
+                                  if str(c) in shown.columns and c not in (stub, group)})
         if stub is not None and labels[stub]:
             table = table.tab_stubhead(label=raw(whole_tokens(labels[stub], header=True)))
         for note in notes:
