@@ -91,7 +91,7 @@ fig.tight_layout()
 # %%
 labelled(pd.Series(CASE_TITLES, name="case").to_frame().assign(definition=[
     "NDE ≠ 0", "TE ≃ 0, NDE ≠ 0, NIE ≠ 0, NDE·NIE < 0", "NDE ≃ 0, RIE ≃ 0, BIE ≠ 0",
-    "NDE ≃ 0, BIE ≃ 0, RIE ≠ 0", "BIE ≠ 0 and RIE ≠ 0"]), "published (PopResume §5.2): the five cases as stated")
+    "NDE ≃ 0, BIE ≃ 0, RIE ≠ 0", "BIE ≠ 0 and RIE ≠ 0"]), "published: PopResume §5.2, the five cases as stated")
 
 # %% [markdown]
 # `classify_cases(table, rule="stated")` applies exactly these definitions. The paper's
@@ -104,7 +104,7 @@ labels = pd.DataFrame({"paper": want, "stated": classify_cases(published, "state
                        "paper rule": classify_cases(published, "paper")})
 labelled(pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper rule")},
                    name="published labels reproduced (of 120)").to_frame(),
-         "ours, from the published effects of PopResume Tables 4-5, classified by each rule")
+         "ours: from the published effects of PopResume Tables 4-5, classified by each rule")
 
 # %% [markdown]
 # Five labels differ under the stated rule. Here they are, with the effects that decide:

@@ -217,7 +217,7 @@ width = pd.DataFrame({
     for a in ("gender", "race")} | {
     "published (median CI width)": [(published[f"{e}_ci_high"] - published[f"{e}_ci_low"]).median() for e in effects],
 }, index=effects)
-labelled(width, "ours (this grid's screeners; validity gates in the cards table above) and published (PopResume Tables 4-5)", precision=3)
+labelled(width, "ours and published: this grid's screeners (validity gates in the cards table above) beside PopResume Tables 4-5", precision=3)
 
 # %% [markdown]
 # ## Figure 4: effects with confidence intervals across the grid
@@ -303,7 +303,7 @@ syn_gate = results.loc[results["synthetic"], "validity_verdict"].iloc[0]
 labelled(pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[published.attribute == "gender"]),
                        "published VLMs (both)": summaries.photo_shift(published),
                        "ours, synthetic screener (both)": summaries.photo_shift(results)}),
-         f"published (PopResume Table 4) and ours, synthetic screener (validity gate: {syn_gate})")
+         f"ours and published: PopResume Table 4 beside ours, synthetic screener (validity gate: {syn_gate})")
 
 # %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (top) and ours, synthetic screener (bottom)."}}
 fig, ax = plt.subplots(2, 1, figsize=(7, 6.8))
@@ -330,7 +330,7 @@ plt.show()
 labelled(pd.DataFrame({"published (printed labels)": case_counts(published["paper_cases"].fillna("-"), published["format"]),
                        "ours (stated rules)": case_counts(results["cases"], results["format"]),
                        "ours (paper rule)": case_counts(results["cases_paper_rule"], results["format"])}),
-         "published (PopResume Tables 4-5) and ours (this grid's screeners; validity gates in the cards table above)")
+         "ours and published: PopResume Tables 4-5 beside this grid's screeners (validity gates in the cards table above)")
 
 # %% [markdown]
 # With 400 applicants per occupation most of our effects are not distinguishable from 0,

@@ -98,12 +98,12 @@ print("validity gate of our screeners:", GATES)
 summary = pd.concat([audit_metrics.multiplicity_summary(published, family="all"),
                      audit_metrics.multiplicity_summary(published, family="attribute")], axis=1)
 summary.columns = [f"published, {c}" for c in summary.columns]
-labelled(summary, "ours, from the published CIs of PopResume Tables 4-5 (p-values recovered; the paper's "
+labelled(summary, "ours: from the published CIs of PopResume Tables 4-5 (p-values recovered; the paper's "
          "models are not carded)")
 
 # %%
 labelled(summaries.effect_survival(published).rename_axis("published effect"),
-         "ours, from the published CIs of PopResume Tables 4-5 (the paper's models are not carded)")
+         "ours: from the published CIs of PopResume Tables 4-5 (the paper's models are not carded)")
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5), p-values recovered from the printed CIs: unadjusted, Holm and Benjamini-Hochberg, sorted by the unadjusted p."}}
 tests = audit_metrics.adjust(audit_metrics.long_tests(published))
@@ -127,7 +127,7 @@ plt.show()
 # %%
 counts = summaries.recount_summary(published, rule="paper", labels_column="paper_cases")
 counts.columns = [f"published, {c}" for c in counts.columns]
-labelled(counts, "ours, from the published CIs and labels of PopResume Tables 4-5 (the paper's models are not carded)")
+labelled(counts, "ours: from the published CIs and labels of PopResume Tables 4-5 (the paper's models are not carded)")
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the audits in each case under each significance standard."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.4))
@@ -195,7 +195,7 @@ labelled(pd.DataFrame({
     "published, Holm": summaries.masking_summary(published, method="holm"),
     "ours, uncorrected": summaries.masking_summary(ours),
     "ours, Holm": summaries.masking_summary(ours, method="holm"),
-}), "ours and published (PopResume Tables 4-5, not carded); ours: embedding screener on text, synthetic on images "
+}), "ours and published: PopResume Tables 4-5 (not carded) and ours, embedding screener on text, synthetic on images "
     "(validity gates: " + GATES + ")")
 
 # %%
