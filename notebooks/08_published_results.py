@@ -95,8 +95,8 @@ labelled(pd.Series(CASE_TITLES, name="case").to_frame().assign(definition=[
 
 # %% [markdown]
 # `classify_cases(table, rule="stated")` applies exactly these definitions. The paper's
-# labels are in the `paper_cases` column (typeset as "C1, C2" or "C1,C2"; we compare
-# normalised sets and print the published form).
+# labels are in the column "paper cases" (`paper_cases` in the data; typeset as "C1, C2"
+# or "C1,C2"; we compare normalised sets and print the published form).
 
 # %%
 want = published["paper_cases"].map(normalize_label)

@@ -321,8 +321,9 @@ plt.show()
 #
 # The cases of §5.2 (C1 direct discrimination, C2 cancellation, C3 qualifications only,
 # C4 proxies only, C5 both mediated paths) are labels on the significance pattern of each
-# audit. The `cases` column applies the rules as stated; `cases_paper_rule` also requires
-# NIE ≠ 0 for C3 and C4, which is what reproduces all 120 published labels (Chapter 8).
+# audit. The column "cases" applies the rules as stated; the paper rule (the column "ours
+# (paper rule)" below) also requires NIE ≠ 0 for C3 and C4, which is what reproduces all
+# 120 published labels (Chapter 8).
 # As the paper does, C1 is counted over the audits without a photo ("49 of 80"), the
 # other cases over all.
 
