@@ -920,7 +920,7 @@ def chance_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender",
 #: The name of the column holding the chance that a tool with no disparity gives a category a
 #: ratio below :data:`FOUR_FIFTHS` (``chance_below_0_8``): derived from the threshold.
 CHANCE_COLUMN = "chance_below_" + f"{FOUR_FIFTHS:g}".replace(".", "_")
-#: Printed impact ratios carry two decimals: a recomputed ratio within this of the printed one matches it.
+#: A recomputed ratio within this of the printed one matches it (printed impact ratios carry two decimals).
 PUBLISHED_TOLERANCE = 0.01
 #: Why a published ratio is or is not the ratio its own printed numbers give, tried in this order
 #: (:func:`published_ratios`).
