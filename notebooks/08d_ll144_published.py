@@ -62,6 +62,7 @@ seed = 0
 # %%
 import time
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -220,6 +221,9 @@ rated = table[table["n"].gt(0)].dropna(subset=[analyses.CHANCE_COLUMN])
 ax.scatter(rated["n"], rated[analyses.CHANCE_COLUMN], s=5, color="grey", alpha=0.5, label="every rated category")
 ax.scatter(tested["n"], tested[analyses.CHANCE_COLUMN], s=14, color="tab:red", label="tested published flags")
 ax.set_xscale("log")
+ax.xaxis.set_major_locator(mpl.ticker.FixedLocator([10, 1e3, 1e5, 1e7]))  # every other decade, plain numbers
+ax.xaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
 ax.set_xlabel("category n (log scale)")
 ax.set_ylabel("chance below four-fifths, no disparity")
 ax.set_title("Chance of a four-fifths flag with no disparity (ours, from ACLU's recorded audits)", fontsize=9)

@@ -110,7 +110,7 @@ def test_group_effects_holm_and_bh_are_taken_per_source():
     from popresume.decisions import analyses
 
     cols = list(analyses.COLUMNS)
-    a = _decisions_rows("derbyshire", "m1", 3.0, 0)
+    a = _decisions_rows("derbyshire", "m1", 3.0, 0).assign(signal="name")
     b = _decisions_rows("webster", "m2", 0.0, 1).assign(signal="name")
     df = pd.concat([a, b], ignore_index=True)
     for c in cols:

@@ -251,9 +251,9 @@ class Contrast:
     Parameters
     ----------
     rows : callable
-        One model's rows -> the regression's rows, with the 0/1 column ``term``.
+        One model's rows -> the regression's rows, with the contrast's 0/1 column.
     term : str
-        The contrast's 0/1 column.
+        The name of that 0/1 column.
     cells : str or None
         The fixed effects' column (None: none).
     cluster : str
