@@ -144,12 +144,9 @@ def rule_label() -> str:
     from popresume.causal import identification as ident
     from popresume.causal.results import PSEResult
 
-    rule = getattr(ident, "DEFAULT_RULE", "ess-floor")
-    if rule == "ess-floor":
+    if ident.DEFAULT_RULE == "ess-floor":
         return ESS_FLOOR_RULE
-    if rule == "support":  # the tail check: always on at its first commit, opt-in (max_pareto_k) since
-        return support_label(getattr(PSEResult, "max_pareto_k", ident.MAX_PARETO_K))
-    return rule
+    return support_label(PSEResult.max_pareto_k)  # the estimator's default tail check (None: opt-in, off)
 
 
 def support_label(max_pareto_k: float | None) -> str:
