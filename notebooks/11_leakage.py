@@ -63,6 +63,8 @@ pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", None)  # never cut a label short
 t_start = time.perf_counter()
+# every table of this judge's numbers says so, and gives its verdict (it has no card: see below)
+JUDGE = "ours: embedding judge; validity gate: not carded (no card run)"
 
 # %% [markdown]
 # ## The corpus: 620 variants that differ only in prose
@@ -81,7 +83,8 @@ print(f"{len(variants)} variants = {variants['base_id'].nunique()} bases x "
       f"{variants.groupby('base_id').size().iloc[0]} blocks; {len(baselines)} omission baselines")
 print(f"bases meeting all mandatory criteria: {(coverage['mandatory_met'] == coverage['mandatory_total']).mean():.0%}; "
       f"desirable criteria met: {coverage['desirable_ratio'].min():.0%}-{coverage['desirable_ratio'].max():.0%}")
-variants.groupby(["condition", "tier"]).size().unstack(fill_value=0)
+labelled(variants.groupby(["condition", "tier"]).size().unstack(fill_value=0).rename_axis(columns=None),
+         "ours: the corpus written by popresume.leakage.corpus, variants by condition and cue tier")
 
 # %% [markdown]
 # Here is one base résumé's Additional Information under the three tiers of one group and
@@ -142,7 +145,7 @@ print(f"Task 3 shortlist threshold: {judge.shortlist_threshold:.1f} points")
 r1 = run_task(1, task_items(1, variants), judge)
 t1 = leakage_metrics.task1_metrics(r1, n_boot=n_boot, seed=seed)
 labelled(t1.pivot_table(index="tier", columns="metric", values="estimate"),
-         "ours: embedding judge, Task 1 by tier (– : false attribution is measured on the control, the parse "
+         f"{JUDGE}; Task 1 by tier (– : false attribution is measured on the control, the parse "
          "failure rate over all variants, the other rates on the marked tiers)")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (top), and the confusion of true and perceived group (bottom)."}}
@@ -160,7 +163,7 @@ hits = r1[r1["perceived_group"] == r1["condition"]]
 print(f"correct attributions whose first evidence phrase comes from the Additional Information: "
       f"{hits['evidence'].str.match(r'^(Background|Community|Interests):').mean():.0%}")
 labelled(hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confidence", "evidence"]].reset_index(drop=True),
-         "ours: embedding judge, the first correct attribution of each tier")
+         f"{JUDGE}; the first correct attribution of each tier")
 
 # %% [markdown]
 # ## Task 2: pairwise preference and the verdict space
@@ -174,13 +177,13 @@ labelled(hits.groupby("tier").head(1)[["variant_id", "perceived_group", "confide
 # %%
 r2 = run_task(2, task_items(2, variants, baselines), judge)
 t2 = leakage_metrics.task2_metrics(r2, n_boot=n_boot, seed=seed)
-t2.pivot_table(index="regime", columns="metric", values="estimate").round(3)
+labelled(t2.pivot_table(index="regime", columns="metric", values="estimate"), f"{JUDGE}; Task 2 by regime")
 
 # %%
 srr = leakage_metrics.selection_rate_ratios(r2, n_boot=n_boot, seed=seed)
-(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_value", "p_holm",
-                                          "p_bh", "rate"]]
- .round(3).rename_axis(columns="ours: embedding judge"))
+labelled(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "four_fifths_flag", "p_value", "p_holm",
+                                                "p_bh", "rate"]],
+         f"{JUDGE}; selection-rate ratios against Anglo, 95% cluster-bootstrap CIs")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (top) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (bottom)."}}
 fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
@@ -198,9 +201,9 @@ fig.tight_layout()
 
 # %%
 pb = leakage_metrics.position_bias(r2, n_boot=n_boot, seed=seed)
-(pb.set_index("pairs")[["share", "estimate", "ci_low", "ci_high", "n"]].round(3)
- .rename(columns={"share": "share of forced verdicts", "estimate": "first-position rate"})
- .rename_axis(columns="ours: embedding judge, ties forbidden"))
+labelled(pb.set_index("pairs")[["share", "estimate", "ci_low", "ci_high", "n"]]
+         .rename(columns={"share": "share of forced verdicts", "estimate": "first-position rate"}),
+         f"{JUDGE}; ties forbidden")
 
 # %% [markdown]
 # On the pairs it can tell apart, the embedding judge shows no position bias at all; the
@@ -226,11 +229,13 @@ if smol_pairs > 0:
     r2s = run_task(2, task_items(2, pick, baselines), smol, cache=ReplyCache(cache_path("leakage", "replies.sqlite")))
     print(f"{len(r2s)} verdicts from {smol.judge_id.split('|')[1]} in {time.perf_counter() - t0:.0f} s; "
           f"{(~r2s['parse_ok']).sum()} outside the schema")
-    display(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"])
-            .rename_axis(columns="verdicts (ours: SmolLM2-135M)"))
+    display(labelled(pd.crosstab([r2s["regime"], r2s["order"]], r2s["preferred"]).rename_axis(columns=None),
+                     "ours: SmolLM2-135M-Instruct judge, verdicts by regime and order; validity gate: "
+                     "not carded (no card run)"))
     if r2s["variant_id"].nunique() >= 5:  # enough pairs to estimate anything
-        display(leakage_metrics.position_bias(r2s, n_boot=n_boot, seed=seed).set_index("pairs")
-                [["share", "estimate", "ci_low", "ci_high", "n"]].round(3))
+        display(labelled(leakage_metrics.position_bias(r2s, n_boot=n_boot, seed=seed).set_index("pairs")
+                         [["share", "estimate", "ci_low", "ci_high", "n"]],
+                         "ours: SmolLM2-135M-Instruct judge, ties forbidden; validity gate: not carded (no card run)"))
 
 # %% [markdown]
 # ## Task 3: does recoverability change the screening decision?
@@ -254,17 +259,19 @@ diffs = leakage_metrics.score_differences(r3, n_boot=n_boot, seed=seed)
 shortlist = leakage_metrics.shortlist_ratios(r3, n_boot=n_boot, seed=seed)
 tsr = leakage_metrics.top_score_rate(r3, n_boot=n_boot, seed=seed)  # the paper's per-base rate, plotted below
 tsr_both = leakage_metrics.top_score_rates_both(r3, n_boot=n_boot, seed=seed).set_index("condition")
-(t3.pivot_table(index="condition", columns="metric", values="estimate")
- .join(tsr_both[["paper_per_base", "ours_per_variant", "variants_per_base"]]
-       .rename(columns={"paper_per_base": "top-score rate, per base (paper's definition)",
-                        "ours_per_variant": "top-score rate, per variant (ours)",
-                        "variants_per_base": "variants per base"}))
- .round(3).rename_axis(columns="embedding judge"))
+labelled(t3.pivot_table(index="condition", columns="metric", values="estimate").rename_axis(columns=None)
+         .join(tsr_both[["paper_per_base", "ours_per_variant", "variants_per_base"]]
+               .rename(columns={"paper_per_base": "top-score rate, per base (paper's definition)",
+                                "ours_per_variant": "top-score rate, per variant (ours)",
+                                "variants_per_base": "variants per base"})),
+         f"{JUDGE}; Task 3 by condition")
 
 # %%
-pd.concat({"score difference (points)": diffs.set_index("condition")[["difference", "ci_low", "ci_high", "p_holm"]],
-           "shortlist ratio": shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]]},
-          axis=1).round(3).rename_axis(index="condition (ours: embedding judge)")
+display(labelled(diffs.set_index("condition")[["difference", "ci_low", "ci_high", "p_holm"]]
+                 .rename(columns={"difference": "score difference (points)"}),
+                 f"{JUDGE}; score difference against Anglo, 95% cluster-bootstrap CI"))
+labelled(shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_fifths_flag"]],
+         f"{JUDGE}; shortlist ratio against Anglo, 95% cluster-bootstrap CI")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (top) and the Top-Score Rate (bottom), with 95% cluster-bootstrap CIs."}}
 fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
@@ -277,12 +284,14 @@ fig.tight_layout()
 # ## Published results next to ours
 #
 # The left column is what {cite}`beyondthename` reports for nine open-weight LLMs (8–36B
-# parameters, greedy decoding, three repetitions); the right columns are this chapter's
-# single embedding judge with 95% cluster-bootstrap CIs.
+# parameters, greedy decoding, three repetitions); the column "ours" is this chapter's
+# single embedding judge, each estimate with its 95% cluster-bootstrap CI.
 
 # %%
 headline = leakage_metrics.headline_table(t1, t2, srr, diffs)
-headline.round(3).set_index("quantity")
+labelled(headline.set_index("quantity"),
+         "ours and published: published (Beyond the Name, nine open-weight LLMs) and ours (embedding judge, "
+         "95% cluster-bootstrap CI); validity gate: not carded (no card run)")
 
 # %%
 print(f"whole chapter: {time.perf_counter() - t_start:.0f} s")

@@ -38,6 +38,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "papermill": ("papermill", "book"),
     "jupytext": ("jupytext", "book"),
     "jupyter_book": ("jupyter-book", "book"),
+    "great_tables": ("great-tables", "book"),
     "dask": ("dask[distributed]", "dask"),
     "distributed": ("dask[distributed]", "dask"),
     "onnxruntime": ("onnxruntime", "onnx"),

@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from popresume.paths import REPO_ROOT as _REPO_ROOT
+from popresume.plots.tables import column_label
 
 bs4 = pytest.importorskip("bs4")
 Image = pytest.importorskip("PIL.Image")
@@ -524,7 +525,7 @@ def test_text_names_only_columns_that_are_shown(built_book):
         page = soup(page_path)
         shown = shown_columns(page)
         problems += [f"{page_path.relative_to(HTML)}: {name}" for name in sorted(columns_named_in_text(page))
-                     if name not in shown]
+                     if name not in shown and column_label(name) not in shown]
     assert not problems, "the text refers to columns no table on the page shows:\n" + "\n".join(problems)
 
 
@@ -683,9 +684,11 @@ def test_no_output_is_a_printed_dict_or_dataframe(built_book):
 
 
 # the rendered page, measured in headless Chromium after MathJax has typeset it
+MAX_TABLE_HEIGHT = 1800  # px: about two screens of a 900 px window
 MEASURE_SCRIPT = """
 <script>
 (function () {
+  var MAX_TABLE_HEIGHT = %d;
   function report() {
     var art = document.querySelector("article") || document.querySelector("main") || document.body;
     var box = art.getBoundingClientRect();
@@ -714,20 +717,39 @@ MEASURE_SCRIPT = """
       var scale = r.width / img.naturalWidth;
       if (scale < 0.7) small.push({src: (img.getAttribute("src") || "").slice(-48), scale: Math.round(scale * 100) / 100});
     });
-    var wrapped = [];
-    art.querySelectorAll("div.cell_output td, div.cell_output th").forEach(function (td) {
-      var walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), node;
+    // words of a cell's text (one text node each) that the browser laid out on two lines or more
+    function splitWords(cell, re, out) {
+      var walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT), node;
       while ((node = walker.nextNode())) {
-        var re = /\\S*\\d\\S*/g, m;
+        var m;
+        re.lastIndex = 0;
         while ((m = re.exec(node.data))) {
           if (m[0].length < 2) continue;
           var range = document.createRange();
           range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
           var tops = {};
           Array.prototype.forEach.call(range.getClientRects(), function (q) { if (q.width > 0) tops[Math.round(q.top)] = 1; });
-          if (Object.keys(tops).length > 1) wrapped.push(m[0] + "  (in: " + td.textContent.trim().slice(0, 40) + ")");
+          if (Object.keys(tops).length > 1) out.push(m[0] + "  (in: " + cell.textContent.trim().slice(0, 40) + ")");
         }
       }
+    }
+    var wrapped = [], brokenHeaders = [];
+    art.querySelectorAll("div.cell_output td, div.cell_output th").forEach(function (td) {
+      splitWords(td, /[\u2212-]?\\d[\\d.,]*%%?[ \u00a0]\u00b1[ \u00a0][\\d.,]+%%?|\\S*\\d\\S*/g, wrapped);
+    });
+    art.querySelectorAll("div.cell_output thead th").forEach(function (th) {
+      splitWords(th, /\\S+/g, brokenHeaders);
+    });
+    // a table's height as a reader meets it: inside a scrolling box, the box's height
+    var tall = [];
+    art.querySelectorAll("div.cell_output table").forEach(function (t) {
+      if (t.closest("details:not([open])")) return;
+      var h = t.getBoundingClientRect().height;
+      for (var a = t.parentElement; a && a !== art; a = a.parentElement) {
+        var oy = getComputedStyle(a).overflowY;
+        if (oy === "auto" || oy === "scroll" || oy === "hidden") h = Math.min(h, a.getBoundingClientRect().height);
+      }
+      if (h > MAX_TABLE_HEIGHT) tall.push({height: Math.round(h), text: (t.textContent || "").replace(/\\s+/g, " ").trim().slice(0, 60)});
     });
     var errors = [];
     document.querySelectorAll("mjx-merror, [data-mjx-error]").forEach(function (el) {
@@ -736,6 +758,7 @@ MEASURE_SCRIPT = """
     var pre = document.createElement("pre");
     pre.id = "popresume-render-report";
     pre.textContent = JSON.stringify({overflow: overflow, tex: tex, errors: errors, small: small, wrapped: wrapped,
+                                      brokenHeaders: brokenHeaders, tall: tall,
                                       typeset: !!(window.MathJax && MathJax.startup)});
     document.body.appendChild(pre);
   }
@@ -748,19 +771,20 @@ MEASURE_SCRIPT = """
   window.addEventListener("load", function () { setTimeout(wait, 100); });
 })();
 </script>
-"""
+""" % MAX_TABLE_HEIGHT
 
 
-def measure_rendered(page: Path, tmp: Path) -> dict:
-    """Overflowing outputs / display equations, TeX shown literally inside formulas, and
-    MathJax errors of ``page`` as Chromium renders it 1280 px wide, offline."""
+def measure_rendered(page: Path, tmp: Path, width: int = 1280) -> dict:
+    """Overflowing outputs / display equations, TeX shown literally inside formulas, MathJax
+    errors, shrunk figures, numbers and header words broken across lines, and tables taller
+    than ``MAX_TABLE_HEIGHT`` of ``page`` as Chromium renders it ``width`` px wide, offline."""
     import json
 
     probe = page.with_name(f".render-probe-{os.getpid()}-{page.name}")
     html = page.read_text(encoding="utf-8")
     probe.write_text(html.replace("</body>", MEASURE_SCRIPT + "</body>", 1), encoding="utf-8")
     try:
-        proc = run_chromium(["--hide-scrollbars", "--window-size=1280,900", "--proxy-server=127.0.0.1:9",
+        proc = run_chromium(["--hide-scrollbars", f"--window-size={width},900", "--proxy-server=127.0.0.1:9",
                              "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=20000", "--dump-dom",
                              probe.resolve().as_uri()], tmp / "profile-measure")
     finally:
@@ -776,6 +800,15 @@ def rendered(built_book, tmp_path_factory) -> dict:
     chromium()
     tmp = tmp_path_factory.mktemp("render")
     return {p: measure_rendered(p, tmp) for p in chapter_pages(built_book)}
+
+
+@pytest.fixture(scope="session")
+def rendered_narrow(built_book, tmp_path_factory) -> dict:
+    """:func:`rendered` at 900 px, the width of a small laptop's window, for the chapters that
+    print outputs (the notebooks; the markdown pages have no tables or figures of outputs)."""
+    chromium()
+    tmp = tmp_path_factory.mktemp("render-900")
+    return {p: measure_rendered(p, tmp, 900) for p in notebook_pages(built_book)}
 
 
 def test_measuring_script_detects_overflow_and_literal_tex(tmp_path):
@@ -933,7 +966,8 @@ def raw_identifiers(page) -> list[str]:
 
 def effects_tables_without_verdict(page) -> list[str]:
     """Output tables of a screener's or a model's effects (two or more of TE/NDE/NIE/BIE/RIE
-    as column headers, and a model / screener / judge column) with no validity verdict column.
+    as column headers, and a model / screener / judge column) with no validity verdict column
+    and no "validity gate: …" note under the table (where a verdict the same on every row goes).
     Tables of a toy causal model's exact effects name no screener and need no verdict."""
     bad = []
     for out in page_outputs(page):
@@ -941,8 +975,10 @@ def effects_tables_without_verdict(page) -> list[str]:
             heads = [th.get_text(" ", strip=True) for th in table.find_all("th")]
             effects = {h.split(" ")[0] for h in heads} & EFFECT_HEADERS
             names_a_screener = bool({h.lower() for h in heads} & SCREENER_HEADERS)
+            notes = " ".join(f.get_text(" ", strip=True).lower() for f in table.find_all("tfoot"))
             if (len(effects) >= 2 and names_a_screener
-                    and not any(v in h.lower() for h in heads for v in VERDICT_HEADERS)):
+                    and not any(v in h.lower() for h in heads for v in VERDICT_HEADERS)
+                    and not any(f"{v}:" in notes for v in VERDICT_HEADERS)):
                 bad.append(" | ".join(heads[:8]))
     return bad
 
@@ -1080,3 +1116,151 @@ def test_the_reader_checks_catch_their_examples(tmp_path):
     report = measure_rendered(html, tmp_path)
     assert report["small"] and report["small"][0]["scale"] < 0.7, report["small"]
     assert report["wrapped"], report
+
+
+# --------------------------------------------------------------------------------------
+# tables as a reader reads them: labels in words, counts as integers, every table from the
+# book's helper (labelled), no header broken inside a word, none taller than two screens
+# --------------------------------------------------------------------------------------
+SNAKE_LABEL = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+COUNT_HEADER = re.compile(r"\(n\)|^n$|^n\b|\bcount|\breplications\b|\bnumber of\b|\bplacebos\b", re.I)
+FLOAT_ZERO = re.compile(r"[−\-]?\d[\d,]*\.0+")
+
+
+def _output_tables(page):
+    for out in page_outputs(page):
+        yield from out.find_all("table")
+
+
+def _column_labels(table) -> list[str]:
+    """The column labels a reader reads: the last header row of the table's head."""
+    rows = (table.find("thead") or table).find_all("tr")
+    rows = [r for r in rows if r.find("th") and not r.find("td")]
+    return [th.get_text(" ", strip=True) for th in rows[-1].find_all("th")] if rows else []
+
+
+def snake_case_labels(page) -> list[str]:
+    """Column labels that are a raw snake_case identifier (``ci_low``, ``n_placebo``)."""
+    return [h for t in _output_tables(page) for h in _column_labels(t) if SNAKE_LABEL.fullmatch(h)]
+
+
+def float_formatted_counts(page) -> list[str]:
+    """Columns whose every cell is a whole number written with decimals ("16.000"): under a
+    count's label (n, (n), count, replications, placebos), or two or more such cells of which
+    one is 2 or more (no share or p-value; a count read as sixteen thousand)."""
+    bad = []
+    for table in _output_tables(page):
+        heads = _column_labels(table)
+        columns = [[] for _ in heads]
+        for tr in (table.find("tbody") or table).find_all("tr"):
+            cells = tr.find_all(["td", "th"])
+            if len(cells) == len(heads) and tr.find("td"):
+                for j, c in enumerate(cells):
+                    columns[j].append(c.get_text("", strip=True))
+        for head, values in zip(heads, columns):
+            if not values or not all(FLOAT_ZERO.fullmatch(v) for v in values):
+                continue
+            big = any(abs(float(v.replace("−", "-").replace(",", ""))) >= 2 for v in values)
+            if COUNT_HEADER.search(head) or (len(values) >= 2 and big):
+                bad.append(f"{head}: {', '.join(values[:4])}")
+    return bad
+
+
+def tables_not_from_the_helper(page) -> list[str]:
+    """Output tables printed as pandas' own HTML (a bare DataFrame or Styler) instead of
+    through :func:`popresume.plots.tables.labelled` (whose tables sit in a ``pr-table-`` box)."""
+    bad = []
+    for table in _output_tables(page):
+        boxed = table.find_parent(id=re.compile(r"^pr-table-"))
+        if not boxed and ("dataframe" in (table.get("class") or []) or str(table.get("id", "")).startswith("T_")):
+            bad.append(" | ".join(_column_labels(table)[:6]) or table.get_text(" ", strip=True)[:60])
+    return bad
+
+
+def test_table_checkers_detect_labels_counts_and_bare_frames():
+    """Each static check finds its planted defect in pandas' HTML and none in the helper's."""
+    import pandas as pd
+
+    from popresume.plots.tables import labelled
+
+    frame = pd.DataFrame({"ci_low": [0.1, 0.2], "n_placebo": [16.0, 12.0], "estimate": [3.0, 4.0]})
+    bare = bs4.BeautifulSoup(f'<div class="cell_output">{frame.to_html()}{frame.style.to_html()}</div>', "html.parser")
+    assert snake_case_labels(bare) == ["ci_low", "n_placebo"] * 2
+    assert float_formatted_counts(bare)[:2] == ["n_placebo: 16.0, 12.0", "estimate: 3.0, 4.0"]
+    assert len(tables_not_from_the_helper(bare)) == 2
+    shown = labelled(frame.assign(ci_high=[0.5, 0.6]), "ours: planted")._repr_html_()
+    good = bs4.BeautifulSoup(f'<div class="cell_output">{shown}</div>', "html.parser")
+    assert snake_case_labels(good) == [] and float_formatted_counts(good) == [] and tables_not_from_the_helper(good) == []
+    assert "placebos (n)" in _column_labels(good.find("table"))
+
+
+TABLE_CHECKS = {
+    "column labels that are snake_case names (label them in words)": snake_case_labels,
+    "counts written with decimals (16.000 reads as sixteen thousand)": float_formatted_counts,
+    "tables printed as a bare DataFrame (show them with labelled())": tables_not_from_the_helper,
+}
+
+
+# chapters 06, 07, 08, 08a, 09 and 10a-10d still display some 44 frames without labelled()
+# (a cell that ends in a DataFrame): a known failure until they are shown through it
+BARE_FRAMES_LEFT = pytest.mark.xfail(strict=True, reason="chapters 06-10d display DataFrames without labelled()")
+
+
+@pytest.mark.parametrize("what", [pytest.param(w, marks=BARE_FRAMES_LEFT if TABLE_CHECKS[w] is tables_not_from_the_helper
+                                               else (), id=i)
+                                  for w, i in zip(TABLE_CHECKS, ["labels", "counts", "bare-frames"])])
+def test_every_table_reads_as_words_counts_and_the_helpers(built_book, what):
+    problems = on_every_page(built_book, TABLE_CHECKS[what])
+    assert not problems, f"{what}:\n" + "\n".join(problems[:40])
+
+
+def test_measuring_script_detects_broken_headers_and_tall_tables(tmp_path):
+    """A header squeezed into a narrow column with the book's old rule (break anywhere), a
+    table of 120 rows and "0.946 ± 0.005" in a narrow cell are found; the helper's tables of
+    the same content are not."""
+    import pandas as pd
+
+    from popresume.plots.tables import labelled
+
+    chromium()
+    long_rows = pd.DataFrame({"attribute": [f"row {i}" for i in range(120)], "TE": range(120)})
+    helper = labelled(long_rows.assign(carried_by_one_name=0.5, **{"gpt-3.5-turbo-0125": 0.25}),
+                      "ours: planted")._repr_html_()
+    page = tmp_path / "probe.html"
+    page.write_text(
+        "<html><body><article style='width:600px'>"
+        "<div class='cell_output'><table style='width:60px'><thead><tr>"
+        "<th style='overflow-wrap:anywhere'>attribute reference</th><th>gpt-4o-2024-08-06</th></tr></thead>"
+        "<tbody><tr><td>1</td></tr></tbody></table></div>"
+        f"<div class='cell_output'>{long_rows.to_html()}</div>"
+        f"<div class='cell_output' style='width:60px'>{helper}</div>"
+        "<div class='cell_output'><table style='width:40px'><tr><td>0.946 ± 0.005</td></tr></table></div>"
+        f"<div class='cell_output' style='width:40px'>{labelled(pd.DataFrame({'measured': ['0.947 ± 0.013']}), 'ours: x')._repr_html_()}</div>"
+        "</article></body></html>", encoding="utf-8")
+    report = measure_rendered(page, tmp_path)
+    broken = [b.split("  (in:")[0] for b in report["brokenHeaders"]]
+    assert "attribute" in broken and "reference" in broken, report["brokenHeaders"]
+    assert "gpt-4o-2024-08-06" in broken, report["brokenHeaders"]
+    assert not any(b in ("carried", "one", "name", "gpt-3.5-turbo-0125") for b in broken), report["brokenHeaders"]
+    assert len(report["tall"]) == 1 and report["tall"][0]["height"] > 2000, report["tall"]
+    # a value and its error wrapped across lines is found; the helper keeps it on one line
+    assert [w.split("  (in:")[0] for w in report["wrapped"]] == ["gpt-4o-2024-08-06", "0.946 ± 0.005"], report["wrapped"]
+
+
+def test_no_header_breaks_inside_a_word(rendered, rendered_narrow):
+    problems = [f"{p.relative_to(HTML)} at {w} px: {b}" for w, pages in ((1280, rendered), (900, rendered_narrow))
+                for p, r in pages.items() for b in r["brokenHeaders"]]
+    assert not problems, "column headers broken inside a word:\n" + "\n".join(problems[:40])
+
+
+def test_no_table_is_taller_than_two_screens(rendered, rendered_narrow):
+    problems = [f"{p.relative_to(HTML)} at {w} px: {t['height']} px: {t['text']!r}"
+                for w, pages in ((1280, rendered), (900, rendered_narrow)) for p, r in pages.items() for t in r["tall"]]
+    assert not problems, f"tables taller than {MAX_TABLE_HEIGHT} px:\n" + "\n".join(problems[:40])
+
+
+def test_no_number_wraps_and_no_figure_shrinks_at_900_px(rendered_narrow):
+    problems = [f"{p.relative_to(HTML)}: {w}" for p, r in rendered_narrow.items() for w in r["wrapped"]]
+    problems += [f"{p.relative_to(HTML)}: {s['src']} at {s['scale']}" for p, r in rendered_narrow.items()
+                 for s in r["small"]]
+    assert not problems, "at 900 px, numbers broken across lines or figures below 0.7 scale:\n" + "\n".join(problems)

@@ -22,11 +22,17 @@ def test_a_default_index_is_not_shown_and_a_named_one_is():
     """A 0..n-1 index carries nothing and takes a column of the page; a real index stays."""
     rows = pd.DataFrame({"model": ["gpt-4", "gpt-3.5"], "estimate": [0.5, 0.25]})
     html = labelled(rows, "ours: two rows")._repr_html_()
-    assert "gpt-4" in html and 'class="row_heading' not in html
+    assert "gpt-4" in html and "gt_stub\"" not in html
     named = labelled(rows.set_index("model"), "ours: two rows")._repr_html_()
-    assert 'class="row_heading' in named and ">gpt-4<" in named
+    nobr = '<span style="white-space: nowrap">{}</span>'
+    assert f'gt_stub">{nobr.format("gpt-4")}<' in named and ">model<" in named
     shifted = labelled(rows.set_axis([1, 2]), "ours: two rows")._repr_html_()
-    assert 'class="row_heading' in shifted
+    assert f'gt_stub">{nobr.format("1")}<' in shifted
+    # a row's name is escaped, and keeps a hyphenated name whole; an index's name is in words
+    odd = labelled(rows.assign(model=["a<b", "embedding (all-MiniLM-L6-v2)"]).set_index("model")
+                   .rename_axis("n_runs"), "ours: two rows")._repr_html_()
+    assert 'gt_stub">a&lt;b<' in odd and '<span style="white-space: nowrap">(all-MiniLM-L6-v2)</span>' in odd
+    assert ">runs (n)<" in odd and ">n_runs<" not in odd
 
 
 def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():
@@ -48,6 +54,8 @@ def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():
     assert whole_tokens(long_id).count("<wbr>") == 4 and nobr.format("2023_") in whole_tokens(long_id)
     assert whole_tokens(long_id, header=True) == nobr.format(long_id)
     assert whole_tokens(0.12345, 2) == nobr.format("0.12") and whole_tokens(None) == "–"
+    assert whole_tokens("0.946 ± 0.005 in band") == nobr.format("0.946 ± 0.005") + " in band"
+    assert whole_tokens("NDE 0.54 [−0.34, 1.43]") == "NDE " + nobr.format("0.54 [−0.34, 1.43]")
     html = labelled(pd.DataFrame({"band": ["0.93-0.97"], "x": [1.5]}), "ours: one row")._repr_html_()
     assert nobr.format("0.93-0.97") in html and ">1.500<" in html
 
@@ -64,3 +72,101 @@ def test_a_constant_source_column_becomes_the_caption():
     assert labelled_by_column(t.assign(source="published"), note="the first 15").source == "published: the first 15"
     with pytest.raises(ValueError, match="no column 'screener'"):
         labelled_by_column(t, "screener")
+
+
+def _cells(html: str, tag: str = "td") -> list[str]:
+    import re
+
+    return [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(rf"<{tag}\b[^>]*>(.*?)</{tag}>", html, re.S)]
+
+
+def test_labels_are_words_and_an_estimate_shares_a_cell_with_its_interval():
+    from popresume.plots.tables import column_label
+
+    assert column_label("ci_low") == "95% CI low" and column_label("p_holm") == "p (Holm)"
+    assert column_label("n_placebo") == "placebos (n)" and column_label("n_refusals") == "refusals (n)"
+    assert column_label("carried_by_one_name") == "carried by one name"
+    assert column_label("TE") == "TE" and column_label("validity gate") == "validity gate"
+    t = pd.DataFrame({"estimate": [0.5412, -0.2], "ci_low": [-0.3391, None], "ci_high": [1.4312, 0.1],
+                      "p_holm": [0.012, 0.5], "mystery_col": ["a", "b"]}, index=pd.Index(["NDE", "RIE"], name="effect"))
+    html = labelled(t, "ours: toy", precision=2)._repr_html_()
+    heads = _cells(html, "th")
+    assert heads == ["effect", "estimate [95% CI]", "p (Holm)", "mystery col", "NDE", "RIE"], heads
+    body = _cells(html)
+    # the sign is a real minus; a missing bound leaves the estimate alone; nothing is "−0.00"
+    assert body[0] == "0.54 [\u22120.34, 1.43]" and body[3] == "\u22120.20", body
+    assert "ci_low" not in html.replace('id="', "") or ">ci_low<" not in html
+    assert labelled(t, "ours: toy").data is t
+
+
+def test_counts_are_integers_and_numbers_stay_on_one_line():
+    t = pd.DataFrame({"n_placebo": [16.0, 12.0, None], "year": [2024, 2023, 2022], "n": [12000, 3, 4],
+                      "share": [0.5, 0.25, 1.0]})
+    body = _cells(labelled(t, "ours: counts")._repr_html_())
+    assert body[:4] == ["16", "2024", "12,000", "0.500"] and body[4] == "12" and body[8] == "–", body
+    assert "16.000" not in labelled(t, "ours: counts")._repr_html_()
+    html = labelled(t, "ours: counts")._repr_html_()
+    import re
+
+    for cell in re.findall(r"<td\b[^>]*>(.*?)</td>", html, re.S):
+        if "gt_sourcenote" not in cell and any(ch.isdigit() for ch in cell):
+            assert cell.startswith('<span style="white-space: nowrap">'), cell
+
+
+def test_a_column_the_same_on_every_row_is_a_note_and_the_source_closes_the_table():
+    t = pd.DataFrame({"model": ["a", "b", "c"], "TE": [0.1, 0.2, 0.3],
+                      "validity gate": ["not carded (recorded decisions)"] * 3, "n": [500, 500, 500]})
+    html = labelled(t, "ours: three screeners")._repr_html_()
+    heads = _cells(html, "th")
+    assert "validity gate" not in heads and "n" not in heads and heads == ["model", "TE"], heads
+    notes = _cells(html.split("<tfoot>")[1])
+    assert notes == ["validity gate: not carded (recorded decisions)", "n: 500",
+                     "Source: ours: three screeners"], notes
+    assert "note" not in _cells(labelled(t.assign(note=""), "ours: x")._repr_html_(), "th")
+    assert "note:" not in labelled(t.assign(note=""), "ours: x")._repr_html_()
+    # a column that varies stays a column; two equal numbers on two rows may be chance
+    two = labelled(t.head(2).assign(n=[500, 501]), "ours: two")._repr_html_()
+    assert "validity gate: not carded" in two and ">n<" in two
+
+
+def test_a_long_table_is_boxed_with_its_rows_grouped():
+    idx = pd.MultiIndex.from_product([["embedding", "synthetic"], range(20)], names=["screener", "replication"])
+    t = pd.DataFrame({"TE": range(40)}, index=idx)
+    html = labelled(t, "ours: long")._repr_html_()
+    assert "max-height:1400px" in html and "position: sticky" in html
+    assert _cells(html, "th").count("embedding") + html.count('gt_group_heading">embedding<') >= 1
+    assert "gt_group_heading\"" in html
+    short = labelled(t.head(10), "ours: short")._repr_html_()
+    assert "max-height" not in short and "gt_group_heading\"" not in short
+
+
+def test_the_html_is_offline_scoped_and_the_same_on_every_build():
+    """No web font or stylesheet is fetched when the page is read; great_tables' rules that
+    name bare ``tr``/``td`` apply to this table only; a header breaks only between words."""
+    import re
+
+    t = pd.DataFrame({"x": [1.5]})
+    html = labelled(t, "ours: one row")._repr_html_()
+    assert "@import" not in html and "googleapis" not in html and "<link" not in html and "http" not in html
+    style = html.split("<style>")[1].split("</style>")[0]
+    for rule in re.findall(r"(?m)^([^{}@]+)\{", style):
+        for selector in rule.split(","):
+            assert selector.strip().startswith("#pr-table-"), selector
+    assert "overflow-wrap: normal; word-break: normal" in style
+    model = labelled(pd.DataFrame({"gpt-3.5-turbo-0125": [0.5]}), "ours: x")._repr_html_()
+    assert '<span style="white-space: nowrap">gpt-3.5-turbo-0125</span></th>' in model
+    assert html == labelled(t.copy(), "ours: one row")._repr_html_()
+    assert html != labelled(t, "ours: another")._repr_html_()
+
+
+def test_a_column_may_share_a_name_with_great_tables_own_parameters():
+    """A frame with a column called ``cases`` (a parameter name of great_tables' ``cols_label``)
+    renders, with its label (chapter 08c's tables have one)."""
+    import pandas as pd
+
+    from popresume.plots.tables import labelled
+
+    page = labelled(pd.DataFrame({"cases": [3, 4], "share": [0.5, 0.25]}), "ours: planted")._repr_html_()
+    import re
+
+    assert re.findall(r"<th[^>]*>(.*?)</th>", page)[:2] == ["cases", "share"]

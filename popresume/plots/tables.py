@@ -29,6 +29,9 @@ _NOWRAP = '<span style="white-space: nowrap">{}</span>'
 # name (embedding/…, data/…), and, in a cell (not a header, whose name the text may quote),
 # after the "_" of a long snake_case id
 _PATH_JOINT = re.compile(r"(?<=[A-Za-z_]{2}/)")
+# a value and its error ("0.946 ± 0.005") or an estimate and its interval ("0.54 [−0.34, 1.43]"):
+# one unit, kept in one nowrap span with its spaces
+_UNIT = re.compile(r"[−\-]?\d[\d.,]*%?(?: ± [\d.,]+%?| \[[^\]\s]+, [^\]\s]+\])")
 _SNAKE_JOINT = re.compile(r"(?<=_)")
 LONG_WORD = 20
 
@@ -37,7 +40,8 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
     """``value`` as HTML in which no number, range or hyphenated name can be split by a line break.
 
     Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
-    one line (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
+    one line, and so is a value with its error ("0.946 ± 0.005") or its interval ("0.54 [−0.34,
+    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
     word may break after its "/" and, unless ``header``, a word longer than ``LONG_WORD``
     after its "_" (``burlington_hirevue_…_2024_audit_3``), each piece kept whole. Floats are
     written with ``precision`` decimals and missing values as "–", as
@@ -51,13 +55,14 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
         text = ", ".join(map(str, value))
     else:
         text = str(value)
+    text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\x00"), text)  # its spaces come back inside one span
     words = []
     for word in text.split(" "):
         pieces = [p for p in _PATH_JOINT.split(word) if p]
         if not header and len(word) > LONG_WORD:
             pieces = [q for p in pieces for q in _SNAKE_JOINT.split(p) if q]
         words.append("<wbr>".join(_NOWRAP.format(html.escape(p)) if _BREAKABLE.search(p) else html.escape(p)
-                                  for p in pieces))
+                                  for p in pieces).replace("\x00", " "))
     return " ".join(words)
 
 
@@ -66,27 +71,233 @@ def _is_default_index(index: pd.Index) -> bool:
     return (isinstance(index, pd.RangeIndex) and index.name is None and index.start == 0 and index.step == 1)
 
 
+# --------------------------------------------------------------------------------------
+# the page's view of a table (great_tables), built from the frame without changing it
+# --------------------------------------------------------------------------------------
+# the book's usual column names, as a reader reads them; any other snake_case name is turned
+# into words by column_label
+COLUMN_LABELS = {
+    "estimate": "estimate", "se": "SE", "std_err": "SE", "p": "p", "p_value": "p", "pvalue": "p",
+    "p_holm": "p (Holm)", "p_bonferroni": "p (Bonferroni)", "p_bh": "p (BH)", "p_raw": "p (unadjusted)",
+    "ci_low": "95% CI low", "ci_high": "95% CI high", "ci_lo": "95% CI low", "ci_hi": "95% CI high",
+    "lower": "95% CI low", "upper": "95% CI high", "n": "n", "n_placebo": "placebos (n)",
+    "n_clipped": "clipped (n)", "ess": "ESS", "min_ess": "smallest ESS", "mc_se": "Monte Carlo SE",
+    "coverage": "coverage", "type_i": "type-I error", "type_i_error": "type-I error", "tv": "TV",
+    "variant_id": "variant", "perceived_group": "perceived group", "carried_by_one_name": "carried by one name",
+}
+# an interval's bounds, by the name of the column they bound ("" for the frame's estimate)
+_BOUNDS = (("ci_low", "ci_high"), ("ci_lo", "ci_hi"), ("lower", "upper"))
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+MINUS = "\u2212"
+# a table longer than this is shown in a box of at most MAX_HEIGHT (about two screens)
+MAX_ROWS, MAX_HEIGHT = 25, "1400px"
+
+
+def column_label(name) -> str:
+    """A column's name as a reader reads it: the book's usual names from :data:`COLUMN_LABELS`
+    (``ci_low`` -> "95% CI low"), a count ``n_x`` as "x (n)", any other snake_case name in
+    words (``carried_by_one_name`` -> "carried by one name"); other names as they are."""
+    if isinstance(name, tuple):
+        return " ".join(column_label(part) for part in name if str(part))
+    text = str(name)
+    if text in COLUMN_LABELS:
+        return COLUMN_LABELS[text]
+    if _SNAKE.fullmatch(text):
+        if text.startswith("n_"):
+            return f"{text[2:].replace('_', ' ')} (n)"
+        return text.replace("_", " ")
+    return text
+
+
+def _is_integral(column: pd.Series) -> bool:
+    values = column.dropna()
+    if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column) or values.empty:
+        return False
+    return bool(pd.api.types.is_integer_dtype(column) or np.all(np.mod(values.to_numpy(dtype=float), 1) == 0))
+
+
+def number(value, precision: int = 3, *, integer: bool = False) -> str:
+    """A number as the page writes it: a real minus sign, ``precision`` decimals (none for a
+    count, with thousands separated from 10,000 on, so a year stays 2024), "–" when missing."""
+    if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and np.isnan(value)):
+        return "–"
+    if integer:
+        v = int(round(float(value)))
+        text = f"{v:,}" if abs(v) >= 10_000 else str(v)
+    else:
+        text = f"{float(value):.{precision}f}"
+        if float(text) == 0:  # no "−0.000"
+            text = text.lstrip("-")
+    return text.replace("-", MINUS)
+
+
+def _interval(estimate, low, high, precision: int) -> str:
+    """``0.54 [−0.34, 1.43]`` kept on one line; the estimate alone when a bound is missing."""
+    point = number(estimate, precision)
+    if point == "–" or any(number(b, precision) == "–" for b in (low, high)):
+        return _NOWRAP.format(point)
+    return _NOWRAP.format(f"{point} [{number(low, precision)}, {number(high, precision)}]")
+
+
+def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """``(estimate, low, high)`` column triples: any ``x`` with ``x_ci_low``/``x_ci_high`` (or
+    ``x_low``/``x_high``, ``x_lo``/``x_hi``), and ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``,
+    ``lower``/``upper``) with ``estimate``, or without one with the numeric column before them."""
+    cols = [c for c in frame.columns if isinstance(c, str)]
+    numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
+    triples = []
+    for est in cols:
+        if est not in numeric:
+            continue
+        pairs = [(f"{est}_{lo}", f"{est}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
+        for lo, hi in pairs:
+            if lo in numeric and hi in numeric:
+                triples.append((est, lo, hi))
+                break
+    # bare bounds belong to ``estimate``, or else to the number just before them (ratio, difference)
+    for lo, hi in _BOUNDS:
+        if lo in numeric and hi in numeric:
+            before = cols.index(lo) - 1
+            est = "estimate" if "estimate" in numeric else (cols[before] if before >= 0 else None)
+            if est in numeric and est not in (lo, hi) and all(est != t[0] for t in triples):
+                triples.append((est, lo, hi))
+            break
+    return triples
+
+
+def _constant_columns(frame: pd.DataFrame) -> list:
+    """Columns that hold one value on every row (two rows or more; a number on three or more,
+    as two equal numbers may be chance), leaving at least one column in the table."""
+    out = []
+    for c in frame.columns:
+        col = frame[c]
+        numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+        if len(col) >= (3 if numeric else 2) and col.notna().all() and col.astype(str).nunique() == 1:
+            out.append(c)
+    return out if len(out) < len(frame.columns) else out[:-1]
+
+
+def _scoped_css(html_text: str, table_id: str) -> str:
+    """great_tables' stylesheet with its unscoped rules (``tbody, tr, td, th``, ``tr``) scoped
+    to this table, and headers that break only between words (the book's CSS lets a
+    header break anywhere, which splits a word such as "attri/bute")."""
+    html_text = html_text.replace(f"#{table_id} thead, tbody, tfoot, tr, td, th {{",
+                                  ", ".join(f"#{table_id} {t}" for t in ("thead", "tbody", "tfoot", "tr", "td", "th")) + " {")
+    html_text = re.sub(r"(?m)^ tr \{", f" #{table_id} tr {{", html_text)
+    extra = (f"#{table_id} thead th {{ overflow-wrap: normal; word-break: normal; hyphens: none; }}\n"
+             f"#{table_id} thead th.gt_col_heading {{ vertical-align: bottom; }}\n"
+             f"#{table_id} td.gt_row, #{table_id} td.gt_sourcenote {{ overflow-wrap: normal; }}\n")
+    return html_text.replace("</style>", extra + "</style>", 1)
+
+
+def _table_id(frame: pd.DataFrame, source: str) -> str:
+    """An id from the table's content, so that a rebuilt page is the same page."""
+    import hashlib
+
+    digest = hashlib.sha1((source + frame.to_csv()).encode("utf-8", "replace")).hexdigest()[:10]
+    return f"pr-table-{digest}"
+
+
 class LabelledTable:
-    """A table with its source, displayed as HTML (captioned Styler) or as plain text."""
+    """A table with its source, displayed as HTML (great_tables) or as plain text.
+
+    The HTML is built for a reader (:meth:`gt`); the frame is not changed (``.data``) and the
+    plain text (``repr``) prints it as it is, under its source line.
+    """
 
     def __init__(self, data: pd.DataFrame, source: str, precision: int):
         self.data, self.source, self.precision = data, source, precision
 
-    def styler(self):
-        cell = lambda value: whole_tokens(value, self.precision)  # noqa: E731
-        text_columns = [c for c in self.data.columns if not pd.api.types.is_numeric_dtype(self.data[c])]
-        styler = (self.data.style.set_caption(f"Source: {self.source}")
-                  .format(precision=self.precision, na_rep="–")
-                  .format(cell, subset=text_columns)
-                  .format_index(cell, axis=0)
-                  .format_index(lambda value: whole_tokens(value, self.precision, header=True), axis=1))
-        # a default 0..n-1 index says nothing: shown, it only takes a column of the page's width
-        if _is_default_index(self.data.index):
-            styler = styler.hide(axis="index")
-        return styler
+    def _cell(self, column: pd.Series):
+        """How one column's cells are written (as HTML): counts as integers, other numbers with
+        ``precision`` decimals and a real minus sign, text with its numbers kept whole."""
+        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            integer = _is_integral(column)
+            return lambda v: _NOWRAP.format(number(v, self.precision, integer=integer))
+        return lambda v: whole_tokens(v, self.precision)
+
+    def gt(self):
+        """The table as a ``great_tables.GT``: labels in words, each estimate with its interval
+        in one cell, a column that is the same on every row (and the source) as a note under
+        the table, and a long table in a box of at most :data:`MAX_HEIGHT`, its rows grouped by
+        the first index level when there are several."""
+        from popresume.extras import require
+
+        great_tables = require("great_tables", "a table's HTML (popresume.plots.tables.labelled)")
+        GT, raw = great_tables.GT, great_tables.html
+
+        frame = self.data.copy()
+        if isinstance(frame.columns, pd.MultiIndex):
+            frame.columns = [column_label(c) for c in frame.columns]
+        stub = group = None
+        index_columns = []
+        if not _is_default_index(frame.index):
+            names = [column_label(n) if n is not None else ("" if frame.index.nlevels == 1 else f"level {i}")
+                     for i, n in enumerate(frame.index.names)]
+            frame.index = frame.index.set_names(names)
+            index_columns = [f"pr_index_{i}" for i in range(len(names))]
+            index_labels = dict(zip(index_columns, names))
+            flat = frame.reset_index(drop=True)
+            for i, col in enumerate(index_columns):
+                flat.insert(i, col, frame.index.get_level_values(i).to_numpy())
+            frame = flat
+            if len(index_columns) > 1 and len(frame) > MAX_ROWS:
+                group, index_columns = index_columns[0], index_columns[1:]
+            stub = index_columns[0] if len(index_columns) == 1 else None
+        else:
+            index_labels = {}
+        labels = {c: index_labels.get(c, column_label(c)) for c in frame.columns}
+        cells = {c: self._cell(frame[c]) for c in frame.columns}
+        for c in (stub, group):  # plain text: great_tables names their rows by it (made HTML below)
+            if c is not None:
+                cells[c] = lambda v: number(v, self.precision) if isinstance(v, (float, np.floating)) else str(v)
+        est_columns = set()
+        for est, lo, hi in _interval_columns(frame.drop(columns=list(index_labels))):
+            merged = [_interval(e, a, b, self.precision) for e, a, b in zip(frame[est], frame[lo], frame[hi])]
+            frame = frame.drop(columns=[lo, hi]).assign(**{est: merged})
+            labels[est] = f"{column_label(est)} [95% CI]"
+            cells[est] = lambda v: v
+            est_columns.add(est)
+        body = [c for c in frame.columns if c not in index_labels]
+        notes = []
+        for c in _constant_columns(frame[body]):
+            if str(frame[c].iloc[0]).strip():  # a column empty on every row says nothing: it goes
+                notes.append(f"{whole_tokens(labels[c], header=True)}: {cells[c](frame[c].iloc[0])}")
+            frame = frame.drop(columns=c)
+        numeric = [str(c) for c in frame.columns
+                   if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
+        shown = pd.DataFrame({str(c): [cells[c](v) for v in frame[c]] for c in frame.columns}, index=range(len(frame)))
+        table_id = _table_id(self.data, self.source)
+        # the page's text size, and tight cells: the book's column is about 700 px wide
+        table = (GT(shown, rowname_col=stub, groupname_col=group, id=table_id)
+                 .tab_options(table_font_size="14px", data_row_padding="3px", column_labels_padding="3px",
+                              source_notes_font_size="13px", container_padding_y="4px")
+                 .opt_horizontal_padding(scale=0.6))
+        body = [c for c in shown.columns if c not in (stub, group)]
+        table = table.fmt(lambda v: v, columns=body)  # cells are HTML already (whole_tokens, number)
+        heads = [c for c in (stub, group) if c is not None]
+        if heads:  # a row's name keeps its hyphenated words whole too ("embedding (all-MiniLM-L6-v2)")
+            table = table.fmt(lambda v: whole_tokens(v, self.precision), columns=heads)
+        if [c for c in numeric if c in body]:
+            table = table.cols_align("right", columns=[c for c in numeric if c in body])
+        # a label breaks only between words; a name such as gpt-3.5-turbo-0125 stays whole
+        # (one mapping, not keywords: a column may share a name with the method's own parameter, "cases")
+        table = table.cols_label(cases={str(c): raw(whole_tokens(labels[c], header=True)) for c in labels
+                                        if str(c) in shown.columns and c not in (stub, group)})
+        if stub is not None and labels[stub]:
+            table = table.tab_stubhead(label=raw(whole_tokens(labels[stub], header=True)))
+        for note in notes:
+            table = table.tab_source_note(raw(note))
+        return table.tab_source_note(raw(html.escape(f"Source: {self.source}")))
 
     def _repr_html_(self) -> str:
-        return self.styler().to_html()
+        table_id = _table_id(self.data, self.source)
+        page = _scoped_css(self.gt().as_raw_html(), table_id)
+        if len(self.data) > MAX_ROWS:  # at most about two screens, the header kept in sight
+            page = page.replace("height:auto;", f"height:auto;max-height:{MAX_HEIGHT};", 1).replace(
+                "</style>", f"#{table_id} thead th {{ position: sticky; top: 0; background: #FFFFFF; z-index: 1; }}\n"
+                "</style>", 1)
+        return page
 
     def __repr__(self) -> str:
         with pd.option_context("display.precision", self.precision, "display.max_colwidth", None,
