@@ -71,10 +71,10 @@ scm = make_scm(scm_kind, seed=scm_seed)
 # %%
 triples = pd.DataFrame(PSI_TRIPLES, index=["a_y", "a_b", "a_r"]).T
 triples["counterfactual"] = pd.Series(PSI_LABELS)
-triples
+labelled(triples, "ours: the five counterfactual means of Eqs. (6)-(10), as index triples (no data)")
 
 # %%
-EFFECT_WEIGHTS
+labelled(EFFECT_WEIGHTS.rename(columns=lambda c: f"ψ({c[4]}, {c[5]}, {c[6]})"), "ours: each effect as a linear combination of the five counterfactual means (no data)")
 
 # %% [markdown]
 # The synthetic model is a discrete structural causal model: three confounder levels,

@@ -89,21 +89,22 @@ fig.tight_layout()
 # An effect is significant when its CI excludes 0 (§5.1). Then, in §5.2:
 
 # %%
-pd.Series(CASE_TITLES, name="case").to_frame().assign(definition=[
+labelled(pd.Series(CASE_TITLES, name="case").to_frame().assign(definition=[
     "NDE ≠ 0", "TE ≃ 0, NDE ≠ 0, NIE ≠ 0, NDE·NIE < 0", "NDE ≃ 0, RIE ≃ 0, BIE ≠ 0",
-    "NDE ≃ 0, BIE ≃ 0, RIE ≠ 0", "BIE ≠ 0 and RIE ≠ 0"])
+    "NDE ≃ 0, BIE ≃ 0, RIE ≠ 0", "BIE ≠ 0 and RIE ≠ 0"]), "published: PopResume §5.2, the five cases as stated")
 
 # %% [markdown]
 # `classify_cases(table, rule="stated")` applies exactly these definitions. The paper's
-# labels are in the `paper_cases` column (typeset as "C1, C2" or "C1,C2"; we compare
-# normalised sets and print the published form).
+# labels are in the column "paper cases" (`paper_cases` in the data; typeset as "C1, C2"
+# or "C1,C2"; we compare normalised sets and print the published form).
 
 # %%
 want = published["paper_cases"].map(normalize_label)
 labels = pd.DataFrame({"paper": want, "stated": classify_cases(published, "stated"),
                        "paper rule": classify_cases(published, "paper")})
-pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper rule")},
-          name="published labels reproduced (of 120)").to_frame()
+labelled(pd.Series({rule: int((labels[rule] == want).sum()) for rule in ("stated", "paper rule")},
+                   name="published labels reproduced (of 120)").to_frame(),
+         "ours: from the published effects of PopResume Tables 4-5, classified by each rule")
 
 # %% [markdown]
 # Five labels differ under the stated rule. Here they are, with the effects that decide:
@@ -204,8 +205,11 @@ own_cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in own_config.scree
 ours = attach_validity(ours.drop(columns="validity_verdict", errors="ignore"), own_cards)
 ours["cases (paper rule)"] = classify_cases(ours, "paper")
 ours["cases (stated rule)"] = classify_cases(ours, "stated")
-effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "model"],
-             effects=["TE", "NDE", "BIE", "RIE"], cases="cases (paper rule)")
+
+# %%
+labelled(effects_view(ours, source="ours", keys=["attribute", "occupation", "format", "model"],
+                      effects=["TE", "NDE", "BIE", "RIE"], cases="cases (paper rule)"),
+         f"ours: {', '.join(map(str, ours['model'].unique()))} (its validity verdict in the gate column)")
 
 # %% [markdown]
 # Each row says where its numbers come from (`source` "ours", `model` the screener), and

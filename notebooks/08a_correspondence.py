@@ -91,7 +91,8 @@ labelled(bm.head(4).set_index("resume_id")[["ad_id", "first_name", "race", "sex"
 # Every column is documented in `popresume.correspondence.COLUMNS`, for example:
 
 # %%
-pd.Series(cr.COLUMNS).loc[["race", "sex", "call", "ad_id", "quality", "years_exp", "emp_holes"]].to_frame("meaning")
+labelled(pd.Series(cr.COLUMNS).loc[["race", "sex", "call", "ad_id", "quality", "years_exp", "emp_holes"]].to_frame("meaning"),
+         "ours: our documentation of B&M's columns (popresume.correspondence.COLUMNS)")
 
 # %% [markdown]
 # The design has two randomisations. For each ad the authors sent two or four résumés (a
@@ -154,9 +155,10 @@ labelled(rates_race[["rate", "n", "ci_low", "ci_high", "difference", "difference
 # %%
 naive = cr.callback_rates(bm, "race", cluster=None).loc["Black"]
 clus = rates_race.loc["Black"]
-pd.DataFrame({"naive (HC0), ours": [naive.difference_ci_low, naive.difference_ci_high],
-              "cluster-robust by ad, ours": [clus.difference_ci_low, clus.difference_ci_high]},
-             index=["Black − White: ci_low", "Black − White: ci_high"]).round(4)
+labelled(pd.DataFrame({"naive (HC0), ours": [naive.difference_ci_low, naive.difference_ci_high],
+                       "cluster-robust by ad, ours": [clus.difference_ci_low, clus.difference_ci_high]},
+                      index=["Black − White: 95% CI low", "Black − White: 95% CI high"]),
+         "ours: from the B&M data (recruiters' callbacks; no screener, so no validity gate)", precision=4)
 
 # %% [markdown]
 # Here the cluster-robust interval is a little *narrower* than the naive one. Race was
@@ -191,8 +193,10 @@ plt.show()
 
 # %%
 designs = cr.compare_designs("basic", n=n_design, n_boot=n_boot, seed=seed)
-designs.rename(columns={"truth": "truth (exact)", "estimate": "estimate (ours, estimate_pse)"}).pivot(
-    index="effect", columns="design", values=["truth (exact)", "estimate (ours, estimate_pse)"]).round(3)
+labelled(designs.rename(columns={"truth": "truth (exact)", "estimate": "estimate (ours, estimate_pse)"}).pivot(
+    index="effect", columns="design", values=["truth (exact)", "estimate (ours, estimate_pse)"]),
+    f"ours: n = {n_design} rows from each design of the synthetic 'basic' model; a simulation has no validity gate",
+    precision=3)
 
 # %% [markdown]
 # In the correspondence version, NDE and BIE are exactly zero and TE = RIE. In the
@@ -361,7 +365,9 @@ plt.show()
 # carries differences between the ads that male and female names were sent to (numbers: ours):
 
 # %%
-cr.score_gaps(callbacks.table, label).round(3)
+gate = shipped_card("embedding")["verdict"] if screener == "embedding" else "not carded"
+labelled(cr.score_gaps(callbacks.table, label), f"ours: {label}, scores on the B&M résumés (validity gate of the "
+         f"screener: {gate}; recruiters' rows: B&M's recorded callbacks, {NOT_CARDED_HUMANS})", precision=3)
 
 # %% [markdown]
 # Positive gaps favour White names (race) and male names (sex). The recruiters' rows are

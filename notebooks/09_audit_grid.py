@@ -58,6 +58,7 @@ from popresume.causal import case_counts
 from popresume.paths import data_path
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled
+from popresume.schema import VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for, card_summary
 
 pd.set_option("display.width", 200)
@@ -77,7 +78,7 @@ pd.set_option("display.max_colwidth", None)  # never cut a label short
 cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
 screeners = pd.DataFrame([{"screener": s.name, "model (label in the tables)": s.label, "kind": s.kind,
                            "synthetic": s.synthetic, "formats": ", ".join(s.formats)} for s in cfg.screeners])
-screeners
+labelled(screeners, f"ours: the screeners of this grid's config ({config_file})")
 
 # %% [markdown]
 # Which screener produced which numbers:
@@ -168,8 +169,9 @@ print(f"{len(results)} audits in {time.perf_counter() - t0:.0f} s (cached stages
 view = summaries.effects_view(results, source="ours", cases="cases")
 print(f"{len(view)} audits; the first 12 are shown, in two tables so that every column fits the page")
 keys = ["attribute", "occupation", "format", "model"]
-display(view[keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12))
-view[keys + ["validity gate", "BIE", "RIE", "min ESS", "clipped share"]].head(12)
+VIEW = "ours: this grid's screeners (model column), the first 12 audits"
+display(labelled(view[keys + ["validity gate", "cases", "TE", "NDE", "NIE"]].head(12), VIEW))
+labelled(view[keys + ["validity gate", "BIE", "RIE", "min ESS", "clipped share"]].head(12), VIEW)
 
 # %% [markdown]
 # ## Our run next to the published Tables 4–5
@@ -215,7 +217,7 @@ width = pd.DataFrame({
     for a in ("gender", "race")} | {
     "published (median CI width)": [(published[f"{e}_ci_high"] - published[f"{e}_ci_low"]).median() for e in effects],
 }, index=effects)
-width.round(3)
+labelled(width, "ours and published: this grid's screeners (validity gates in the cards table above) beside PopResume Tables 4-5", precision=3)
 
 # %% [markdown]
 # ## Figure 4: effects with confidence intervals across the grid
@@ -270,13 +272,13 @@ plt.show()
 
 # %%
 syn = results[results["synthetic"]]
-check = syn[["attribute", "occupation", "format", "model", "NDE_estimate", "NDE_ci_low", "NDE_ci_high",
-             "NDE_true"]].copy()
+check = syn[["attribute", "occupation", "format", "model", "validity_verdict", "NDE_estimate", "NDE_ci_low",
+             "NDE_ci_high", "NDE_true"]].rename(columns={"validity_verdict": VERDICT_COLUMN})
 check.insert(0, "source", "ours")
 check["covers_truth"] = (check["NDE_ci_low"] <= check["NDE_true"]) & (check["NDE_true"] <= check["NDE_ci_high"])
 check = pd.concat([check, summaries.overlap_columns(syn).round(3)], axis=1)
 print(f"synthetic cells whose NDE interval covers the true NDE: {check['covers_truth'].sum()} of {len(check)}")
-check.round(3).head(10)
+labelled(check.head(10), "ours: synthetic screener, the first 10 audits, with its known true NDE", precision=3)
 
 # %% [markdown]
 # The paper's two examples of Figure 5, drawn from the published table:
@@ -297,9 +299,11 @@ plt.show()
 # larger.
 
 # %%
-pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[published.attribute == "gender"]),
-              "published VLMs (both)": summaries.photo_shift(published),
-              "ours, synthetic screener (both)": summaries.photo_shift(results)})
+syn_gate = results.loc[results["synthetic"], "validity_verdict"].iloc[0]
+labelled(pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(published[published.attribute == "gender"]),
+                       "published VLMs (both)": summaries.photo_shift(published),
+                       "ours, synthetic screener (both)": summaries.photo_shift(results)}),
+         f"ours and published: PopResume Table 4 beside ours, synthetic screener (validity gate: {syn_gate})")
 
 # %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (top) and ours, synthetic screener (bottom)."}}
 fig, ax = plt.subplots(2, 1, figsize=(7, 6.8))
@@ -317,15 +321,17 @@ plt.show()
 #
 # The cases of §5.2 (C1 direct discrimination, C2 cancellation, C3 qualifications only,
 # C4 proxies only, C5 both mediated paths) are labels on the significance pattern of each
-# audit. The `cases` column applies the rules as stated; `cases_paper_rule` also requires
-# NIE ≠ 0 for C3 and C4, which is what reproduces all 120 published labels (Chapter 8).
+# audit. The column "cases" applies the rules as stated; the paper rule (the column "ours
+# (paper rule)" below) also requires NIE ≠ 0 for C3 and C4, which is what reproduces all
+# 120 published labels (Chapter 8).
 # As the paper does, C1 is counted over the audits without a photo ("49 of 80"), the
 # other cases over all.
 
 # %%
-pd.DataFrame({"published (printed labels)": case_counts(published["paper_cases"].fillna("-"), published["format"]),
-              "ours (stated rules)": case_counts(results["cases"], results["format"]),
-              "ours (paper rule)": case_counts(results["cases_paper_rule"], results["format"])})
+labelled(pd.DataFrame({"published (printed labels)": case_counts(published["paper_cases"].fillna("-"), published["format"]),
+                       "ours (stated rules)": case_counts(results["cases"], results["format"]),
+                       "ours (paper rule)": case_counts(results["cases_paper_rule"], results["format"])}),
+         "ours and published: PopResume Tables 4-5 beside this grid's screeners (validity gates in the cards table above)")
 
 # %% [markdown]
 # With 400 applicants per occupation most of our effects are not distinguishable from 0,
@@ -335,7 +341,8 @@ pd.DataFrame({"published (printed labels)": case_counts(published["paper_cases"]
 
 # %%
 syn_c1 = syn[syn["cases"].str.contains("C1")]
-summaries.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(NDE_true=syn_c1["NDE_true"].round(2))
+labelled(summaries.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").assign(
+    **{"true NDE": syn_c1["NDE_true"].to_numpy()}), "ours: synthetic screener, its audits in C1", precision=2)
 
 # %% [markdown]
 # ### A C1 on text would not be a finding
@@ -351,7 +358,8 @@ summaries.effects_view(syn_c1, source="ours", effects=["NDE"], cases="cases").as
 emb = results[results["format"] == "text"]
 emb_c1 = emb[emb["cases"].str.contains("C1|C2")]
 print(f"ours: {len(emb_c1)} of {len(emb)} text audits (embedding screener) in C1 or C2")
-summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases") if len(emb_c1) else None
+(labelled(summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"], cases="cases"),
+          "ours: embedding screener, its text audits in C1 or C2") if len(emb_c1) else None)
 
 # %% [markdown]
 # Whenever such a row appears (on other seeds or sizes, if not in this run) it is an
@@ -404,8 +412,9 @@ summaries.effects_view(emb_c1, source="ours", effects=["TE", "NDE", "NIE", "RIE"
 full = read_results(data_path("results", "audit_paper_text_embedding.csv"))
 emb_card = next(cards[s.label] for s in cfg.screeners if s.kind == "embedding")
 full = attach_validity(full.drop(columns="validity_verdict"), {name: emb_card for name in full["screener"].unique()})
-summaries.effects_view(full, source="ours, paper rule", keys=["attribute", "occupation", "n"],
-                       effects=["TE", "NDE", "BIE", "RIE"], cases="cases_paper_rule")
+labelled(summaries.effects_view(full, source="ours, paper rule", keys=["attribute", "occupation", "n"],
+                                effects=["TE", "NDE", "BIE", "RIE"], cases="cases_paper_rule"),
+         "ours: embedding screener (all-MiniLM-L6-v2) at the paper's size, the shipped run (paper rule)")
 
 # %% [markdown]
 # The text audits of this run that fall in C1 or C2, with their overlap:
@@ -413,8 +422,10 @@ summaries.effects_view(full, source="ours, paper rule", keys=["attribute", "occu
 # %%
 full_c1 = full[full["cases_paper_rule"].fillna("").str.contains("C1|C2")]
 print(f"ours: {len(full_c1)} of {len(full)} text audits at paper size (embedding screener) in C1 or C2")
-summaries.effects_view(full_c1, source="ours, paper rule", keys=["attribute", "occupation", "n"],
-                       effects=["TE", "NDE", "NIE", "RIE"], cases="cases_paper_rule") if len(full_c1) else None
+(labelled(summaries.effects_view(full_c1, source="ours, paper rule", keys=["attribute", "occupation", "n"],
+                                 effects=["TE", "NDE", "NIE", "RIE"], cases="cases_paper_rule"),
+          "ours: embedding screener at the paper's size, its text audits in C1 or C2 (paper rule)")
+ if len(full_c1) else None)
 
 # %% [markdown]
 # One cell: teachers by gender, NDE 2.17 [0.29, 3.89]. The screener cannot have a direct
@@ -459,7 +470,8 @@ plt.show()
 
 # %%
 n_sig = {e: int(audit_metrics.significance(full, "none")[e].sum()) for e in effects}
-pd.Series(n_sig, name=f"ours, embedding screener: audits (of {len(full)}) whose CI excludes 0").to_frame()
+labelled(pd.Series(n_sig, name=f"audits (of {len(full)}) whose CI excludes 0").to_frame(),
+         f"ours: embedding screener at the paper's size (validity gate: {full['validity_verdict'].iloc[0]})")
 
 # %% [markdown]
 # The embedding screener never reads gender or race, and its résumés carry neither (the

@@ -98,7 +98,7 @@ labelled(signal, f"ours: {n} simulated {OCCUPATION_LABELS[occupation]}, typicali
 # effects twice on the same scores: with the paper's grouped R ("coarse"), and with the
 # name groups replaced by the continuous typicalities ("fine"; age-typicality and region
 # unchanged). Finer mediators cost overlap — a name's typicality nearly determines gender
-# — so the table below counts, in `n_clipped`, the propensities clipped over the three
+# — so the table below counts, in "clipped (n)", the propensities clipped over the three
 # propensity models for each variant, and the line under it says whether the refined
 # variables clip more or fewer of them than the grouped ones.
 
@@ -132,7 +132,9 @@ embedding_verdict = card_for("embedding", n=40, seed=seed)["verdict"]
 coarse["validity_verdict"] = coarse["screener"].map({"all-MiniLM-L6-v2 (embedding)": embedding_verdict}
                                                     ).fillna(NOT_CARDED_NO_CARD)
 view = coarse[["screener", "attribute", "mediators", "n", "n_clipped"]].copy()
-pd.concat([view, summaries.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"])], axis=1).rename_axis(columns="ours")
+labelled(pd.concat([view, summaries.effects_view(coarse, keys=[], effects=["TE", "NDE", "RIE"])], axis=1),
+         f"ours: {n} simulated {OCCUPATION_LABELS[occupation]} (embedding screener: the first {n_embed}), each "
+         "screener's verdict in its row")
 
 # %%
 clipped = coarse.pivot_table(index=["screener", "attribute"], columns="mediators", values="n_clipped")
@@ -156,7 +158,7 @@ plt.show()
 art = coarsening.artefact_summary(coarse)
 art.insert(1, VERDICT_COLUMN, art["screener"].map({"all-MiniLM-L6-v2 (embedding)": embedding_verdict}
                                                   ).fillna(NOT_CARDED_NO_CARD))
-art.round(3).rename_axis(columns="ours")
+labelled(art, "ours: from the estimates of the table above", precision=3)
 
 # %% [markdown]
 # For the synthetic screener, whose true NDE is 0, the grouped gender NDE is pulled in
@@ -207,8 +209,9 @@ paper = coarsening.refined_rows(refined, occupation, "race", required=False)
 if paper.empty:  # the paper-size run was made for software developers only
     print(f"the paper-size run has no {occupation} / race cell; its rows are left out")
 both = pd.concat([sw, sample, paper], ignore_index=True)
-summaries.effects_view(both, keys=["variant"], source="ours (paper-size rows: paper rule)",
-                       effects=["NDE", "RIE", "TE"])
+labelled(summaries.effects_view(both.assign(validity_verdict=embedding_verdict), keys=["variant"],
+                                source="ours (paper-size rows: paper rule)", effects=["NDE", "RIE", "TE"]),
+         "ours: embedding screener (all-MiniLM-L6-v2); paper-size rows from Chapter 9's stored run")
 
 # %% [markdown]
 # The paper-size rows come from the stored run of Chapter 9, which predates the estimable
@@ -248,8 +251,9 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 # learned from 20,000 other simulated teachers):
 
 # %%
-summaries.effects_view(coarsening.refined_rows(refined, "teacher", "gender"), keys=["variant"],
-                       source="ours, paper rule", effects=["NDE", "RIE", "TE"])
+labelled(summaries.effects_view(coarsening.refined_rows(refined, "teacher", "gender").assign(
+    validity_verdict=embedding_verdict), keys=["variant"], source="ours, paper rule", effects=["NDE", "RIE", "TE"]),
+    "ours: embedding screener (all-MiniLM-L6-v2), Chapter 9's 16,188 teachers' scores, stored run")
 
 # %% [markdown]
 # With the grouped classes the embedding screener seems to favour men directly, by about
@@ -302,7 +306,8 @@ labelled(ov.set_index(["attribute", "occupation"]).rename(columns={"min_ess": "m
 # and at the paper's sizes, the shipped text run of Chapter 9 (embedding screener):
 
 # %%
-summaries.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["NDE", "NIE"])
+labelled(summaries.effects_view(full, source="ours", keys=["attribute", "occupation", "n"], effects=["NDE", "NIE"]),
+         "ours: embedding screener (all-MiniLM-L6-v2), Chapter 9's paper-size text run")
 
 # %% [markdown]
 # On nurses about 85% of the $p(x \mid R, Z)$ propensities are clipped and the smallest ESS
@@ -343,7 +348,7 @@ paper_fit = paper_fit.assign(variant="paper's R (first-name gender class in R)",
 restore = pd.concat([paper_fit, coarser_fit], ignore_index=True)
 view = summaries.effects_view(restore, keys=["variant", "estimand"], source="ours", effects=["TE", "NDE", "NIE", "RIE"])
 view.insert(2, "screener", "name-level (synthetic, true NDE = 0)")
-view
+labelled(view, f"ours: name-level synthetic screener, {n} simulated {OCCUPATION_LABELS[occupation]}")
 
 # %% [markdown]
 # With the coarser R the clipped share falls and the ESS rises: the intervals are now

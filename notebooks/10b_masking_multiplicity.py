@@ -41,7 +41,7 @@ from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled_by_column
+from popresume.plots.tables import labelled, labelled_by_column
 
 published = audit_metrics.published_table()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
@@ -62,7 +62,8 @@ from popresume.screeners.validity import attach_validity, card_for
 
 cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in cfg.screeners}  # Chapter 9's cards (n = 40)
 ours = attach_validity(ours.drop(columns="validity_verdict", errors="ignore"), cards)
-print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners))
+GATES = "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners)
+print("validity gate of our screeners:", GATES)
 
 # %% [markdown]
 # A screener that fails the gate is still recounted here, to show the method, but its case
@@ -97,10 +98,12 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 summary = pd.concat([audit_metrics.multiplicity_summary(published, family="all"),
                      audit_metrics.multiplicity_summary(published, family="attribute")], axis=1)
 summary.columns = [f"published, {c}" for c in summary.columns]
-summary
+labelled(summary, "ours: from the published CIs of PopResume Tables 4-5 (p-values recovered; the paper's "
+         "models are not carded)")
 
 # %%
-summaries.effect_survival(published).rename_axis("published effect")
+labelled(summaries.effect_survival(published).rename_axis("published effect"),
+         "ours: from the published CIs of PopResume Tables 4-5 (the paper's models are not carded)")
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5), p-values recovered from the printed CIs: unadjusted, Holm and Benjamini-Hochberg, sorted by the unadjusted p."}}
 tests = audit_metrics.adjust(audit_metrics.long_tests(published))
@@ -124,7 +127,7 @@ plt.show()
 # %%
 counts = summaries.recount_summary(published, rule="paper", labels_column="paper_cases")
 counts.columns = [f"published, {c}" for c in counts.columns]
-counts
+labelled(counts, "ours: from the published CIs and labels of PopResume Tables 4-5 (the paper's models are not carded)")
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the audits in each case under each significance standard."}}
 fig, ax = plt.subplots(figsize=(7.5, 3.4))
@@ -174,7 +177,7 @@ print("published labels, uncorrected → Holm:",
 # %%
 ours_counts = summaries.recount_summary(ours, rule="paper")
 ours_counts.columns = [f"ours, {c}" for c in ours_counts.columns]
-ours_counts
+labelled(ours_counts, f"ours: text audits with the embedding screener, image audits with the synthetic screener (validity gates: {GATES})")
 
 # %% [markdown]
 # ## Case 2 masking: what TE alone would have said
@@ -187,12 +190,13 @@ ours_counts
 # the Holm column.
 
 # %%
-pd.DataFrame({
+labelled(pd.DataFrame({
     "published, uncorrected": summaries.masking_summary(published),
     "published, Holm": summaries.masking_summary(published, method="holm"),
     "ours, uncorrected": summaries.masking_summary(ours),
     "ours, Holm": summaries.masking_summary(ours, method="holm"),
-})
+}), "ours and published: PopResume Tables 4-5 (not carded) and ours, embedding screener on text, synthetic on images "
+    "(validity gates: " + GATES + ")")
 
 # %%
 masked = audit_metrics.te_alone(published, method="holm")

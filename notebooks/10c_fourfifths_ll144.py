@@ -48,7 +48,7 @@ from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.audit.grid import outcome_table
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled_by_column
+from popresume.plots.tables import labelled, labelled_by_column
 from popresume.schema import OCCUPATION_LABELS
 
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
@@ -70,7 +70,7 @@ cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in cfg.screeners}  # Ch
 print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners))
 
 # %% [markdown]
-# Every table below carries these verdicts in its `validity_verdict` column. The synthetic
+# Every table below carries these verdicts in its column "validity verdict". The synthetic
 # screener fails by design: it ignores the posting, being the book's known-truth device,
 # not a screener under audit; Chapter 5 explains where the embedding screener falls short.
 # The comparison below is therefore a comparison of two *rules* on the same scores; the
@@ -118,8 +118,7 @@ labelled_by_column(view[["source", "validity_verdict", "attribute", "occupation"
 # %%
 counts = summaries.disagreement_counts(cmp)
 verdicts = ", ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners)
-counts.columns = [f"ours ({verdicts}), {c}" for c in counts.columns]
-counts
+labelled(counts, f"ours: Chapter 9's grid, every audit (validity gates: {verdicts})", precision=0)
 
 # %% mystnb={"figure": {"caption": "Ours, Chapter 9's grid (each screener's verdict in the tables above): the four-fifths selection-rate ratio against the estimated NDE; colour marks where the two disagree under Holm."}}
 cmp2 = cmp.merge(ours[["attribute", "occupation", "format", "model", "NDE_estimate"]],

@@ -114,7 +114,9 @@ by_partition = compare_partitions(pcell, partition_attribute, partitions, folds=
                                   seed=seed, tune=False)
 print(f"ours: {OCCUPATION_LABELS[occupation]}, {partition_format}, {partition_attribute} ({screener}), "
       f"n = {len(pcell)}; same W in every row: {bool(by_partition['same_w'].all())}")
-labelled(summaries.effects_view(by_partition, keys=["partition", "b", "r"], source=f"ours, {screener}")
+gate = next((cards[s.name]["verdict"] for s in cfg.screeners if s.label == screener), "not carded (no card run)")
+labelled(summaries.effects_view(by_partition.assign(validity_verdict=gate), keys=["partition", "b", "r"],
+                                source=f"ours, {screener}")
          .rename_axis(columns=None), f"ours: {screener}")
 
 # %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
@@ -129,8 +131,9 @@ plt.show()
 # %%
 est = by_partition.set_index("partition").filter(like="_estimate").rename(columns=lambda c: c[:-9])
 se = by_partition.set_index("partition").filter(like="_se").rename(columns=lambda c: c[:-3])
-pd.DataFrame({"ours: max − min across partitions": est.max() - est.min(),
-              "ours: SE, paper's partition": se.loc["paper"]}).round(2)
+labelled(pd.DataFrame({"ours: max − min across partitions": est.max() - est.min(),
+                       "ours: SE, paper's partition": se.loc["paper"]}),
+         f"ours: {screener}, from the table above (validity gate: {gate})", precision=2)
 
 # %% [markdown]
 # TE, NDE and NIE agree across the rows up to the noise of refitting the nuisance models

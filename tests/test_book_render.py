@@ -1201,14 +1201,7 @@ TABLE_CHECKS = {
 }
 
 
-# chapters 06, 07, 08, 08a, 09 and 10a-10d still display some 44 frames without labelled()
-# (a cell that ends in a DataFrame): a known failure until they are shown through it
-BARE_FRAMES_LEFT = pytest.mark.xfail(strict=True, reason="chapters 06-10d display DataFrames without labelled()")
-
-
-@pytest.mark.parametrize("what", [pytest.param(w, marks=BARE_FRAMES_LEFT if TABLE_CHECKS[w] is tables_not_from_the_helper
-                                               else (), id=i)
-                                  for w, i in zip(TABLE_CHECKS, ["labels", "counts", "bare-frames"])])
+@pytest.mark.parametrize("what", [pytest.param(w, id=i) for w, i in zip(TABLE_CHECKS, ["labels", "counts", "bare-frames"])])
 def test_every_table_reads_as_words_counts_and_the_helpers(built_book, what):
     problems = on_every_page(built_book, TABLE_CHECKS[what])
     assert not problems, f"{what}:\n" + "\n".join(problems[:40])
