@@ -36,16 +36,24 @@ Example
 
 from __future__ import annotations
 
+import codecs
+import csv
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from popresume.audit import report
-from popresume.audit.report_model import AuditReport, NoiseFloor, RecordedValidity, RunInfo
+from popresume.audit.report_model import AuditReport, DecisionsRun, NoiseFloor, Omitted, RecordedValidity
+from popresume.audit.report_run import MAX_DRAWS_TIMES_N, check_draws
+from popresume.coverage.decisions import design_calibration
+from popresume.decisions import analyses
 from popresume.errors import require_columns
+from popresume.schema import _CONTROL
 
 #: The largest file read (bytes), the most rows audited, and the most categories of sex or race
 #: (and sex × race cells) rated: an identifier passed as --race-col would otherwise ask for one
@@ -128,8 +136,6 @@ def inspect_file(path: str | os.PathLike) -> FileShape:
         raise ValueError(f"{what} is {size / 2**20:,.0f} MiB; the audit reads at most "
                          f"{MAX_BYTES / 2**20:,.0f} MiB (split it by job or period)")
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
         try:  # the footer only: names and row count, no column is read
             meta = pq.ParquetFile(path)
             header, rows = tuple(meta.schema_arrow.names), int(meta.metadata.num_rows)
@@ -153,9 +159,6 @@ def inspect_file(path: str | os.PathLike) -> FileShape:
 def _csv_shape(path: Path, what: str) -> tuple[tuple[str, ...], int]:
     """The header of a CSV file and its number of line breaks after the header, read in chunks
     (memory stays at one chunk); the file must be UTF-8 (a BOM is allowed)."""
-    import codecs
-    import csv
-
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
     lines, offset, first, last = 0, 0, "", b""
     with path.open("rb") as fh:
@@ -189,8 +192,6 @@ def read_table(shape: FileShape, columns) -> pd.DataFrame:
     what = f"--decisions {shape.path}"
     columns = list(dict.fromkeys(columns))
     if shape.kind == "parquet":
-        import pyarrow.parquet as pq
-
         try:
             return pq.read_table(shape.path, columns=columns).to_pandas()
         except Exception as e:
@@ -244,8 +245,6 @@ def _labels(values: pd.Series, path, column: str, option: str) -> pd.Series:
     control character (bidi marks, zero-width characters, NUL, ESC: the check profile fields
     get, :data:`popresume.schema._CONTROL`) is refused naming the column and the row, since
     two such names can display alike with different rates."""
-    from popresume.schema import _CONTROL
-
     v = values.astype(object)
     v = v.where(v.notna() & (v.astype(str).str.strip() != ""), None)
     v = v.map(lambda x: None if x is None else str(x).strip())
@@ -310,7 +309,6 @@ def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool,
     (left out). An optional role is read from its option's column, else from a column of the
     role's name when the file has one. The file's header, size and row count are checked
     before its rows are read, and only the mapped columns are read."""
-    from popresume.audit.report_run import MAX_DRAWS_TIMES_N
 
     path = Path(request.path)
     what = f"--decisions {path}"
@@ -360,8 +358,6 @@ def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool,
 
 def run_decisions_report(request: DecisionsRequest) -> AuditReport:
     """The report of one file of recorded decisions (see the module docstring)."""
-    from popresume.audit.report_run import check_draws
-
     data, columns, selection, missing = read_decisions(request)
     check_draws(n=len(data), n_boot=0, n_sim=request.n_sim)
     design = _design_roles(request, columns)
@@ -369,14 +365,9 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
                                           n_sim=request.n_sim, seed=request.seed)
     path = Path(request.path)
     unknown = {role: int(data[t].isna().sum()) for role, t in (("sex", "gender"), ("race", "race"))}
-    omitted = {"decomposition": NO_DECOMPOSITION}
-    valid, why = recorded_validity(data, columns, design, selection=selection, reps=request.calibration_reps,
-                                   seed=request.seed, what=f"--decisions {request.path}")
-    if valid is None:
-        omitted["validity"] = why
-    noise, why = noise_floor(data, columns)
-    if noise is None:
-        omitted["noise_floor"] = why
+    valid, why_valid = recorded_validity(data, columns, design, selection=selection, reps=request.calibration_reps,
+                                         seed=request.seed, what=f"--decisions {request.path}")
+    noise, why_noise = noise_floor(data, columns)
     kind = "a selection (0/1)" if selection else "a score"
     limitations = [
         f"The outcome is {kind}, read from column {columns['outcome']!r} of {path.name}. "
@@ -394,13 +385,14 @@ def run_decisions_report(request: DecisionsRequest) -> AuditReport:
                "chance": f"ours: a tool that ignores sex and race at {path.name}'s group sizes (hypergeometric null)"}
     for key, sec in (("ll144", ll), ("chance", chance)):
         sec.table["source"] = sources[key]
-    return AuditReport(
-        run=RunInfo(subject=f"recorded decisions ({path.name})", n=len(data),
-                    extra={"file": str(path), "columns": columns, "outcome": "selection" if selection else "score",
-                           "n": len(data), "missing_outcome": missing, "unknown": unknown, "seed": request.seed,
-                           "n_sim": request.n_sim}),
-        ll144=ll, four_fifths=ff, chance=chance, limitations=limitations, omitted=omitted,
-        recorded_validity=valid, noise_floor=noise)
+    run = DecisionsRun(subject=f"recorded decisions ({path.name})", n=len(data), file=str(path), columns=columns,
+                       outcome="selection" if selection else "score", missing_outcome=missing, unknown=unknown,
+                       seed=request.seed, n_sim=request.n_sim)
+    # the page's order; a new section is one more entry here
+    sections = [valid if valid is not None else Omitted("validity", why_valid),
+                Omitted("decomposition", NO_DECOMPOSITION),
+                noise if noise is not None else Omitted("noise_floor", why_noise), ll, ff, chance]
+    return AuditReport(run=run, sections=sections, limitations=limitations)
 
 
 def _design_roles(request: DecisionsRequest, columns: dict) -> dict:
@@ -415,11 +407,6 @@ def recorded_validity(data: pd.DataFrame, columns: dict, named: dict, *, selecti
     A contrast needs the item (résumé) column; quality also the job column. A role named by
     its option without the columns it needs is a one-line error naming the option; a column
     found by its name alone is left unused, and the reason says so."""
-    from functools import partial
-
-    from popresume.coverage.decisions import design_calibration
-    from popresume.decisions import analyses
-
     fit = "fit" if "fit" in columns else None
     quality = "quality" if "quality" in columns else None
     if fit is None and quality is None:
@@ -456,8 +443,6 @@ def recorded_validity(data: pd.DataFrame, columns: dict, named: dict, *, selecti
 def noise_floor(data: pd.DataFrame, columns: dict) -> tuple[NoiseFloor | None, str]:
     """The run-to-run spread of the file's decisions, or None and why it is left out: rows of
     one item × job × sex × race cell (the columns the file has) with different runs are reruns."""
-    from popresume.decisions import analyses
-
     if "run" not in columns:
         return None, "the file has no run column (repeated runs of the same decisions): name it with --run-col"
     if "item" not in columns:

@@ -5,7 +5,7 @@ the tasks' JSON prompts; an embedding screener becomes the calibrated embedding 
 refuses, in one line and before any work, a screener that can do neither (the synthetic
 screener). :func:`leakage_section` runs the three tasks on the factorial corpus
 (:func:`corpus`: all 20 bases, or the first ``bases`` of them) through the score cache, so an interrupted run asks
-again only what it had not stored, and returns the report's ``leakage`` entry: the
+again only what it had not stored, and returns the report's :class:`~popresume.audit.report_model.Leakage` section: the
 headline quantities of the paper beside ours, the Task 2 selection-rate ratios, the Task 3
 score differences, the Top-Score Rate both ways, counts and timings. Every CI is a
 cluster bootstrap over base résumés (:mod:`popresume.leakage.metrics`).
@@ -18,10 +18,12 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from popresume.audit.report_model import Leakage, TaskCount
 from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import build_corpus, job_description
 from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.leakage.tasks import REGIMES, TASKS, as_judge, run_task, task_items
+from popresume.screeners import open_cache
 
 SOURCE = ("ours: Beyond the Name's Tasks 1-3 on this project's 620 factorial résumés, asked of the audited "
           "screener; cluster-bootstrap CIs over base résumés")
@@ -60,12 +62,11 @@ def n_requests(variants: pd.DataFrame, *, regimes=REGIMES) -> int:
 
 def leakage_section(judge: Any, variants: pd.DataFrame, baselines: pd.DataFrame, *, cache: Any = None,
                     n_boot: int = 500, seed: int = 0, progress: bool = False,
-                    echo: Callable[[str], None] = print) -> dict[str, Any]:
+                    echo: Callable[[str], None] = print) -> Leakage:
     """Run Tasks 1-3 on ``variants`` (and their ``baselines``, from :func:`corpus`) with
-    ``judge`` and return the report's ``leakage`` entry (plain records). ``cache``: as for
-    :func:`popresume.screeners.score_run` (default: the score cache)."""
-    from popresume.screeners import open_cache
-
+    ``judge`` and return the report's :class:`~popresume.audit.report_model.Leakage` section
+    (its tables as records). ``cache``: as for :func:`popresume.screeners.score_run`
+    (default: the score cache)."""
     store, own = open_cache(cache)
     try:
         return _section(judge, variants, baselines, store, n_boot=n_boot, seed=seed, progress=progress, echo=echo)
@@ -74,7 +75,7 @@ def leakage_section(judge: Any, variants: pd.DataFrame, baselines: pd.DataFrame,
             store.close()
 
 
-def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo) -> dict[str, Any]:
+def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo) -> Leakage:
     if isinstance(judge, EmbeddingJudge):
         # the embedding judge sets its thresholds on the cue-free omission baselines (no labels)
         judge.calibrate(baselines["text"].tolist(), [job_description(o) for o in baselines["occupation"]])
@@ -103,22 +104,22 @@ def _section(judge, variants, baselines, cache, *, n_boot, seed, progress, echo)
     def records(df: pd.DataFrame, cols) -> list[dict]:
         return df[[c for c in cols if c in df.columns]].to_dict("records")
 
-    return {
-        "judge": judge.judge_id,
-        "n_boot": int(n_boot),
-        "bases": int(variants["base_id"].nunique()),
-        "variants": int(len(variants)),
-        "source": SOURCE,
-        "published_source": PUBLISHED_SOURCE,
-        "headline": records(head, ["quantity", "published", "ours", "ours_ci_low", "ours_ci_high", "note"]),
-        "task1": records(t1, ["tier", "metric", "estimate", "ci_low", "ci_high", "n", "n_clusters"]),
-        "task2": records(t2, ["regime", "metric", "estimate", "ci_low", "ci_high", "n", "n_clusters"]),
-        "selection_rate_ratios": records(ratios, ["regime", "condition", "ratio", "ci_low", "ci_high",
-                                                  "four_fifths_flag", "p_holm"]),
-        "score_differences": records(diffs, ["condition", "difference", "ci_low", "ci_high", "p_holm"]),
-        "top_score_rate": records(top, ["condition", "paper_per_base", "paper_ci_low", "paper_ci_high",
-                                        "ours_per_variant", "ours_ci_low", "ours_ci_high", "variants_per_base"]),
-        "counts": {f"task{t}": {"replies": int(len(r)), "outside_schema": int((~r["parse_ok"]).sum())}
-                   for t, r in replies.items()},
-        "timings": timings,
-    }
+    return Leakage(
+        judge=judge.judge_id,
+        n_boot=int(n_boot),
+        bases=int(variants["base_id"].nunique()),
+        variants=int(len(variants)),
+        source=SOURCE,
+        published_source=PUBLISHED_SOURCE,
+        headline=records(head, ["quantity", "published", "ours", "ours_ci_low", "ours_ci_high", "note"]),
+        task1=records(t1, ["tier", "metric", "estimate", "ci_low", "ci_high", "n", "n_clusters"]),
+        task2=records(t2, ["regime", "metric", "estimate", "ci_low", "ci_high", "n", "n_clusters"]),
+        selection_rate_ratios=records(ratios, ["regime", "condition", "ratio", "ci_low", "ci_high",
+                                               "four_fifths_flag", "p_holm"]),
+        score_differences=records(diffs, ["condition", "difference", "ci_low", "ci_high", "p_holm"]),
+        top_score_rate=records(top, ["condition", "paper_per_base", "paper_ci_low", "paper_ci_high",
+                                     "ours_per_variant", "ours_ci_low", "ours_ci_high", "variants_per_base"]),
+        counts={f"task{t}": TaskCount(replies=int(len(r)), outside_schema=int((~r["parse_ok"]).sum()))
+                for t, r in replies.items()},
+        timings=timings,
+    )

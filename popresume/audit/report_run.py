@@ -20,12 +20,20 @@ from typing import Any, Callable, Sequence
 
 import pandas as pd
 
-from popresume.audit import pipeline, report
-from popresume.audit.report_model import (AuditReport, Disagreements, Plan, Provenance, RunInfo,
-                                          Validity)
-from popresume.io import write_together
-from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS
-from popresume.screeners.validity import CARD_N
+from popresume.audit import pipeline, report, report_leakage
+from popresume.audit.report_html import render_html
+from popresume.audit.report_model import (AuditReport, Counts, Decompositions, Disagreements, NotAsked, Omitted,
+                                          Plan, Precision, Provenance, RunInfo, ScreenerRun, Validity)
+from popresume.causal import prepare
+from popresume.experience import describe_source
+from popresume.io import read_parquet, write_together
+from popresume.leakage.tasks import check_judge
+from popresume.paths import REPO_ROOT
+from popresume.population import generate_population
+from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS, PROFILE_COLUMNS, validate_profiles
+from popresume.screeners import format_summary, get_screener, score_resumes, score_run
+from popresume.screeners.base import has_capability
+from popresume.screeners.validity import CARD_N, PASS_RULE, card_table, screener_identity, validity_card
 
 #: Fewest résumés an audit accepts (each attribute's smaller group also needs report.MIN_PER_GROUP).
 MIN_N = 100
@@ -145,16 +153,9 @@ def load_population(occupation: str, n: int, *, seed: int = 0, profiles: str | o
     """``n`` profiles of ``occupation``: a fresh synthetic sample, or the first ``n`` rows of that
     occupation in a user's file. Returns (profiles, a description of where they come from)."""
     if profiles is None:
-        from popresume.population import generate_population
-
-        from popresume.experience import describe_source
-
         return (generate_population([occupation], {occupation: n}, seed=seed),
                 f"synthetic (popresume.population, embedded P1 raked to published margins); P2 (experience): "
                 f"{describe_source()}")
-    from popresume.io import read_parquet
-    from popresume.schema import PROFILE_COLUMNS, validate_profiles
-
     p = read_parquet(profiles, what="profiles", columns=PROFILE_COLUMNS)
     p = validate_profiles(p)
     p = p[p["occupation"] == occupation]
@@ -171,8 +172,6 @@ def render(profiles: pd.DataFrame, fmt: str, *, seed: int = 0, progress: bool = 
 
 def identity(screener) -> dict[str, Any]:
     """Who produced every number: id, model, prompt hash, scoring mode, HTTP dialect."""
-    from popresume.screeners.validity import screener_identity
-
     ident = screener_identity(screener)
     params = ident.get("params", {})
     ident["scoring"] = params.get("scoring") or "direct"
@@ -184,8 +183,6 @@ def probe_size(screener) -> int:
     """Résumés the probe times: one model batch for a screener that embeds résumés in
     batches (three résumés of a batch cost what 32 do, and would overstate the run's time
     tenfold), else :data:`PROBE_N`."""
-    from popresume.screeners.base import has_capability
-
     if has_capability(screener, "batches"):
         return max(PROBE_N, int(screener.batch_size))
     return PROBE_N
@@ -194,8 +191,6 @@ def probe_size(screener) -> int:
 def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N) -> dict[str, Any]:
     """Score ``k`` résumés without the cache (after one untimed warm-up résumé); seconds per
     résumé and prompt tokens per request (when the server reports usage)."""
-    from popresume.screeners import score_resumes, score_run
-
     need = profiles if screener.needs_profile else None
     # one résumé first, untimed: a model's first call (weights, kernels, the dialect
     # negotiation of an HTTP server) is not the price of the next thousand
@@ -253,11 +248,6 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     ...     print(refused)
     --n-boot 10000000 is out of range: use 0 to 100,000
     """
-    from popresume.causal import prepare
-    from popresume.screeners import format_summary, get_screener
-    from popresume.screeners.base import has_capability
-    from popresume.screeners.validity import PASS_RULE, card_table, validity_card
-
     req = request
     req.check()
     timings: dict[str, float] = {}
@@ -266,10 +256,6 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     label = scr.secrets.scrub(req.label())  # what the report, its errors and the card print: no password
     judge = None
     if req.leakage:
-        from popresume.audit import report_leakage
-
-        from popresume.leakage.tasks import check_judge
-
         judge = report_leakage.leakage_judge(scr)  # a screener that can run no task is refused before any work
         leak_variants, leak_baselines = report_leakage.corpus(req.leakage_bases)
         check_judge(judge, leak_variants, leak_baselines)  # one item per task first: a server that cannot judge
@@ -284,26 +270,27 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     t = time.perf_counter()
     pr = probe(scr, resumes, prof, k=probe_size(scr))
     timings["probe_s"] = time.perf_counter() - t
-    pl = report.plan(pr["seconds_per_resume"], n=len(resumes), card_n=req.card_n)
+    plan = Plan(**report.plan(pr["seconds_per_resume"], n=len(resumes), card_n=req.card_n), probe=pr)
     tpr = pr["prompt_tokens_per_request"]
     tok = "n/a (no usage reported)" if tpr is None else f"{tpr:.0f}"
-    echo(f"probe: {pr['n']} résumés, {pr['seconds_per_resume']:.3f} s per résumé, prompt tokens per request {tok}; "
-         f"expected: validity card {pl['validity_s']:.0f} s, whole run {pl['total_s']:.0f} s "
+    echo(f"probe: {pr['n']} résumés, {plan.seconds_per_resume:.3f} s per résumé, prompt tokens per request {tok}; "
+         f"expected: validity card {plan.validity_s:.0f} s, whole run {plan.total_s:.0f} s "
          f"(plus estimation), before the score cache")
     if req.leakage:
-        echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * pr['seconds_per_resume']:.0f} s at the "
+        echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * plan.seconds_per_resume:.0f} s at the "
              f"probe's pace)")
     if dry_run:
         return None
 
     t = time.perf_counter()
     card = validity_card(scr, n=req.card_n, seed=req.seed, cache=cache, progress=progress, spec=label)
+    validity = Validity.from_card(card, rule=PASS_RULE, checks=card_table(card), force=req.force)
     timings["validity_s"] = time.perf_counter() - t
-    echo(f"validity gate: {card['verdict'].upper()}" + (f" ({'; '.join(card['reasons'])})" if card["reasons"] else ""))
-    if card["verdict"] != "pass" and not req.force:
-        raise ValueError(f"screener {label!r} fails the validity gate: {card['reasons'][0] if card['reasons'] else ''}"
+    echo(f"validity gate: {validity.verdict.upper()}"
+         + (f" ({'; '.join(validity.reasons)})" if validity.reasons else ""))
+    if validity.verdict != "pass" and not req.force:
+        raise ValueError(f"screener {label!r} fails the validity gate: {validity.reasons[0] if validity.reasons else ''}"
                          f"; nothing written (--force audits it anyway)")
-    forced = bool(req.force and card["verdict"] != "pass")
 
     t = time.perf_counter()
     run = pipeline.score(scr, resumes, prof, cache=cache, progress=progress)
@@ -319,13 +306,13 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     t = time.perf_counter()
     data = prepare(prof, ok)
     data = data[data["score"].notna()].reset_index(drop=True)
-    omitted, notes = {}, []
+    omitted, notes = [], []
     constant = constant_score(data)
     decomps = {}
     if constant is not None:
-        omitted["decomposition"] = (f"the screener gave every one of the {len(data):,} scored résumés the same score "
-                                    f"({constant:g}), so there is no score gap to decompose and no interval to "
-                                    f"compute")
+        omitted.append(Omitted("decomposition", (
+            f"the screener gave every one of the {len(data):,} scored résumés the same score ({constant:g}), so "
+            f"there is no score gap to decompose and no interval to compute")))
         notes.append(f"The screener is constant: every scored résumé got {constant:g}. It does not read the "
                      f"résumés; no effect, ratio or test below says anything about discrimination.")
     else:
@@ -349,28 +336,24 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
         timings["leakage_s"] = time.perf_counter() - t
 
     ident = identity(scr)
-    lim = report.limitations(verdict=card["verdict"], reasons=card["reasons"], forced=forced,
+    lim = report.limitations(verdict=validity.verdict, reasons=validity.reasons, forced=validity.forced,
                              decompositions=decomps,
                              synthetic_population=req.profiles is None,
                              synthetic_screener=has_capability(scr, "true_effects"), identity=ident,
                              n_failed=len(fails), n=len(scores), occupation=req.occupation, fmt=req.fmt)
     timings["total_s"] = time.perf_counter() - t_all
-    run_info = {"occupation": req.occupation, "format": req.fmt, "seed": req.seed,
-                "attributes": list(req.attributes), "population": population, "forced": forced,
-                "select_top": req.select_top, "timings": timings,
-                "counts": {"n": int(summ["n"]), "scored": int(len(ok)), "cached": int(summ["cached"]),
-                           "newly_scored": int(summ["scored"]), "failed": len(fails)},
-                "failures": fails}
-    return AuditReport(
-        provenance=Provenance(spec=label, screener={k: v for k, v in ident.items() if k != "params"},
-                              screener_params=ident.get("params", {}), sources=dict(report.SOURCES)),
-        plan=Plan(**pl, probe=pr),
-        validity=Validity(verdict=card["verdict"], reasons=list(card["reasons"]), rule=PASS_RULE,
-                          parse_rate=card["parse_rate"], n_profiles=card["n_profiles"], checks=card_table(card),
-                          card=card),
-        decompositions=decomps, ll144=ll, four_fifths=ff, chance=chance, disagreements=Disagreements(dis),
-        limitations=lim, leakage=leak, omitted=omitted, notes=notes,
-        run=RunInfo(subject=f"{label} on {req.occupation}", n=int(summ["n"]), extra=run_info))
+    run_info = ScreenerRun(subject=f"{label} on {req.occupation}", n=int(summ["n"]), occupation=req.occupation,
+                           fmt=req.fmt, seed=req.seed, attributes=list(req.attributes), population=population,
+                           forced=validity.forced, select_top=req.select_top, timings=timings,
+                           counts=Counts(n=int(summ["n"]), scored=int(len(ok)), cached=int(summ["cached"]),
+                                         newly_scored=int(summ["scored"]), failed=len(fails)),
+                           failures=fails)
+    provenance = Provenance(spec=label, screener={k: v for k, v in ident.items() if k != "params"},
+                            screener_params=ident.get("params", {}), sources=dict(report.SOURCES))
+    # the page's order; a new section is one more entry here
+    sections = [provenance, plan, validity, Decompositions(decomps), *omitted, Precision.of(decomps), ll, ff,
+                chance, Disagreements(dis), leak if leak is not None else NotAsked("leakage")]
+    return AuditReport(run=run_info, sections=sections, limitations=lim, notes=notes)
 
 
 def constant_score(data: pd.DataFrame, column: str = "score") -> float | None:
@@ -387,8 +370,6 @@ def check_report_folder(folder: str | os.PathLike) -> Path:
     """Refuse, in one line, a report folder that is empty text, the repository's root or
     inside one of its source folders (:data:`SOURCE_FOLDERS`): a report there would sit among
     the package's files and be committed with them."""
-    from popresume.paths import REPO_ROOT
-
     if not str(folder).strip():
         raise ValueError("--report '' names no folder; give one, e.g. --report report/")
     path = Path(folder).expanduser().resolve()
@@ -437,13 +418,11 @@ def write_report(rep: AuditReport, folder: str | os.PathLike) -> tuple[Path, Pat
     >>> page.name, numbers.name, json.loads(numbers.read_text())["run"]
     ('report.html', 'report.json', {'subject': 'recorded decisions (d.csv)', 'n': 400})
     """
-    from popresume.audit.report_html import render_html
-
     folder = Path(folder)
     t = time.perf_counter()
     page = render_html(rep)
     body = rep.to_json()
-    if "timings" in body.get("run", {}):
+    if isinstance(rep.run, ScreenerRun):  # the rendering's seconds join the run's timings in report.json
         body["run"]["timings"]["rendering_s"] = time.perf_counter() - t
     text = json.dumps(body, indent=1, ensure_ascii=False, allow_nan=False)  # both made before either is written
     content = {"report.json": text, "report.html": page}
