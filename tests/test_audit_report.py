@@ -177,6 +177,26 @@ def test_synthetic_report_covers_the_true_effects(synthetic_report):
     assert "true effect" in page and "synthetic-v1" in page and "Limitations" in page
 
 
+#: report.json's keys of a screener audit, in order (the page's order of its sections), and
+#: the page's numbered headings: a change here is a change of the report's schema.
+SCREENER_KEYS = ["report_version", "spec", "screener", "screener_params", "sources", "plan", "validity", "effects",
+                 "decomposition", "precision", "ll144", "four_fifths", "chance_baseline", "disagreements", "leakage",
+                 "limitations", "run"]
+SCREENER_HEADINGS = ["Validity gate", "Decomposition of the score gap", "Precision",
+                     "Outcome level: Local Law 144 and the four-fifths rule", "Limitations", "Run"]
+
+
+def test_the_json_keys_and_the_sections_keep_their_order(synthetic_report):
+    out, _ = synthetic_report
+    rep = json.loads((out / "report.json").read_text())
+    assert list(rep) == SCREENER_KEYS and rep["leakage"] is None  # not asked: the key stays, null
+    assert list(rep["run"]) == ["occupation", "format", "seed", "attributes", "population", "forced", "select_top",
+                                "timings", "counts", "failures"]
+    assert list(rep["run"]["counts"]) == ["n", "scored", "cached", "newly_scored", "failed"]
+    page = (out / "report.html").read_text()
+    assert re.findall(r"<h2>(\d+)\. ([^<]+)</h2>", page) == [(str(i), h) for i, h in enumerate(SCREENER_HEADINGS, 1)]
+
+
 def test_report_html_is_self_contained(synthetic_report):
     page = (synthetic_report[0] / "report.html").read_text()
     assert not re.search(r"(?i)(https?:)?//[a-z0-9]", re.sub(r'src="data:[^"]*"', "", page))

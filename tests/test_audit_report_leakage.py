@@ -50,17 +50,17 @@ def test_section_numbers_follow_the_judge_and_the_cache_serves_a_rerun(tmp_path)
     variants, baselines = L.corpus(2)
     logs = []
     sec = L.leakage_section(judge, variants, baselines, cache=db, n_boot=100, seed=0, echo=logs.append)
-    assert sec["bases"] == 2 and sec["variants"] == 62  # 31 variants per base
-    assert sec["counts"]["task1"] == {"replies": 62, "outside_schema": 0}
-    assert sec["counts"]["task2"]["replies"] == 62 * 3 * 2  # three regimes, both orders
+    assert sec.bases == 2 and sec.variants == 62  # 31 variants per base
+    assert sec.counts["task1"] == L.TaskCount(replies=62, outside_schema=0)
+    assert sec.counts["task2"].replies == 62 * 3 * 2  # three regimes, both orders
     assert judge.asked == L.n_requests(variants) == 62 * 8
-    head = {r["quantity"]: r for r in sec["headline"]}
+    head = {r["quantity"]: r for r in sec.headline}
     assert head["overall recovery rate (T1-T3)"]["ours"] == 1.0
-    diffs = {r["condition"]: r for r in sec["score_differences"]}
+    diffs = {r["condition"]: r for r in sec.score_differences}
     assert diffs["Chinese"]["difference"] == pytest.approx(GAP)
     assert diffs["Indian"]["difference"] == pytest.approx(0.0)
     # always preferring the marked résumé: every group and the control are selected equally
-    assert all(r["ratio"] == pytest.approx(1.0) for r in sec["selection_rate_ratios"])
+    assert all(r["ratio"] == pytest.approx(1.0) for r in sec.selection_rate_ratios)
     assert len(logs) == 3 and logs[1].startswith("leakage Task 2: 372 replies")
     again = KnowingJudge()
     L.leakage_section(again, variants, baselines, cache=db, n_boot=100, seed=0, echo=lambda s: None)
@@ -74,7 +74,7 @@ def test_report_json_and_html_carry_the_section(tmp_path, monkeypatch):
     req = ReportRequest("synthetic", occupation="accountant", n=300, force=True, card_n=10, n_boot=50, tune=False,
                         leakage=True, leakage_bases=1)
     rep = run_report(req, cache=tmp_path / "c.sqlite", echo=lambda s: None)
-    assert rep.leakage["n_boot"] == 50  # the user's draws, not a silent floor
+    assert rep.leakage.n_boot == 50  # the user's draws, not a silent floor
     html, js = write_report(rep, tmp_path / "out")
     data = json.loads(js.read_text())
     assert data["leakage"]["variants"] == 31 and data["leakage"]["judge"] == "knowing-test-judge"
