@@ -31,7 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from popresume import ll144
+from popresume.audit.metrics import name_disagreements
 from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifths
+from popresume.causal import capture_pse_warnings, case_label, default_roles, effects_from_psi, estimate_pse
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
@@ -92,8 +95,6 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     cases (None where a label would rest on an effect that is not estimable), the overlap,
     the estimator's warnings and the precision table.
     """
-    from popresume.causal import capture_pse_warnings, case_label, default_roles, estimate_pse
-
     roles = default_roles(attribute)
     check_groups(data, attribute, roles)
     with capture_pse_warnings() as caught:
@@ -127,8 +128,6 @@ def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float =
     with their SD s, SE = s/√n and the normal half-width is z·s/√n, so the n giving ``target``
     is ⌈(z·s/target)²⌉. ``half_width`` is the reported CI's (bootstrap) half-width.
     """
-    from popresume.causal import effects_from_psi
-
     if not target > 0:
         raise ValueError(f"target half-width must be > 0, got {target!r}")
     phi = effects_from_psi(np.asarray(result.phi, dtype=float))
@@ -166,8 +165,6 @@ def ll144_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gender", 
     Clopper–Pearson intervals and ``ci_*`` the impact ratio's, simultaneous over the
     categories (they hold near parity, where the reference category is itself uncertain).
     """
-    from popresume import ll144
-
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
     t = ll144.breakdown_table(d, score=score, sex=sex, race=race, rule=rule, level=level)
@@ -185,8 +182,6 @@ def four_fifths_table(df: pd.DataFrame, *, score: str = "score", sex: str = "gen
     and race category when the top ``select_top`` of the scores is selected, or, for a
     boolean ``score``, as recorded (:func:`popresume.ll144.breakdown_table`, every known
     category in the reference: the four-fifths rule has no 2% exclusion)."""
-    from popresume import ll144
-
     require_columns(df, [score, sex, race], "scores table")
     d = df[df[score].notna()].reset_index(drop=True)
     t = ll144.breakdown_table(d, score=score, sex=sex, race=race, rule="selection_cut", select_top=select_top,
@@ -225,8 +220,6 @@ def chance_baseline(df: pd.DataFrame, *, rule: str = "median_split", score: str 
     the observed one), each with its text (``*_text``: a bound such as "< 0.001" and only the
     digits the draws support).
     """
-    from popresume import ll144
-
     if rule not in RULE_BREAKDOWNS:
         raise ValueError(f"rule must be one of {sorted(RULE_BREAKDOWNS)}, got {rule!r}")
     require_columns(df, [score, sex, race], "scores table")
@@ -274,8 +267,6 @@ def disagreements(decomps: Mapping[str, Decomposition], ff: pd.DataFrame) -> pd.
     the effects table: no p-value is re-derived from a printed CI. An effect that is not
     estimable counts as not significant.
     """
-    from popresume.audit.metrics import name_disagreements
-
     breakdown = {"gender": "sex", "race": "race"}
     rows = []
     for attr, dec in decomps.items():
