@@ -116,7 +116,7 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     return Decomposition(attribute=attribute, x=roles["x"], x0=roles["x0"], x1=roles["x1"], effects=out,
                          cases=case_label(table, "paper"), min_ess=res.overlap["min_ess"],
                          clipped_share=res.overlap["clipped_share"], warnings=sorted(set(caught)), n=int(res.n),
-                         ci_method=str(table["ci_method"].iloc[0]), precision=precision)
+                         ci_method=str(table["ci_method"].iloc[0]), precision=precision, clip=est.clip)
 
 
 def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float = 0.95) -> pd.DataFrame:

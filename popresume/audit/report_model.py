@@ -314,6 +314,8 @@ class Decomposition:
         How the intervals were computed.
     precision : pandas.DataFrame
         The precision table.
+    clip : float
+        The estimator's propensity clip: propensities were clipped to [clip, 1 − clip].
 
     Examples
     --------
@@ -338,6 +340,7 @@ class Decomposition:
     n: int
     ci_method: str
     precision: pd.DataFrame
+    clip: float = DEFAULTS.clip
 
     def significant(self) -> list[str]:
         """Effects whose 95% CI excludes 0 (the paper's rule) among the estimable ones."""
@@ -378,7 +381,7 @@ class Decomposition:
         ("" when it raised none); the raw warnings stay in ``warnings``."""
         if not self.warnings:
             return ""
-        lo, hi = DEFAULTS.clip, 1 - DEFAULTS.clip
+        lo, hi = self.clip, 1 - self.clip  # the bounds the estimator used
         return (f"Overlap for {self.attribute}: {self.clipped_share:.0%} of the propensities of some model were "
                 f"clipped to [{lo:g}, {hi:g}] and the smallest effective sample size of a weight is {self.min_ess:.0f}; "
                 f"where a mediator nearly reveals {self.attribute}, few applicants show the combinations an effect "
