@@ -30,17 +30,19 @@ here keep their names and call it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from popresume import ll144
 from popresume.causal.cases import CASES, case_counts, flags_from_significance, labels_from_flags  # noqa: F401
 from popresume.causal.effects import significant
-from popresume import ll144
 from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
+from popresume.paths import DATA_DIR
 from popresume.schema import NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
 
 Z975 = 1.959963984540054
@@ -615,10 +617,6 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
 
 def published_table(path=None) -> pd.DataFrame:
     """The published Tables 4-5 (data/published/popresume_published_pse.csv; copied from the shared data if absent)."""
-    from pathlib import Path
-
-    from popresume.paths import DATA_DIR
-
     p = Path(path) if path is not None else DATA_DIR / "published" / "popresume_published_pse.csv"
     if not p.exists():
         raise FileNotFoundError(f"published table not found: {p}")
