@@ -17,8 +17,10 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
+from popresume.correspondence.data import load_bertrand_mullainathan as load_bm
 from popresume.decisions.schema import LL144_COLUMNS, tidy
 from popresume.paths import data_path
+from popresume.ranking import bloomberg
 
 #: re-cinq/hiring-bias, data CC BY 4.0: the one résumé every variant is made from.
 RECINQ_ITEM = "resume_base"
@@ -199,8 +201,6 @@ def load_bloomberg() -> pd.DataFrame:
     >>> len(ranks), int(ranks["outcome"].min()), int(ranks["outcome"].max())
     (64000, 1, 8)
     """
-    from popresume.ranking import bloomberg
-
     raw = bloomberg.load_bloomberg_ranks()
     out = pd.DataFrame({
         "source": "bloomberg", "model": raw["model"], "model_version": raw["model"],
@@ -227,8 +227,6 @@ def load_bertrand_mullainathan() -> pd.DataFrame:
     >>> len(sent), round(float(sent["outcome"].mean()), 3)  # the study's 8% callback rate
     (4870, 0.08)
     """
-    from popresume.correspondence.data import load_bertrand_mullainathan as load_bm
-
     raw = load_bm()
     out = pd.DataFrame({
         "source": "bertrand_mullainathan", "model": "employers (Boston, Chicago 2001-02)", "date": "2001",
