@@ -47,11 +47,14 @@ model and prompt hash, into every cache key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
@@ -299,10 +302,6 @@ class quiet_hf:
     travels with the exception)."""
 
     def __enter__(self):
-        import contextlib
-        import io
-        import warnings
-
         self._w = warnings.catch_warnings()
         self._w.__enter__()
         warnings.simplefilter("ignore")
@@ -310,7 +309,7 @@ class quiet_hf:
         self._redirect = contextlib.redirect_stderr(self._stderr)
         self._redirect.__enter__()
         try:
-            from transformers.utils import logging as hf_logging
+            from transformers.utils import logging as hf_logging  # optional: the screeners extra
 
             self._hf = hf_logging
             self._verb = hf_logging.get_verbosity()
@@ -345,7 +344,7 @@ class torch_threads:
 
     def __enter__(self):
         if self.n is not None:
-            import torch
+            import torch  # optional: the screeners extra
 
             self._old = torch.get_num_threads()
             torch.set_num_threads(int(self.n))
@@ -353,7 +352,7 @@ class torch_threads:
 
     def __exit__(self, *exc):
         if self.n is not None:
-            import torch
+            import torch  # optional: the screeners extra
 
             torch.set_num_threads(self._old)
         return False

@@ -40,10 +40,15 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import math
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Sequence
 
+from PIL import Image
+
+from popresume.extras import require
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, iter_chunks, quiet_hf, torch_threads
 from popresume.screeners.parsing import parse_json_reply, parse_score
 from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
@@ -83,8 +88,6 @@ def schema_candidates(schema: dict) -> list[str] | None:
             vals = list(range(lo, hi + 1))
         elif p.get("type") == "number" and "minimum" in p and "maximum" in p and "multipleOf" in p:
             # e.g. the paper's one-decimal X.X: 0.0, 0.1, …, 10.0 written with that many decimals
-            from decimal import Decimal
-
             step = Decimal(str(p["multipleOf"]))
             lo, hi = Decimal(str(p["minimum"])), Decimal(str(p["maximum"]))
             if step <= 0 or (hi - lo) / step > 1000:
@@ -139,7 +142,7 @@ class FiniteJSONConstraint:
 
     def __init__(self, candidates: Sequence[str], token_text: Sequence[str], eos_ids: Sequence[int],
                  prompt_len: int):
-        import torch
+        import torch  # optional: the screeners extra
 
         self.candidates = sorted(set(candidates))
         self.cand_set = set(self.candidates)
@@ -158,7 +161,7 @@ class FiniteJSONConstraint:
         return "".join(self.token_text[int(i)] for i in ids)
 
     def allowed(self, text: str):
-        import torch
+        import torch  # optional: the screeners extra
 
         if text not in self._memo:
             ids: set[int] = set()
@@ -173,7 +176,7 @@ class FiniteJSONConstraint:
         return self._memo[text]
 
     def __call__(self, input_ids, scores):
-        import torch
+        import torch  # optional: the screeners extra
 
         mask = torch.full_like(scores, float("-inf"))
         for b in range(input_ids.shape[0]):
@@ -244,12 +247,11 @@ class HFScreener(BaseScreener):
     def _load(self) -> None:
         if self._lm is not None:
             return
-        from popresume.extras import require
 
         with quiet_hf():  # importing transformers warns too (tqdm.auto without ipywidgets)
             torch = require("torch", "the Hugging Face screener")
             require("transformers", "the Hugging Face screener")
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers import AutoModelForCausalLM, AutoTokenizer  # optional: the screeners extra
 
         kw: dict[str, Any] = {"local_files_only": True}
         if self.gguf_file:
@@ -258,7 +260,7 @@ class HFScreener(BaseScreener):
             kw["dtype"] = getattr(torch, self.dtype)
         with quiet_hf():
             if self.supports_images:
-                from transformers import AutoModelForImageTextToText, AutoProcessor
+                from transformers import AutoModelForImageTextToText, AutoProcessor  # optional: the screeners extra
 
                 self._proc = AutoProcessor.from_pretrained(str(self.model_dir), **kw)
                 self._tok = self._proc.tokenizer
@@ -294,7 +296,6 @@ class HFScreener(BaseScreener):
         if images:
             if not self.supports_images:
                 raise ValueError(f"model {self.model!r} has no vision tower: it cannot read image résumés")
-            from PIL import Image
 
             pil = []
             for p in images:
@@ -324,8 +325,8 @@ class HFScreener(BaseScreener):
     def generate(self, messages: list[dict], *, candidates: Sequence[str] | None = None,
                  images: Sequence[str | os.PathLike] | None = None) -> str:
         """Greedy reply to ``messages``; constrained to ``candidates`` when given."""
-        import torch
-        from transformers import LogitsProcessorList
+        import torch  # optional: the screeners extra
+        from transformers import LogitsProcessorList  # optional: the screeners extra
 
         self._load()
         inputs = {k: v.to(self.device) for k, v in self._inputs(messages, images).items()}
@@ -358,9 +359,7 @@ class HFScreener(BaseScreener):
         ``pruned_mass``. The prompt runs once; each level of the tree is one more pass
         (:meth:`_path_logits`, ``node_batch`` nodes at a time).
         """
-        import math
-
-        import torch
+        import torch  # optional: the screeners extra
 
         self._load()
         inputs = {k: v.to(self.device) for k, v in self._inputs(messages, images).items()}
@@ -418,7 +417,7 @@ class HFScreener(BaseScreener):
         mask lets each token see the prompt and the earlier tokens of its own path only
         (tree attention), with positions counted from the end of the prompt. The cache is
         cropped back to the prompt afterwards."""
-        import torch
+        import torch  # optional: the screeners extra
 
         toks: list[int] = []
         pos: list[int] = []

@@ -81,17 +81,22 @@ import random
 import re
 import threading
 import time
+import urllib.request
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
+import httpcore
+import httpx
+from PIL import Image
+
 from popresume.errors import StoppedRun
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
-from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
 from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.specs import DIALECTS, OpenAISpec, spec_for
 
 log = logging.getLogger(__name__)
@@ -145,8 +150,6 @@ class DeadlineBackend:
     """
 
     def __init__(self):
-        import httpcore
-
         self._backend = httpcore.SyncBackend()
         self._deadline = _Deadline()
 
@@ -169,15 +172,11 @@ class DeadlineBackend:
         return left if timeout is None else min(timeout, left)
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        import httpcore
-
         stream = self._backend.connect_tcp(host, port, self.cap(timeout, httpcore.ConnectTimeout),
                                            local_address=local_address, socket_options=socket_options)
         return _DeadlineStream(stream, self)
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        import httpcore
-
         stream = self._backend.connect_unix_socket(path, self.cap(timeout, httpcore.ConnectTimeout),
                                                    socket_options=socket_options)
         return _DeadlineStream(stream, self)
@@ -193,21 +192,15 @@ class _DeadlineStream:
         self._stream, self._backend = stream, backend
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        import httpcore
-
         return self._stream.read(max_bytes, self._backend.cap(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        import httpcore
-
         self._stream.write(buffer, self._backend.cap(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
         self._stream.close()
 
     def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-        import httpcore
-
         tls = self._stream.start_tls(ssl_context, server_hostname, self._backend.cap(timeout, httpcore.ConnectTimeout))
         return _DeadlineStream(tls, self._backend)
 
@@ -218,8 +211,6 @@ class _DeadlineStream:
 def environment_proxy(url: str) -> str | None:
     """The HTTP(S) proxy the environment names for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``,
     ``ALL_PROXY``, less ``NO_PROXY``), as httpx itself would use it; None when there is none."""
-    import urllib.request
-
     u = urlparse(url)
     if urllib.request.proxy_bypass(u.hostname or ""):
         return None
@@ -236,9 +227,6 @@ def deadline_transport(backend: DeadlineBackend, limits, proxy: str | None = Non
     :func:`environment_proxy` reads them) and the backend; the rest of the transport
     (request mapping, exception mapping) is httpx's own. A SOCKS proxy keeps httpx's own
     pool: its requests are bounded per read only."""
-    import httpcore
-    import httpx
-
     transport = httpx.HTTPTransport(limits=limits, proxy=proxy)
     shared = dict(ssl_context=httpx.create_ssl_context(), max_connections=limits.max_connections,
                   max_keepalive_connections=limits.max_keepalive_connections,
@@ -306,8 +294,6 @@ def image_data_url(path: str | os.PathLike) -> str:
     p = Path(path)
     data = p.read_bytes()  # OSError if missing
     try:
-        from PIL import Image
-
         with Image.open(io.BytesIO(data)) as im:
             im.verify()
             fmt = (im.format or "PNG").lower()
@@ -421,8 +407,6 @@ class OpenAIScreener(BaseScreener):
     def client(self):
         with self._lock:
             if self._client is None:
-                import httpx
-
                 limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
                 self._client = httpx.Client(timeout=self.timeout,
                                             transport=deadline_transport(self._deadline, limits,
@@ -491,8 +475,6 @@ class OpenAIScreener(BaseScreener):
         """POST ``payload`` to ``/chat/completions``; the decoded JSON body, or raises
         :class:`RequestRefused` (not retried), :class:`TransientFailure` (retries exhausted),
         :class:`ConnectionError` (never reached the server) or :class:`PermissionError`."""
-        import httpx
-
         url = f"{self.base_url}/chat/completions"
         last = ""
         connect_failures = 0

@@ -33,6 +33,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
+from popresume.causal.roles import default_roles
 from popresume.grouping import add_groups
 from popresume.schema import PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
@@ -174,8 +176,6 @@ class SyntheticScreener(BaseScreener):
         five counterfactual means keyed "111", "000", "100", "101", "110".
         """
         if roles is None:
-            from popresume.causal.roles import default_roles
-
             roles = default_roles(attribute)
         x, x0, x1 = roles["x"], roles["x0"], roles["x1"]
         zc, bc, rc = list(roles["z"]), list(roles["b"]), list(roles["r"])
@@ -257,8 +257,6 @@ class SyntheticScreener(BaseScreener):
         dx = {s0: dx[x0], s1: dx[x1]}
         ps = {"111": psi(s1, s1, s1), "000": psi(s0, s0, s0), "100": psi(s1, s0, s0),
               "101": psi(s1, s0, s1), "110": psi(s1, s1, s0)}
-        from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
-
         true = effects_from_psi([ps[name[-3:]] for name in PSI_NAMES])
         out = pd.DataFrame({"true": true}, index=pd.Index(PSE_NAMES, name="effect"))
         out.attrs.update(psi=ps, dropped_z_rows=dropped, fallback_cells=fallback, attribute=attribute, format=fmt)
