@@ -60,6 +60,7 @@ from scipy import special, stats
 from sklearn.linear_model import LogisticRegression
 from xgboost import XGBRegressor
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS
 from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, SOURCE_DESCRIPTIONS
 
@@ -306,9 +307,7 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     """
     if target_kind not in ("share", "years"):
         raise ValueError(f"target_kind must be 'share' or 'years', got {target_kind!r}")
-    for c in ("age", "gender", "educ_years", "exp_year"):
-        if c not in source.columns:
-            raise ValueError(f"experience source is missing column {c!r}")
+    require_columns(source, ["age", "gender", "educ_years", "exp_year"], "experience source")
     # race / collar enter only when every source row has them: a column missing for one
     # survey would act as an indicator of that survey (PSID1976 has no collar)
     extra = [c for c in ("race", "collar") if c in source.columns and source[c].notna().all()]

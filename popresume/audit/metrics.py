@@ -40,6 +40,7 @@ from scipy import stats
 from popresume import ll144
 from popresume.causal.cases import CASES, case_counts, flags_from_significance, labels_from_flags  # noqa: F401
 from popresume.causal.effects import significant
+from popresume.errors import require_columns
 from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
 from popresume.paths import DATA_DIR
@@ -92,11 +93,7 @@ ADJUSTERS = {k: _ALL_ADJUSTERS[k] for k in ("holm", "bh")}
 
 
 def _check_results(table: pd.DataFrame, effects: Iterable[str] = PSE_NAMES) -> None:
-    for e in effects:
-        for s in ("estimate", "ci_low", "ci_high"):
-            c = f"{e}_{s}"
-            if c not in table.columns:
-                raise ValueError(f"results table is missing column {c!r}")
+    require_columns(table, [f"{e}_{s}" for e in effects for s in ("estimate", "ci_low", "ci_high")], "results table")
 
 
 def long_tests(table: pd.DataFrame, *, effects: Sequence[str] = PSE_NAMES, level: float = 0.95) -> pd.DataFrame:
@@ -232,8 +229,7 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
 
     def col(e):
         c = e if e in estimates.columns else f"{e}_estimate"
-        if c not in estimates.columns:
-            raise ValueError(f"estimates table is missing column {c!r}")
+        require_columns(estimates, [c], "estimates table")
         return estimates[c].to_numpy(float)
 
     return labels_from_flags(flags_from_significance(sig, col("NDE"), col("NIE"), rule))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 import pandas as pd
@@ -55,9 +56,9 @@ def _read(name: str) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=None)
-def _recinq_versions() -> dict[str, str]:
+def _recinq_versions() -> Mapping[str, str]:
     m = pd.read_csv(data_path("decisions", "recinq_models.csv"))
-    return dict(zip(m["slot"], m["provider_model"]))
+    return MappingProxyType(dict(zip(m["slot"], m["provider_model"])))  # cached: read-only for every caller
 
 
 def load_recinq() -> pd.DataFrame:

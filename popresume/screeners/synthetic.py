@@ -35,6 +35,7 @@ import pandas as pd
 
 from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
 from popresume.causal.roles import default_roles
+from popresume.errors import require_columns
 from popresume.grouping import add_groups
 from popresume.schema import PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
@@ -100,12 +101,9 @@ class SyntheticScreener(BaseScreener):
     # -- data -------------------------------------------------------------------------------
     def prepare_profiles(self, profiles: pd.DataFrame) -> pd.DataFrame:
         """Profiles with every column f reads; grouping columns are added when missing."""
-        need = [c for c in self.columns if c not in profiles.columns]
-        if need:
+        if any(c not in profiles.columns for c in self.columns):
             profiles = add_groups(profiles)
-            still = [c for c in self.columns if c not in profiles.columns]
-            if still:
-                raise ValueError(f"profiles lack the column(s) {still} used by the synthetic screener")
+            require_columns(profiles, self.columns, "profiles read by the synthetic screener")
         return profiles
 
     def components(self, profiles: pd.DataFrame, *, format: str = "text") -> pd.DataFrame:
