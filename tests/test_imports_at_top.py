@@ -137,3 +137,23 @@ def test_imports_of_the_package_and_its_core_dependencies_are_at_the_top():
 def test_the_skip_list_names_modules_of_the_package():
     missing = sorted(p for p in SKIP if not (ROOT.parent / p).is_file())
     assert not missing, missing
+
+
+# ---------------------------------------------------------------------------- the command line
+def test_the_verb_list_is_the_commands_own_help_and_imports_no_verb():
+    """``popresume --help`` reads each verb's line from its source (its modules import what
+    they run at their top): the lines are click's own, and no verb module is loaded."""
+    import importlib
+    import subprocess
+
+    from popresume.cli import VERBS, verb_short_help
+
+    for module in VERBS.values():
+        command = importlib.import_module(f"popresume.cli.{module}").command
+        for limit in (20, 45, 70):
+            assert verb_short_help(module, limit) == command.get_short_help_str(limit), (module, limit)
+    code = ("import sys\nfrom popresume.cli import main\ntry:\n    main(['--help'], prog_name='popresume')\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('popresume.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "Commands:" in out and all(f"  {verb} " in out for verb in VERBS), out
+    assert out.strip().splitlines()[-1] == "['popresume.cli._errors']", out
