@@ -7,6 +7,7 @@ error group (:mod:`popresume.cli._errors`) prints it without a traceback, like a
 
 from __future__ import annotations
 
+import pandas as pd
 
 # Messages of the checks below, as module constants (one wording wherever they are raised).
 MISSING_COLUMN = "{what} has no column {column!r}{more}; its columns: {columns}"
@@ -23,8 +24,6 @@ def require_columns(df, columns, what: str) -> None:
     The package's one column check: every stage that reads a user's table calls it, so a
     missing column always reads ``<what> has no column 'x'; its columns: [...]``.
     """
-    import pandas as pd
-
     if not isinstance(df, pd.DataFrame):
         raise ValueError(NOT_A_DATAFRAME.format(what=what, kind=type(df).__name__))
     missing = [c for c in columns if c not in df.columns]

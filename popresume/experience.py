@@ -56,9 +56,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import special, stats
+from sklearn.linear_model import LogisticRegression
+from xgboost import XGBRegressor
 
+from popresume.errors import require_columns
 from popresume.schema import EDU_LEVELS
+from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, SOURCE_DESCRIPTIONS
 
 # Years of schooling for each kept ACS attainment level (to put edu_level and the source's
 # years of schooling on one scale).
@@ -140,8 +144,6 @@ def density_ratio_weights(source: pd.DataFrame, target: pd.DataFrame, *, target_
     the source so weighted and the result is p_target / p_source times them. With
     ``gender_term=False`` the classifier does not balance gender.
     """
-    from sklearn.linear_model import LogisticRegression
-
     use_race = "race" in source.columns and "race" in target.columns
     xs = _classifier_design(source["age"], source["gender"], source["educ_years"],
                             source["race"] if use_race else None, gender_term=gender_term)
@@ -303,13 +305,9 @@ def fit_experience_model(source: pd.DataFrame, target: pd.DataFrame, *, occupati
     every source row).
     ``gender_term``: False fits P2 without gender (module docstring, "Gender term").
     """
-    from xgboost import XGBRegressor
-
     if target_kind not in ("share", "years"):
         raise ValueError(f"target_kind must be 'share' or 'years', got {target_kind!r}")
-    for c in ("age", "gender", "educ_years", "exp_year"):
-        if c not in source.columns:
-            raise ValueError(f"experience source is missing column {c!r}")
+    require_columns(source, ["age", "gender", "educ_years", "exp_year"], "experience source")
     # race / collar enter only when every source row has them: a column missing for one
     # survey would act as an indicator of that survey (PSID1976 has no collar)
     extra = [c for c in ("race", "collar") if c in source.columns and source[c].notna().all()]
@@ -391,8 +389,6 @@ def qq_data(model: ExperienceModel) -> pd.DataFrame:
 
     Weighted plotting positions (the source rows carry density-ratio weights).
     """
-    from scipy import stats
-
     src = model.source.sort_values("z")
     w = src["weight"].to_numpy(float)
     pos = (np.cumsum(w) - 0.5 * w) / w.sum()
@@ -412,8 +408,6 @@ def describe_source(source=None) -> str:
     >>> describe_source().startswith("P2 source 'measured' (default)")
     True
     """
-    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE, SOURCE_DESCRIPTIONS
-
     source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
     if isinstance(source, str) and source in SOURCE_DESCRIPTIONS:
         return SOURCE_DESCRIPTIONS[source]

@@ -21,13 +21,14 @@ a name's group is a property of the name, the same in every sample.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
 from popresume.io import cached_tables
 from popresume.schema import EDU_LEVELS
+from popresume.sources import STATE_REGION
+from popresume.sources.names import load_ssa_names, surname_race_probabilities, title_case
 
 GENDER_THRESHOLD = 0.75
 AGE_THRESHOLD = 0.5
@@ -62,8 +63,6 @@ def first_name_stats(age_range=DEFAULT_AGE_RANGE) -> pd.DataFrame:
 
     Index: name; columns p_female, p_young, p_mid, p_old, n (total births).
     """
-    from popresume.sources.names import load_ssa_names
-
     cohorts = age_cohorts(age_range)
     lo, hi = int(age_range[0]), int(age_range[1])
     ssa = load_ssa_names((REFERENCE_YEAR - hi, REFERENCE_YEAR - lo))
@@ -116,8 +115,6 @@ def age_typicality(first_names, *, threshold: float = AGE_THRESHOLD, age_range=D
 def surname_group(surnames, *, threshold: float = SURNAME_THRESHOLD, inclusive: bool = False) -> np.ndarray:
     """"Asian" / "Black" / "White" / "neutral" for each surname (Appendix C.4: the share of
     one race exceeds 0.5)."""
-    from popresume.sources.names import surname_race_probabilities, title_case
-
     probs = surname_race_probabilities()
     names = pd.Series([title_case(s) for s in np.asarray(surnames, dtype=object)])
     out = np.full(len(names), "neutral", dtype=object)
@@ -165,8 +162,6 @@ def edu_group(edu_level) -> np.ndarray:
 
 def region_of(states) -> np.ndarray:
     """Census region of each USPS state code."""
-    from popresume.sources import STATE_REGION
-
     return _map_or_raise(states, STATE_REGION, "state", "a USPS code such as 'CA'")
 
 

@@ -20,6 +20,7 @@ import errno
 import functools
 import os
 import re
+import shutil
 import stat
 import tempfile
 import threading
@@ -29,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from popresume.errors import require_columns
 
@@ -200,7 +202,7 @@ def write_text(text: str, path: str | os.PathLike) -> Path:
 
 def write_figure(fig, path: str | os.PathLike, *, dpi: int = 120) -> Path:
     """Save a matplotlib figure as PNG atomically (tight bounding box), close it, return the path."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # pyplot only when a figure is written: io is imported everywhere
 
     with atomic_path(path, ".png") as tmp:
         fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
@@ -230,7 +232,6 @@ def read_parquet(path: str | os.PathLike, *, what: str = "table", columns: Itera
         raise FileNotFoundError(f"{what} file not found: {path}")
     if path.is_dir():
         raise ValueError(f"{what} {path} is a folder, not a Parquet file")
-    import pyarrow as pa
 
     try:
         df = pd.read_parquet(path)
@@ -254,8 +255,6 @@ def write_together(folder: str | os.PathLike, writers: dict, *, what: str = "the
     written. A full disk is an ``OSError`` (ENOSPC) naming the folder and saying whether the
     earlier files are unchanged or nothing was written. Returns name -> final path.
     """
-    import shutil
-
     folder = Path(folder)
     created = not folder.exists()
     final = {name: folder / name for name in writers}

@@ -54,6 +54,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaln
+from scipy.stats import hypergeom, norm
+from statsmodels.stats.proportion import proportion_confint
 
 from popresume.errors import require_columns
 
@@ -163,8 +166,6 @@ def category_counts(df: pd.DataFrame, categories: str | Sequence[str], outcome: 
 
 def _box(selected: np.ndarray, n: np.ndarray, level: float, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Clopper–Pearson bounds of each rate at the Šidák level ``level ** (1/k)`` (simultaneous over k)."""
-    from statsmodels.stats.proportion import proportion_confint
-
     alpha = 1 - level ** (1 / max(k, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         lo, hi = proportion_confint(selected, np.maximum(n, 1), alpha=alpha, method="beta")
@@ -269,8 +270,6 @@ def rate_ratio_interval(x1, n1, x2, n2, *, alpha: float = 0.05, continuity: bool
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.4006, 0.5729)
     """
-    from scipy.stats import norm
-
     x1, n1, x2, n2 = (np.asarray(v, float) for v in np.broadcast_arrays(x1, n1, x2, n2))
     z2 = norm.isf(np.asarray(alpha, float) / 2) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -835,8 +834,6 @@ def chance_of_flag(counts: pd.DataFrame | Mapping[str, int] | Sequence[int], *, 
     if m == 0:  # nobody selected (e.g. constant scores): every rate is 0 and no ratio is defined
         return ChanceOfFlag(rule, threshold, float("nan"), 0, "not estimable: no row is selected", obs)
     if len(sizes) == 2 and rated.all():
-        from scipy.stats import hypergeom
-
         x = np.arange(max(0, m - sizes[1]), min(m, sizes[0]) + 1)
         pmf = hypergeom.pmf(x, total, sizes[0], m)
         low = _lowest(np.stack([x, m - x], axis=1).astype(float), sizes.astype(float), rated)
@@ -1174,8 +1171,6 @@ def chance_below_exact(sizes: Sequence[int], n_selected: int, *, threshold: floa
     >>> round(float(below[0]), 4), round(float(p[1]), 9)
     (0.124, 1.0)
     """
-    from scipy.special import gammaln
-
     n0, n1 = (int(v) for v in sizes)
     m = int(n_selected)
     total = n0 + n1

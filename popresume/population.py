@@ -38,13 +38,31 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.stats import chi2_contingency
 
+from popresume.experience import OCCUPATION_COLLAR, describe_source, fit_experience_model
 from popresume.progress import progress_bar
 from popresume.schema import (
-    DEFAULT_SIZES, EDU_LEVELS, GENDERS, OCCUPATION_KEYS, PROFILE_COLUMNS, RACES, check_occupations,
+    DEFAULT_SIZES,
+    EDU_LEVELS,
+    GENDERS,
+    OCCUPATION_KEYS,
+    PROFILE_COLUMNS,
+    RACES,
+    check_occupations,
     validate_profiles,
 )
-from popresume.sources import STATE_REGION
+from popresume.sources import STATE_REGION, seeds
+from popresume.sources.acs import acs_p1, load_acs
+from popresume.sources.calibration import P1_METHODS, default_p1, published_margins
+from popresume.sources.experience_data import (
+    DEFAULT_EXPERIENCE_SOURCE,
+    GENDER_FREE_SOURCES,
+    PSID_MEAN_COVARIATES,
+    load_experience_source,
+)
+from popresume.sources.names import first_name_table, surname_table
+from popresume.sources.seeds import seed_ba_plus_shares
 
 REFERENCE_YEAR = 2023  # birth_year = REFERENCE_YEAR - age (the paper uses the 2023 ACS)
 P1_COLUMNS = ("gender", "race", "age", "state", "edu_level")
@@ -88,7 +106,7 @@ def available_memory() -> int | None:
     """Bytes of memory available to a new allocation (psutil, else ``/proc/meminfo``), or
     ``None`` where neither can tell."""
     try:
-        import psutil
+        import psutil  # psutil is optional (not a dependency): /proc/meminfo otherwise
     except ImportError:
         psutil = None
     if psutil is not None:
@@ -161,10 +179,7 @@ def p1_table(occupation: str, *, age_range=(18, 44), races=RACES, acs=None, p1_m
     races = _check_races(races)
     (occupation,) = check_occupations([occupation])
     if acs is None:
-        from popresume.sources.calibration import default_p1
-
         return default_p1(occupation, age_range=tuple(age_range), races=races, method=p1_method)
-    from popresume.sources.acs import acs_p1
 
     return acs_p1(acs, occupation, age_range=tuple(age_range), races=races)
 
@@ -176,8 +191,6 @@ _NAME_CACHE: dict = {}
 def _first_name_sampler(birth_years: tuple[int, ...]):
     key = ("first", birth_years)
     if key not in _NAME_CACHE:
-        from popresume.sources.names import first_name_table
-
         t = first_name_table(birth_years)
         out = {}
         for (sex, year), g in t.groupby(["sex", "year"], sort=True):
@@ -189,8 +202,6 @@ def _first_name_sampler(birth_years: tuple[int, ...]):
 def _surname_sampler(race: str):
     key = ("surname", race)
     if key not in _NAME_CACHE:
-        from popresume.sources.names import surname_table
-
         t = surname_table(race)
         _NAME_CACHE[key] = (t["name"].to_numpy(object), np.cumsum(t["p"].to_numpy()))
     return _NAME_CACHE[key]
@@ -212,11 +223,6 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: in
     term), "psid" (PSID 1976-82 + PSID 1975, the earlier default), "wooldridge", or a
     user's table / path (:func:`popresume.sources.experience_data.load_experience_source`).
     """
-    from popresume.experience import fit_experience_model
-    from popresume.sources.experience_data import (
-        DEFAULT_EXPERIENCE_SOURCE, GENDER_FREE_SOURCES, PSID_MEAN_COVARIATES, load_experience_source,
-    )
-
     source = DEFAULT_EXPERIENCE_SOURCE if source is None else source
     named = isinstance(source, str)
     covariates = PSID_MEAN_COVARIATES if named and source == "psid" else None
@@ -238,8 +244,6 @@ def experience_model(occupation: str, p1: pd.DataFrame, *, source=None, seed: in
 def sample_occupation(occupation: str, n: int, rng: np.random.Generator, *, age_range=(18, 44),
                       races=RACES, acs=None, experience_source=None, p1_method: str = "seeded") -> pd.DataFrame:
     """Ancestral sampling of ``n`` profiles for one occupation (P1 → P2 → P3, P4)."""
-    from popresume.experience import OCCUPATION_COLLAR
-
     p1 = p1_table(occupation, age_range=age_range, races=races, acs=acs, p1_method=p1_method)
     cum = np.cumsum(p1["p"].to_numpy(float))
     idx = _draw(cum, rng.random(n))
@@ -308,16 +312,12 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
     ``experience_source_description`` (:func:`popresume.experience.describe_source`); both
     survive :func:`popresume.io.write_parquet` and ``pandas.read_parquet``.
     """
-    from popresume.sources.calibration import P1_METHODS
-
     if p1_method not in P1_METHODS:
         raise ValueError(f"unknown p1_method {p1_method!r}; expected one of {list(P1_METHODS)}")
     plan = resolve_sizes(occupations, sizes)
     check_memory(plan)
     races = _check_races(races)
     if acs is not None and not isinstance(acs, pd.DataFrame):
-        from popresume.sources.acs import load_acs
-
         acs = load_acs(acs, occupations=list(plan))  # read once, keeping only the chosen occupations' rows
     parts = []
     it = plan.items()
@@ -333,8 +333,6 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
             out[c] = out[c].astype("str")
     out = validate_profiles(out[list(PROFILE_COLUMNS)])
     # which P2 source made exp_year, kept with the table (pandas writes attrs into Parquet)
-    from popresume.experience import describe_source
-
     out.attrs["experience_source"] = experience_source_name(experience_source)
     out.attrs["experience_source_description"] = describe_source(experience_source)
     return out
@@ -342,8 +340,6 @@ def generate_population(occupations=None, sizes=None, *, seed: int = 0, age_rang
 
 def experience_source_name(source) -> str:
     """The P2 source as a short label: its name, the path of a user's file, or "user table"."""
-    from popresume.sources.experience_data import DEFAULT_EXPERIENCE_SOURCE
-
     if source is None:
         return DEFAULT_EXPERIENCE_SOURCE
     return "user table" if isinstance(source, pd.DataFrame) else str(source)
@@ -372,8 +368,6 @@ def compare_with_published(profiles: pd.DataFrame) -> pd.DataFrame:
     value), z = (generated - published) / se. Education is compared on ages 25+ (the
     published table's population); age bins within the profiles' 18-44.
     """
-    from popresume.sources.calibration import published_margins
-
     pub = published_margins(list(profiles["occupation"].unique()))
     rows = []
     for r in pub.itertuples(index=False):
@@ -404,8 +398,6 @@ def association_tests(profiles: pd.DataFrame, pairs=(("gender", "edu_level"), ("
     Columns ``occupation, pair, chi2, dof, p_value, n``; levels with no profiles are dropped.
     A large p-value means the table is consistent with independence.
     """
-    from scipy.stats import chi2_contingency
-
     rows = []
     for occ, d in profiles.groupby("occupation", sort=False):
         for a, b in pairs:
@@ -471,8 +463,6 @@ ASSOCIATION_CHECKS: tuple[tuple[str, str, str, str, str, str], ...] = (
 def seed_log_odds_ratio(occupation: str, by: str, a: str, b: str, high: str, low: str) -> tuple[float, float]:
     """The same log OR in the seed microdata (measured): GSS ages 25-44 for gender, ACS 2012
     employed 18-64 for race (0.5 added to every cell). Returns (log OR, standard error)."""
-    from popresume.sources import seeds
-
     if by == "gender":
         c = seeds.gss_counts(occupation)
         c = c[c["age_band"].isin([1, 2])]
@@ -514,8 +504,6 @@ def ba_plus_comparison(populations: Mapping[str, pd.DataFrame], by: str, occupat
     employed for race; see :func:`popresume.sources.seeds.seed_ba_plus_shares`), ``seed n``,
     then one column per population (ours, generated profiles aged 25+).
     """
-    from popresume.sources.seeds import seed_ba_plus_shares
-
     occupations = check_occupations(occupations)
     out = seed_ba_plus_shares(by, occupations).rename(columns={"share_ba_plus": "seed", "n": "seed n"})
     for label, prof in populations.items():

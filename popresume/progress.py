@@ -15,6 +15,10 @@ from typing import Any, Iterable
 #: The message of tqdm's warning when a notebook has no ipywidgets.
 TQDM_NO_WIDGETS = "IProgress not found"
 
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=TQDM_NO_WIDGETS)
+    from tqdm.auto import tqdm
+
 
 def progress_bar(iterable: Iterable | None = None, **options: Any):
     """``tqdm.auto.tqdm(iterable, **options)``: a notebook bar where ipywidgets exist, else a text bar.
@@ -40,7 +44,4 @@ def progress_bar(iterable: Iterable | None = None, **options: Any):
     >>> sum(progress_bar(range(4), disable=True))
     6
     """
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=TQDM_NO_WIDGETS)
-        from tqdm.auto import tqdm
     return tqdm(iterable, **options)

@@ -40,10 +40,11 @@ import argparse
 import io
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pandas as pd
+
+from git_snapshot import git, ls, read_blobs, show  # scripts/git_snapshot.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "data" / "decisions"
@@ -64,34 +65,6 @@ ACLU_KEEP = ["audit_id", "audit_report_id", "deploying_entity", "auditor", "tool
              "selection_or_scoring_rate", "number_of_applications", "n_selected_or_n_above_median", "result",
              "impact_ratio", "protected_char_group", "race_ethnicity", "sex", "position", "year_of_audit_result",
              "data_type", "link_to_result"]
-
-
-def git(gitdir: Path, *args: str, data: bytes | None = None) -> bytes:
-    return subprocess.run(["git", "--git-dir", str(gitdir), *args], check=True, capture_output=True,
-                          input=data).stdout
-
-
-def ls(gitdir: Path, commit: str, prefix: str) -> list[str]:
-    return git(gitdir, "ls-tree", "-r", "--name-only", commit, prefix).decode().splitlines()
-
-
-def read_blobs(gitdir: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
-    """Contents of ``paths`` at ``commit`` through one ``git cat-file --batch``."""
-    buf = git(gitdir, "cat-file", "--batch", data="".join(f"{commit}:{p}\n" for p in paths).encode())
-    out, i = {}, 0
-    for p in paths:
-        j = buf.index(b"\n", i)
-        header = buf[i:j].split()
-        if header[-1] == b"missing":
-            raise FileNotFoundError(f"{p} not in {gitdir} at {commit}")
-        size = int(header[2])
-        out[p] = buf[j + 1:j + 1 + size]
-        i = j + 1 + size + 1
-    return out
-
-
-def show(gitdir: Path, commit: str, path: str) -> bytes:
-    return read_blobs(gitdir, commit, [path])[path]
 
 
 def cut(text: str | None, n: int = REPLY_CHARS) -> str | None:

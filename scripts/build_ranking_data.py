@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,34 +31,15 @@ sys.path.insert(0, str(ROOT))
 
 from popresume.ranking import bloomberg as bb  # noqa: E402
 from popresume.ranking.parse import rank_runs  # noqa: E402
+from git_snapshot import ls, read_blobs  # noqa: E402  (scripts/git_snapshot.py, beside this script)
 
 RUN_PATH = re.compile(r"^data/intermediary/resume_ranking/(?P<model>[^/]+)/(?P<job>[^/]+)/1121/(?P<run>[^/]+)\.json$")
 COPIED = {"data/output/performance_ranking.csv": "performance_ranking.csv",
           "data/intermediary/resumes_to_rank.json": "resumes_to_rank.json", "LICENSE": "LICENSE"}
 
 
-def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True).stdout
-
-
-def read_blobs(repo: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
-    """Contents of ``paths`` at ``commit`` through one ``git cat-file --batch``."""
-    proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], check=True, capture_output=True,
-                          input="".join(f"{commit}:{p}\n" for p in paths).encode())
-    out, buf, i = {}, proc.stdout, 0
-    for p in paths:
-        j = buf.index(b"\n", i)
-        header = buf[i:j].split()
-        if header[-1] == b"missing":
-            raise FileNotFoundError(f"{p} not in {repo} at {commit}")
-        size = int(header[2])
-        out[p] = buf[j + 1:j + 1 + size]
-        i = j + 1 + size + 1
-    return out
-
-
 def build(repo: Path, commit: str, out_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    files = git(repo, "ls-tree", "-r", "--name-only", commit, "data/intermediary/resume_ranking").decode().splitlines()
+    files = ls(repo, commit, "data/intermediary/resume_ranking")
     runs_paths = [p for p in files if RUN_PATH.match(p)]
     blobs = read_blobs(repo, commit, runs_paths + list(COPIED))
     templates = bb.resume_templates(json.loads(blobs["data/intermediary/resumes_to_rank.json"]))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from popresume.audit import grid
 from popresume.audit.config import AuditConfig, grid_config
 
 
@@ -39,10 +40,8 @@ def grid_chapter(config_file="default_audit.yaml", *, sizes=None, n_boot=None, s
     (``results=True``: :func:`popresume.audit.grid.run_audit`, cached) and its scores
     joined to the profiles (``data=True``: :func:`popresume.audit.grid.audit_data`).
     Sets the page-wide display (:func:`page_display`)."""
-    from popresume.audit.grid import audit_data, run_audit
-
     page_display()
     cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
-    table = run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
-    scored = audit_data(cfg) if data else None
+    table = grid.run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
+    scored = grid.audit_data(cfg) if data else None
     return GridChapter(config=cfg, results=table, data=scored)

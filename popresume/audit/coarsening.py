@@ -33,7 +33,13 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from popresume.audit.config import load_config
+from popresume.audit.grid import audit_data
+from popresume.causal import default_roles, significant
+from popresume.causal.estimate import estimate_captured
 from popresume.errors import require_columns
+from popresume.population import generate_population
+from popresume.resumes import render_texts
 from popresume.schema import EDU_LEVELS
 
 NAME_SHARE_COLUMNS = ("fn_male_share", "fn_white_share", "sn_white_share")
@@ -139,8 +145,6 @@ def fine_roles(attribute: str) -> dict:
     not what this experiment refines; the default :class:`NameLevelScreener` has no
     within-region state effect).
     """
-    from popresume.causal import default_roles
-
     roles = dict(default_roles(attribute))
     roles["r"] = ["fn_age", *NAME_SHARE_COLUMNS, "region"]
     return roles
@@ -157,9 +161,6 @@ def coarsening_artefact(data: pd.DataFrame, attribute: str, *, y: str = "score",
     effects, the overlap (``n_clipped`` over the three propensity models, ``min_ess``,
     ``clipped_share``), plus ``screener`` (= ``label``) and ``true_NDE`` when known.
     """
-    from popresume.causal import default_roles, significant
-    from popresume.causal.estimate import estimate_captured
-
     require_columns(data, NAME_SHARE_COLUMNS, "data (call add_name_shares first)")
     rows = []
     for med, roles in (("coarse", default_roles(attribute)), ("fine", fine_roles(attribute))):
@@ -211,8 +212,6 @@ def text_invariance(profiles: pd.DataFrame, *, seed: int = 0) -> float:
     reading the text has, against the *ungrouped* mediators, a true NDE of exactly 0:
     whatever direct effect an estimate shows is then an artefact of the grouping (or noise).
     """
-    from popresume.resumes import render_texts
-
     flipped = profiles.copy()
     flipped["gender"] = flipped["gender"].map({"F": "M", "M": "F"})
     flipped["race"] = flipped["race"].map({"White": "Black", "Black": "API", "API": "White"})
@@ -254,10 +253,6 @@ def refine_cells(config, cells, *, fmt: str = "text", screener: str | None = Non
     population of ``n_ref`` applicants of the same occupation (seed ``ref_seed``).
     One row per (cell, mediator set), with ``occupation`` and ``format`` added.
     """
-    from popresume.audit.config import load_config
-    from popresume.audit.grid import audit_data
-    from popresume.population import generate_population
-
     cfg = load_config(config)
     names = [e.name for e in cfg.screeners if fmt in e.formats]
     if not names:
@@ -319,8 +314,6 @@ def grid_cell_variants(data: pd.DataFrame, shares: Mapping[str, pd.Series], *, o
     :func:`popresume.audit.variants.estimate_variants`: the paper's roles and
     :func:`fine_roles`, on the cell's rows with the name typicalities added.
     """
-    from popresume.causal import default_roles
-
     require_columns(data, ["occupation", "format", "model"], "grid data")
     cell = add_name_shares(data[(data["occupation"] == occupation) & (data["format"] == fmt)
                                 & (data["model"] == model)].reset_index(drop=True), shares)

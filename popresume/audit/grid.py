@@ -31,18 +31,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+import joblib
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 from popresume.audit import pipeline
 from popresume.audit.config import AuditConfig, ScreenerEntry, load_config
-from popresume.audit.metrics import cases_from_significance
+from popresume.audit.metrics import adverse_impact_summary, cases_from_significance
+from popresume.causal import default_roles, wide_row
 from popresume.causal.effects import ci_significance
+from popresume.causal.estimate import estimate_captured
 from popresume.causal.results import OVERLAP_COLUMNS
 from popresume.errors import require_columns
-from popresume.io import write_parquet
+from popresume.extras import require
+from popresume.grouping import add_groups
+from popresume.io import atomic_path, write_parquet
 from popresume.paths import CACHE_DIR
+from popresume.population import generate_population
+from popresume.progress import progress_bar
 from popresume.schema import OCCUPATION_LABELS, PSE_NAMES
+from popresume.screeners import get_screener
+from popresume.screeners.base import has_capability
+from popresume.screeners.validity import stored_verdicts
 
 RESULT_KEYS = ("attribute", "occupation", "format", "model", "cases")
 EFFECT_COLUMNS = tuple(f"{e}_{s}" for e in PSE_NAMES for s in ("estimate", "ci_low", "ci_high"))
@@ -94,14 +105,10 @@ class _Log:
 # --------------------------------------------------------------------------- stages
 def load_profiles(cfg: AuditConfig, *, cache_dir: Path, progress: bool = False) -> pd.DataFrame:
     """The grid's applicants (generated once per occupations/sizes/seed, then read from Parquet), with groups."""
-    from popresume.grouping import add_groups
-
     path = cache_dir / "profiles" / f"{cfg.profiles_key()}.parquet"
     if path.exists():
         prof = pd.read_parquet(path)
     else:
-        from popresume.population import generate_population
-
         prof = generate_population(list(cfg.occupations), dict(cfg.sizes), seed=cfg.seed, progress=progress)
         write_parquet(prof, path)
     return add_groups(prof)
@@ -139,7 +146,6 @@ def score_format(resumes: pd.DataFrame, profiles: pd.DataFrame, entry: ScreenerE
     path = cache_dir / "scores" / f"{file_part(entry.name)}-{fmt.replace('+', '_')}-{key}.parquet"
     if path.exists():
         return pd.read_parquet(path)
-    from popresume.screeners import get_screener
 
     scores = pipeline.score(get_screener(spec), resumes, profiles, cache=score_cache, progress=progress).table
     scores = scores.copy()
@@ -161,8 +167,6 @@ def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, s
     Estimation warnings (weak overlap, small groups) are kept in a ``warnings`` column,
     the overlap (``PSEResult.overlap``) in ``min_ess`` and ``clipped_share``.
     """
-    from popresume.causal.estimate import estimate_captured
-
     opts = {"threads": 1, **dict(estimator or {})}
     result, warned = estimate_captured(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, **opts)
     res = result.summary
@@ -173,8 +177,6 @@ def estimate_cell(data: pd.DataFrame, roles: dict, *, folds: int, n_boot: int, s
 
 
 def _cell_row(pse: pd.DataFrame) -> dict:
-    from popresume.causal import wide_row
-
     return wide_row(pse, stats=("estimate", "ci_low", "ci_high", "se"))
 
 
@@ -182,8 +184,6 @@ def _true_effects(entry: ScreenerEntry, profiles: pd.DataFrame, attribute: str, 
     """True effects of a synthetic screener on this cell's population ({} for a real screener)."""
     if not entry.synthetic:
         return {}
-    from popresume.screeners import get_screener
-    from popresume.screeners.base import has_capability
 
     scr = get_screener(entry.spec)
     if not has_capability(scr, "true_effects"):
@@ -199,22 +199,14 @@ def _run_parallel(fn: Callable, jobs: list, *, n_jobs: int, scheduler: str | Non
     Results are consumed as a generator, so an interrupted grid keeps every cell that
     finished before the interruption (``on_result`` writes it to the cache).
     """
-    from joblib import Parallel, delayed
-
     if not jobs:
         return
     bar = None
     if progress:
-        from popresume.progress import progress_bar
-
         bar = progress_bar(total=len(jobs), desc="estimating", unit="audit")
     calls = (delayed(fn)(*a, **k) for a, k in jobs)
     try:
         if scheduler:
-            import joblib
-
-            from popresume.extras import require
-
             Client = require("dask.distributed", "--scheduler (the audit grid on a Dask cluster)").Client
 
             with Client(scheduler):  # registers the dask backend for joblib
@@ -360,8 +352,6 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     scores = _score_all(cfg, profiles, cache=cache, log=log, progress=progress, score_cache=score_cache)
 
     # estimation, cell-parallel, cached per cell
-    from popresume.causal import default_roles
-
     t = time.perf_counter()
     cells = cfg.cells()
     rows_meta, jobs, job_cells, results = [], [], [], {}
@@ -426,8 +416,6 @@ def run_audit(config, *, scheduler: str | None = None, n_jobs: int = 2, progress
     table = table[list(RESULT_COLUMNS)]
     # each screener's validity-gate verdict, read from its card on disk
     # (popresume validate / validity.card_for); "not carded (no card run)" when none was made. Nothing is scored here.
-    from popresume.screeners.validity import stored_verdicts
-
     table["validity_verdict"] = table["screener"].map(stored_verdicts(cfg.screeners)).to_numpy()
     return AuditRun(table=table, config=cfg, timings=dict(log.timings), estimates_from_cache=n_cached,
                     estimated=len(jobs), wall_s=time.perf_counter() - log.t0)
@@ -456,8 +444,6 @@ def write_results(table: pd.DataFrame, path: str | Path) -> Path:
     >>> out.suffix, pd.read_parquet(out).equals(table)
     ('.parquet', True)
     """
-    from popresume.io import atomic_path
-
     path = Path(path)
     with atomic_path(path, path.suffix) as tmp:
         if path.suffix.lower() == ".parquet":
@@ -585,9 +571,6 @@ def outcome_table(data: pd.DataFrame, *, select_top: float = 0.25) -> pd.DataFra
     >>> t[["attribute", "four_fifths_flag"]].to_dict("records")
     [{'attribute': 'gender', 'four_fifths_flag': True}, {'attribute': 'race', 'four_fifths_flag': False}]
     """
-    from popresume.audit.metrics import adverse_impact_summary
-    from popresume.causal import default_roles
-
     rows = []
     for (occ, fmt, model), d in data.groupby(["occupation", "format", "model"], sort=True):
         for attr in ("gender", "race"):

@@ -30,17 +30,20 @@ here keep their names and call it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from popresume import ll144
 from popresume.causal.cases import CASES, case_counts, flags_from_significance, labels_from_flags  # noqa: F401
 from popresume.causal.effects import significant
-from popresume import ll144
+from popresume.errors import require_columns
 from popresume.multiplicity import ADJUSTERS as _ALL_ADJUSTERS
 from popresume.multiplicity import benjamini_hochberg, holm  # noqa: F401  (re-exported)
+from popresume.paths import DATA_DIR
 from popresume.schema import NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
 
 Z975 = 1.959963984540054
@@ -90,11 +93,7 @@ ADJUSTERS = {k: _ALL_ADJUSTERS[k] for k in ("holm", "bh")}
 
 
 def _check_results(table: pd.DataFrame, effects: Iterable[str] = PSE_NAMES) -> None:
-    for e in effects:
-        for s in ("estimate", "ci_low", "ci_high"):
-            c = f"{e}_{s}"
-            if c not in table.columns:
-                raise ValueError(f"results table is missing column {c!r}")
+    require_columns(table, [f"{e}_{s}" for e in effects for s in ("estimate", "ci_low", "ci_high")], "results table")
 
 
 def long_tests(table: pd.DataFrame, *, effects: Sequence[str] = PSE_NAMES, level: float = 0.95) -> pd.DataFrame:
@@ -230,8 +229,7 @@ def cases_from_significance(sig: pd.DataFrame, estimates: pd.DataFrame | None = 
 
     def col(e):
         c = e if e in estimates.columns else f"{e}_estimate"
-        if c not in estimates.columns:
-            raise ValueError(f"estimates table is missing column {c!r}")
+        require_columns(estimates, [c], "estimates table")
         return estimates[c].to_numpy(float)
 
     return labels_from_flags(flags_from_significance(sig, col("NDE"), col("NIE"), rule))
@@ -615,10 +613,6 @@ def side_by_side(ours: pd.DataFrame, published: pd.DataFrame, *, digits: int = 3
 
 def published_table(path=None) -> pd.DataFrame:
     """The published Tables 4-5 (data/published/popresume_published_pse.csv; copied from the shared data if absent)."""
-    from pathlib import Path
-
-    from popresume.paths import DATA_DIR
-
     p = Path(path) if path is not None else DATA_DIR / "published" / "popresume_published_pse.csv"
     if not p.exists():
         raise FileNotFoundError(f"published table not found: {p}")

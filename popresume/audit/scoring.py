@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from popresume import screeners
+from popresume.paths import cache_path
+from popresume.resumes import render_texts
+
 
 def grid_score_cache(cache_dir: str | Path | None = None) -> Path:
     """The audit grid's per-résumé score cache (``<cache_dir>/scores/scores.sqlite``; default under CACHE_DIR/audit)."""
-    from popresume.paths import cache_path
-
     if cache_dir is None:
         return cache_path("audit", "scores", "scores.sqlite")
     p = Path(cache_dir) / "scores" / "scores.sqlite"
@@ -31,11 +33,8 @@ def score_texts(profiles: pd.DataFrame, screener="embedding", *, seed: int = 0,
     résumé the grid already scored is not scored again. Rows whose score could not be
     parsed are dropped.
     """
-    from popresume.resumes import render_texts
-    from popresume.screeners import score_resumes
-
     texts = render_texts(profiles, seed=seed)
-    sc = score_resumes(screener, texts, cache=Path(cache) if cache is not None else grid_score_cache())
+    sc = screeners.score_resumes(screener, texts, cache=Path(cache) if cache is not None else grid_score_cache())
     out = profiles.drop(columns=[c for c in ("score",) if c in profiles.columns])
     out = out.merge(sc[["resume_id", "score"]], on="resume_id", how="inner", validate="one_to_one")
     return out[out["score"].notna()].reset_index(drop=True)

@@ -26,6 +26,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from popresume.audit.metrics import adjust, compare_with_causal, format_effects, long_tests, recount_table, te_alone
+from popresume.causal import case_counts, significant
 from popresume.causal.results import OVERLAP_COLUMNS
 from popresume.errors import require_columns
 from popresume.schema import NOT_CARDED_NO_CARD, NOT_CARDED_PUBLISHED, PSE_NAMES, VERDICT_COLUMN
@@ -48,8 +50,6 @@ def photo_shift(table: pd.DataFrame) -> pd.Series:
     noticeably" with the photo in 8 of 20 pairs; on the shipped table the first count is 12 of 20
     and the second 8 of 20, so the paper's 8 matches the second reading, not a plain |NDE| comparison.
     """
-    from popresume.causal import significant
-
     require_columns(table, ["attribute", "occupation", "model", "format", "NDE_estimate", "NDE_ci_low", "NDE_ci_high"],
           "results table")
     k = ["attribute", "occupation", "model"]
@@ -69,8 +69,6 @@ def photo_shift(table: pd.DataFrame) -> pd.Series:
 # --------------------------------------------------------------------------- multiplicity
 def effect_survival(table: pd.DataFrame, *, family: str = "all", alpha: float = 0.05) -> pd.DataFrame:
     """Per effect (TE..RIE): how many are significant by the paper's rule, and how many of those survive Holm / BH."""
-    from popresume.audit.metrics import adjust, long_tests
-
     t = adjust(long_tests(table), family=family, alpha=alpha)
     g = t.groupby("effect", sort=False)
     out = pd.DataFrame({
@@ -89,8 +87,6 @@ def recount_labels(table: pd.DataFrame, *, rule: str = "paper", family: str = "a
     ``rule="paper"`` the uncorrected significance reads printed bounds of ±0.000 by their
     sign (the reading that reproduces all 120 published labels, chapter 8).
     """
-    from popresume.audit.metrics import recount_table
-
     return recount_table(table, family=family, alpha=alpha, rule=rule)
 
 
@@ -102,8 +98,6 @@ def recount_summary(table: pd.DataFrame, *, rule: str = "paper", family: str = "
     audits), the C1 denominator and the number of audits. Columns: ``printed`` (the labels
     in ``labels_column``, if given) and one per method (none, holm, bh).
     """
-    from popresume.causal import case_counts
-
     require_columns(table, ["format"], "results table")
     lab = recount_labels(table, rule=rule, family=family, alpha=alpha)
     cols = {}
@@ -119,8 +113,6 @@ def recount_summary(table: pd.DataFrame, *, rule: str = "paper", family: str = "
 # --------------------------------------------------------------------------- Case 2 masking
 def masking_summary(table: pd.DataFrame, *, method: str = "none", family: str = "all") -> pd.Series:
     """What a TE-only auditor concludes: audits, TE ≃ 0, of which some path ≠ 0 (masked), of which Case 2."""
-    from popresume.audit.metrics import te_alone
-
     m = te_alone(table, method=method, family=family)
     return pd.Series({
         "audits": len(m),
@@ -140,8 +132,6 @@ def four_fifths_disagreements(outcome: pd.DataFrame, results: pd.DataFrame,
     by :func:`popresume.audit.metrics.compare_with_causal`). The corrected standards use the
     family of all the table's tests.
     """
-    from popresume.audit.metrics import compare_with_causal
-
     keys = _keys(outcome)
     base = None
     for m in methods:
@@ -196,8 +186,6 @@ def effects_view(table: pd.DataFrame, *, effects: Sequence[str] = ("TE", "NDE", 
     ``overlap=False`` leaves out the ESS and clipped-share columns (the published tables do
     not report them).
     """
-    from popresume.audit.metrics import format_effects
-
     keys = [c for c in (keys if keys is not None else ("attribute", "occupation", "format", "model"))
             if c in table.columns]
     out = table[keys].copy()

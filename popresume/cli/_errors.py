@@ -30,6 +30,7 @@ import click
 
 from popresume.errors import StoppedRun
 from popresume.extras import EXTRAS, MissingExtraError, install_hint
+from popresume.io import check_suffix
 
 DEBUG_KEY = "popresume.debug"
 #: Exceptions that are a user's input problem, not a bug: reported in one line.
@@ -117,8 +118,6 @@ class OutPath(click.Path):
         self.what = what
 
     def convert(self, value, param, ctx):
-        from popresume.io import check_suffix
-
         value = super().convert(value, param, ctx)
         try:
             check_suffix(value, self.suffixes, self.what)

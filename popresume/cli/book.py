@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import click
 
+from popresume.book import build_book, default_output, parameters_of, parse_value, run_notebook
 from popresume.cli._errors import OutPath
+from popresume.extras import require
+from popresume.paths import REPO_ROOT
 
 
 @click.group(name="book", context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,11 +41,7 @@ def command():
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def run(notebook, parameters, output, cwd, timeout, progress):
     """Execute NOTEBOOK (a jupytext .py chapter or an .ipynb) with new parameters."""
-    from popresume.extras import require
-
     PapermillExecutionError = require("papermill.exceptions", "popresume book run").PapermillExecutionError
-
-    from popresume.book import default_output, parse_value, run_notebook
 
     values = {}
     for name, raw in parameters:
@@ -70,8 +69,6 @@ def run(notebook, parameters, output, cwd, timeout, progress):
 @click.argument("notebook", type=click.Path(exists=True, dir_okay=False))
 def params(notebook):
     """Print the parameters (and their book defaults) of NOTEBOOK."""
-    from popresume.book import parameters_of
-
     try:
         values = parameters_of(notebook)
     except ValueError as e:
@@ -91,9 +88,6 @@ def params(notebook):
               "into STUDENTS/_build/html instead of the book.")
 def build(path, strict, all_pages, students):
     """Build the book into _build/html (executes changed chapters; see _config.yml)."""
-    from popresume.book import build_book
-    from popresume.paths import REPO_ROOT
-
     try:
         rc = build_book(path or REPO_ROOT, strict=strict, all_pages=all_pages, students=students)
     except ValueError as e:

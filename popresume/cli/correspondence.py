@@ -10,11 +10,19 @@ and its race and sex gaps next to the recruiters' (``gaps.csv``, ``gaps.png``).
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import click
+import matplotlib
+import pandas as pd
 
+from popresume import correspondence as cr
 from popresume.cli._errors import SEED, OutDir
+from popresume.cli.score import parse_options
+from popresume.io import write_figure, write_parquet, write_table
+from popresume.plots.correspondence import plot_designs, plot_gaps, plot_table1
+from popresume.screeners import get_screener
 
 SOURCE = "ours, computed from openintro::labor_market_discrimination"
 
@@ -24,17 +32,11 @@ def _slug(label: str) -> str:
 
 
 def _save_fig(fig, path: Path) -> None:
-    from popresume.io import write_figure
-
     write_figure(fig, path, dpi=130)
 
 
 def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
     """Table 1 vs published, callback rates, name check, designs, the estimator on the callbacks."""
-    from popresume import correspondence as cr
-    from popresume.plots.correspondence import plot_designs, plot_table1
-    from popresume.io import write_table
-
     t1 = cr.table1(df)
     check = cr.compare_table1(t1)
     click.echo(f"Table 1: {int(check['match'].sum())}/{len(check)} published numbers reproduced from the data")
@@ -77,18 +79,7 @@ def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
 def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_boot, seed, no_scores, screeners_only,
             quiet):
     """Reproduce B&M's Table 1 and compare screeners' callback gaps with the recruiters'."""
-    import warnings
-
-    import matplotlib
-
     matplotlib.use("Agg")
-    import pandas as pd
-
-    from popresume import correspondence as cr
-    from popresume.cli.score import parse_options
-    from popresume.plots.correspondence import plot_gaps
-    from popresume.io import write_parquet, write_table
-    from popresume.screeners import get_screener
 
     if no_scores and screeners_only:
         raise click.UsageError("--no-scores and --screeners-only together leave nothing to do")

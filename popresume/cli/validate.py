@@ -11,7 +11,11 @@ from __future__ import annotations
 import click
 
 from popresume.cli._errors import SEED, OutPath, UserError
-from popresume.screeners.validity import CARD_N
+from popresume.cli.score import screener_params
+from popresume.io import read_parquet
+from popresume.plots.screeners import plot_validity_card
+from popresume.screeners import get_screener, validity
+from popresume.screeners.validity import CARD_N, card_label, card_table, write_card
 
 
 @click.command("validate")
@@ -33,15 +37,9 @@ from popresume.screeners.validity import CARD_N
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(spec, n, seed, profiles_path, scoring, options, cache_path, no_cache, out_path, quiet):
     """Run the validity gate of a screener and write its card; prints the verdict and the numbers."""
-    from popresume.cli.score import screener_params
-    from popresume.io import read_parquet
-    from popresume.plots.screeners import plot_validity_card
-    from popresume.screeners import get_screener
-    from popresume.screeners.validity import card_label, card_table, validity_card, write_card
-
     screener = get_screener(screener_params(spec, options, scoring=scoring))
     profiles = read_parquet(profiles_path, what="profiles") if profiles_path else None
-    card = validity_card(screener, n=n, seed=seed, profiles=profiles, cache=False if no_cache else cache_path,
+    card = validity.validity_card(screener, n=n, seed=seed, profiles=profiles, cache=False if no_cache else cache_path,
                          progress=not quiet, spec=spec)
     table = card_table(card).drop(columns=["screener", "source"])
     click.echo(f"Validity gate (ours) for {card_label(card)}, {card['n_profiles']} résumés, seed {seed}:")

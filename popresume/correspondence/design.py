@@ -25,7 +25,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from popresume.causal import estimate_pse, make_scm
+
 from .data import RESUME_FEATURES
+from .rates import contrast
 
 # the three designs side by side (the book's comparison table)
 DESIGNS = pd.DataFrame(
@@ -78,8 +81,6 @@ def correspondence_scm(base):
 
 def design_scms(kind: str = "basic", seed: int = 0) -> dict:
     """``{"population-representative": base, "randomised correspondence": randomised}``."""
-    from popresume.causal import make_scm
-
     base = make_scm(kind, seed=seed)
     return {"population-representative (PopResume)": replace(base, name=f"{base.name} (population-representative)"),
             "randomised correspondence (B&M)": correspondence_scm(base)}
@@ -114,8 +115,6 @@ def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, se
     >>> t["design"].nunique(), t.columns.tolist()
     (2, ['design', 'effect', 'truth'])
     """
-    from popresume.causal import estimate_pse
-
     rows = []
     for name, scm in design_scms(kind, seed=seed).items():
         truth = scm.true_effects()
@@ -141,8 +140,6 @@ BM_ROLES = {"x": "race", "x0": "Black", "x1": "White", "z": ["sex", "city", "job
 def first_name_as_r_error(df: pd.DataFrame) -> str:
     """The estimator's refusal when the first name is given as R: each name belongs to one
     race, so P(X | name) ∈ {0, 1} and no reweighting can move a name to the other group."""
-    from popresume.causal import estimate_pse
-
     roles = dict(BM_ROLES, r=["first_name"])
     try:
         estimate_pse(df, **roles, n_boot=0, tune=False)
@@ -183,8 +180,6 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
     >>> effects.index.tolist(), bool(effects.loc["TE", "estimable"])
     (['TE', 'NDE', 'NIE', 'BIE', 'RIE'], True)
     """
-    from popresume.causal import estimate_pse
-
     return estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
 
 
@@ -221,8 +216,6 @@ def balance_table(df: pd.DataFrame, by: str = "race", *, features=RESUME_FEATURE
     >>> bool((t["p_value"] > 0.05).all())  # the features were randomised
     True
     """
-    from .rates import contrast
-
     levels = sorted(pd.unique(df[by].dropna()).tolist(), key=str)
     if reference is None:
         reference = "Black" if set(levels) == {"White", "Black"} else levels[0]

@@ -13,8 +13,16 @@ from __future__ import annotations
 import pandas as pd
 
 from popresume.errors import require_columns
-from popresume.grouping import (AGE_THRESHOLD, DEFAULT_AGE_RANGE, GENDER_THRESHOLD, REFERENCE_YEAR,
-                                age_typicality, first_name_stats, gender_typicality)
+from popresume.grouping import (
+    AGE_THRESHOLD,
+    DEFAULT_AGE_RANGE,
+    GENDER_THRESHOLD,
+    REFERENCE_YEAR,
+    age_typicality,
+    first_name_stats,
+    gender_typicality,
+)
+from popresume.sources.names import load_ssa_names
 
 # B&M's applicants in 2001-02, aged like the paper's 18-44, were born 1957-1983; in the
 # grouping's reference year (2023) those people are 40-66.
@@ -37,8 +45,6 @@ def ssa_peaks(names) -> pd.DataFrame:
     """For each name, the SSA birth year (1880-2017) in which it was the largest share of
     births of its more common sex (``peak_year``), that share per 1,000 births, and the year
     of the most births (``peak_count_year``). Names never in SSA data get NaN."""
-    from popresume.sources.names import load_ssa_names
-
     names = list(dict.fromkeys(names))
     ssa = load_ssa_names()
     totals = ssa.groupby(["year", "sex"])["n"].sum().rename("total")

@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from popresume.extras import require
+
 from .data import PUBLISHED_TABLE1, TABLE1_ROWS, subset
 
 
 def _require_statsmodels():
-    from popresume.extras import require
-
     sm = require("statsmodels.api", "callback-rate intervals")
     return sm, require("statsmodels.stats.proportion", "callback-rate intervals").proportion_confint
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.screeners import score_run
 
 from .rates import callback_rates, contrast
 from .render import render_all
@@ -77,7 +78,6 @@ def score_profiles(df: pd.DataFrame, screener="embedding", *, n: int | None = No
     >>> run.summary["failed"], run.table["screener"].iloc[0]
     (0, 'length')
     """
-    from popresume.screeners import score_run  # a missing extra is named when a screener loads
     resumes, postings = render_all(df, n=n, seed=seed)
     return score_run(screener, resumes, job_descriptions=postings, cache=cache, progress=progress)
 

@@ -19,6 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from popresume.errors import require_columns
+from popresume.paths import REPO_ROOT
 
 COLUMNS = ["family", "quantity", "setting", "kind", "nominal", "rate", "mc_se", "reps",
            "band_low", "band_high", "in_band"]
@@ -67,15 +71,11 @@ def table(rows: Sequence[dict]) -> pd.DataFrame:
 
 def results_csv():
     """Where ``benchmarks/bench_coverage.py`` writes the latest full run (``make calibrate``)."""
-    from popresume.paths import REPO_ROOT
-
     return REPO_ROOT / "benchmarks" / "results" / "coverage.csv"
 
 
 def read_results(path=None) -> pd.DataFrame:
     """The harness table of the latest full run; a missing file or column raises one ``ValueError``."""
-    from popresume.errors import require_columns
-
     path = results_csv() if path is None else path
     try:
         t = pd.read_csv(path)
@@ -97,8 +97,6 @@ def band_verdict(row) -> str:
     if row["in_band"]:
         return "in band"
     if row["kind"] in ("coverage", "type_I_error"):
-        from statsmodels.stats.proportion import proportion_confint
-
         reps = int(row["reps"])
         lo, hi = proportion_confint(round(row["rate"] * reps), reps, alpha=0.05, method="wilson")
     else:

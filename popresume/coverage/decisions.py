@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.regression.linear_model import OLS
 
-from popresume.coverage import summarize, table
+from popresume.coverage import COVERAGE_BAND, summarize, table
 from popresume.decisions import analyses
 
 FAMILY = "decisions"
@@ -168,8 +168,6 @@ def design_calibration(rows: pd.DataFrame, term: str, keywords: dict, *, job: st
     Carlo SE at the floor (0.015 at 300 simulations: a true 0.95 is refused about 0.3% of the
     time, a true 0.90 passes about 2%). Returns ``calibrated``, ``calibration`` (why, with the coverage and the
     assumption it rests on) and ``coverage``."""
-    from popresume.coverage import COVERAGE_BAND
-
     if len(rows) > MAX_DESIGN_ROWS:
         return {"calibrated": False, "coverage": float("nan"),
                 "calibration": f"not calibrated: the contrast has {len(rows):,} rows and its interval is checked "

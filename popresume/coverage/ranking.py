@@ -38,9 +38,14 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
+from threadpoolctl import threadpool_limits
 
 from popresume.coverage import summarize, table
 from popresume.ll144 import FOUR_FIFTHS
+from popresume.ranking import chance, clogit
+from popresume.ranking.bloomberg import load_bloomberg_ranks
+from popresume.ranking.rates import ratio_intervals
 
 FAMILY = "ranking"
 LEVEL = 0.95
@@ -51,8 +56,6 @@ CELLS = (("gpt-4", "retail"), ("gpt-3.5-turbo", "software engineer"), ("gpt-3.5-
 
 
 def _ratio_truths() -> dict[str, np.ndarray]:
-    from popresume.ranking.bloomberg import load_bloomberg_ranks
-
     long = load_bloomberg_ranks(["gpt-4"])
     retail = long[(long["job"] == "retail") & (long["rank"] == 1)]["demo"].value_counts().sort_index()
     return {"parity": np.ones(8), "one group at 0.8x": np.r_[0.8, np.ones(7)],
@@ -73,8 +76,6 @@ def old_percentile_bootstrap(top: np.ndarray, rng: np.random.Generator, n_boot: 
 def ratio_rows(*, reps: int, sizes=(200, 1000), seed: int = 0, interval=None, old: bool = False) -> list[dict]:
     """Coverage of the impact-ratio intervals (``interval``: top counts -> (low, high, ...),
     default :func:`popresume.ranking.rates.ratio_intervals` at 95%)."""
-    from popresume.ranking.rates import ratio_intervals
-
     interval = interval or (lambda top: ratio_intervals(top, LEVEL))
     rng = np.random.default_rng(seed)
     rows = []
@@ -101,9 +102,6 @@ class _Cell:
     """One model × job of Bloomberg's design, with the logit fitted to its recorded replies."""
 
     def __init__(self, model: str, job: str):
-        from popresume.ranking import clogit
-        from popresume.ranking.bloomberg import load_bloomberg_ranks
-
         long = load_bloomberg_ranks([model])
         long = long[long["job"] == job].sort_values(["run", "position"]).reset_index(drop=True)
         X, y, strata, names = clogit.design(long)
@@ -147,10 +145,6 @@ def clogit_and_chance_rows(*, cells=CELLS[:1], reps: int, name_sds=(0.0, 0.3), n
                            seed: int = 0) -> list[dict]:
     """Type-I error of the logit's group Wald tests per clustering, and the chance nulls' type-I
     error and flag rates, on the real design of each cell (module docstring)."""
-    from scipy.stats import norm
-
-    from popresume.ranking import chance, clogit
-
     crit = norm.ppf(1 - (1 - LEVEL) / 2)
     rows = []
     for c, (model, job) in enumerate(cells):
@@ -212,8 +206,6 @@ def clogit_and_chance_rows(*, cells=CELLS[:1], reps: int, name_sds=(0.0, 0.3), n
 def run(fast: bool = False, seed: int = 0) -> pd.DataFrame:
     """The ranking family of the coverage harness (module docstring). ``fast``: one cell, few
     replications, for the test suite."""
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(1):  # small matrices: BLAS threads only contend
         return _run(fast, seed)
 

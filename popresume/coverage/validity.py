@@ -52,6 +52,17 @@ import pandas as pd
 from scipy import stats
 
 from popresume.coverage import summarize, table
+from popresume.paths import REPO_ROOT
+from popresume.schema import EDU_LEVELS
+from popresume.screeners.validity import (
+    CARD_N,
+    EDU_STEP,
+    EXP_STEP,
+    default_profiles,
+    judge,
+    more_education,
+    more_experience,
+)
 
 FAMILY = "validity"
 LEVEL = 0.95
@@ -97,9 +108,6 @@ def contrasts(d: np.ndarray, level: float = 0.95) -> dict[str, np.ndarray]:
 def card_design(n: int, seed: int = 0) -> dict[str, np.ndarray]:
     """The paired rows of a card of ``n`` résumés (profiles of ``seed``): the education step
     each kept row gets (in units of ``EDU_STEP``) and the experience step (in ``EXP_STEP``)."""
-    from popresume.schema import EDU_LEVELS
-    from popresume.screeners.validity import EDU_STEP, EXP_STEP, default_profiles, more_education, more_experience
-
     p = default_profiles(n, seed=seed)
     rank = {v: i for i, v in enumerate(EDU_LEVELS)}
     e = more_education(p)
@@ -136,8 +144,6 @@ def simulate_cards(design: dict, *, J: float, sd_fit: float, Q: float, sd_qual: 
 
 def pass_rate(design: dict, reps: int, rng: np.random.Generator, *, noise: str = "normal", **screener) -> np.ndarray:
     """Per replication, whether :func:`~popresume.screeners.validity.judge` passes the card."""
-    from popresume.screeners.validity import judge
-
     return np.array([judge(c)[0] == "pass" for c in simulate_cards(design, reps=reps, rng=rng, noise=noise,
                                                                    **screener)])
 
@@ -149,8 +155,6 @@ def run(fast: bool = False, seed: int = 0, reps: int | None = None) -> pd.DataFr
     normal noise, 2,000 replications per false-pass row and 500 per power row. The full run:
     every size of :data:`CARD_SIZES`, every noise shape for the false-pass rows (20,000
     replications at the default size, 4,000 elsewhere) and 2,000 per power row."""
-    from popresume.screeners.validity import CARD_N
-
     rng = np.random.default_rng(seed)
     sizes = (CARD_N,) if fast else tuple(sorted(set(CARD_SIZES) | {CARD_N}))
     rows = []
@@ -199,6 +203,4 @@ def chosen_card_n(tab: pd.DataFrame, dz: float = REFERENCE_DZ) -> int | None:
 
 def results_csv():
     """Where ``benchmarks/bench_validity.py`` writes the full run."""
-    from popresume.paths import REPO_ROOT
-
     return REPO_ROOT / "benchmarks" / "results" / "coverage_validity.csv"

@@ -31,10 +31,14 @@ thousands and G clusters, G/(G − 1) dominates it.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pandas as pd
+from scipy import stats
+from statsmodels.regression.linear_model import OLS
 
-from popresume.decisions.schema import COLUMNS, NOT_CARDED
+from popresume.decisions.schema import COLUMNS, LL144_COLUMNS, NOT_CARDED
 from popresume.decisions.sources import (  # noqa: F401 (re-exported: the harness and its tests read them here)
     CALIBRATION,
     DERBYSHIRE_SETTING,
@@ -55,8 +59,8 @@ from popresume.ll144 import (
     published_ratios,
     single_reference,
 )
-from popresume.paths import data_path
 from popresume.multiplicity import benjamini_hochberg, holm
+from popresume.paths import data_path
 from popresume.screeners.validity import MIN_DISTINCT, MIN_PARSE_RATE, MIN_SD
 
 LEVEL = 0.95
@@ -88,8 +92,6 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
     min(G1, G0) − 1 degrees of freedom instead of G − 1 (the clusters of the smaller arm
     carry the variance; Cameron & Miller 2015, §VI.D). Measured in
     :mod:`popresume.coverage.decisions`: with G − 1 = 8 the quality interval covered 0.87."""
-    from statsmodels.regression.linear_model import OLS
-
     d = df[list(dict.fromkeys(["outcome", term, cluster] + ([cells] if cells else [])))].dropna()
     out = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "se": np.nan,
            "n": int(len(d)), "n_clusters": int(d[cluster].nunique()), "reason": ""}
@@ -123,8 +125,6 @@ def clustered_effect(df: pd.DataFrame, term: str, *, cells: str | None, cluster:
     if arm_df:
         arm = pd.Series(d[term].to_numpy(float)).groupby(groups).agg(["min", "max"])
         if (arm["min"] == arm["max"]).all():
-            from scipy import stats
-
             dof = int(min((arm["max"] == 1).sum(), (arm["max"] == 0).sum())) - 1
             if dof < 1:
                 out.update(ci_low=np.nan, ci_high=np.nan, p=np.nan,
@@ -669,8 +669,6 @@ def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: st
     """Coefficient of ``inter`` in outcome ~ term + inter + cell dummies, clustered; with
     ``arm_df`` and ``term`` constant within clusters, t on min(G1, G0) − 1 degrees of freedom
     (as in :func:`clustered_effect`)."""
-    from statsmodels.regression.linear_model import OLS
-
     d = d[list(dict.fromkeys(["outcome", term, inter, cells, cluster]))].dropna()
     g = d[cells].astype(str).to_numpy()
     cols = d[[inter, term, "outcome"]].to_numpy(float)
@@ -682,8 +680,6 @@ def _interaction(d: pd.DataFrame, term: str, inter: str, cells: str, cluster: st
     out = {"estimate": float(fit.params[0]), "ci_low": float(lo), "ci_high": float(hi), "p": float(fit.pvalues[0])}
     arm = d[term].astype(float).groupby(d[cluster].astype(str)).agg(["min", "max"])
     if arm_df and (arm["min"] == arm["max"]).all():
-        from scipy import stats
-
         dof = int(min((arm["max"] == 1).sum(), (arm["max"] == 0).sum())) - 1
         if dof < 1:
             return out | {"ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
@@ -710,8 +706,6 @@ def competence(df: pd.DataFrame, *, level: float = LEVEL) -> pd.DataFrame:
 
 
 def _competence(sub: pd.DataFrame, source: str, level: float) -> list[dict]:
-    from statsmodels.regression.linear_model import OLS
-
     rows = []
     for model, m in sub.groupby("model", sort=True):
         fit = _contrast(source, m, "job_fit", level)
@@ -762,8 +756,6 @@ def _known(aclu: pd.DataFrame) -> pd.Series:
 
 def _analysis_seed(seed: int, key: tuple) -> int:
     """A seed per analysis from its key, so one analysis draws the same alone or among all."""
-    import zlib
-
     return seed + zlib.crc32("|".join(map(str, key)).encode())
 
 
@@ -827,8 +819,6 @@ def ll144_published(aclu: pd.DataFrame, *, n_sim: int = LL144_DRAWS, seed: int =
     the engine's, the chance columns, ``auditor``, ``tool_vendor``, ``published_flag``
     (printed ratio below four-fifths), ``zero_applicants`` and ``known``.
     """
-    from popresume.decisions.schema import LL144_COLUMNS
-
     require_columns(aclu, list(LL144_COLUMNS), "LL144 audits table")
     d = pd.DataFrame({"audit_id": aclu["audit_id"], "rate_definition": aclu["selection_or_scoring_rate"],
                       "characteristic": aclu["protected_char_group"], "category": _category(aclu),

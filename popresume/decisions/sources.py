@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 import pandas as pd
 
+from popresume.correspondence.data import load_bertrand_mullainathan as load_bm
 from popresume.decisions.schema import LL144_COLUMNS, tidy
 from popresume.paths import data_path
+from popresume.ranking import bloomberg
 
 #: re-cinq/hiring-bias, data CC BY 4.0: the one résumé every variant is made from.
 RECINQ_ITEM = "resume_base"
@@ -53,9 +56,9 @@ def _read(name: str) -> pd.DataFrame:
 
 
 @lru_cache(maxsize=None)
-def _recinq_versions() -> dict[str, str]:
+def _recinq_versions() -> Mapping[str, str]:
     m = pd.read_csv(data_path("decisions", "recinq_models.csv"))
-    return dict(zip(m["slot"], m["provider_model"]))
+    return MappingProxyType(dict(zip(m["slot"], m["provider_model"])))  # cached: read-only for every caller
 
 
 def load_recinq() -> pd.DataFrame:
@@ -199,8 +202,6 @@ def load_bloomberg() -> pd.DataFrame:
     >>> len(ranks), int(ranks["outcome"].min()), int(ranks["outcome"].max())
     (64000, 1, 8)
     """
-    from popresume.ranking import bloomberg
-
     raw = bloomberg.load_bloomberg_ranks()
     out = pd.DataFrame({
         "source": "bloomberg", "model": raw["model"], "model_version": raw["model"],
@@ -227,8 +228,6 @@ def load_bertrand_mullainathan() -> pd.DataFrame:
     >>> len(sent), round(float(sent["outcome"].mean()), 3)  # the study's 8% callback rate
     (4870, 0.08)
     """
-    from popresume.correspondence.data import load_bertrand_mullainathan as load_bm
-
     raw = load_bm()
     out = pd.DataFrame({
         "source": "bertrand_mullainathan", "model": "employers (Boston, Chicago 2001-02)", "date": "2001",

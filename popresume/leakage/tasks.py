@@ -33,6 +33,8 @@ import pandas as pd
 from popresume.errors import require_columns
 from popresume.leakage.corpus import CANNOT_DETERMINE, GROUPS, TASKS, job_description
 from popresume.leakage.embedding_backend import EmbeddingJudge
+from popresume.progress import progress_bar
+from popresume.screeners import get_screener
 from popresume.screeners.base import has_capability, require_capability
 from popresume.screeners.cache import ScoreCache
 from popresume.screeners.secrets import NO_SECRETS
@@ -329,7 +331,6 @@ def get_judge(spec: str | Any = "embedding", **kwargs) -> Judge:
     to the screener, e.g. ``num_threads=1``)."""
     if not isinstance(spec, str):
         return as_judge(spec)
-    from popresume.screeners import get_screener
 
     if spec == "embedding" or spec.startswith("embedding:"):
         return EmbeddingJudge(embedder=get_screener(spec), **kwargs)
@@ -418,8 +419,6 @@ def run_task(task: int, items: pd.DataFrame, backend: Any, *, repetitions: int =
     else:
         it_todo = todo
         if progress:
-            from popresume.progress import progress_bar
-
             it_todo = progress_bar(todo, desc=f"Task {task}", unit="reply")
         for i, rep, key in it_todo:
             reply, raw = judge.reply(task, records[i])

@@ -23,12 +23,16 @@ Shipped under ``data/ranking/`` (built by ``scripts/build_ranking_data.py``):
 
 from __future__ import annotations
 
+import difflib
 import json
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import read_parquet
+from popresume.paths import data_path
 
 SOURCE_REPO = "BloombergGraphics/2024-openai-gpt-hiring-racial-discrimination"
 SOURCE_COMMIT = "65ae911"
@@ -114,8 +118,6 @@ def read_run_dir(root, models: Sequence[str] | None = None) -> pd.DataFrame:
     folders skipped, as in their analysis), as one row per run (``model, job, run, reply,
     names, demos``). The model folder must be one of :data:`MODELS`; each file is checked by
     :func:`parse_run_file`."""
-    from pathlib import Path
-
     root = Path(root)
     if not root.is_dir():
         raise ValueError(f"run folder {root} does not exist or is not a folder")
@@ -196,8 +198,6 @@ def match_template(shown: str, templates: Sequence[str], *, min_ratio: float = 0
     Some texts were edited after the runs (a retail résumé gained a space), so a shown
     résumé that equals no template is matched to the most similar one, refused below
     ``min_ratio`` (difflib's similarity)."""
-    import difflib
-
     for i, t in enumerate(templates):
         if t == shown:
             return i, True
@@ -209,9 +209,6 @@ def match_template(shown: str, templates: Sequence[str], *, min_ratio: float = 0
 
 
 def _read_parquet(name: str, columns) -> pd.DataFrame:
-    from popresume.io import read_parquet
-    from popresume.paths import data_path
-
     return read_parquet(data_path("ranking", name), what=f"data/ranking/{name}", columns=columns)
 
 
@@ -231,8 +228,6 @@ def load_bloomberg_runs() -> pd.DataFrame:
 
 def load_published() -> pd.DataFrame:
     """Bloomberg's ``performance_ranking.csv`` (64 rows: model × job × group at rank 1)."""
-    from popresume.paths import data_path
-
     df = pd.read_csv(data_path("ranking", "performance_ranking.csv"))
     require_columns(df, ["demo", "top", "top_og", "selection_rate", "disparate_impact_ratio", "job", "model"],
                     "data/ranking/performance_ranking.csv")
@@ -241,8 +236,6 @@ def load_published() -> pd.DataFrame:
 
 def load_resume_templates() -> dict[str, dict[str, Any]]:
     """The eight résumé templates and the job description of each job (``resumes_to_rank.json``)."""
-    from popresume.paths import data_path
-
     with open(data_path("ranking", "resumes_to_rank.json"), encoding="utf-8") as f:
         return resume_templates(json.load(f))
 
@@ -250,8 +243,6 @@ def load_resume_templates() -> dict[str, dict[str, Any]]:
 def load_resumes_shown() -> dict[str, dict[str, Any]]:
     """Per job: the prompt ``header``, the ``system`` message, the job description ``jd`` and
     the résumé texts as shown (``resumes``, with ``{name}``), indexed by the long table's ``shown_text``."""
-    from popresume.paths import data_path
-
     with open(data_path("ranking", "resumes_shown.json"), encoding="utf-8") as f:
         return json.load(f)
 

@@ -41,6 +41,11 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.stats import norm
+from statsmodels.discrete.conditional_models import ConditionalLogit
+from statsmodels.stats.sandwich_covariance import cov_cluster, cov_cluster_2groups
+from threadpoolctl import threadpool_limits
 
 from popresume.errors import require_columns
 
@@ -110,8 +115,6 @@ def _strata_probs(X: np.ndarray, s_idx: np.ndarray, b: np.ndarray) -> np.ndarray
 
 def _score_hessian(X: np.ndarray, y: np.ndarray, s_idx: np.ndarray, b: np.ndarray):
     """Per-alternative score pieces ``(x_rj - xbar_r)(y_rj - p_rj)``, the Hessian and the log-likelihood."""
-    from scipy.sparse import csr_matrix
-
     p = _strata_probs(X, s_idx, b)
     by_run = csr_matrix((np.ones(len(s_idx)), (s_idx, np.arange(len(s_idx)))), shape=(s_idx.max() + 1, len(s_idx)))
     xbar = by_run @ (p[:, None] * X)  # sum over each run's alternatives of p_rj x_rj
@@ -150,8 +153,6 @@ def cluster_cov(X: np.ndarray, y: np.ndarray, strata: np.ndarray, names: np.ndar
     :data:`CLUSTERS`), by statsmodels' ``cov_cluster`` / ``cov_cluster_2groups`` (CRV1, with their
     small-sample factor ``G/(G-1) · (N-1)/(N-K)``) from the per-alternative score pieces and
     the inverse of minus the Hessian."""
-    from statsmodels.stats.sandwich_covariance import cov_cluster, cov_cluster_2groups
-
     if cluster not in CLUSTERS:
         raise ValueError(f"unknown cluster {cluster!r}; use one of {list(CLUSTERS)}")
     _, s_idx = np.unique(strata, return_inverse=True)
@@ -200,9 +201,6 @@ def conditional_logit(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"
     >>> fit[["term", "odds_ratio", "estimable"]].head(2).round(3).to_dict("records")
     [{'term': 'demo_A_M', 'odds_ratio': 1.109, 'estimable': True}, {'term': 'demo_A_W', 'odds_ratio': 1.186, 'estimable': True}]
     """
-    from scipy.stats import norm
-    from threadpoolctl import threadpool_limits
-
     if engine not in ("numpy", "statsmodels"):
         raise ValueError(f"unknown engine {engine!r}; use 'numpy' or 'statsmodels'")
     if cluster not in CLUSTERS:
@@ -228,8 +226,6 @@ def _fit_one(X: pd.DataFrame, y, strata, names, engine: str, cluster: str):
             reason = f"{term} is ranked first in every run: the likelihood has no maximum"
             return pd.Series(dtype=float), pd.Series(dtype=float), {t: reason for t in X.columns}
     if engine == "statsmodels":
-        from statsmodels.discrete.conditional_models import ConditionalLogit
-
         model = ConditionalLogit(yk, Xk, groups=sk)
         # statsmodels' Newton takes full steps and overflows from zero when a text dominates
         # (GPT-4 HR without position terms); BFGS gets close, Newton then converges
@@ -242,8 +238,6 @@ def _fit_one(X: pd.DataFrame, y, strata, names, engine: str, cluster: str):
 
 
 def _fit_all(long, by, position, resume, reference, engine, z, spec, cluster) -> list[dict]:
-    from scipy.stats import norm
-
     rows = []
     for key, sub in long.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)

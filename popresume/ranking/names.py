@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.grouping import DEFAULT_AGE_RANGE, first_name_stats, gender_typicality, surname_group
 
 _GENDER_OF = {"M": "male", "W": "female"}
 _RACE_OF = {"A": "Asian", "B": "Black", "W": "White", "H": "Hispanic"}
@@ -68,8 +69,6 @@ def c4_check(names: Sequence[str], demos: Sequence[str], **grouping) -> pd.DataF
 
     C.4 has no Hispanic surname group, so ``race_agrees`` is NaN for Hispanic-labelled names;
     a first name outside the SSA cohorts is ``"not in SSA cohorts"``."""
-    from popresume.grouping import first_name_stats, gender_typicality, surname_group, DEFAULT_AGE_RANGE
-
     df = pd.DataFrame({"name": list(names), "demo": list(demos)}).drop_duplicates("name").reset_index(drop=True)
     parts = df["name"].str.strip().str.split(n=1, expand=True)
     if parts.shape[1] < 2 or parts[1].isna().any():

@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from popresume.correspondence.rates import wilson_interval
 from popresume.errors import require_columns
@@ -56,8 +57,6 @@ def position_rates(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job")) 
 def first_shown_first(long: pd.DataFrame, *, by: Sequence[str] = ("model", "job"), level: float = 0.95) -> pd.DataFrame:
     """Per ``by``: how often the résumé shown first is ranked first, with Wilson CI, against
     chance 1/k (exact binomial ``p_chance``) and as a multiple of chance (``ratio_to_chance``)."""
-    from scipy.stats import binomtest
-
     pos = position_rates(long, by=by)
     k = int(long["position"].max())
     first = pos[pos["position"] == 1].copy()

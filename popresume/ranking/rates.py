@@ -28,12 +28,14 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest, norm
 
 from popresume.correspondence.rates import wilson_interval
 from popresume.errors import require_columns
 from popresume.ll144 import FOUR_FIFTHS
+from popresume.multiplicity import benjamini_hochberg, holm
 
-from .parse import top_picks
+from .parse import apply_rule, top_picks
 
 KEYS = ("model", "job")
 
@@ -45,8 +47,6 @@ def ratio_intervals(top, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, n
     ``top``: the groups' top counts of one model × job (or an array whose last axis is the
     groups, for many replications at once). A zero count gets 0.5 in the log ratios (and a
     lower bound of 0). Returns ``(ci_low, ci_high, p_vs_best)`` in the shape of ``top``."""
-    from scipy.stats import norm
-
     top = np.asarray(top, dtype=float)
     k = top.shape[-1]
     if k < 2:
@@ -97,8 +97,6 @@ def selection_rates(long: pd.DataFrame, *, by: Sequence[str] = KEYS, level: floa
     0  A_M           0.098                   0.541
     1  A_W           0.148                   0.818
     """
-    from scipy.stats import binomtest
-
     by = list(by)
     group = "demo"
     require_columns(long, by + ["run", "position", group, "rank"], "ranking table")
@@ -186,8 +184,6 @@ def min_max_ratios(rates: pd.DataFrame, *, by: Sequence[str] = KEYS) -> pd.DataF
 def adjust_pvalues(table: pd.DataFrame, p: str = "p_chance", *, family: Sequence[str] = ()) -> pd.DataFrame:
     """``table`` with ``{p}_holm`` and ``{p}_bh`` (Holm, Benjamini–Hochberg) over the family:
     all rows, or each ``family`` group separately."""
-    from popresume.multiplicity import benjamini_hochberg, holm
-
     require_columns(table, [p] + list(family), "p-value table")
     out = table.copy()
     codes = (out.groupby(list(family), sort=False, dropna=False).ngroup().to_numpy() if family
@@ -207,8 +203,6 @@ def rank_summary(long: pd.DataFrame, *, by: Sequence[str] = KEYS, ks: Sequence[i
     """Per ``by`` × group: mean rank (1 = top) with a normal CI over runs, and the top-k rates
     (share of the group's shown résumés ranked k or better). Unranked names (NaN) are left
     out of the mean and count as not in the top k."""
-    from scipy.stats import norm
-
     by = list(by)
     require_columns(long, by + ["demo", "rank"], "ranking table")
     g = long.groupby(by + ["demo"], sort=True)["rank"]
@@ -223,8 +217,6 @@ def rank_summary(long: pd.DataFrame, *, by: Sequence[str] = KEYS, ks: Sequence[i
 
 def rates_by_rule(long: pd.DataFrame, rules: Sequence[str] = ("last", "unranked", "drop"), **kw) -> pd.DataFrame:
     """:func:`selection_rates` under each parse rule (:func:`popresume.ranking.parse.apply_rule`), stacked."""
-    from .parse import apply_rule
-
     return pd.concat([selection_rates(apply_rule(long, r), **kw).assign(rule=r) for r in rules], ignore_index=True)
 
 

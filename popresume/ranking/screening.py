@@ -18,6 +18,12 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.io import read_parquet
+from popresume.paths import data_path
+from popresume.ranking.bloomberg import load_resumes_shown
+from popresume.schema import NOT_CARDED_NO_CARD
+from popresume.screeners import score_run
+from popresume.screeners.validity import card_path_for, read_card
 
 
 def sample_runs(long: pd.DataFrame, *, n_per_job: int, model: str, seed: int = 0) -> pd.DataFrame:
@@ -83,8 +89,6 @@ def rank_with_screener(long: pd.DataFrame, shown: Mapping[str, Mapping], screene
     :func:`popresume.screeners.get_screener`) and rank each run by the scores. Returns the
     ranks and the :class:`popresume.screeners.ScoreRun` (its ``summary`` says how many
     scores came from the cache)."""
-    from popresume.screeners import score_run
-
     resumes, jds = resumes_to_score(long, shown)
     run = score_run(screener, resumes, job_descriptions=jds, cache=cache, progress=progress)
     return rank_by_scores(long, run.table, label, seed=seed), run
@@ -101,12 +105,9 @@ def validity_of(spec: str, screener) -> tuple[str, str]:
     when no card is stored (the gate is not run here). A card of the same weights made through another
     backend is not found this way: the shipped SmolLM2 runs carry the HF backend's card,
     attached by hand (data/README.md says so)."""
-    from popresume.screeners.validity import card_path_for, read_card
-
     path = card_path_for(screener, n=40, seed=0)
     if path.exists():
         return read_card(path)["verdict"], f"card {path.name} (n=40, seed 0)"
-    from popresume.schema import NOT_CARDED_NO_CARD
 
     return NOT_CARDED_NO_CARD, "no stored card: run popresume validate"
 
@@ -116,8 +117,6 @@ def rank_live(long: pd.DataFrame, screener, spec: str, *, n_per_job: int, seed: 
     """Rank ``n_per_job`` run sets per job with ``screener``; adds ``screener_spec``,
     ``validity`` and ``validity_card``. Returns the ranks and the scoring run
     (:func:`rank_with_screener`)."""
-    from popresume.ranking.bloomberg import load_resumes_shown
-
     label = f"{screener.screener_id} ({screener.model})"
     sets = sample_runs(long, n_per_job=n_per_job, model=RUN_SETS_OF, seed=seed)
     out, run = rank_with_screener(sets, load_resumes_shown(), screener, label, cache=cache, progress=progress,
@@ -128,9 +127,6 @@ def rank_live(long: pd.DataFrame, screener, spec: str, *, n_per_job: int, seed: 
 
 def load_screener_runs() -> pd.DataFrame:
     """Our screeners' recorded runs shipped in ``data/ranking/screener_runs.parquet``."""
-    from popresume.io import read_parquet
-    from popresume.paths import data_path
-
     return read_parquet(data_path("ranking", SCREENER_RUNS), what=f"data/ranking/{SCREENER_RUNS}",
                         columns=["model", "job", "run", "position", "name", "demo", "rank", "found", "score",
                                  "validity"])

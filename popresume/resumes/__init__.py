@@ -29,9 +29,9 @@ __all__ = [
 
 def __getattr__(name):  # lazy: Pillow/joblib only when images are asked for
     if name == "render_images":
-        from popresume.resumes.image import render_images
+        from popresume.resumes.image import render_images  # lazy: Pillow and joblib only when images are asked for
         return render_images
     if name == "toy_profiles":
-        from popresume.resumes.examples import toy_profiles
+        from popresume.resumes.examples import toy_profiles  # lazy, as render_images
         return toy_profiles
     raise AttributeError(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from popresume.jobs import load_content
 from popresume.resumes.rules import Resume, build_resume, month_index
 
 LONG_BREAK_MONTHS = 24  # "breaks > 24 months": a résumé with more than two years off in all
@@ -27,8 +28,6 @@ def break_months(resume: Resume) -> int:
 def with_break_months(profiles: pd.DataFrame, *, seed: int = 0, content: dict | None = None) -> pd.DataFrame:
     """``profiles`` with a column ``break_months``: each row's résumé built with
     :func:`popresume.resumes.rules.build_resume` (default layout) and its breaks summed."""
-    from popresume.jobs import load_content
-
     content = content or load_content()
     out = profiles.copy()
     out["break_months"] = [break_months(build_resume(p, seed=seed, content=content))

@@ -14,11 +14,14 @@ progress bar; the returned table carries the throughput in ``.attrs["images_per_
 from __future__ import annotations
 
 import functools
+import re
 import time
 from pathlib import Path
 from typing import Iterable, Mapping
 
+import matplotlib
 import pandas as pd
+from joblib import Parallel, delayed
 from PIL import Image, ImageDraw, ImageFont
 
 from popresume.io import atomic_path
@@ -35,7 +38,6 @@ RULE = (170, 178, 190)
 
 @functools.lru_cache(maxsize=64)
 def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    import matplotlib
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
 
@@ -159,7 +161,6 @@ def _render_chunk(items, out_dir: str, width: int, face_source, seed: int, skill
 
 
 def _check_ids(ids: Iterable[str]) -> None:
-    import re
     for rid in ids:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", str(rid)):
             raise ValueError(f"resume_id {rid!r} cannot be a file name (use letters, digits, '.', '_', '-')")
@@ -211,8 +212,6 @@ def render_images(profiles: pd.DataFrame | Iterable[Mapping], out_dir: str | Pat
     >>> images.columns.tolist(), images["image_path"].iloc[0].endswith("nurse-000001.png")
     (['resume_id', 'occupation', 'image_path'], True)
     """
-    from joblib import Parallel, delayed
-
     df = _as_frame(profiles)
     resumes = build_resumes(df, seed=seed)
     _check_ids(r.resume_id for r in resumes)

@@ -30,6 +30,7 @@ import hashlib
 from pathlib import Path
 from typing import Callable, Iterable
 
+import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -52,7 +53,6 @@ def photo_seed(seed: int, resume_id: str) -> int:
 
 
 def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    import matplotlib
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
 

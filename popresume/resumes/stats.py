@@ -9,7 +9,7 @@ from typing import Iterable
 import pandas as pd
 
 from popresume.resumes.breaks import break_months
-from popresume.resumes.rules import Resume, month_index
+from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR, Resume, month_index
 from popresume.resumes.text import format_text
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -74,8 +74,6 @@ def career_table(resumes: Iterable[Resume], profiles: pd.DataFrame) -> pd.DataFr
     ``n_preparatory`` (roles before the degree the occupation needs) and
     ``needs_ok`` (every role starts after the graduation of the degree it needs).
     """
-    from popresume.resumes.rules import REFERENCE_MONTH, REFERENCE_YEAR
-
     ref = month_index((REFERENCE_YEAR, REFERENCE_MONTH))
     p = profiles.set_index("resume_id")
     rows = []

@@ -28,11 +28,18 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import StoppedRun, require_columns
-from popresume.screeners.base import Screener, ScoreItem, ScoreResult, has_capability
+from popresume.jobs import job_description
+from popresume.paths import cache_path
+from popresume.progress import progress_bar
+from popresume.screeners.base import ScoreItem, ScoreResult, Screener, has_capability
 from popresume.screeners.cache import CacheWriteError, ScoreCache, screener_cache_key, sha256
+from popresume.screeners.embedding import EmbeddingScreener
+from popresume.screeners.hf import HFScreener
+from popresume.screeners.openai_http import OpenAIScreener
 from popresume.screeners.parsing import parse_rate
 from popresume.screeners.prompt import clean_text
 from popresume.screeners.specs import build_spec, parse_spec
+from popresume.screeners.synthetic import SyntheticScreener
 
 # what this module defines; the protocol, the cache, the parser, the prompt and the specs
 # are imported from their own modules (popresume.screeners.base, .cache, .parsing, .prompt,
@@ -58,8 +65,6 @@ def default_cache_path() -> Path:
     >>> default_cache_path().name
     'scores.sqlite'
     """
-    from popresume.paths import cache_path
-
     return cache_path("scores", "scores.sqlite")
 
 
@@ -136,18 +141,11 @@ def get_screener(spec: "str | Mapping[str, Any] | Screener" = "embedding", **opt
     params.update({k: v for k, v in options.items() if v is not None})
     model = build_spec(params)
     if model.kind == "embedding":
-        from popresume.screeners.embedding import EmbeddingScreener
-
         return EmbeddingScreener(model)
     if model.kind == "hf":
-        from popresume.screeners.hf import HFScreener
-
         return HFScreener(model)
     if model.kind == "openai":
-        from popresume.screeners.openai_http import OpenAIScreener
-
         return OpenAIScreener(model)
-    from popresume.screeners.synthetic import SyntheticScreener
 
     return SyntheticScreener(model)
 
@@ -159,10 +157,6 @@ def _job_lookup(job_descriptions: Mapping[str, str] | None) -> Callable[[str], s
                 raise ValueError(f"no job description for occupation {occ!r} in job_descriptions")
             return job_descriptions[occ]
         return look
-    try:
-        from popresume.jobs import job_description
-    except ImportError as e:  # the jobs module is optional for callers that pass texts
-        raise ValueError("popresume.jobs.job_description is unavailable; pass job_descriptions={occupation: text}") from e
     cache: dict[str, str] = {}
 
     def look(occ: str) -> str:
@@ -364,8 +358,6 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     t0 = time.perf_counter()
     bar = None
     if progress:
-        from popresume.progress import progress_bar
-
         bar = progress_bar(total=len(items), initial=len(items) - len(todo), desc=f"scoring ({screener.screener_id})",
                    unit="résumé")
     writing = store is not None

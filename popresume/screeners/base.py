@@ -47,11 +47,14 @@ model and prompt hash, into every cache key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
@@ -187,9 +190,6 @@ class BaseScreener:
     needs_profile: bool = False
     prompt_hash: str = "none"
     batch_size: int = 32
-    #: for generative screeners, how a reply becomes a score: "greedy" (the reply's number)
-    #: or "expected" (probability-weighted over the valid replies); None for the others
-    scoring: str | None = None
     #: résumés per score_batch call, at least and at most (None: 1 and batch_size)
     min_chunk: int | None = None
     max_chunk: int | None = None
@@ -210,12 +210,27 @@ class BaseScreener:
         columns they need); unchanged by default."""
         return profiles
 
+    def __getattr__(self, name: str):
+        # a setting of the spec reads as the screener's own (``screener.timeout`` is
+        # ``screener.spec.timeout``): a backend holds its spec and never copies its fields
+        spec = self.__dict__.get("spec")
+        if spec is not None and name in type(spec).model_fields:
+            return getattr(spec, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def public_spec(self) -> dict:
         """The spec that built this screener, as given (defaults left out), with no secret in
         it: what a report or a card may print. Empty for a screener built without a spec."""
         if self.spec is None:
             return {}
         return {"kind": self.spec.kind, **self.spec.model_dump(exclude_unset=True, exclude={"kind"})}
+
+    @property
+    def scoring(self) -> str | None:
+        """For generative screeners, how a reply becomes a score: "greedy" (the reply's number)
+        or "expected" (probability-weighted over the valid replies), read from the spec; None
+        for the others."""
+        return getattr(self.spec, "scoring", None)
 
     @property
     def supports_images(self) -> bool:
@@ -299,10 +314,6 @@ class quiet_hf:
     travels with the exception)."""
 
     def __enter__(self):
-        import contextlib
-        import io
-        import warnings
-
         self._w = warnings.catch_warnings()
         self._w.__enter__()
         warnings.simplefilter("ignore")
@@ -310,7 +321,7 @@ class quiet_hf:
         self._redirect = contextlib.redirect_stderr(self._stderr)
         self._redirect.__enter__()
         try:
-            from transformers.utils import logging as hf_logging
+            from transformers.utils import logging as hf_logging  # optional: the screeners extra
 
             self._hf = hf_logging
             self._verb = hf_logging.get_verbosity()
@@ -345,7 +356,7 @@ class torch_threads:
 
     def __enter__(self):
         if self.n is not None:
-            import torch
+            import torch  # optional: the screeners extra
 
             self._old = torch.get_num_threads()
             torch.set_num_threads(int(self.n))
@@ -353,7 +364,7 @@ class torch_threads:
 
     def __exit__(self, *exc):
         if self.n is not None:
-            import torch
+            import torch  # optional: the screeners extra
 
             torch.set_num_threads(self._old)
         return False

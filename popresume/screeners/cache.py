@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+import pandas as pd
+
 from popresume.screeners.base import ScoreResult, stable_json
 from popresume.screeners.secrets import NO_SECRETS, Secrets
 
@@ -173,8 +175,6 @@ class ScoreCache:
 
     def rows(self):
         """All rows as a DataFrame (for inspection and tests)."""
-        import pandas as pd
-
         with self._lock:
             return pd.read_sql_query("SELECT * FROM scores", self._con)
 

@@ -40,10 +40,15 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import math
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Sequence
 
+from PIL import Image
+
+from popresume.extras import require
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, iter_chunks, quiet_hf, torch_threads
 from popresume.screeners.parsing import parse_json_reply, parse_score
 from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
@@ -83,8 +88,6 @@ def schema_candidates(schema: dict) -> list[str] | None:
             vals = list(range(lo, hi + 1))
         elif p.get("type") == "number" and "minimum" in p and "maximum" in p and "multipleOf" in p:
             # e.g. the paper's one-decimal X.X: 0.0, 0.1, …, 10.0 written with that many decimals
-            from decimal import Decimal
-
             step = Decimal(str(p["multipleOf"]))
             lo, hi = Decimal(str(p["minimum"])), Decimal(str(p["maximum"]))
             if step <= 0 or (hi - lo) / step > 1000:
@@ -139,7 +142,7 @@ class FiniteJSONConstraint:
 
     def __init__(self, candidates: Sequence[str], token_text: Sequence[str], eos_ids: Sequence[int],
                  prompt_len: int):
-        import torch
+        import torch  # optional: the screeners extra
 
         self.candidates = sorted(set(candidates))
         self.cand_set = set(self.candidates)
@@ -158,7 +161,7 @@ class FiniteJSONConstraint:
         return "".join(self.token_text[int(i)] for i in ids)
 
     def allowed(self, text: str):
-        import torch
+        import torch  # optional: the screeners extra
 
         if text not in self._memo:
             ids: set[int] = set()
@@ -173,7 +176,7 @@ class FiniteJSONConstraint:
         return self._memo[text]
 
     def __call__(self, input_ids, scores):
-        import torch
+        import torch  # optional: the screeners extra
 
         mask = torch.full_like(scores, float("-inf"))
         for b in range(input_ids.shape[0]):
@@ -208,16 +211,7 @@ class HFScreener(BaseScreener):
             else:
                 self.model_dir, self.gguf_file = p, gguf_file
             self.model = str(model) if gguf_file is None else f"{model}/{gguf_file}"
-        self.device = spec.device
-        self.dtype = spec.dtype
-        self.template = spec.template
         self.prompt_hash = prompt_hash(spec.template)
-        self.max_new_tokens = spec.max_new_tokens
-        self.constrained = spec.constrained
-        self.num_threads = spec.num_threads
-        self.scoring = spec.scoring
-        self.min_prob = spec.min_prob
-        self.node_batch = spec.node_batch
         self._tok = self._lm = self._proc = None
         self._token_text: list[str] | None = None
         self._supports_images: bool | None = None
@@ -244,21 +238,20 @@ class HFScreener(BaseScreener):
     def _load(self) -> None:
         if self._lm is not None:
             return
-        from popresume.extras import require
 
         with quiet_hf():  # importing transformers warns too (tqdm.auto without ipywidgets)
             torch = require("torch", "the Hugging Face screener")
             require("transformers", "the Hugging Face screener")
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers import AutoModelForCausalLM, AutoTokenizer  # optional: the screeners extra
 
         kw: dict[str, Any] = {"local_files_only": True}
         if self.gguf_file:
             kw["gguf_file"] = self.gguf_file
-        if self.dtype:
-            kw["dtype"] = getattr(torch, self.dtype)
+        if self.spec.dtype:
+            kw["dtype"] = getattr(torch, self.spec.dtype)
         with quiet_hf():
             if self.supports_images:
-                from transformers import AutoModelForImageTextToText, AutoProcessor
+                from transformers import AutoModelForImageTextToText, AutoProcessor  # optional: the screeners extra
 
                 self._proc = AutoProcessor.from_pretrained(str(self.model_dir), **kw)
                 self._tok = self._proc.tokenizer
@@ -266,7 +259,7 @@ class HFScreener(BaseScreener):
             else:
                 self._tok = AutoTokenizer.from_pretrained(str(self.model_dir), **kw)
                 self._lm = AutoModelForCausalLM.from_pretrained(str(self.model_dir), **kw)
-        self._lm.to(self.device).eval()
+        self._lm.to(self.spec.device).eval()
         tok = self._tok
         special = set(tok.all_special_ids)
         self._token_text = ["" if i in special else tok.decode([i]) for i in range(len(tok))]
@@ -276,10 +269,10 @@ class HFScreener(BaseScreener):
         self._load()
 
     def cache_params(self) -> dict:
-        p = {"decoding": "greedy", "constrained": self.constrained, "max_new_tokens": self.max_new_tokens,
-             "dtype": self.dtype, "scoring": self.scoring}
-        if self.scoring == "expected":
-            p["min_prob"] = self.min_prob
+        p = {"decoding": "greedy", "constrained": self.spec.constrained, "max_new_tokens": self.spec.max_new_tokens,
+             "dtype": self.spec.dtype, "scoring": self.spec.scoring}
+        if self.spec.scoring == "expected":
+            p["min_prob"] = self.spec.min_prob
         return p
 
     # -- generation -------------------------------------------------------------------------
@@ -294,7 +287,6 @@ class HFScreener(BaseScreener):
         if images:
             if not self.supports_images:
                 raise ValueError(f"model {self.model!r} has no vision tower: it cannot read image résumés")
-            from PIL import Image
 
             pil = []
             for p in images:
@@ -324,21 +316,21 @@ class HFScreener(BaseScreener):
     def generate(self, messages: list[dict], *, candidates: Sequence[str] | None = None,
                  images: Sequence[str | os.PathLike] | None = None) -> str:
         """Greedy reply to ``messages``; constrained to ``candidates`` when given."""
-        import torch
-        from transformers import LogitsProcessorList
+        import torch  # optional: the screeners extra
+        from transformers import LogitsProcessorList  # optional: the screeners extra
 
         self._load()
-        inputs = {k: v.to(self.device) for k, v in self._inputs(messages, images).items()}
+        inputs = {k: v.to(self.spec.device) for k, v in self._inputs(messages, images).items()}
         plen = inputs["input_ids"].shape[1]
         eos = self._eos_ids()
         procs = LogitsProcessorList()
-        max_new = self.max_new_tokens
+        max_new = self.spec.max_new_tokens
         if candidates:
             c = FiniteJSONConstraint(candidates, self._token_text, eos, plen)
             procs.append(c)
             max_new = c.max_len + 1
         pad = self._tok.pad_token_id if self._tok.pad_token_id is not None else (eos[0] if eos else 0)
-        with torch.inference_mode(), quiet_hf(), torch_threads(self.num_threads):
+        with torch.inference_mode(), quiet_hf(), torch_threads(self.spec.num_threads):
             out = self._lm.generate(**inputs, max_new_tokens=max_new, do_sample=False, logits_processor=procs,
                                     eos_token_id=eos or None, pad_token_id=pad, temperature=None, top_p=None,
                                     top_k=None)
@@ -358,18 +350,16 @@ class HFScreener(BaseScreener):
         ``pruned_mass``. The prompt runs once; each level of the tree is one more pass
         (:meth:`_path_logits`, ``node_batch`` nodes at a time).
         """
-        import math
-
-        import torch
+        import torch  # optional: the screeners extra
 
         self._load()
-        inputs = {k: v.to(self.device) for k, v in self._inputs(messages, images).items()}
+        inputs = {k: v.to(self.spec.device) for k, v in self._inputs(messages, images).items()}
         plen = inputs["input_ids"].shape[1]
         eos = set(self._eos_ids())
         con = FiniteJSONConstraint(candidates, self._token_text, sorted(eos), plen)
         probs: dict[str, float] = {}
         pruned = 0.0
-        with torch.inference_mode(), quiet_hf(), torch_threads(self.num_threads):
+        with torch.inference_mode(), quiet_hf(), torch_threads(self.spec.num_threads):
             out = self._lm(**inputs, use_cache=True)
             cache = out.past_key_values
             committed: tuple[int, ...] = ()  # reply tokens already in the cache after the prompt
@@ -387,7 +377,7 @@ class HFScreener(BaseScreener):
                             if text in con.cand_set:
                                 probs[text] = probs.get(text, 0.0) + math.exp(p_new)
                             continue
-                        if math.exp(p_new) < self.min_prob:
+                        if math.exp(p_new) < self.spec.min_prob:
                             pruned += math.exp(p_new)
                             continue
                         grown.append((path + (tid,), p_new))
@@ -400,12 +390,12 @@ class HFScreener(BaseScreener):
                 # cache once, so that each level feeds only the paths' differing tails
                 common = _common_prefix([p for p, _ in grown]) if grown else ()
                 if len(common) > len(committed):
-                    o = self._lm(input_ids=torch.tensor([list(common[len(committed):])], device=self.device),
+                    o = self._lm(input_ids=torch.tensor([list(common[len(committed):])], device=self.spec.device),
                                  past_key_values=cache, use_cache=True)
                     committed, base = common, base + len(common) - len(committed)
                     logits_of[committed] = o.logits[0, -1]
                 tails = [p for p in need if p not in logits_of]
-                for part in iter_chunks(tails, self.node_batch):
+                for part in iter_chunks(tails, self.spec.node_batch):
                     got = self._path_logits(cache, base, [p[len(committed):] for p in part])
                     logits_of.update(zip(part, got))
                 frontier = [(path, p_new, None if f else logits_of[path]) for (path, p_new), f in zip(grown, forced)]
@@ -418,7 +408,7 @@ class HFScreener(BaseScreener):
         mask lets each token see the prompt and the earlier tokens of its own path only
         (tree attention), with positions counted from the end of the prompt. The cache is
         cropped back to the prompt afterwards."""
-        import torch
+        import torch  # optional: the screeners extra
 
         toks: list[int] = []
         pos: list[int] = []
@@ -429,13 +419,13 @@ class HFScreener(BaseScreener):
             pos += range(plen, plen + len(p))
         t = len(toks)
         dtype = next(self._lm.parameters()).dtype
-        mask = torch.full((1, 1, t, plen + t), torch.finfo(dtype).min, dtype=dtype, device=self.device)
+        mask = torch.full((1, 1, t, plen + t), torch.finfo(dtype).min, dtype=dtype, device=self.spec.device)
         mask[..., :plen] = 0
         for start, n in spans:
             for i in range(n):
                 mask[0, 0, start + i, plen + start: plen + start + i + 1] = 0
-        o = self._lm(input_ids=torch.tensor([toks], device=self.device),
-                     position_ids=torch.tensor([pos], device=self.device), attention_mask=mask,
+        o = self._lm(input_ids=torch.tensor([toks], device=self.spec.device),
+                     position_ids=torch.tensor([pos], device=self.spec.device), attention_mask=mask,
                      past_key_values=cache, use_cache=True)
         # back to the prompt alone (a negative crop removes that many tokens in transformers 4.x and 5.x)
         cache.crop(-(cache.get_seq_length() - plen))
@@ -444,7 +434,7 @@ class HFScreener(BaseScreener):
     def complete_json(self, messages: list[dict], schema: dict | None = None,
                       images: Sequence[str | os.PathLike] | None = None) -> tuple[dict | None, str]:
         """Greedy reply as ``(parsed object or None, raw text)``; constrained when the schema is finite."""
-        cands = schema_candidates(schema) if (schema is not None and self.constrained) else None
+        cands = schema_candidates(schema) if (schema is not None and self.spec.constrained) else None
         raw = self.generate(messages, candidates=cands, images=images)
         obj = parse_json_reply(raw)
         return (obj if isinstance(obj, dict) else None), raw
@@ -452,10 +442,10 @@ class HFScreener(BaseScreener):
     # -- protocol ---------------------------------------------------------------------------
     def score_one(self, item: ScoreItem) -> ScoreResult:
         use_image = item.image_path is not None and item.format != "text"
-        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
+        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.spec.template)
         images = [item.image_path] if use_image else None
         try:
-            if self.scoring == "expected":
+            if self.spec.scoring == "expected":
                 return self._expected(msgs, images)
             _, raw = self.complete_json(msgs, SCORE_SCHEMA, images=images)
         except ValueError as e:

@@ -81,17 +81,22 @@ import random
 import re
 import threading
 import time
+import urllib.request
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
+import httpcore
+import httpx
+from PIL import Image
+
 from popresume.errors import StoppedRun
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult
-from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.parsing import expected_score_from_logprobs, parse_json_reply, parse_score
 from popresume.screeners.prompt import SCORE_SCHEMA, build_messages, prompt_hash
+from popresume.screeners.secrets import Secrets, basic_auth_forms
 from popresume.screeners.specs import DIALECTS, OpenAISpec, spec_for
 
 log = logging.getLogger(__name__)
@@ -145,8 +150,6 @@ class DeadlineBackend:
     """
 
     def __init__(self):
-        import httpcore
-
         self._backend = httpcore.SyncBackend()
         self._deadline = _Deadline()
 
@@ -169,15 +172,11 @@ class DeadlineBackend:
         return left if timeout is None else min(timeout, left)
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        import httpcore
-
         stream = self._backend.connect_tcp(host, port, self.cap(timeout, httpcore.ConnectTimeout),
                                            local_address=local_address, socket_options=socket_options)
         return _DeadlineStream(stream, self)
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
-        import httpcore
-
         stream = self._backend.connect_unix_socket(path, self.cap(timeout, httpcore.ConnectTimeout),
                                                    socket_options=socket_options)
         return _DeadlineStream(stream, self)
@@ -193,21 +192,15 @@ class _DeadlineStream:
         self._stream, self._backend = stream, backend
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        import httpcore
-
         return self._stream.read(max_bytes, self._backend.cap(timeout, httpcore.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        import httpcore
-
         self._stream.write(buffer, self._backend.cap(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
         self._stream.close()
 
     def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-        import httpcore
-
         tls = self._stream.start_tls(ssl_context, server_hostname, self._backend.cap(timeout, httpcore.ConnectTimeout))
         return _DeadlineStream(tls, self._backend)
 
@@ -218,8 +211,6 @@ class _DeadlineStream:
 def environment_proxy(url: str) -> str | None:
     """The HTTP(S) proxy the environment names for ``url`` (``HTTP_PROXY``, ``HTTPS_PROXY``,
     ``ALL_PROXY``, less ``NO_PROXY``), as httpx itself would use it; None when there is none."""
-    import urllib.request
-
     u = urlparse(url)
     if urllib.request.proxy_bypass(u.hostname or ""):
         return None
@@ -236,9 +227,6 @@ def deadline_transport(backend: DeadlineBackend, limits, proxy: str | None = Non
     :func:`environment_proxy` reads them) and the backend; the rest of the transport
     (request mapping, exception mapping) is httpx's own. A SOCKS proxy keeps httpx's own
     pool: its requests are bounded per read only."""
-    import httpcore
-    import httpx
-
     transport = httpx.HTTPTransport(limits=limits, proxy=proxy)
     shared = dict(ssl_context=httpx.create_ssl_context(), max_connections=limits.max_connections,
                   max_keepalive_connections=limits.max_keepalive_connections,
@@ -306,8 +294,6 @@ def image_data_url(path: str | os.PathLike) -> str:
     p = Path(path)
     data = p.read_bytes()  # OSError if missing
     try:
-        from PIL import Image
-
         with Image.open(io.BytesIO(data)) as im:
             im.verify()
             fmt = (im.format or "PNG").lower()
@@ -331,7 +317,6 @@ class OpenAIScreener(BaseScreener):
         self.model = spec.model
         base_url, self._auth, url_secrets = split_credentials(spec.base_url)
         self.base_url = base_url.rstrip("/")
-        self.api_key_env = spec.api_key_env
         # one Authorization header: the credentials the user wrote into the URL win over the
         # environment's key, which is then not read; naming a key too (api_key_env) is refused
         if self._auth is not None and "api_key_env" in spec.model_fields_set:
@@ -343,28 +328,13 @@ class OpenAIScreener(BaseScreener):
         host = urlparse(self.base_url).hostname or ""
         if self._key is None and self._auth is None and host in _KEYED_HOSTS:
             raise PermissionError(f"{host} needs an API key: set the environment variable {spec.api_key_env}")
-        self.temperature = spec.temperature
-        self.max_tokens = spec.max_tokens
-        self.seed = spec.seed
-        self.concurrency = spec.concurrency
-        self.timeout = spec.timeout
-        self.max_retries = spec.max_retries
-        self.backoff = spec.backoff
-        self.max_backoff = spec.max_backoff
-        self.parse_retries = spec.parse_retries
         self.response_format = "prompt" if spec.response_format is None else spec.response_format
-        self.scoring = spec.scoring
-        self.top_logprobs = spec.top_logprobs
-        self.fail_fast = spec.fail_fast
-        self.max_prompt_chars = spec.max_prompt_chars
         self.extra_body = dict(spec.extra_body or {})  # server-specific fields (vLLM, llama.cpp), e.g. cache_prompt
         # "logprobs": the client can request them; whether this server returns them is checked
         # when a run with scoring="expected" negotiates
         self.capabilities = frozenset({"text", "json", "logprobs"})
         self.supports_images = spec.supports_images
-        self.template = spec.template
         self.prompt_hash = prompt_hash(spec.template)
-        self.max_reply_bytes = spec.max_reply_bytes
         self._client = None
         self._deadline = DeadlineBackend()
         self._lock = threading.Lock()
@@ -396,7 +366,7 @@ class OpenAIScreener(BaseScreener):
         return self.scrub(server_message(text)) or ""
 
     def __repr__(self) -> str:  # never shows the key
-        return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.api_key_env!r})"
+        return f"OpenAIScreener(model={self.model!r}, base_url={self.base_url!r}, key_env={self.spec.api_key_env!r})"
 
     # -- identity -----------------------------------------------------------------------------
     @property
@@ -407,11 +377,11 @@ class OpenAIScreener(BaseScreener):
     def cache_params(self) -> dict:
         """Decoding, dialect and scoring mode: everything that can move a score (never the key).
         Negotiates the dialect with the server on first call."""
-        p = {"base_url": self.base_url, "temperature": self.temperature, "max_tokens": self.max_tokens,
-             "seed": self.seed, "dialect": self.negotiate(), "schema": SCORE_SCHEMA, "scoring": self.scoring,
-             "parse_retries": self.parse_retries}
-        if self.scoring == "expected":
-            p["top_logprobs"] = self.top_logprobs
+        p = {"base_url": self.base_url, "temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens,
+             "seed": self.spec.seed, "dialect": self.negotiate(), "schema": SCORE_SCHEMA, "scoring": self.spec.scoring,
+             "parse_retries": self.spec.parse_retries}
+        if self.spec.scoring == "expected":
+            p["top_logprobs"] = self.spec.top_logprobs
         if self.extra_body:
             p["extra_body"] = self.extra_body
         return p
@@ -421,10 +391,9 @@ class OpenAIScreener(BaseScreener):
     def client(self):
         with self._lock:
             if self._client is None:
-                import httpx
-
-                limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-                self._client = httpx.Client(timeout=self.timeout,
+                n = self.spec.concurrency
+                limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
+                self._client = httpx.Client(timeout=self.spec.timeout,
                                             transport=deadline_transport(self._deadline, limits,
                                                                          environment_proxy(self.base_url)))
             return self._client
@@ -441,10 +410,10 @@ class OpenAIScreener(BaseScreener):
         return h
 
     def _sleep(self, attempt: int, retry_after: str | None = None) -> None:
-        delay = min(self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
+        delay = min(self.spec.max_backoff, self.spec.backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
         if retry_after:
             try:
-                delay = min(self.max_backoff, max(delay, float(retry_after)))
+                delay = min(self.spec.max_backoff, max(delay, float(retry_after)))
             except ValueError:
                 pass
         time.sleep(delay)
@@ -469,17 +438,17 @@ class OpenAIScreener(BaseScreener):
         byte at a time is cut like one that sends nothing. A reply longer than
         ``max_reply_bytes`` (by its Content-Length, or as it is read) raises
         :class:`ReplyTooLarge` without reading the rest."""
-        with self._deadline.until(time.monotonic() + self.timeout), \
+        with self._deadline.until(time.monotonic() + self.spec.timeout), \
                 self.client.stream("POST", url, json=payload, headers=self._headers(), auth=self._auth) as r:
             declared = r.headers.get("content-length", "")
-            too_large = (f"the reply is over max_reply_bytes={self.max_reply_bytes:,} bytes "
+            too_large = (f"the reply is over max_reply_bytes={self.spec.max_reply_bytes:,} bytes "
                          f"(HTTP {r.status_code}); it was not read")
-            if declared.isdigit() and int(declared) > self.max_reply_bytes:
+            if declared.isdigit() and int(declared) > self.spec.max_reply_bytes:
                 raise ReplyTooLarge(r.status_code, too_large + f" (Content-Length {int(declared):,})", url)
             parts, size = [], 0
             for chunk in r.iter_bytes():
                 size += len(chunk)
-                if size > self.max_reply_bytes:
+                if size > self.spec.max_reply_bytes:
                     raise ReplyTooLarge(r.status_code, too_large + " to its end", url)
                 parts.append(chunk)
             data = b"".join(parts)
@@ -491,12 +460,10 @@ class OpenAIScreener(BaseScreener):
         """POST ``payload`` to ``/chat/completions``; the decoded JSON body, or raises
         :class:`RequestRefused` (not retried), :class:`TransientFailure` (retries exhausted),
         :class:`ConnectionError` (never reached the server) or :class:`PermissionError`."""
-        import httpx
-
         url = f"{self.base_url}/chat/completions"
         last = ""
         connect_failures = 0
-        for attempt in range(self.max_retries + 1):
+        for attempt in range(self.spec.max_retries + 1):
             with self._lock:
                 self._stats["requests"] += 1
                 self._stats["retries"] += bool(attempt)
@@ -508,13 +475,13 @@ class OpenAIScreener(BaseScreener):
                 connect_failures += 1
                 last = f"cannot connect: {e}"
             except httpx.TimeoutException as e:
-                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
+                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.spec.timeout:g} s)"
                 # a silent server: say what the run is waiting for (the URL holds no password)
                 log.warning("no complete reply from %s (model %r) within the timeout of %g s: attempt %d of %d%s",
-                            url, self.model, self.timeout, attempt + 1, self.max_retries + 1,
-                            "; trying again" if attempt < self.max_retries else "; giving up on this request")
+                            url, self.model, self.spec.timeout, attempt + 1, self.spec.max_retries + 1,
+                            "; trying again" if attempt < self.spec.max_retries else "; giving up on this request")
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
-                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.timeout:g} s)"
+                last = f"{type(e).__name__}: {e or 'no detail'} (timeout {self.spec.timeout:g} s)"
             else:
                 if r.status_code == 200:
                     try:
@@ -529,8 +496,9 @@ class OpenAIScreener(BaseScreener):
                         self._count(body, time.perf_counter() - t0)
                         return body
                 elif r.status_code in (401, 403):
-                    hint = ("no API key was sent: set the environment variable " + self.api_key_env) if not self._key \
-                        else f"the key in {self.api_key_env} was rejected"
+                    env = self.spec.api_key_env
+                    hint = ("no API key was sent: set the environment variable " + env) if not self._key \
+                        else f"the key in {env} was rejected"
                     raise PermissionError(f"HTTP {r.status_code} from {url}: {hint}; server said: "
                                           f"{self.server_message(text)}")
                 elif r.status_code == 500 and is_validation_500(text):
@@ -541,11 +509,12 @@ class OpenAIScreener(BaseScreener):
                 else:
                     raise RequestRefused(r.status_code, self.server_message(text), url)
             log.info("retrying after %s", last)
-            if attempt < self.max_retries:
+            if attempt < self.spec.max_retries:
                 self._sleep(attempt, retry_after)
-        if connect_failures == self.max_retries + 1:
+        if connect_failures == self.spec.max_retries + 1:
             raise ConnectionError(f"server unreachable at {self.base_url} after {connect_failures} attempts: {last}")
-        raise TransientFailure(f"no valid reply from {url} after {self.max_retries + 1} attempts; last error: {last}")
+        raise TransientFailure(f"no valid reply from {url} after {self.spec.max_retries + 1} attempts; "
+                               f"last error: {last}")
 
     # -- dialect ------------------------------------------------------------------------------
     def _response_format(self, dialect: str, schema: dict | None) -> dict | None:
@@ -559,16 +528,16 @@ class OpenAIScreener(BaseScreener):
                 max_tokens: int | None = None, logprobs: bool | None = None) -> dict:
         """The request body for ``messages`` in ``dialect`` (default: the negotiated one)."""
         p: dict[str, Any] = {**self.extra_body, "model": self.model, "messages": messages,
-                             "temperature": self.temperature,
-                             "max_tokens": self.max_tokens if max_tokens is None else max_tokens}
-        if self.seed is not None:
-            p["seed"] = self.seed
+                             "temperature": self.spec.temperature,
+                             "max_tokens": self.spec.max_tokens if max_tokens is None else max_tokens}
+        if self.spec.seed is not None:
+            p["seed"] = self.spec.seed
         rf = self._response_format(dialect or self.negotiate(), schema)
         if rf is not None:
             p["response_format"] = rf
-        if self.scoring == "expected" if logprobs is None else logprobs:
+        if self.spec.scoring == "expected" if logprobs is None else logprobs:
             p["logprobs"] = True
-            p["top_logprobs"] = self.top_logprobs
+            p["top_logprobs"] = self.spec.top_logprobs
         return p
 
     def negotiate(self) -> str:
@@ -599,7 +568,7 @@ class OpenAIScreener(BaseScreener):
             tried = ", ".join(f"{r['dialect']} (HTTP {r['status']})" for r in record)
             raise FatalHTTPError(f"{self.base_url} refused model {self.model!r}: HTTP {last['status']}: "
                                  f"{last['message']} [tried {tried}]")
-        if self.scoring == "expected":
+        if self.spec.scoring == "expected":
             # the same probe with log-probabilities: refused means the server cannot do expected scoring
             try:
                 self.post(self.payload(probe, SCORE_SCHEMA, dialect=chosen, max_tokens=1, logprobs=True))
@@ -673,12 +642,12 @@ class OpenAIScreener(BaseScreener):
         rid = item.resume_id
         if use_image and not self.supports_images:
             raise ValueError(f"model {self.model!r} is configured without image support (résumé {rid!r})")
-        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.template)
+        msgs = build_messages(item.job_description, None if use_image else item.text, template=self.spec.template)
         if not use_image:
             n = len(msgs[0]["content"])
-            if n > self.max_prompt_chars:
-                return ScoreResult.failure(f"error: résumé {rid!r}: prompt is {n} characters, over "
-                                           f"max_prompt_chars={self.max_prompt_chars}; not sent", "oversized résumé")
+            if n > self.spec.max_prompt_chars:
+                return ScoreResult.failure(f"error: résumé {rid!r}: prompt is {n} characters, over max_prompt_chars="
+                                           f"{self.spec.max_prompt_chars}; not sent", "oversized résumé")
         else:
             try:
                 msgs = self._with_images(msgs, [item.image_path])
@@ -686,7 +655,7 @@ class OpenAIScreener(BaseScreener):
                 return ScoreResult.failure(f"error: résumé {rid!r}: {e}", "unreadable image", cacheable=False)
         raw = ""
         payload = self.payload(msgs, SCORE_SCHEMA)
-        for attempt in range(1, self.parse_retries + 2):
+        for attempt in range(1, self.spec.parse_retries + 2):
             try:
                 body = self.post(payload)
             except RequestRefused as e:  # deterministic: recorded (and cached) with the server's words
@@ -697,7 +666,7 @@ class OpenAIScreener(BaseScreener):
                                            attempts=attempt, cacheable=False)
             content = self._content(body) or ""
             raw = self.scrub(content) or ""  # what is stored and printed
-            if self.scoring == "expected":
+            if self.spec.scoring == "expected":
                 lp = self._logprobs(body)
                 if lp is None:
                     return ScoreResult.failure(f"error: résumé {rid!r}: the server returned no logprobs; reply "
@@ -709,11 +678,12 @@ class OpenAIScreener(BaseScreener):
             parsed = parse_score(content)
             if parsed.ok and parsed.method in ("key_value", "bare_number") and self._cut_off(body):
                 # '{"score": 10' cut at max_tokens may be the start of 100: not a score
-                return ScoreResult.failure(f"error: résumé {rid!r}: reply cut off at max_tokens={self.max_tokens} "
-                                           f"before it was complete: {raw[:200]!r}", "cut off", attempts=attempt)
+                return ScoreResult.failure(f"error: résumé {rid!r}: reply cut off at max_tokens="
+                                           f"{self.spec.max_tokens} before it was complete: {raw[:200]!r}", "cut off",
+                                           attempts=attempt)
             if parsed.ok:
                 return ScoreResult(parsed.score, True, raw, attempts=attempt)
-        return ScoreResult.failure(raw, "unparseable reply", attempts=self.parse_retries + 1)
+        return ScoreResult.failure(raw, "unparseable reply", attempts=self.spec.parse_retries + 1)
 
     def score_iter(self, items: Sequence[ScoreItem]) -> Iterator[tuple[int, ScoreResult]]:
         """Score concurrently; yields ``(index, result)`` as each finishes.
@@ -726,7 +696,7 @@ class OpenAIScreener(BaseScreener):
         self.negotiate()
         held: list[tuple[int, ScoreResult]] = []
         succeeded = False
-        ex = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="popresume-http")
+        ex = ThreadPoolExecutor(max_workers=self.spec.concurrency, thread_name_prefix="popresume-http")
         it = iter(enumerate(items))
         pending: dict = {}
 
@@ -738,7 +708,7 @@ class OpenAIScreener(BaseScreener):
                 pending[ex.submit(self.score_one, nxt[1])] = nxt[0]
 
         try:
-            submit(self.concurrency * 2)  # bounded queue: a fatal stop leaves little queued work
+            submit(self.spec.concurrency * 2)  # bounded queue: a fatal stop leaves little queued work
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
@@ -754,7 +724,7 @@ class OpenAIScreener(BaseScreener):
                         yield i, res
                     else:
                         held.append((i, res))
-                        if len(held) >= self.fail_fast and len({h[1].error for h in held}) == 1:
+                        if len(held) >= self.spec.fail_fast and len({h[1].error for h in held}) == 1:
                             _, status, msg = held[0][1].error.split(":", 2)
                             raise FatalHTTPError(
                                 f"stopped: the first {len(held)} requests to {self.base_url} (model {self.model!r}) "

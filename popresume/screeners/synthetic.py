@@ -33,6 +33,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
+from popresume.causal.roles import default_roles
+from popresume.errors import require_columns
 from popresume.grouping import add_groups
 from popresume.schema import PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
@@ -98,12 +101,9 @@ class SyntheticScreener(BaseScreener):
     # -- data -------------------------------------------------------------------------------
     def prepare_profiles(self, profiles: pd.DataFrame) -> pd.DataFrame:
         """Profiles with every column f reads; grouping columns are added when missing."""
-        need = [c for c in self.columns if c not in profiles.columns]
-        if need:
+        if any(c not in profiles.columns for c in self.columns):
             profiles = add_groups(profiles)
-            still = [c for c in self.columns if c not in profiles.columns]
-            if still:
-                raise ValueError(f"profiles lack the column(s) {still} used by the synthetic screener")
+            require_columns(profiles, self.columns, "profiles read by the synthetic screener")
         return profiles
 
     def components(self, profiles: pd.DataFrame, *, format: str = "text") -> pd.DataFrame:
@@ -174,8 +174,6 @@ class SyntheticScreener(BaseScreener):
         five counterfactual means keyed "111", "000", "100", "101", "110".
         """
         if roles is None:
-            from popresume.causal.roles import default_roles
-
             roles = default_roles(attribute)
         x, x0, x1 = roles["x"], roles["x0"], roles["x1"]
         zc, bc, rc = list(roles["z"]), list(roles["b"]), list(roles["r"])
@@ -257,8 +255,6 @@ class SyntheticScreener(BaseScreener):
         dx = {s0: dx[x0], s1: dx[x1]}
         ps = {"111": psi(s1, s1, s1), "000": psi(s0, s0, s0), "100": psi(s1, s0, s0),
               "101": psi(s1, s0, s1), "110": psi(s1, s1, s0)}
-        from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one effect algebra
-
         true = effects_from_psi([ps[name[-3:]] for name in PSI_NAMES])
         out = pd.DataFrame({"true": true}, index=pd.Index(PSE_NAMES, name="effect"))
         out.attrs.update(psi=ps, dropped_z_rows=dropped, fallback_cells=fallback, attribute=attribute, format=fmt)

@@ -54,10 +54,19 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from popresume import __version__
 from popresume.errors import require_columns
-from popresume.io import cached_tables
+from popresume.io import cached_tables, write_figure, write_text
+from popresume.jobs import job_description
+from popresume.paths import cache_path, data_path
+from popresume.population import generate_population
+from popresume.progress import progress_bar
+from popresume.resumes import render_texts
+from popresume.resumes.rules import EDU_PLAN, MIN_AGE
 from popresume.schema import EDU_LEVELS, NOT_CARDED_NO_CARD, OCCUPATION_KEYS
+from popresume.screeners import get_screener, score_resumes
 from popresume.screeners.base import stable_json
 from popresume.screeners.cache import sha256
 
@@ -118,8 +127,6 @@ def mismatched_occupation(occupation: str) -> str:
 def more_education(profiles: pd.DataFrame, step: int = EDU_STEP) -> pd.DataFrame:
     """Rows whose ``edu_level`` can rise by ``step`` levels (capped at the top) while the
     age still allows the new degree, with the raised level; everything else unchanged."""
-    from popresume.resumes.rules import EDU_PLAN, MIN_AGE
-
     rank = profiles["edu_level"].map({v: i for i, v in enumerate(EDU_LEVELS)})
     if rank.isna().any():
         bad = profiles.loc[rank.isna(), "edu_level"].iloc[0]
@@ -180,8 +187,6 @@ def plant_instruction(text: str, where: str, instruction: str = INJECTION) -> st
 # -- statistics ------------------------------------------------------------------------------
 def paired_contrast(a, b, *, level: float = 0.95) -> dict[str, float]:
     """Mean of ``a − b`` over the pairs where both are numbers, with a t interval."""
-    from scipy import stats
-
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     d = d[np.isfinite(d)]
     n = int(d.size)
@@ -201,8 +206,6 @@ def paired_contrast(a, b, *, level: float = 0.95) -> dict[str, float]:
 def lower_bound(c: Mapping[str, float], level: float) -> float:
     """The lower end of a contrast's t interval at ``level``, from its ``estimate``, ``sd`` and
     ``n`` (NaN with fewer than 2 pairs)."""
-    from scipy import stats
-
     n, sd = c.get("n", 0), c.get("sd", float("nan"))
     if not n or n < 2 or not math.isfinite(sd):
         return float("nan")
@@ -248,8 +251,6 @@ def default_profiles(n: int, *, seed: int = 0) -> pd.DataFrame:
 
 @cached_tables(maxsize=4)
 def _default_profiles(n: int, seed: int) -> pd.DataFrame:
-    from popresume.population import generate_population
-
     if n < len(OCCUPATION_KEYS):
         raise ValueError(f"n must be at least {len(OCCUPATION_KEYS)} (one résumé per occupation), got {n}")
     per = {k: n // len(OCCUPATION_KEYS) + (1 if i < n % len(OCCUPATION_KEYS) else 0)
@@ -267,9 +268,6 @@ def card_inputs(profiles: pd.DataFrame, *, seed: int = 0, job_descriptions: Mapp
                 injection_n: int = INJECTION_N) -> list[tuple[str, pd.DataFrame, pd.DataFrame, Mapping[str, str]]]:
     """What a card scores, nothing scored yet: ``(condition, résumés, profiles, postings)`` for
     the six conditions and the two planted instructions (:func:`validity_card`)."""
-    from popresume.jobs import job_description
-    from popresume.resumes import render_texts
-
     if len(profiles) < 2:
         raise ValueError(f"the validity gate needs at least 2 profiles, got {len(profiles)}")
     unknown = sorted(set(profiles["occupation"]) - set(OCCUPATION_KEYS))
@@ -305,8 +303,6 @@ def inputs_fingerprint(variants) -> str:
 
 
 def _package_version() -> str:
-    from popresume import __version__
-
     return str(__version__)
 
 
@@ -348,9 +344,6 @@ def validity_card(screener, *, n: int = CARD_N, seed: int = 0, profiles: pd.Data
     a screener that obeys an applicant's instruction reads the résumé, which is what the gate
     asks; whether obeying is acceptable is the auditor's question, not a validity one.
     """
-    from popresume.progress import progress_bar
-    from popresume.screeners import get_screener, score_resumes
-
     scr = get_screener(screener)
     t0 = time.perf_counter()
     given = profiles is not None or job_descriptions is not None
@@ -465,8 +458,6 @@ def write_card(card: Mapping[str, Any], path: str | os.PathLike, *, figure=None)
     """Write the card as JSON at ``path`` (atomically) and, when ``figure`` (a matplotlib
     Figure, e.g. ``plot_validity_card(card).figure`` from :mod:`popresume.plots.screeners`)
     is given, that figure next to it (same name, ``.png``). Returns the JSON path."""
-    from popresume.io import write_figure, write_text
-
     path = Path(path)
     if path.suffix.lower() != ".json":
         raise ValueError(f"the card path must end in .json, got {path}")
@@ -521,8 +512,6 @@ def _nan_back(card: dict) -> dict:
 
 def card_path_for(screener, *, n: int, seed: int, root: str | os.PathLike | None = None) -> Path:
     """Where :func:`card_for` keeps the card of this screener identity and settings."""
-    from popresume.paths import cache_path
-
     ident = screener_identity(screener)
     key = sha256(stable_json([CARD_VERSION, ident, int(n), int(seed), PASS_RULE]))[:16]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{ident['screener_id']}-{Path(str(ident['model'])).name}")[:60]
@@ -539,8 +528,6 @@ def card_for(spec, *, n: int = CARD_N, seed: int = 0, root: str | os.PathLike | 
     :func:`card_status` finds it stale (then it is computed again, or ``None`` with ``compute=False``).
     With ``compute=False`` a card that is not on disk yet is ``None`` (nothing is scored):
     the audit uses this to show the cards that exist without running the gate itself."""
-    from popresume.screeners import get_screener
-
     scr = get_screener(spec, **options)
     path = card_path_for(scr, n=n, seed=seed, root=root)
     if path.exists() and not refresh:
@@ -599,8 +586,6 @@ def shipped_card(spec: str = "embedding") -> dict[str, Any]:
     """The card the book ships for ``spec`` (:data:`SHIPPED_CARDS`), refused when stale
     (:func:`read_card` with ``current=True``): every page that states this screener's verdict
     reads it from here, so the book has one verdict per screener."""
-    from popresume.paths import data_path
-
     if spec not in SHIPPED_CARDS:
         raise ValueError(f"no shipped validity card for screener {spec!r}; shipped: {sorted(SHIPPED_CARDS)}")
     return read_card(data_path(*SHIPPED_CARDS[spec]), current=True)

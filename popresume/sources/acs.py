@@ -50,10 +50,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import requests
 
 from popresume.errors import require_columns
+from popresume.io import atomic_path, write_parquet
+from popresume.progress import progress_bar
 from popresume.schema import EDU_LEVELS, OCCUPATIONS, RACES, check_occupations
 from popresume.sources import STATE_USPS_BY_FIPS, STATES
+from popresume.sources.calibration import check_age_range
 
 TIDY_COLUMNS = ("occupation", "occ_code", "year", "gender", "race", "hispanic", "age", "state", "edu_level",
                 "employed", "weight")
@@ -341,7 +345,7 @@ def _read_chunks(reader, tidy_fn, where: str, first_line: int, occupations):
 
 
 def _read_ddi(ddi_path: Path):
-    from ipumspy import readers
+    from ipumspy import readers  # optional: the sources extra
 
     try:
         with warnings.catch_warnings():
@@ -541,8 +545,6 @@ def acs_p1(acs, occupation: str, *, age_range=(18, 44), races=RACES) -> pd.DataF
     paper's three groups are race groups; the ``hispanic`` column is kept for users who
     want otherwise. Raises if the age range lies entirely outside the ages in the data.
     """
-    from popresume.sources.calibration import check_age_range
-
     (occupation,) = check_occupations([occupation])
     df = acs if _is_tidy(acs) else load_acs(acs, occupations=[occupation])
     df = df[(df["occupation"] == occupation) & df["employed"]]
@@ -588,10 +590,6 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
     extracted person files (``psam_p*.csv``, or ``ssYYp*.csv`` before 2017) are written the same
     way. Returns their paths.
     """
-    import requests
-
-    from popresume.io import atomic_path
-
     if not (2000 <= int(year) <= 2100):
         raise ValueError(f"year {year!r} is not an ACS year")
     url = pums_url(year, state, period=period, base_url=base_url)
@@ -604,8 +602,6 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
         total = int(r.headers.get("content-length", 0)) or None
         bar = None
         if progress:
-            from popresume.progress import progress_bar
-
             bar = progress_bar(total=total, unit="B", unit_scale=True, desc=zip_path.name)
         with atomic_path(zip_path, ".zip") as tmp, open(tmp, "wb") as fh:
             for block in r.iter_content(1 << 20):
@@ -636,8 +632,6 @@ def download_pums(year: int, out_dir, *, state: str | None = None, period: str =
 
 def save_tidy(df: pd.DataFrame, path) -> Path:
     """Write a tidy ACS table to Parquet atomically (what ``popresume data acs`` leaves)."""
-    from popresume.io import write_parquet
-
     return write_parquet(validate_tidy(df), path)
 
 

@@ -57,14 +57,13 @@ Modelling assumptions (each a named constant or argument below or in ``seeds``):
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
 from popresume.io import cached_tables
 from popresume.paths import data_path
 from popresume.schema import EDU_LEVELS, GENDERS, OCCUPATIONS, RACES, check_occupations
-from popresume.sources import STATE_USPS_BY_NAME, STATES
+from popresume.sources import STATE_USPS_BY_NAME, STATES, seeds
 
 # CPS / EP row label for each occupation key (the SOC code is the join key; labels for reading).
 CPS_SOC: dict[str, str] = {k: v["soc"] for k, v in OCCUPATIONS.items()}
@@ -294,8 +293,6 @@ def seed_table(occupation: str, ages, races=RACES, *, gss=None, acs12=None) -> n
     · 1[e feasible at a], with split() the published margin within each GSS education group
     (assumption 5). See :mod:`popresume.sources.seeds` for the shrinkage of small cells.
     """
-    from popresume.sources import seeds
-
     ages = np.asarray(list(ages), int)
     gae = seeds.gss_seed(occupation, gss)  # gender × band × group
     pub = education_shares(occupation)

