@@ -149,7 +149,7 @@ def test_synthetic_spec_keys_levels_and_lines(tmp_path):
     ({"kind": "openai", "model": "m", "base_url": "ftp://h"}, "spec.base_url: String should match"),
     ({"kind": "openai", "model": "m", "response_format": "grammar"}, "spec.response_format: must be 'auto' or one of"),
     ({"kind": "bert"}, "spec.kind: unknown screener kind 'bert'"),
-    ("openai:gpt", "expected 'openai:MODEL@BASE_URL'"),
+    ("openai:gpt", "screener screeners[0] = 'openai:gpt': an openai screener spec is 'openai:MODEL@BASE_URL'"),
 ])
 def test_screener_specs_are_checked(spec, needle):
     with pytest.raises(ValueError) as e:

@@ -77,9 +77,10 @@ def test_defaults_are_declared_once():
 
     from popresume.audit.config import EstimatorModel, GridModel
 
-    sig = inspect.signature(estimate_pse).parameters
-    for name in ("folds", "n_boot", "seed", "clip", "level", "n_rep", "aggregate", "threads", "tune_rows"):
-        assert sig[name].default == getattr(DEFAULTS, name)
+    # the options are the spec's fields only: neither the function nor the class repeats one
+    for f in (estimate_pse, PSEEstimator):
+        assert not set(EstimatorSpec.names()) & set(inspect.signature(f).parameters), f
+    assert PSEEstimator(make_scm("basic").sample(200, seed=0), ROLES).folds == DEFAULTS.folds == 5
     for name, f in EstimatorModel.model_fields.items():
         if hasattr(DEFAULTS, name):
             assert f.default == getattr(DEFAULTS, name), name
