@@ -199,8 +199,9 @@ class PSEEstimator:
     the nuisances and computes the per-unit influence values, ``bootstrap()`` is a
     separate, explicit step, and ``result_`` (a ``PSEResult``) or ``summary`` give the tidy
     effects table, the means, intervals and tests. The spec's options read as attributes
-    (``est.folds``, ``est.seed``, ...); ``fit`` warns (``PSEWarning``) at the estimable rule's
-    thresholds (:mod:`popresume.causal.identification`), so a warning and a verdict agree.
+    (``est.folds``, ``est.seed``, ...; ``est.spec.bootstrap``, as ``bootstrap`` is the
+    method). ``fit`` warns (``PSEWarning``) at the estimable rule's thresholds
+    (:mod:`popresume.causal.identification`), so a warning and a verdict agree.
 
     Parameters
     ----------
