@@ -52,6 +52,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, create_model, field_validator, model_validator
 
 from popresume import yamlio
+from popresume.paths import CONFIGS_DIR
 from popresume.causal.spec import DEFAULTS, EstimatorSpec, field_bounds, nested_folds_problem, spec_option
 from popresume.schema import ATTRIBUTES, DEFAULT_SIZES, FORMATS, OCCUPATION_KEYS, OCCUPATIONS
 # The screener specs' models live with the screeners (one check for a config entry and for
@@ -585,8 +586,6 @@ def grid_config(config_file: str | os.PathLike = "default_audit.yaml", *, sizes=
     """The audit grid of the book's chapters: a config (a name under ``CONFIGS_DIR`` or a path) with
     the chapter's parameters applied (``None`` keeps the file's value; ``occupations="all"``
     keeps the file's occupations). Validated before anything runs."""
-    from popresume.paths import CONFIGS_DIR
-
     path = Path(config_file)
     cfg = load_config(path if path.is_absolute() or path.exists() else CONFIGS_DIR / path)
     changes = {k: v for k, v in (("sizes", sizes), ("n_boot", n_boot), ("seed", seed)) if v is not None}
