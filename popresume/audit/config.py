@@ -191,7 +191,8 @@ class GridModel(_Block):
 
     @model_validator(mode="after")
     def _folds_with_nesting(self):
-        problem = nested_folds_problem(self.folds, self.estimator.nested_crossfit)
+        problem = nested_folds_problem(self.folds, self.estimator.nested_crossfit,
+                                       off="with estimator: {nested_crossfit: false}")
         if problem:
             raise _Place("folds", problem)
         return self

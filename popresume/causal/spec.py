@@ -224,11 +224,11 @@ def field_bounds(name: str) -> dict:
     return {"default": getattr(DEFAULTS, name), **(BOUNDS[name].pydantic() if name in BOUNDS else {})}
 
 
-def nested_folds_problem(folds, nested_crossfit) -> str | None:
-    """Why ``folds`` cannot go with ``nested_crossfit`` (None when they can)."""
+def nested_folds_problem(folds, nested_crossfit, off: str = "from Python: nested_crossfit=False") -> str | None:
+    """Why ``folds`` cannot go with ``nested_crossfit`` (None when they can); ``off`` says how to turn nesting off."""
     if nested_crossfit and isinstance(folds, int) and folds < NESTED_MIN_FOLDS:
         return (f"folds={folds} with nested_crossfit: the nested μ3 fits leave out two folds and would train on "
-                f"no row; use folds >= {NESTED_MIN_FOLDS} (or, from Python, nested_crossfit=False)")
+                f"no row; use folds >= {NESTED_MIN_FOLDS} (or turn nesting off {off})")
     return None
 
 

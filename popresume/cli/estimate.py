@@ -8,7 +8,7 @@ import click
 
 from popresume.causal import classify_cases, default_roles, estimate_pse, prepare
 from popresume.causal.roles import screener_rows, screeners_present
-from popresume.causal.spec import DEFAULTS, EstimatorSpec, check_options, spec_option
+from popresume.causal.spec import DEFAULTS, EstimatorSpec, check_options, nested_folds_problem, spec_option
 from popresume.cli._errors import SEED, OutPath, UserError
 from popresume.io import TABLE_SUFFIXES, read_parquet, write_table
 
@@ -71,6 +71,10 @@ def spec_from_cli(values: Mapping[str, Any], base: EstimatorSpec | None = None) 
             check_options(**({name: value, "nested_crossfit": given.get("nested_crossfit", base.nested_crossfit)}
                              if name == "folds" else {name: value}))
         except ValueError as e:
+            nesting = given.get("nested_crossfit", base.nested_crossfit)
+            if name == "folds" and "nested_crossfit" in given and nested_folds_problem(value, nesting):
+                # this command can turn nesting off: name its flag
+                e = nested_folds_problem(value, nesting, off=f"with --no-{flag('nested_crossfit')[2:]}")
             raise UserError(f"{flag(name)}: {e}") from None
     return base.replace(**given)
 
