@@ -102,8 +102,8 @@ def option(default, doc: str, *, bound: Bound | None = None, choices: tuple[str,
 @dataclass(frozen=True)
 class EstimatorSpec:
     # the docstring is written from these fields (``_class_doc``), so it cannot fall behind them
-    folds: int = option(5, f"L of the L-fold cross-fitting (paper: 5; at least {NESTED_MIN_FOLDS} with nested cross-fitting).",
-                        bound=Bound(2))
+    folds: int = option(5, f"L of the L-fold cross-fitting (paper: 5; at least {NESTED_MIN_FOLDS} with nested "
+                        f"cross-fitting).", bound=Bound(2))
     n_boot: int = option(500, "Bootstrap draws (paper: 500); 0 gives normal intervals from the influence function.",
                          bound=Bound(0))
     seed: int = option(0, "Seed of the folds, the learners and the bootstrap.", bound=Bound(0))

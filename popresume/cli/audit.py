@@ -126,8 +126,8 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
         other = _given(ctx, _GRID_ONLY + tuple(k for k in _REPORT_ONLY if k not in _DECISIONS_SHARED))
         if other:
             raise click.UsageError(f"{other[0]} does not apply to --decisions")
-        return _decisions(decisions, report, settings["seed"], n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col,
-                          fit_col, quality_col)
+        return _decisions(decisions, report, settings["seed"], n_sim, outcome_col, sex_col, race_col, job_col,
+                          item_col, run_col, fit_col, quality_col)
     if _given(ctx, _DECISIONS_ONLY):
         raise click.UsageError(f"{_given(ctx, _DECISIONS_ONLY)[0]} applies to --decisions only")
     if spec is not None:
