@@ -1,5 +1,6 @@
 """The estimator's options declared once (causal.spec), the result owning its table row, bad inputs refused early."""
 
+import re
 import warnings
 
 import numpy as np
@@ -77,9 +78,10 @@ def test_defaults_are_declared_once():
 
     from popresume.audit.config import EstimatorModel, GridModel
 
-    sig = inspect.signature(estimate_pse).parameters
-    for name in ("folds", "n_boot", "seed", "clip", "level", "n_rep", "aggregate", "threads", "tune_rows"):
-        assert sig[name].default == getattr(DEFAULTS, name)
+    # the options are the spec's fields only: neither the function nor the class repeats one
+    for f in (estimate_pse, PSEEstimator):
+        assert not set(EstimatorSpec.names()) & set(inspect.signature(f).parameters), f
+    assert PSEEstimator(make_scm("basic").sample(200, seed=0), ROLES).folds == DEFAULTS.folds == 5
     for name, f in EstimatorModel.model_fields.items():
         if hasattr(DEFAULTS, name):
             assert f.default == getattr(DEFAULTS, name), name
@@ -219,3 +221,132 @@ def test_cli_estimate_names_the_screeners_present(estimate_files, cli):
     assert r.exit_code == 1
     assert "screener 'nope' (--screener) is not in" in r.output and "['m', 'syn']" in r.output
     assert "0 of 0" not in r.output
+
+
+# ---------------------------------------------------------------- the options once (issue 36, item 4)
+def test_keywords_are_checked_overrides_of_the_spec():
+    d = make_scm("basic").sample(600, seed=4)
+    by_spec = estimate_pse(d, ROLES, EstimatorSpec(folds=3, n_boot=0, clip=0.02), learners=CELL)
+    by_keywords = estimate_pse(d, **ROLES, folds=3, n_boot=0, clip=0.02, learners=CELL)
+    pd.testing.assert_frame_equal(by_spec, by_keywords)
+    # a keyword overrides the spec's value; a mapping is read as a spec
+    pd.testing.assert_frame_equal(by_spec, estimate_pse(d, ROLES, {"folds": 3, "n_boot": 0, "clip": 0.5 / 25},
+                                                        learners=CELL))
+    with pytest.raises(TypeError, match=r"unknown estimator option 'n_boots'; the options are: folds, n_boot, "):
+        estimate_pse(d, ROLES, n_boots=0, learners=CELL)
+    with pytest.raises(TypeError, match="'fold'.*learners, grid, trim"):
+        estimate_pse(d, **ROLES, fold=3)
+    with pytest.raises(TypeError, match="role 'x' is given twice"):
+        PSEEstimator(d, ROLES, x="x")
+    with pytest.raises(TypeError, match="unknown estimator option 'clip_warn'"):
+        PSEEstimator(d, ROLES, clip_warn=0.05)
+
+
+def test_the_estimator_holds_the_spec_and_reads_its_options():
+    spec = EstimatorSpec(folds=4, seed=7, n_rep=2)
+    est = PSEEstimator(make_scm("basic").sample(300, seed=0), ROLES, spec, learners=CELL)
+    assert est.spec is spec and (est.folds, est.seed, est.n_rep, est.clip) == (4, 7, 2, DEFAULTS.clip)
+    assert callable(est.bootstrap) and est.spec.bootstrap == "influence"  # the method keeps its name
+    with pytest.raises(AttributeError):
+        est.folds = 3  # read from the spec, not a second copy
+    assert PSEEstimator(make_scm("basic").sample(300, seed=0), ROLES, folds=4).spec == EstimatorSpec(folds=4)
+
+
+def test_warning_thresholds_are_the_rules():
+    """fit()'s warnings use the numbers of the estimable rule (identification), pinned here."""
+    from popresume.causal import identification as ident
+
+    assert (ident.MAX_CLIPPED_SHARE, ident.MIN_ESS) == (0.01, 50.0)
+    assert (PSEEstimator.clip_warn, PSEEstimator.min_ess, PSEEstimator.min_group) == (0.01, 50.0, 50)
+    assert PSEEstimator.clip_warn is ident.MAX_CLIPPED_SHARE and PSEEstimator.min_ess is ident.MIN_ESS
+
+
+def _params(command) -> dict:
+    return {p.name: p for p in command.params}
+
+
+#: The options of ``popresume estimate`` that are not the estimator's.
+ESTIMATE_OWN = {"profiles_path", "scores_path", "attribute", "screener", "z", "b", "r", "x0", "x1",
+                "refit_bootstrap", "max_unmatched", "out_path", "quiet"}
+
+
+def test_every_spec_field_is_an_estimate_option_and_back():
+    from popresume.cli.estimate import command
+
+    params = _params(command)
+    assert set(params) - ESTIMATE_OWN == set(EstimatorSpec.names())
+    for name in EstimatorSpec.names():
+        p = params[name]
+        assert p.opts[0] == "--" + name.replace("_", "-")
+        want = "drop" if name == "missing" else getattr(DEFAULTS, name)  # the CLI's one own default
+        assert p.default == want, name
+        if name in CHOICES:
+            assert tuple(p.type.choices) == CHOICES[name], name
+
+
+def test_audit_options_are_the_spec_fields_its_request_carries():
+    import dataclasses
+
+    from popresume.audit.report_run import ReportRequest
+    from popresume.cli.audit import REPORT_ESTIMATOR, command
+
+    carried = {f.name for f in dataclasses.fields(ReportRequest)} & set(EstimatorSpec.names())
+    assert set(REPORT_ESTIMATOR) == carried and {"folds", "n_boot", "seed", "tune"} <= carried
+    params = _params(command)
+    for name in REPORT_ESTIMATOR:
+        assert params[name].default == getattr(DEFAULTS, name), name
+
+
+def test_a_new_spec_field_becomes_an_option(monkeypatch):
+    import dataclasses
+
+    import click
+
+    import popresume.causal.spec as S
+    import popresume.cli.estimate as E
+
+    wider = dataclasses.make_dataclass(
+        "EstimatorSpec", [("variance", str, S.option("sandwich", "How the SE is computed.",
+                                                     choices=("sandwich", "jackknife")))],
+        bases=(EstimatorSpec,), frozen=True)
+    monkeypatch.setattr(S, "EstimatorSpec", wider)
+    monkeypatch.setattr(E, "EstimatorSpec", wider)
+    monkeypatch.setattr(E, "DEFAULTS", wider())
+    cmd = E.estimator_options()(click.command("x")(lambda **kw: None))
+    p = _params(cmd)["variance"]
+    assert p.opts == ["--variance"] and p.default == "sandwich" and tuple(p.type.choices) == ("sandwich", "jackknife")
+    assert "How the SE is computed." in p.help
+
+
+def test_the_config_block_is_the_spec_less_the_top_level_options():
+    from popresume.audit.config import TOP_LEVEL_OPTIONS, EstimatorModel, GridModel
+
+    assert set(EstimatorModel.model_fields) == (set(EstimatorSpec.names()) - set(TOP_LEVEL_OPTIONS)
+                                                | {"grid", "learners", "trim"})
+    assert set(TOP_LEVEL_OPTIONS) <= set(GridModel.model_fields)
+
+
+def test_the_config_reads_screener_strings_with_parse_spec():
+    from popresume.audit.config import screener_kind
+    from popresume.screeners.specs import parse_spec
+
+    for text in ("synthetic", "hf:/models/m.gguf", " Embedding ", "openai:m@http://127.0.0.1:8080/v1"):
+        assert screener_kind(text) == parse_spec(text)["kind"]
+    with pytest.raises(ValueError) as said:
+        parse_spec("openai:gpt")
+    assert not _config_accepts(screeners=["openai:gpt"])
+    from popresume.audit.config import validate_config
+
+    with pytest.raises(ValueError, match=re.escape(str(said.value))):
+        validate_config({**GRID, "screeners": ["openai:gpt"]})
+
+
+def test_report_takes_a_request_not_positionals():
+    import inspect
+
+    from popresume.audit.report_run import ReportRequest
+    from popresume.cli.audit import _report
+
+    params = list(inspect.signature(_report).parameters.values())
+    assert params[0].name == "request" and params[0].annotation in (ReportRequest, "ReportRequest")
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:]) and len(params) <= 5

@@ -148,6 +148,5 @@ def test_estimate_two_folds_advice_names_no_missing_option():
     assert res.exit_code == 1
     line = _one_line_error(res)
     assert "--folds" in line and "folds >= 3" in line
-    # the only other remedy is named as a Python argument, not as a command-line option
-    assert "from Python, nested_crossfit=False" in line
-    assert not any(opt.startswith("--nested") or opt.startswith("--no-nested") for opt in _options("estimate"))
+    # the other remedy is named as this command's option (generated from the spec's field)
+    assert "or turn nesting off with --no-nested-crossfit" in line and "--nested-crossfit" in _options("estimate")

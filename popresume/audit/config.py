@@ -49,17 +49,18 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model, field_validator, model_validator
 
 from popresume import yamlio
-from popresume.causal.spec import CHOICES, field_bounds, nested_folds_problem
+from popresume.paths import CONFIGS_DIR
+from popresume.causal.spec import DEFAULTS, EstimatorSpec, field_bounds, nested_folds_problem, spec_option
 from popresume.schema import ATTRIBUTES, DEFAULT_SIZES, FORMATS, OCCUPATION_KEYS, OCCUPATIONS
 # The screener specs' models live with the screeners (one check for a config entry and for
 # `popresume score -o`); the names stay importable from here.
 from popresume.screeners.specs import Block as _Block
 from popresume.screeners.specs import EmbeddingSpec, HFSpec, OpenAISpec, SyntheticSpec  # noqa: F401
 from popresume.screeners.specs import PROFILE_LEVELS, SPEC_MODELS  # noqa: F401
-from popresume.screeners.specs import SCREENER_KINDS, field_problems, spec_problems
+from popresume.screeners.specs import SCREENER_KINDS, field_problems, parse_spec, spec_problems
 from popresume.screeners.specs import Place as _Place
 
 IMAGE_FORMATS = ("image", "image+photo")
@@ -94,30 +95,32 @@ class ConfigError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------
-class EstimatorModel(_Block):
-    """Keyword arguments of :func:`popresume.causal.estimate_pse`.
+def _spec_field(name: str) -> tuple:
+    """The pydantic field of option ``name`` of EstimatorSpec: its type, default, bound and doc."""
+    opt = spec_option(name)
+    kind = Literal[opt.choices] if opt.choices else type(getattr(DEFAULTS, name))
+    return kind, Field(**field_bounds(name), description=opt.doc)
 
-    Defaults and allowed values come from the estimator's own specification
-    (:mod:`popresume.causal.spec`), so the config accepts exactly what the estimator
-    accepts. ``folds``, ``n_boot`` and ``seed`` are set at the grid's top level, not here.
-    """
 
-    tune: bool = Field(**field_bounds("tune"))
-    tune_rows: int = Field(**field_bounds("tune_rows"))
-    grid: dict[str, list[Union[int, float]]] | None = None
-    bootstrap: Literal[CHOICES["bootstrap"]] = Field(**field_bounds("bootstrap"))
-    clip: float = Field(**field_bounds("clip"))
-    normalize: bool = Field(**field_bounds("normalize"))
-    nested_crossfit: bool = Field(**field_bounds("nested_crossfit"))
-    missing: Literal[CHOICES["missing"]] = Field(**field_bounds("missing"))
-    level: float = Field(**field_bounds("level"))
-    learners: Union[Literal["xgboost"], dict[str, Any], None] = None
-    n_rep: int = Field(**field_bounds("n_rep"))  # repeated cross-fitting (DoubleML's n_rep)
-    aggregate: Literal[CHOICES["aggregate"]] = Field(**field_bounds("aggregate"))  # how repetitions combine
-    threads: int = Field(**field_bounds("threads"))  # XGBoost threads per fit (cells run in parallel processes)
-    identification: Literal[CHOICES["identification"]] = Field(**field_bounds("identification"))  # overlap | paper
-    estimable_rule: Literal[CHOICES["estimable_rule"]] = Field(**field_bounds("estimable_rule"))  # support | ess-floor
-    trim: Optional[tuple[float, float]] = None  # estimate on the overlap population (the estimand renamed)
+#: The options a config sets at its top level (one value for the whole grid), not under ``estimator``.
+TOP_LEVEL_OPTIONS = ("seed", "folds", "n_boot")
+
+# The ``estimator`` block: every option of EstimatorSpec but the top-level ones, generated from
+# the spec's fields (a new field is a config key at once), and the learners beside them.
+EstimatorModel = create_model(
+    "EstimatorModel", __base__=_Block, __module__=__name__,
+    __doc__="""Keyword arguments of :func:`popresume.causal.estimate_pse`.
+
+    Every field of :class:`popresume.causal.EstimatorSpec` but ``folds``, ``n_boot`` and
+    ``seed`` (set at the grid's top level), with the spec's defaults and allowed values, so
+    the config accepts exactly what the estimator accepts; and ``grid``, ``learners`` and
+    ``trim``, passed to :func:`~popresume.causal.estimate_pse` as they are.
+    """,
+    **{name: _spec_field(name) for name in EstimatorSpec.names() if name not in TOP_LEVEL_OPTIONS},
+    grid=(Optional[dict[str, list[Union[int, float]]]], None),
+    learners=(Union[Literal["xgboost"], dict[str, Any], None], None),
+    trim=(Optional[tuple[float, float]], None),  # estimate on the overlap population (the estimand renamed)
+)
 
 
 class RenderModel(_Block):
@@ -159,7 +162,7 @@ class GridModel(_Block):
     sizes: Union[Literal["paper"], int, dict[str, int]] = "paper"
     seed: int = Field(**field_bounds("seed"))
     folds: int = Field(**field_bounds("folds"))
-    n_boot: int = Field(**field_bounds("n_boot"))
+    n_boot: int = Field(**field_bounds("n_boot"))  # the top-level options: TOP_LEVEL_OPTIONS
     estimator: EstimatorModel = EstimatorModel()
     render: RenderModel = RenderModel()
 
@@ -188,7 +191,8 @@ class GridModel(_Block):
 
     @model_validator(mode="after")
     def _folds_with_nesting(self):
-        problem = nested_folds_problem(self.folds, self.estimator.nested_crossfit)
+        problem = nested_folds_problem(self.folds, self.estimator.nested_crossfit,
+                                       off="with estimator: {nested_crossfit: false}")
         if problem:
             raise _Place("folds", problem)
         return self
@@ -326,15 +330,11 @@ def _hash(obj) -> str:
 
 
 def screener_kind(spec) -> str:
-    """The backend kind of a screener spec ("embedding:PATH" -> "embedding")."""
-    if isinstance(spec, Mapping):
-        kind = spec.get("kind")
-        if not isinstance(kind, str):
-            raise ValueError(f"screener spec {dict(spec)!r} has no string 'kind'")
-        return kind
-    if isinstance(spec, str) and spec:
-        return spec.split(":", 1)[0]
-    raise ValueError(f"screener spec {spec!r} is neither a string nor a mapping with 'kind'")
+    """The backend kind of a screener spec ("embedding:PATH" -> "embedding"), read by :func:`parse_spec`."""
+    kind = parse_spec(spec).get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"screener spec {spec!r} has no string 'kind'")
+    return kind
 
 
 def _image_ability(entry: ScreenerEntry) -> bool:
@@ -387,13 +387,14 @@ def _spec_problems(spec, i: int) -> list[tuple[tuple, str]]:
     base = ("screeners", i, "spec")
     if not isinstance(spec, (str, Mapping)):
         return []  # reported by GridModel
-    if isinstance(spec, str):
-        kind = spec.split(":", 1)[0].strip().lower()
+    if isinstance(spec, str):  # the grammar of --screener (parse_spec), then the kind
+        try:
+            kind = parse_spec(spec)["kind"]
+        except ValueError as e:
+            return [(base, f"screener screeners[{i}] = {spec!r}: {e}")]
         if kind not in SCREENER_KINDS:
             return [(base, f"unknown screener screeners[{i}] = {spec!r}: kind {kind!r} is not one of "
                            f"{list(SCREENER_KINDS)}")]
-        if kind == "openai" and "@" not in spec:
-            return [(base, f"screener screeners[{i}] = {spec!r}: expected 'openai:MODEL@BASE_URL'")]
         return []
     return spec_problems(spec, base)
 
@@ -586,8 +587,6 @@ def grid_config(config_file: str | os.PathLike = "default_audit.yaml", *, sizes=
     """The audit grid of the book's chapters: a config (a name under ``CONFIGS_DIR`` or a path) with
     the chapter's parameters applied (``None`` keeps the file's value; ``occupations="all"``
     keeps the file's occupations). Validated before anything runs."""
-    from popresume.paths import CONFIGS_DIR
-
     path = Path(config_file)
     cfg = load_config(path if path.is_absolute() or path.exists() else CONFIGS_DIR / path)
     changes = {k: v for k, v in (("sizes", sizes), ("n_boot", n_boot), ("seed", seed)) if v is not None}

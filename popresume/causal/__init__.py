@@ -10,8 +10,9 @@ Entry points (names fixed by the project contract): ``estimate_pse``, ``plugin_p
 ``classify_cases``, ``default_roles``, and the DoubleML-shaped trio ``PSEData`` (roles
 checked once), ``PSEEstimator`` (``fit``, ``bootstrap``, ``refit_draws``) and ``PSEResult``
 (``summary``, ``psi``, ``confint``, ``pvalues``, ``p_adjust``, ``diagnostics``, ``overlap``,
-``row``), with the options and their allowed values declared once in ``spec``
-(``EstimatorSpec``). ``estimate`` holds ``estimate_pse`` and ``estimate_row`` (one audit as
+``row``), with the options, their defaults and their allowed values declared once, as the
+fields of ``EstimatorSpec`` (``spec``): ``estimate_pse(data, roles, spec)`` and
+``PSEEstimator(data, roles, spec)`` take one. ``estimate`` holds ``estimate_pse`` and ``estimate_row`` (one audit as
 one table row); ``identification`` which effects the overlap supports (``estimable``,
 ``reason``) and the trimmed overlap population; ``effects`` is the vocabulary for effects tables (long and wide forms,
 significance, warning capture); ``results`` the result object.

@@ -22,7 +22,9 @@ conditional expectations μ2(r,z) = E[μ3(B,r,a_y,z) | r, X=a_b, z] and
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,7 +38,7 @@ from .functional import PSI_LABELS, PSI_NAMES, PSI_TRIPLES, effective_sample_siz
 from .identification import MAX_CLIPPED_SHARE, MIN_ESS, mediated_ess_floor
 from .nuisance import Learners, fit_predict
 from .results import PSEResult, aggregate_reps
-from .spec import DEFAULTS, check_options
+from .spec import DEFAULTS, EstimatorSpec, make_spec, unknown_options
 
 
 # --------------------------------------------------------------------------- folds
@@ -64,8 +66,9 @@ class CrossfitResult:
 
 
 def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarray, y: np.ndarray,
-                 fold: np.ndarray, learners: Learners, *, clip: float = 0.01, normalize: bool = True,
-                 nested_crossfit: bool = True, seed: int = 0) -> CrossfitResult:
+                 fold: np.ndarray, learners: Learners, *, clip: float = DEFAULTS.clip,
+                 normalize: bool = DEFAULTS.normalize, nested_crossfit: bool = DEFAULTS.nested_crossfit,
+                 seed: int = DEFAULTS.seed) -> CrossfitResult:
     """φ for the five triples on every row, each row's nuisances fit without its fold."""
     n = len(y)
     x1 = np.asarray(x1, bool)
@@ -163,56 +166,73 @@ def crossfit_phi(Xz: np.ndarray, Xrz: np.ndarray, Xbrz: np.ndarray, x1: np.ndarr
 
 
 # --------------------------------------------------------------------------- the estimator
-@dataclass(eq=False)
+#: The columns' roles, given as a mapping (``roles``) or as keywords.
+ROLES: tuple[str, ...] = ("x", "x0", "x1", "z", "b", "r", "y")
+
+
+def split_options(roles: Mapping[str, Any] | None, options: Mapping[str, Any],
+                  also: tuple[str, ...] = ()) -> tuple[dict, dict]:
+    """(roles, spec overrides) from a ``roles`` mapping and keywords that mix roles and options.
+
+    A role given twice, or a keyword that is neither a role, an option of
+    :class:`~popresume.causal.spec.EstimatorSpec` nor in ``also``, is a ``TypeError`` naming it.
+    """
+    unknown_options({k: v for k, v in options.items() if k not in ROLES}, also=(*ROLES, *also))
+    given = dict(roles or {})
+    for k in given:
+        if k not in ROLES:
+            raise TypeError(f"unknown role {k!r} in roles; the roles are: {', '.join(ROLES)}")
+    for k in ROLES:
+        if k in options:
+            if k in given:
+                raise TypeError(f"role {k!r} is given twice: in roles and as a keyword")
+            given[k] = options[k]
+    return given, {k: v for k, v in options.items() if k not in ROLES}
+
+
 class PSEEstimator:
     """DoubleML-style estimator of TE, NDE, NIE, BIE, RIE (PopResume §3, docs/DESIGN.md §3).
 
     Describe the data once (``data`` is a DataFrame with the roles given here, or a
-    ``PSEData`` built beforehand), pass learners (``Learners``, a dict, or None for tuned
-    XGBoost), ``fit()`` cross-fits the nuisances and computes the per-unit influence
-    values, ``bootstrap()`` is a separate, explicit step, and ``result_`` (a ``PSEResult``)
-    or ``summary`` give the tidy effects table, the means, intervals and tests.
+    ``PSEData`` built beforehand) and the estimation once (an :class:`EstimatorSpec`),
+    pass learners (``Learners``, a dict, or None for tuned XGBoost); ``fit()`` cross-fits
+    the nuisances and computes the per-unit influence values, ``bootstrap()`` is a
+    separate, explicit step, and ``result_`` (a ``PSEResult``) or ``summary`` give the tidy
+    effects table, the means, intervals and tests. The spec's options read as attributes
+    (``est.folds``, ``est.seed``, ...; ``est.spec.bootstrap``, as ``bootstrap`` is the
+    method). ``fit`` warns (``PSEWarning``) at the estimable rule's thresholds
+    (:mod:`popresume.causal.identification`), so a warning and a verdict agree.
 
     Parameters
     ----------
     data : DataFrame or PSEData
         One row per résumé.
-    x, x0, x1 : str, object, object
-        The protected attribute column and its reference / comparison levels.
-    z, b, r : list of str
-        Confounders, business-necessity and redlining mediators.
-    y : str
-        The score column.
-    folds, seed, learners, clip, normalize, nested_crossfit, tune, tune_rows, grid, missing, level
-        As in :func:`popresume.causal.estimate_pse` (defaults: :class:`~popresume.causal.spec.EstimatorSpec`).
-    n_rep, aggregate : int, {"median", "mean"}
-        Repeated cross-fitting on ``n_rep`` independent fold splits (DoubleML's ``n_rep``),
-        combined by ``aggregate``; 1 (default) is the paper's single split.
-        Hyperparameters are tuned once, on the first split.
-    threads : int
-        XGBoost threads per nuisance fit.
-    clip_warn, min_group, min_ess : float, int, float
-        When ``fit`` warns (``PSEWarning``, with the numbers): more than ``clip_warn`` of
-        some propensity clipped, the smaller X group under ``min_group`` rows, or a
-        weight's effective sample size under ``min_ess`` (by default the estimable rule's
-        ``identification.MAX_CLIPPED_SHARE`` and ``MIN_ESS``, so the warning and the verdict agree).
-    identification : {"overlap", "paper"}
-        "overlap" (default): effects without support are reported not estimable (no
-        interval, p-value or significance; :mod:`popresume.causal.identification`).
-        "paper": every interval as is, for the chapters that reproduce the paper.
-    estimable_rule : {"support", "ess-floor"}
-        The rule of "overlap" (:func:`popresume.causal.identification.is_estimable`):
-        "support" (default: clipping and an ESS of 50) or "ess-floor"
-        (the ESS floors of the rule before issue 37).
+    roles : mapping, optional
+        The columns' roles: ``x`` (the protected attribute), ``x0`` / ``x1`` (its reference and
+        comparison levels), ``z`` / ``b`` / ``r`` (lists of confounders, business-necessity and
+        redlining mediators) and ``y`` (the score, default "score"), as
+        :func:`popresume.causal.default_roles` returns them. Not needed with a ``PSEData``.
+    spec : EstimatorSpec or mapping, optional
+        The estimator's options (default: ``EstimatorSpec()``).
+    learners : None, "xgboost", dict or Learners
+        None/"xgboost": XGBoost tuned on the Appendix C.5 grid; or {"propensity": clf,
+        "outcome": reg} with any scikit-learn style estimators.
+    grid : dict, optional
+        The tuning grid (default: Appendix C.5's).
     population : str, optional
         The estimand's population when the rows were trimmed (set by ``estimate_pse(trim=...)``).
+    **options
+        The roles as keywords (``x=``, ``x0=``, ...) and, kept for one release, any option of
+        :class:`EstimatorSpec` as a keyword that overrides ``spec`` (``folds=3``). Another
+        name is a ``TypeError`` that lists the valid ones.
 
     Examples
     --------
-    >>> from popresume.causal import PSEEstimator, make_scm
+    >>> from popresume.causal import EstimatorSpec, PSEEstimator, make_scm
     >>> from popresume.causal.nuisance import CellMeans
     >>> data = make_scm("proxy_reveals", seed=0).sample(1000, seed=2)  # R nearly reveals X
-    >>> est = PSEEstimator(data, x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y",
+    >>> roles = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
+    >>> est = PSEEstimator(data, roles, EstimatorSpec(seed=0),
     ...                    learners={"propensity": CellMeans(), "outcome": CellMeans()})
     >>> import warnings
     >>> with warnings.catch_warnings():  # fit() warns: weak overlap
@@ -230,58 +250,41 @@ class PSEEstimator:
     the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (...), so the direct ...
     """
 
-    data: pd.DataFrame | PSEData = field(repr=False)
-    x: str | None = None
-    x0: object = None
-    x1: object = None
-    z: list = field(default_factory=list)
-    b: list = field(default_factory=list)
-    r: list = field(default_factory=list)
-    y: str = "score"
-    folds: int = DEFAULTS.folds
-    seed: int = DEFAULTS.seed
-    learners: object = None
-    clip: float = DEFAULTS.clip
-    normalize: bool = DEFAULTS.normalize
-    nested_crossfit: bool = DEFAULTS.nested_crossfit
-    tune: bool = DEFAULTS.tune
-    tune_rows: int = DEFAULTS.tune_rows
-    grid: dict | None = None
-    missing: str = DEFAULTS.missing
-    level: float = DEFAULTS.level
+    #: When ``fit`` warns: more than this share of some propensity clipped (the rule's own number).
     clip_warn: float = MAX_CLIPPED_SHARE
-    n_rep: int = DEFAULTS.n_rep
-    aggregate: str = DEFAULTS.aggregate
-    threads: int = DEFAULTS.threads
-    min_group: int = 50
+    #: ... or a weight's effective sample size under this (the rule's floor) ...
     min_ess: float = MIN_ESS
-    identification: str = DEFAULTS.identification
-    estimable_rule: str = DEFAULTS.estimable_rule
-    population: str | None = None  # the estimand's population when the rows were trimmed
+    #: ... or the smaller X group under this many rows: a weight is zero outside one group, so its
+    #: ESS cannot exceed that group's size, and a group under the ESS floor cannot meet it.
+    min_group: int = int(MIN_ESS)
 
-    def __post_init__(self):
-        check_options(folds=self.folds, seed=self.seed, clip=self.clip, normalize=self.normalize,
-                      nested_crossfit=self.nested_crossfit, tune=self.tune, tune_rows=self.tune_rows,
-                      missing=self.missing, level=self.level, n_rep=self.n_rep, aggregate=self.aggregate,
-                      threads=self.threads, identification=self.identification,
-                      estimable_rule=self.estimable_rule)
-        if isinstance(self.data, PSEData):
-            self.data_ = self.data
-            for k, v in self.data_.roles.items():
-                setattr(self, k, v)
+    def __init__(self, data: pd.DataFrame | PSEData, roles: Mapping[str, Any] | None = None,
+                 spec: EstimatorSpec | Mapping[str, Any] | None = None, *, learners=None, grid: dict | None = None,
+                 population: str | None = None, **options):
+        roles, overrides = split_options(roles, options)
+        self.spec = make_spec(spec, **overrides)
+        self.data, self.learners, self.grid, self.population = data, learners, grid, population
+        if isinstance(data, PSEData):
+            self.data_ = data
         else:
-            if self.x is None:
-                raise ValueError("name the protected attribute column: x=...")
-            self.data_ = PSEData(self.data, x=self.x, x0=self.x0, x1=self.x1, z=self.z, b=self.b, r=self.r,
-                                 y=self.y, missing=self.missing)
-            self.z, self.b, self.r = self.data_.z, self.data_.b, self.data_.r
+            if roles.get("x") is None:
+                raise ValueError("name the protected attribute column: x=... (or roles={'x': ...})")
+            self.data_ = PSEData(data, x=roles["x"], x0=roles.get("x0"), x1=roles.get("x1"), z=roles.get("z"),
+                                 b=roles.get("b"), r=roles.get("r"), y=roles.get("y", "score"),
+                                 missing=self.spec.missing)
+        self.x, self.x0, self.x1, self.y = (self.data_.roles[k] for k in ("x", "x0", "x1", "y"))
+        self.z, self.b, self.r = self.data_.z, self.data_.b, self.data_.r
         # the specification only: each fit() works on a fresh copy (no tuned values leak)
-        self._spec = Learners.from_arg(self.learners, tune=self.tune, grid=self.grid, tune_rows=self.tune_rows,
-                                       threads=self.threads)
+        self._spec = Learners.from_arg(learners, tune=self.spec.tune, grid=grid, tune_rows=self.spec.tune_rows,
+                                       threads=self.spec.threads)
         self._learners = self._spec.spawn()
         self.df_ = self.data_.df
         self.n_ = self.data_.n
         self.result_ = None
+
+    def __repr__(self) -> str:
+        fitted = "fitted" if self.result_ is not None else "not fitted"
+        return f"PSEEstimator(x={self.x!r}, x0={self.x0!r}, x1={self.x1!r}, n={self.n_}, {self.spec}, {fitted})"
 
     # -- fitting
     def _crossfit(self, fold: np.ndarray, idx: np.ndarray | None = None) -> CrossfitResult:
@@ -477,3 +480,14 @@ class PSEEstimator:
         """Propensity ranges and clipping, weight raw means and ESS, chosen hyperparameters, warnings."""
         self._check_fitted()
         return self.result_.diagnostics
+
+
+def _spec_attribute(name: str) -> property:
+    return property(lambda self: getattr(self.spec, name), doc=f"The spec's ``{name}`` (read-only).")
+
+
+# the spec's options read as attributes (est.folds, est.seed, ...), one per field, new fields included;
+# a name the class already has (the method ``bootstrap``) stays the class's: ``est.spec.bootstrap``
+for _name in EstimatorSpec.names():
+    if not hasattr(PSEEstimator, _name):
+        setattr(PSEEstimator, _name, _spec_attribute(_name))

@@ -25,18 +25,30 @@ an interrupted command resumes where it stopped.
 
 from __future__ import annotations
 
-import click
+import dataclasses
 
-from popresume.audit.report_run import MAX_DRAWS
-from popresume.cli._errors import SEED, OutDir, OutPath, UserError
+import click
+from click.core import ParameterSource
+
+from popresume.audit.config import load_config
+from popresume.audit.grid import run_audit, write_results
+from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
+from popresume.audit.report_run import MAX_DRAWS, ReportRequest, check_report_folder, run_report, write_report
+from popresume.causal.spec import EstimatorSpec
+from popresume.cli._errors import OutDir, OutPath, UserError
+from popresume.cli.estimate import estimator_options, spec_from_cli
+from popresume.screeners.specs import parse_spec
 from popresume.screeners.validity import CARD_N
 
 #: How popresume.causal.data words a column that separates the attribute (positivity fails).
 SEPARATES = "perfectly separates"
+#: The estimator's options of report mode: the fields of EstimatorSpec that a ReportRequest
+#: carries (generated from the spec, so a field the request gains is an option at once).
+REPORT_ESTIMATOR = tuple(n for n in EstimatorSpec.names() if n in {f.name for f in dataclasses.fields(ReportRequest)})
 # options of one mode only, refused in the other (by their parameter names)
 _GRID_ONLY = ("out", "scheduler", "n_jobs", "cache_dir", "sizes")
-_REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "seed", "force", "dry_run",
-                "card_n", "n_boot", "n_sim", "tune", "target", "leakage", "leakage_bases", "cache_path")
+_REPORT_ONLY = ("occupation", "n", "report", "fmt", "attributes", "profiles_path", "force", "dry_run",
+                "card_n", "n_sim", "target", "leakage", "leakage_bases", "cache_path", *REPORT_ESTIMATOR)
 # options of the recorded-decisions audit (--decisions FILE)
 _DECISIONS_ONLY = ("outcome_col", "sex_col", "race_col", "job_col", "item_col", "run_col", "fit_col", "quality_col")
 # of the screener report's options, those an audit of recorded decisions also reads
@@ -45,8 +57,6 @@ _DECISIONS_SHARED = ("report", "seed", "n_sim")
 
 def _given(ctx: click.Context, names) -> list[str]:
     """The option flags among ``names`` that the user set (not left at their default)."""
-    from click.core import ParameterSource
-
     flags = {p.name: p.opts[0] for p in ctx.command.params}
     return [flags[k] for k in names if ctx.get_parameter_source(k) not in (None, ParameterSource.DEFAULT)]
 
@@ -71,16 +81,14 @@ def _given(ctx: click.Context, names) -> list[str]:
 @click.option("--attributes", default="gender,race", show_default=True, help="Report mode: gender, race or both.")
 @click.option("--profiles", "profiles_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Report mode: own profiles Parquet (e.g. IPUMS-based) instead of a fresh synthetic sample.")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Report mode: seed of profiles, résumés, CIs.")
 @click.option("--force", is_flag=True, help="Report mode: audit a screener that fails the validity gate.")
 @click.option("--dry-run", is_flag=True, help="Report mode: probe and print the expected time, then stop.")
 @click.option("--card-n", type=click.IntRange(min=5), default=CARD_N, show_default=True,
               help="Report mode: résumés of the validity card.")
-@click.option("--n-boot", type=click.IntRange(0, MAX_DRAWS), default=500, show_default=True,
-              help="Report mode: bootstrap draws of the CIs.")
 @click.option("--n-sim", type=click.IntRange(1, MAX_DRAWS), default=1000, show_default=True,
               help="Report mode: permutations of the chance baseline.")
-@click.option("--tune/--no-tune", default=True, show_default=True, help="Report mode: CV-tune the nuisance models.")
+@estimator_options(REPORT_ESTIMATOR, types={"n_boot": click.IntRange(0, MAX_DRAWS)}, prefix="Report mode: ",
+                   helps={"seed": "Seed of the profiles, the résumés, the folds and the CIs."})
 @click.option("--target", type=click.FloatRange(min=0, min_open=True), default=0.5, show_default=True,
               help="Report mode: target CI half-width (points) for the n-needed column.")
 @click.option("--leakage", is_flag=True, help="Report mode: add Beyond the Name's Tasks 1-3 for the same screener.")
@@ -106,9 +114,8 @@ def _given(ctx: click.Context, names) -> list[str]:
                    "column (default: quality, if present).")
 @click.option("--progress/--no-progress", default=True, show_default=True)
 def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, n, report, fmt, attributes,
-            profiles_path, seed, force, dry_run, card_n, n_boot, n_sim, tune, target, leakage, leakage_bases,
-            cache_path, decisions, outcome_col, sex_col, race_col, job_col, item_col, run_col, fit_col, quality_col,
-            progress):
+            profiles_path, force, dry_run, card_n, n_sim, target, leakage, leakage_bases, cache_path, decisions,
+            outcome_col, sex_col, race_col, job_col, item_col, run_col, fit_col, quality_col, progress, **settings):
     """Audit one screener into a report (--screener), recorded decisions into a report
     (--decisions), or run every audit of a grid (--config)."""
     ctx = click.get_current_context()
@@ -119,16 +126,30 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
         other = _given(ctx, _GRID_ONLY + tuple(k for k in _REPORT_ONLY if k not in _DECISIONS_SHARED))
         if other:
             raise click.UsageError(f"{other[0]} does not apply to --decisions")
-        return _decisions(decisions, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col,
-                          fit_col, quality_col)
+        return _decisions(decisions, report, settings["seed"], n_sim, outcome_col, sex_col, race_col, job_col,
+                          item_col, run_col, fit_col, quality_col)
     if _given(ctx, _DECISIONS_ONLY):
         raise click.UsageError(f"{_given(ctx, _DECISIONS_ONLY)[0]} applies to --decisions only")
     if spec is not None:
         other = _given(ctx, _GRID_ONLY)
         if other:
             raise click.UsageError(f"{other[0]} applies to --config only")
-        return _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n,
-                       n_boot, n_sim, tune, target, leakage, leakage_bases, cache_path, progress)
+        for name, val in (("--occupation", occupation), ("--n", n)):
+            if val is None:
+                raise click.UsageError(f"--screener needs {name}")
+        if report is None and not dry_run:
+            raise click.UsageError("--screener needs --report DIR (or --dry-run)")
+        if report is not None:
+            check_report_folder(report)
+        if leakage_bases is not None and not leakage:
+            raise click.UsageError("--leakage-bases needs --leakage")
+        estimator = spec_from_cli(settings).to_dict()
+        request = ReportRequest(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt,
+                                attributes=tuple(a.strip() for a in attributes.split(",") if a.strip()),
+                                profiles=profiles_path, force=force, card_n=card_n, n_sim=n_sim, target=target,
+                                leakage=leakage, leakage_bases=leakage_bases,
+                                **{k: estimator[k] for k in REPORT_ESTIMATOR})
+        return _report(request, report=report, dry_run=dry_run, cache_path=cache_path, progress=progress)
     other = _given(ctx, _REPORT_ONLY)
     if other:
         raise click.UsageError(f"{other[0]} applies to --screener only")
@@ -137,28 +158,14 @@ def command(config, out, scheduler, n_jobs, cache_dir, sizes, spec, occupation, 
     _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress)
 
 
-def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, force, dry_run, card_n, n_boot, n_sim,
-            tune, target, leakage, leakage_bases, cache_path, progress):
-    from popresume.audit.report_run import ReportRequest, check_report_folder, run_report, write_report
-    from popresume.screeners.specs import parse_spec
-
-    for name, val in (("--occupation", occupation), ("--n", n)):
-        if val is None:
-            raise click.UsageError(f"--screener needs {name}")
-    if report is None and not dry_run:
-        raise click.UsageError("--screener needs --report DIR (or --dry-run)")
-    if report is not None:
-        check_report_folder(report)
-    if leakage_bases is not None and not leakage:
-        raise click.UsageError("--leakage-bases needs --leakage")
-    attrs = tuple(a.strip() for a in attributes.split(",") if a.strip())
-    request = ReportRequest(parse_spec(spec), spec_label=spec, occupation=occupation, n=n, fmt=fmt, attributes=attrs,
-                            profiles=profiles_path, seed=seed, force=force, card_n=card_n, n_boot=n_boot,
-                            n_sim=n_sim, tune=tune, target=target, leakage=leakage, leakage_bases=leakage_bases)
+def _report(request: ReportRequest, *, report: str | None, dry_run: bool, cache_path: str | None,
+            progress: bool) -> None:
+    """Run the audit ``request`` asks for and write its report into ``report`` (nothing with ``dry_run``)."""
+    n, attrs = request.n, request.attributes
     try:
         rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo)
     except ValueError as e:
-        if profiles_path is not None or SEPARATES not in str(e):
+        if request.profiles is not None or SEPARATES not in str(e):
             raise
         # the profiles are the tool's own sample: "drop or coarsen the column" is not the user's to do
         why = str(e).split(" Drop or coarsen")[0]
@@ -177,9 +184,6 @@ def _report(spec, occupation, n, report, fmt, attributes, profiles_path, seed, f
 
 def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_col, item_col, run_col, fit_col,
                quality_col):
-    from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
-    from popresume.audit.report_run import check_report_folder, write_report
-
     if report is None:
         raise click.UsageError("--decisions needs --report DIR")
     check_report_folder(report)
@@ -191,9 +195,6 @@ def _decisions(path, report, seed, n_sim, outcome_col, sex_col, race_col, job_co
 
 
 def _grid(config, out, scheduler, n_jobs, cache_dir, sizes, progress):
-    from popresume.audit.config import load_config
-    from popresume.audit.grid import run_audit, write_results
-
     cfg = load_config(config)  # a bad config is one line naming the file, line and key
     if sizes is not None:
         cfg = cfg.replace(sizes=sizes)

@@ -2,16 +2,81 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping, Sequence
+
 import click
 
-from popresume.causal.spec import DEFAULTS, NESTED_MIN_FOLDS
+from popresume.causal import classify_cases, default_roles, estimate_pse, prepare
+from popresume.causal.roles import screener_rows, screeners_present
+from popresume.causal.spec import DEFAULTS, EstimatorSpec, check_options, nested_folds_problem, spec_option
 from popresume.cli._errors import SEED, OutPath, UserError
-from popresume.io import TABLE_SUFFIXES
+from popresume.io import TABLE_SUFFIXES, read_parquet, write_table
 
 #: Default of --max-unmatched: the share of profiles without a score (or of scores without a
 #: profile) beyond which ``estimate`` refuses to run. Files of one run match exactly; a larger
 #: mismatch means files of different runs, or a scoring run that stopped early.
 MAX_UNMATCHED = 0.01
+
+
+# --------------------------------------------------------------------------- options from the spec
+def flag(name: str) -> str:
+    """The CLI flag of option ``name`` (``n_boot`` → ``--n-boot``)."""
+    return "--" + name.replace("_", "-")
+
+
+def estimator_options(names: Sequence[str] | None = None, *, defaults: Mapping[str, Any] | None = None,
+                      types: Mapping[str, Any] | None = None, helps: Mapping[str, str] | None = None,
+                      prefix: str = "") -> Callable:
+    """A click decorator: one option per field of :class:`EstimatorSpec` (all, or ``names``).
+
+    The flag, default, type (a choice for a field with choices, ``--x/--no-x`` for a flag) and
+    help come from the field (:func:`popresume.causal.spec.spec_option`), so a new field of
+    the spec is a new option of every command that takes them all. ``defaults``, ``types``
+    and ``helps`` change a command's own default, click type or help text; ``prefix``
+    starts each help text (e.g. "Report mode: "). The values are checked by
+    :func:`spec_from_cli`, with the estimator's own messages.
+    """
+    names = EstimatorSpec.names() if names is None else tuple(names)
+    defaults, types, helps = dict(defaults or {}), dict(types or {}), dict(helps or {})
+
+    def decorate(command):
+        for name in reversed(names):
+            opt = spec_option(name)
+            default = defaults.get(name, getattr(DEFAULTS, name))
+            rule = "" if opt.choices else opt.constraint()
+            text = prefix + helps.get(name, opt.doc + (f" Allowed: {rule}." if rule else ""))
+            if isinstance(default, bool):
+                decl, kind = f"{flag(name)}/--no-{flag(name)[2:]}", None
+            else:
+                decl = flag(name)
+                kind = types.get(name, click.Choice(opt.choices) if opt.choices
+                                 else SEED if name == "seed" else type(default))
+            extra = {} if kind is None else {"type": kind}
+            command = click.option(decl, name, default=default, show_default=True, help=text, **extra)(command)
+        return command
+
+    return decorate
+
+
+def spec_from_cli(values: Mapping[str, Any], base: EstimatorSpec | None = None) -> EstimatorSpec:
+    """The :class:`EstimatorSpec` of a command's estimator options (``base``'s for those not given).
+
+    A bad value is a :class:`UserError` naming the flag, in the estimator's own words
+    (``--folds: folds=2 with nested_crossfit: ...``), before any file is read.
+    """
+    base = DEFAULTS if base is None else base
+    given = {k: v for k, v in values.items() if k in EstimatorSpec.names()}
+    for name, value in given.items():
+        try:  # folds is checked with the nesting it goes with
+            check_options(**({name: value, "nested_crossfit": given.get("nested_crossfit", base.nested_crossfit)}
+                             if name == "folds" else {name: value}))
+        except ValueError as e:
+            nesting = given.get("nested_crossfit", base.nested_crossfit)
+            if name == "folds" and "nested_crossfit" in given and nested_folds_problem(value, nesting):
+                # this command can turn nesting off: name its flag
+                e = nested_folds_problem(value, nesting, off=f"with --no-{flag('nested_crossfit')[2:]}")
+            raise UserError(f"{flag(name)}: {e}") from None
+    return base.replace(**given)
 
 
 def _cols(values: tuple[str, ...]):
@@ -37,19 +102,10 @@ def _cols(values: tuple[str, ...]):
 @click.option("--r", "r", multiple=True, help="Redlining mediator column(s) (overrides default).")
 @click.option("--x0", default=None, help="Reference level of X (default: F / Non-White).")
 @click.option("--x1", default=None, help="Comparison level of X (default: M / White).")
-@click.option("--folds", type=int, default=DEFAULTS.folds, show_default=True,
-              help=f"L of the L-fold cross-fitting (at least {NESTED_MIN_FOLDS}: the nested fits leave out two folds).")
-@click.option("--n-boot", type=int, default=DEFAULTS.n_boot, show_default=True,
-              help="Bootstrap draws (0: normal CIs).")
-@click.option("--seed", type=SEED, default=DEFAULTS.seed, show_default=True)
-@click.option("--refit-bootstrap", is_flag=True, help="Full refit bootstrap instead of the influence bootstrap (slow).")
-@click.option("--clip", type=float, default=DEFAULTS.clip, show_default=True,
-              help="Propensity clipping level, in (0, 0.5).")
-@click.option("--no-normalize", is_flag=True, help="Do not self-normalise the weights.")
-@click.option("--no-tune", is_flag=True,
-              help="Skip the CV grid search (XGBoost with n_estimators=50, max_depth=3, reg_lambda=1).")
-@click.option("--missing", type=click.Choice(["drop", "raise"]), default="drop", show_default=True,
-              help="Rows with a missing score (a parse failure): drop them with a warning, or stop.")
+@estimator_options(defaults={"missing": "drop"},
+                   helps={"missing": "Rows with a missing score (a parse failure): drop them with a warning, or stop "
+                                     "(raise)."})
+@click.option("--refit-bootstrap", is_flag=True, help="Short for --bootstrap refit.")
 @click.option("--max-unmatched", type=click.FloatRange(0, 1), default=MAX_UNMATCHED, show_default=True,
               help="Largest share of profiles without a score, or of scores without a profile, that is "
                    "accepted (reported either way); beyond it the command stops. 1 accepts any overlap.")
@@ -57,18 +113,15 @@ def _cols(values: tuple[str, ...]):
               help="Also write the table: .csv, .json or .parquet (checked before the estimation starts); "
                    "without it the table is printed only.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, folds, n_boot, seed, refit_bootstrap,
-            clip, no_normalize, no_tune, missing, max_unmatched, out_path, quiet):
-    """Estimate the path-specific effects of one screener; prints the table, the cases and diagnostics."""
-    from popresume.causal import classify_cases, default_roles, estimate_pse, prepare
-    from popresume.causal.spec import check_options
-    from popresume.io import read_parquet, write_table
+def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, refit_bootstrap, max_unmatched,
+            out_path, quiet, **settings):
+    """Estimate the path-specific effects of one screener; prints the table, the cases and diagnostics.
 
-    for option, value in (("folds", folds), ("n_boot", n_boot), ("seed", seed), ("clip", clip)):
-        try:  # the estimator's own check, before any file is read
-            check_options(**{option: value})
-        except ValueError as e:
-            raise UserError(f"--{option.replace('_', '-')}: {e}") from None
+    The estimator's options (--folds ... --estimable-rule) are the fields of
+    popresume.causal.EstimatorSpec, with their defaults (here --missing drop)."""
+    if refit_bootstrap:
+        settings["bootstrap"] = "refit"
+    spec = spec_from_cli(settings)  # the estimator's own check, before any file is read
     roles = default_roles(attribute)
     for key, val in (("z", _cols(z)), ("b", _cols(b)), ("r", _cols(r))):
         if val is not None:
@@ -87,10 +140,7 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
         msg = e.args[0] if isinstance(e, KeyError) else str(e)
         raise UserError(f"profiles {profiles_path}, scores {scores_path}: {msg}") from None
     check_estimable(data, roles, files=(profiles_path, scores_path))
-    table, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed,
-                              bootstrap="refit" if refit_bootstrap else "influence", clip=clip,
-                              normalize=not no_normalize, tune=not no_tune, missing=missing, progress=not quiet,
-                              return_estimator=True)
+    table, est = estimate_pse(data, {**roles, "y": "score"}, spec, progress=not quiet, return_estimator=True)
     cases = {rule: classify_cases(table, rule).iloc[0] for rule in ("stated", "paper")}
     out = table.copy()
     out.attrs = {}
@@ -98,7 +148,7 @@ def command(profiles_path, scores_path, attribute, screener, z, b, r, x0, x1, fo
     out["cases_paper"], out["cases_stated"] = cases["paper"], cases["stated"]
     # results first: a failed write must not lose them
     shown = table[["estimate", "se", "ci_low", "ci_high", "significant", "estimable"]]
-    click.echo(f"{attribute}: x0={roles['x0']!r}, x1={roles['x1']!r}, n={est.n_}, folds={folds}, "
+    click.echo(f"{attribute}: x0={roles['x0']!r}, x1={roles['x1']!r}, n={est.n_}, folds={spec.folds}, "
                f"{table['ci_method'].iloc[0]}")
     click.echo(shown.to_string(float_format=lambda v: f"{v:.3f}"))
     for effect, reason in table.loc[~table["estimable"], "reason"].items():
@@ -122,8 +172,6 @@ def match_ids(profiles, scores, screener: str | None = None, *, max_unmatched: f
     Raises :class:`UserError` when either share exceeds ``max_unmatched`` (an inner join
     would otherwise estimate silently on the part that matches).
     """
-    from popresume.causal.roles import screener_rows, screeners_present
-
     p_ids = set(profiles["resume_id"].astype(str))
     rows = screener_rows(scores, screener)
     if screener is not None and rows.empty:
