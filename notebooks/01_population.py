@@ -45,6 +45,8 @@ effects_size = 3000
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
+
 import numpy as np
 
 from popresume.plots.population import SHORT_LABELS, plot_figure7, plot_margin_check
@@ -57,7 +59,7 @@ from popresume.screeners.synthetic import true_effects_by_population
 from popresume.schema import DEFAULT_SIZES, OCCUPATION_LABELS
 from popresume.sources import calibration, seeds
 
-pd.set_option("display.width", 120)
+chapter_setup(width=120)
 
 # %% [markdown]
 # ## The factorization

@@ -53,6 +53,8 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import pandas as pd
+
+from popresume.book import chapter_setup
 from IPython.display import Markdown, display
 
 from popresume.paths import DATA_DIR
@@ -68,8 +70,7 @@ from popresume.screeners.prompt import render_prompt
 from popresume.screeners.validity import (CARD_N, INJECTION, PASS_RULE, card_for, card_summary, plant_instruction, read_card,
                                          shipped_card, verdict_sentence)
 
-pd.set_option("display.width", 120)
-pd.set_option("display.max_colwidth", 60)
+chapter_setup(width=120)
 
 # %% [markdown]
 # ## The sample

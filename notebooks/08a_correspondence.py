@@ -64,6 +64,8 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
+
 from popresume import correspondence as cr
 from popresume.plots import correspondence as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
@@ -73,8 +75,7 @@ from popresume.plots.tables import labelled
 from popresume.schema import NOT_CARDED_HUMANS, VERDICT_COLUMN
 from popresume.screeners.validity import read_card, shipped_card, verdict_sentence
 
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-pd.set_option("display.width", 200)
+chapter_setup()
 t_start = time.perf_counter()
 bm = cr.load_bertrand_mullainathan()
 print(f"{len(bm):,} résumés, {bm['ad_id'].nunique():,} ads, {bm['first_name'].nunique()} first names, "

@@ -60,6 +60,8 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from popresume.book import chapter_setup
 from IPython.display import display
 
 from popresume.decisions import analyses, load
@@ -70,9 +72,7 @@ from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
 from popresume.screeners.validity import shipped_card, verdict_sentence
 
-pd.set_option("display.max_colwidth", None)
-pd.set_option("display.max_rows", 500)
-pd.set_option("display.width", 200)
+chapter_setup(max_rows=500)
 t_start = time.perf_counter()
 recinq = load("recinq")
 if recinq_models is not None:

@@ -66,6 +66,8 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from popresume.book import chapter_setup
 from IPython.display import display
 
 from popresume.decisions import analyses, load
@@ -78,8 +80,7 @@ from popresume.schema import VERDICT_COLUMN
 
 PUBLISHED = caption("published (ACLU, Auditing the Audits 2025)")
 OURS = caption("ours, from ACLU's recorded audits")
-pd.set_option("display.max_colwidth", None)
-pd.set_option("display.width", 200)
+chapter_setup()
 t_start = time.perf_counter()
 
 # %%

@@ -50,6 +50,8 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
+
 from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.config import grid_config
@@ -61,8 +63,7 @@ from popresume.plots.tables import labelled
 from popresume.schema import VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for, card_summary
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
+chapter_setup()
 
 # %% [markdown]
 # ## The grid and its screeners

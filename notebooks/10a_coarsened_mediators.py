@@ -51,7 +51,8 @@ import pandas as pd
 from popresume.audit import coarsening
 from popresume.audit import summaries
 from popresume.audit import variants as audit_variants
-from popresume.audit.chapters import grid_chapter, page_display
+from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.audit.grid import read_results
 from popresume.audit.scoring import score_texts
 from popresume.causal import default_roles
@@ -63,7 +64,7 @@ from popresume.population import generate_population
 from popresume.schema import NOT_CARDED_NO_CARD, OCCUPATION_LABELS, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for
 
-page_display()
+chapter_setup()
 est_opts = {"tune": False}
 
 # %% [markdown]

@@ -50,6 +50,8 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
+
 from popresume.leakage import PUBLISHED, build_corpus, criteria_coverage, job_description
 from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import split_sections
@@ -59,9 +61,7 @@ from popresume.paths import cache_path
 from popresume.plots import leakage as leakage_plots
 from popresume.plots.tables import labelled
 
-pd.set_option("display.width", 120)
-pd.set_option("display.max_columns", 20)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
+chapter_setup(width=120, max_columns=20)
 t_start = time.perf_counter()
 # every table of this judge's numbers says so, and gives its verdict (it has no card: see below)
 JUDGE = "ours: embedding judge; validity gate: not carded (no card run)"

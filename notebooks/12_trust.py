@@ -58,6 +58,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from popresume.book import chapter_setup
+
 from popresume.causal.identification import MIN_ESS_SHARE
 from popresume.coverage import read_results, shown
 from popresume.coverage.causal import (design_label, estimable_mask, records_csv, shown_causal, spread_table,
@@ -67,8 +69,7 @@ from popresume.plots.tables import labelled
 
 results = read_results(csv or None)
 table = shown(results[results["family"] != "causal"])  # the causal rows have their own display below
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-pd.set_option("display.max_rows", 1000)  # every row of the harness table, never "..."
+chapter_setup(max_rows=1000)
 print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].unique()))}")
 
 # %% [markdown]

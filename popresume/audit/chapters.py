@@ -14,14 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from popresume.audit.config import AuditConfig, grid_config
-
-
-def page_display(width: int = 200, max_columns: int | None = None) -> None:
-    """pandas prints tables ``width`` characters wide and never cuts a label short."""
-    pd.set_option("display.width", width)
-    pd.set_option("display.max_colwidth", None)
-    if max_columns is not None:
-        pd.set_option("display.max_columns", max_columns)
+from popresume.book import chapter_setup
 
 
 @dataclass(frozen=True)
@@ -38,10 +31,10 @@ def grid_chapter(config_file="default_audit.yaml", *, sizes=None, n_boot=None, s
     """Chapter 9's grid with the chapter's parameters (:func:`grid_config`), its results
     (``results=True``: :func:`popresume.audit.grid.run_audit`, cached) and its scores
     joined to the profiles (``data=True``: :func:`popresume.audit.grid.audit_data`).
-    Sets the page-wide display (:func:`page_display`)."""
+    Sets the page-wide display (:func:`popresume.book.chapter_setup`)."""
     from popresume.audit.grid import audit_data, run_audit
 
-    page_display()
+    chapter_setup()
     cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
     table = run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
     scored = audit_data(cfg) if data else None
