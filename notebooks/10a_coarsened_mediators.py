@@ -144,11 +144,7 @@ print("propensities clipped, grouped → refined R: " + "; ".join(
     for (s, a), r in clipped.iterrows()))
 
 # %% mystnb={"figure": {"caption": "Ours: NDE with the grouped and the refined name variables, for the name-level synthetic screener and the embedding screener (verdicts in the table above); the true NDE is 0 for both."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.0))
-for ax, attr in zip(axes, ("gender", "race")):
-    audit_plots.plot_coarsening(coarse[coarse["attribute"] == attr], ax=ax)
-    ax.set_title(f"ours, {attr}: NDE with grouped vs refined R (true NDE = 0)", fontsize=9)
-fig.tight_layout()
+fig = audit_plots.coarsening_figure(coarse, effect="NDE", source="ours")
 plt.show()
 
 # %% [markdown]

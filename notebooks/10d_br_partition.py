@@ -120,12 +120,9 @@ labelled(summaries.effects_view(by_partition.assign(validity_verdict=gate), keys
          .rename_axis(columns=None), f"ours: {screener}")
 
 # %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
-fig, ax = plt.subplots(figsize=(7.5, 3.8))
-audit_plots.plot_effects(by_partition, label="partition", ax=ax, legend=False,
-               title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
-                     f"{partition_attribute}, by B/R partition")
-ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig = audit_plots.effects_figure(by_partition, label="partition",
+                                 title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
+                                       f"{partition_attribute}, by B/R partition")
 plt.show()
 
 # %%
