@@ -80,6 +80,8 @@ from popresume.screeners.validity import shipped_card, verdict_sentence
 VERDICT = NOT_CARDED_RECORDED  # GPT-3.5 and GPT-4: recorded decisions, no validity card
 
 chapter_setup()
+
+# %%
 t_start = time.perf_counter()
 runs = bb.load_bloomberg_runs()
 long = bb.load_bloomberg_ranks()  # the shipped long table, with the résumé text shown at each position
