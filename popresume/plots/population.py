@@ -125,7 +125,11 @@ def plot_experience_by_age(curves: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_grouped_bars(table: pd.DataFrame, ax, *, width: float = 0.8):
+# the share of a category's slot its group of bars fills (the rest is the gap between groups)
+GROUP_WIDTH = 4 / 5
+
+
+def plot_grouped_bars(table: pd.DataFrame, ax, *, width: float = GROUP_WIDTH):
     """One group of bars per row of ``table``, one bar (and legend entry) per column; returns the Axes."""
     x = np.arange(len(table))
     w = width / max(1, table.shape[1])
