@@ -54,9 +54,9 @@ import textwrap
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from popresume.book import chapter_setup
 from IPython.display import Markdown, display
 
+from popresume.book import chapter_setup
 from popresume.paths import DATA_DIR
 from popresume.plots.screeners import (compare_table, plot_score_distributions, plot_screener_comparison,
                                        plot_validity_cards)

@@ -45,7 +45,6 @@ seed = 0
 import pandas as pd
 
 from popresume.book import chapter_setup
-
 from popresume.audit.config import load_config
 from popresume.audit.grid import read_results, run_audit
 from popresume.audit.summaries import effects_view

@@ -65,7 +65,6 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.book import chapter_setup
-
 from popresume import correspondence as cr
 from popresume.plots import correspondence as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error

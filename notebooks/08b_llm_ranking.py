@@ -66,9 +66,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from popresume.book import chapter_setup
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.ll144 import FOUR_FIFTHS
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb

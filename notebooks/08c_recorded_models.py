@@ -61,9 +61,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from popresume.book import chapter_setup
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED, OURS
 from popresume.decisions.sources import record

@@ -66,9 +66,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from popresume.book import chapter_setup
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED
 from popresume.ll144 import PUBLISHED_STATUSES, STATUS_MEANING

@@ -51,7 +51,6 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.book import chapter_setup
-
 from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.config import grid_config

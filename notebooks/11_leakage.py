@@ -50,7 +50,6 @@ import time
 import pandas as pd
 
 from popresume.book import chapter_setup
-
 from popresume.leakage import PUBLISHED, build_corpus, criteria_coverage, job_description
 from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import split_sections
