@@ -40,10 +40,12 @@ import pandas as pd
 from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled, labelled_by_column
 
 published = audit_metrics.published_table()
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
 cfg, ours = grid.config, grid.results  # cached after Chapter 9
 print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(ours)}")

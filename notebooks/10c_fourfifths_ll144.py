@@ -46,11 +46,13 @@ import pandas as pd
 from popresume import ll144
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.audit.grid import outcome_table
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled, labelled_by_column
 from popresume.schema import OCCUPATION_LABELS
 
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
                     data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
 cfg, ours, data = grid.config, grid.results, grid.data

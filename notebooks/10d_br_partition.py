@@ -49,11 +49,13 @@ import pandas as pd
 
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.causal import compare_partitions, default_roles
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled
 from popresume.schema import OCCUPATION_LABELS
 
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
                     results=False, data=True)  # the grid's profiles and scores (cached after Chapter 9)
 cfg, data = grid.config, grid.data

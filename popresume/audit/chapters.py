@@ -2,8 +2,8 @@
 
 Those chapters take the grid of Chapter 9 (a config file with the chapter's sizes, draws,
 seed and occupations), its results table (cached after Chapter 9, so nothing is
-estimated again) and, for some, the scores behind it; and they print tables as wide as
-the page. :func:`grid_chapter` does all of it in one call, so a chapter's first cell
+estimated again) and, for some, the scores behind it. :func:`grid_chapter` does all of it
+in one call (the page-wide display is each chapter's ``popresume.book.chapter_setup()``), so a chapter's first cell
 states its parameters and no chapter carries a copy of the setup.
 """
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from popresume.audit.config import AuditConfig, grid_config
-from popresume.book import chapter_setup
 
 
 @dataclass(frozen=True)
@@ -31,10 +30,9 @@ def grid_chapter(config_file="default_audit.yaml", *, sizes=None, n_boot=None, s
     """Chapter 9's grid with the chapter's parameters (:func:`grid_config`), its results
     (``results=True``: :func:`popresume.audit.grid.run_audit`, cached) and its scores
     joined to the profiles (``data=True``: :func:`popresume.audit.grid.audit_data`).
-    Sets the page-wide display (:func:`popresume.book.chapter_setup`)."""
+    The chapter sets its own display options (``popresume.book.chapter_setup``)."""
     from popresume.audit.grid import audit_data, run_audit
 
-    chapter_setup()
     cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
     table = run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
     scored = audit_data(cfg) if data else None
