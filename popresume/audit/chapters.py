@@ -3,8 +3,8 @@
 Those chapters take the grid of Chapter 9 (a config file with the chapter's sizes, draws,
 seed and occupations), its results table (cached after Chapter 9, so nothing is
 estimated again) and, for some, the scores behind it. :func:`grid_chapter` does all of it
-in one call (the page-wide display is each chapter's ``popresume.book.chapter_setup()``), so a chapter's first cell
-states its parameters and no chapter carries a copy of the setup.
+in one call, so a chapter's first cell states its parameters and no chapter carries a copy
+of the setup (the page-wide display is each chapter's ``popresume.book.chapter_setup()``).
 """
 
 from __future__ import annotations
