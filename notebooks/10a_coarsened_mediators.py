@@ -144,7 +144,7 @@ print("propensities clipped, grouped → refined R: " + "; ".join(
     for (s, a), r in clipped.iterrows()))
 
 # %% mystnb={"figure": {"caption": "Ours: NDE with the grouped and the refined name variables, for the name-level synthetic screener and the embedding screener (verdicts in the table above); the true NDE is 0 for both."}}
-fig = audit_plots.coarsening_figure(coarse, effect="NDE", source="ours")
+fig = audit_plots.coarsening_figure(coarse, effect="NDE", source="ours", attributes=("gender", "race"))
 plt.show()
 
 # %% [markdown]

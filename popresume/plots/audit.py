@@ -326,9 +326,11 @@ def effects_by_occupation(table: pd.DataFrame, *, title: str, label: str = "attr
     return fig
 
 
-def coarsening_figure(table: pd.DataFrame, *, effect: str = "NDE", source: str = "ours"):
-    """:func:`plot_coarsening` once per attribute (gender above race); returns the Figure."""
-    attributes = list(dict.fromkeys(table["attribute"]))
+def coarsening_figure(table: pd.DataFrame, *, effect: str = "NDE", source: str = "ours",
+                      attributes: Sequence[str] | None = None):
+    """:func:`plot_coarsening` once per attribute, one above the other in the order of
+    ``attributes`` (default: as they appear in ``table``); returns the Figure."""
+    attributes = list(dict.fromkeys(table["attribute"])) if attributes is None else list(attributes)
     fig, axes = plt.subplots(len(attributes), 1, figsize=(7.5, 3.5 * len(attributes)), squeeze=False)
     for ax, attr in zip(axes[:, 0], attributes):
         plot_coarsening(table[table["attribute"] == attr], ax=ax, effect=effect)
