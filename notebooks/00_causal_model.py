@@ -45,11 +45,12 @@ import itertools
 
 import matplotlib.pyplot as plt
 
-import popresume  # noqa: F401  (the book build checks every figure's layout once popresume is imported)
-from popresume.plots.tables import labelled
-import networkx as nx
 import numpy as np
 import pandas as pd
+
+from popresume.plots.causal import plot_gap_and_effects
+from popresume.plots.correspondence import plot_causal_graphs
+from popresume.plots.tables import labelled
 
 rng = np.random.default_rng(seed)
 
@@ -75,53 +76,8 @@ rng = np.random.default_rng(seed)
 # hand so that the picture reads left to right like the paper's Figure 2.
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The causal graphs: (a) the Standard Fairness Model; (b) its mediators split into business necessity B (blue paths) and redlining R (red paths). Drawn by this chapter."}}
-def draw_graph(ax, nodes, edges, title, bidirected=(), colours=None, curved=()):
-    """Draw a small causal graph: nodes {name: (x, y)}, edges [(u, v)], dashed bidirected pairs."""
-    colours = colours or {}
-    g = nx.DiGraph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(edges)
-    nx.draw_networkx_nodes(g, nodes, ax=ax, node_size=1500, node_color="#f3f0e8", edgecolors="#333333")
-    nx.draw_networkx_labels(g, nodes, ax=ax, font_size=15, font_weight="bold")
-    for u, v in edges:
-        nx.draw_networkx_edges(
-            g, nodes, edgelist=[(u, v)], ax=ax, node_size=1500, arrowsize=20, width=2.2,
-            edge_color=colours.get((u, v), "#333333"),
-            connectionstyle="arc3,rad=0.75" if (u, v) in curved else "arc3,rad=0.0",
-        )
-    for u, v in bidirected:
-        ax.annotate(
-            "", xy=nodes[v], xytext=nodes[u],
-            arrowprops=dict(arrowstyle="<|-|>", linestyle="--", color="#777777", lw=1.6,
-                            connectionstyle="arc3,rad=-0.4", shrinkA=22, shrinkB=22),
-        )
-    ax.set_title(title, fontsize=12)
-    ax.set_xlim(-0.6, 3.6)
-    ax.set_ylim(-2.0, 1.6)
-    ax.axis("off")
-    return ax
-
-
-BLUE, RED, GREY = "#1f5fbf", "#c62828", "#333333"
-fig, axes = plt.subplots(1, 2, figsize=(9, 4.0))
-draw_graph(
-    axes[0],
-    {"X": (0, 0), "Z": (1.5, 1.1), "W": (1.5, -1.0), "Y": (3, 0)},
-    [("X", "Y"), ("X", "W"), ("W", "Y"), ("Z", "W"), ("Z", "Y")],
-    "(a) Standard Fairness Model",
-    bidirected=[("X", "Z")],
-)
-draw_graph(
-    axes[1],
-    {"X": (0, 0), "Z": (1.5, 1.1), "R": (1.0, -1.0), "B": (2.0, -1.0), "Y": (3, 0)},
-    [("X", "Y"), ("X", "R"), ("X", "B"), ("R", "B"), ("R", "Y"), ("B", "Y"), ("Z", "R"), ("Z", "B"), ("Z", "Y")],
-    "(b) mediators split into B (blue) and R (red)",
-    bidirected=[("X", "Z")],
-    colours={("X", "B"): BLUE, ("B", "Y"): BLUE, ("X", "R"): RED, ("R", "Y"): RED, ("R", "B"): RED},
-    curved={("X", "B")},
-)
-fig.tight_layout()
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The causal graphs: (a) the Standard Fairness Model; (b) its mediators split into business necessity B (blue paths) and redlining R (red paths). Drawn by popresume.plots.correspondence.plot_causal_graphs."}}
+fig = plot_causal_graphs()
 plt.show()
 
 # %% [markdown]
@@ -279,6 +235,7 @@ def psi_exact(a_y, a_b, a_r):
     return total
 
 
+# %%
 def effects(psi):
     return {
         "TE": psi[1, 1, 1] - psi[0, 0, 0],
@@ -345,20 +302,7 @@ if n >= 100_000:  # sampling error of the plug-in is below 0.05 at this size
 
 # %% mystnb={"figure": {"caption": "Ours, toy SCM with known truth: the outcome gap and the five path-specific effects, computed exactly."}}
 tv = observed.loc[observed.X == 1, "Y"].mean() - observed.loc[observed.X == 0, "Y"].mean()
-summary = pd.concat([pd.Series({"TV\n(outcome gap)": tv}), pd.Series(exact)])
-
-fig, ax = plt.subplots(figsize=(9, 3.6))
-colours = ["#888888", "#444444", "#e08a00", "#7b1fa2", BLUE, RED]
-bars = ax.bar(summary.index, summary.values, color=colours)
-bars[0].set_label("observed outcome gap (TV, ours: simulated data)")
-bars[1].set_label("exact effect (bars, one colour per path)")
-ax.errorbar(table.index, table["simulated"], yerr=1.96 * table["mc_se"], fmt="o", color="black",
-            ms=4, capsize=3, label="effect from simulated counterfactuals (95% MC interval)")
-ax.axhline(0, color="black", lw=0.8)
-ax.set_ylabel("score difference, $x_1$ vs $x_0$")
-ax.set_title("Toy SCM: the outcome gap and the five path-specific effects")
-ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
-fig.tight_layout()
+fig = plot_gap_and_effects(tv, table)
 plt.show()
 
 # %% [markdown]

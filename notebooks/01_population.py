@@ -45,9 +45,9 @@ effects_size = 3000
 import matplotlib.pyplot as plt
 import pandas as pd
 
-import numpy as np
-
-from popresume.plots.population import SHORT_LABELS, plot_figure7, plot_margin_check
+from popresume.book import chapter_setup
+from popresume.plots.population import (SHORT_LABELS, plot_effect_by_population, plot_figure7, plot_log_odds_ratios, plot_margin_check,
+                                         plot_seed_associations)
 from popresume.plots.tables import labelled
 from popresume.population import (
     association_comparison, association_tests, ba_plus_comparison, compare_with_published, generate_population,
@@ -57,7 +57,7 @@ from popresume.screeners.synthetic import true_effects_by_population
 from popresume.schema import DEFAULT_SIZES, OCCUPATION_LABELS
 from popresume.sources import calibration, seeds
 
-pd.set_option("display.width", 120)
+chapter_setup(width=120)
 
 # %% [markdown]
 # ## The factorization
@@ -268,21 +268,9 @@ display(labelled(by_gender, "ours and published: seed = GSS 1974-2018 respondent
 labelled(by_race, "ours and published: seed = ACS 2012 employed 18-64, all occupations (measured microdata); other columns ours")
 
 # %% mystnb={"figure": {"caption": "Ours: associations carried from the microdata seeds (GSS for nurses by gender, ACS 2012 for software developers by race)."}}
-fig, axes = plt.subplots(2, 1, figsize=(8, 6.8))
-for ax, table, key in ((axes[0], by_gender.loc["nurse"], "gender"), (axes[1], by_race.loc["software_developer"], "race")):
-    cols = [c for c in table.columns if c != "seed n"]
-    x = np.arange(len(table))
-    w = 0.8 / len(cols)
-    for k, c in enumerate(cols):
-        ax.bar(x + (k - (len(cols) - 1) / 2) * w, table[c], width=w, label=c)
-    ax.set_xticks(x, table.index)
-    ax.set_ylim(0, 1.35)
-    ax.set_ylabel("Share with bachelor's or more")
-    ax.set_xlabel(key)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", ncol=len(cols))
-axes[0].set_title("Nurses, by gender (ours; seed: GSS)", fontsize=10)
-axes[1].set_title("Software developers, by race (ours; seed: ACS 2012)", fontsize=10)
-fig.tight_layout()
+fig = plot_seed_associations({"Nurses, by gender (ours; seed: GSS)": ("gender", by_gender.loc["nurse"]),
+                              "Software developers, by race (ours; seed: ACS 2012)":
+                                  ("race", by_race.loc["software_developer"])})
 plt.show()
 
 # %% [markdown]
@@ -302,20 +290,8 @@ plt.show()
 
 # %% mystnb={"figure": {"caption": "Ours: associations in the seed, the generated population and a population drawn from independent margins."}}
 assoc = association_comparison(populations)
-fig, ax = plt.subplots(figsize=(8.5, 5))
-labels = [f"{SHORT_LABELS[o]}: {c}" for o, c in zip(assoc["occupation"], assoc["contrast"])]
-y = np.arange(len(assoc))
-names = ["seed"] + list(populations)
-for k, name in enumerate(names):
-    est, se = assoc[f"{name} log OR"], assoc[f"{name} se"]
-    ax.errorbar(est, y + (k - 1) * 0.22, xerr=2 * se, fmt="o", ms=4, capsize=2, label=name)
-ax.axvline(0, color="black", lw=0.8)
-ax.set_yticks(y, labels, fontsize=8)
-ax.invert_yaxis()
-ax.set_xlabel("log odds ratio (± 2 SE)")
-ax.set_title("Ours: associations in seed, generated and independent-margins populations", fontsize=10)
-ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
-fig.tight_layout()
+fig = plot_log_odds_ratios(assoc, ["seed", *populations],
+                           title="Ours: associations in seed, generated and independent-margins populations")
 plt.show()
 
 # %%
@@ -368,18 +344,7 @@ if flat is not None:
 
 # %% mystnb={"figure": {"caption": "Ours, synthetic screener (true values): how the population's associations move the BIE."}}
 if flat is not None:
-    fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.2))
-    for ax, attr in zip(axes, ("gender", "race")):
-        t = shift.loc[attr, "BIE"]
-        x = np.arange(len(t))
-        for k, c in enumerate(t.columns):
-            ax.bar(x + (k - 0.5) * 0.38, t[c], width=0.38, label=c)
-        ax.axhline(0, color="black", lw=0.8)
-        ax.set_xticks(x, [SHORT_LABELS[o] for o in t.index], fontsize=8, rotation=30, ha="right")
-        ax.set_title(f"{attr} BIE (ours: synthetic screener, true value)", fontsize=10)
-        ax.set_ylabel("BIE, score points")
-    axes[0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig.tight_layout()
+    fig = plot_effect_by_population(shift, effect="BIE", source="ours: synthetic screener, true value")
     plt.show()
 
 # %% [markdown]

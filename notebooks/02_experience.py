@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.experience import EDU_YEARS, describe_source, fit_experience_model, qq_data
-from popresume.plots.population import plot_age_experience, plot_experience_by_age, plot_qq
+from popresume.plots.population import plot_age_experience, plot_experience_by_age, plot_qq, plot_truncated_draws
 from popresume.plots.tables import labelled
 from popresume.population import experience_model, generate_population, p1_table
 from popresume.sources.experience_data import load_experience_source
@@ -189,29 +189,12 @@ labelled(model.sigma_table.set_index(["level", "gender", "age_band"]),
 
 # %% mystnb={"figure": {"caption": "Ours, P2 fitted to the default source: draws of experience at two ages, truncated to the years an applicant's age allows, against the untruncated normal."}}
 rng = np.random.default_rng(seed)
-fig, axes = plt.subplots(2, 1, figsize=(7, 6.6))
-worst = {}
-for ax, age in zip(axes, (21, 35)):
-    a = np.full(n_draws, age)
-    g = np.full(n_draws, "F")
-    draws = model.sample(a, g, np.full(n_draws, "Bachelor's"), rng)
-    worst[age] = int(draws.max()) - (age - 18)
-    mu = model.mean(a[:1], g[:1], [EDU_YEARS["Bachelor's"]])[0]
-    sd = model.sigma(a[:1], g[:1])[0]
-    values, counts = np.unique(draws, return_counts=True)
-    ax.bar(values, counts / n_draws, width=0.7, alpha=0.7, label="truncated draws (share)")
-    hi = max(age - 18 + 1.5, mu + 3 * sd)
-    xs = np.linspace(min(-0.5, mu - 3 * sd), hi, 300)
-    ax.plot(xs, np.exp(-0.5 * ((xs - mu) / sd) ** 2) / (sd * np.sqrt(2 * np.pi)), color="black",
-            label="untruncated normal (density)")
-    ax.axvspan(age - 18 + 0.5, hi, color="tab:red", alpha=0.12, label="above age − 18 (impossible)")
-    ax.set_xlim(xs[0], hi)
-    ax.set_xticks(np.arange(0, int(hi) + 1, 1 if hi < 10 else 5))
-    ax.set_title(f"Ours: age {age}, μ = {mu:.1f}, σ = {sd:.1f} years", fontsize=10)
-    ax.set_xlabel("exp_year (whole years)")
-    ax.set_ylabel("Share of draws / density")
-axes[0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
-plt.tight_layout(h_pad=2)
+draw_ages, women = (21, 35), np.full(n_draws, "F")
+draws = {age: model.sample(np.full(n_draws, age), women, np.full(n_draws, "Bachelor's"), rng) for age in draw_ages}
+means = {age: model.mean(np.array([age]), women[:1], [EDU_YEARS["Bachelor's"]])[0] for age in draw_ages}
+sds = {age: model.sigma(np.array([age]), women[:1])[0] for age in draw_ages}
+worst = {age: int(d.max()) - (age - 18) for age, d in draws.items()}
+fig = plot_truncated_draws(draws, means, sds)
 plt.show()
 print("largest draw minus (age - 18): " + ", ".join(f"{v} at age {a}" for a, v in worst.items()))
 
@@ -338,6 +321,7 @@ from popresume.screeners.specs import DEFAULT_COEF
 from popresume.schema import NOT_CARDED_NO_CARD, VERDICT_COLUMN
 from popresume.screeners.synthetic import SyntheticScreener
 
+# %%
 BREAK_PENALTY = -0.2  # points per month of career breaks
 coef = {term: points for term, points in DEFAULT_COEF.items() if term != "fn_gender"}
 screener = SyntheticScreener(coef={**coef, "break_months": BREAK_PENALTY})

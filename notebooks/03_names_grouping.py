@@ -36,12 +36,12 @@ seed = 0
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from popresume import grouping
 from popresume.population import generate_population
 from popresume.sources import names
+from popresume.plots.population import plot_age_by_group
 from popresume.plots.tables import labelled
 
 # %% [markdown]
@@ -158,15 +158,7 @@ labelled(pd.crosstab(groups["gender"], groups["fn_gender"], normalize="index"), 
 labelled(pd.crosstab(groups["race"], groups["surname_group"], normalize="index"), "ours: generated population")
 
 # %% mystnb={"figure": {"caption": "Ours, generated profiles: applicants' ages by their first name's age group."}}
-fig, ax = plt.subplots(figsize=(5, 3.2))
-for g in ("young", "mid", "old", "neutral"):
-    ages = groups.loc[groups["fn_age"] == g, "age"]
-    ax.hist(ages, bins=np.arange(17.5, 45.5), histtype="step", density=True, lw=1.5, label=f"{g} (n={len(ages)})")
-ax.set_xlabel("Applicant age")
-ax.set_ylabel("Density")
-ax.set_title("Age of applicants by first-name age group (ours: generated)", fontsize=10)
-ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # head-room for the legend above the curves
-ax.legend(fontsize=7, frameon=False, ncols=2, loc="upper center")
+fig = plot_age_by_group(groups, group="fn_age", title="Age of applicants by first-name age group (ours: generated)")
 plt.show()
 
 # %% [markdown]

@@ -52,9 +52,7 @@ import pandas as pd
 
 from popresume.jobs import job_description
 from popresume.paths import cache_path
-from popresume.plots.resumes import (
-    plot_career_timelines, plot_education_entries, plot_resume_image, plot_roles_vs_exp, plot_token_lengths,
-)
+from popresume.plots.resumes import career_timelines_figure, corpus_figure, resume_image_pair
 from popresume.plots.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import build_resumes, render_images, render_text, render_texts
@@ -148,12 +146,11 @@ rs_all = build_resumes(profiles, seed=seed)
 by_id = {r.resume_id: r for r in rs_all}
 show = (profiles.assign(fits=[by_id[i].roles[0].end != (2023, 12) for i in profiles["resume_id"]])
         .groupby(["occupation", "fits"], sort=False).head(1).head(8))
-fig, ax = plt.subplots(figsize=(8.2, 5.4))
-plot_career_timelines([by_id[i] for i in show["resume_id"]], ax=ax,
-                      labels=[f"{OCCUPATION_LABELS[o]}, {e}, age {a}, exp {x}"
-                              for o, e, a, x in zip(show["occupation"], show["edu_level"], show["age"], show["exp_year"])])
-fig.suptitle(f"{SOURCE}:\neducation (diamonds) and roles (bars) of eight generated applicants", fontsize=10)
-fig.tight_layout()
+fig = career_timelines_figure(
+    [by_id[i] for i in show["resume_id"]],
+    [f"{OCCUPATION_LABELS[o]}, {e}, age {a}, exp {x}"
+     for o, e, a, x in zip(show["occupation"], show["edu_level"], show["age"], show["exp_year"])],
+    title=f"{SOURCE}:\neducation (diamonds) and roles (bars) of eight generated applicants")
 plt.show()
 
 # %% [markdown]
@@ -212,11 +209,9 @@ for occ in examples.index:
 
 # %% mystnb={"figure": {"caption": "Ours: each occupation's example résumé rendered as an image and as an image with a photo slot (a grey placeholder, not a face)."}}
 for i, occ in enumerate(examples.index):
-    fig, axes = plt.subplots(1, 2, figsize=(8.6, 6.2))
-    plot_resume_image(plain["image_path"].iloc[i], ax=axes[0], title=f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})")
-    plot_resume_image(photo["image_path"].iloc[i], ax=axes[1],
-                      title=f"{OCCUPATION_LABELS[occ]}: image + photo\n(grey placeholder, not a face)\n({SOURCE})")
-    fig.tight_layout()
+    fig = resume_image_pair(plain["image_path"].iloc[i], photo["image_path"].iloc[i],
+                            titles=(f"{OCCUPATION_LABELS[occ]}: image\n({SOURCE})",
+                                    f"{OCCUPATION_LABELS[occ]}: image + photo\n(grey placeholder, not a face)\n({SOURCE})"))
     plt.show()
 
 # %% [markdown]
@@ -234,17 +229,7 @@ lengths = stats.groupby("occupation", sort=False)["n_tokens"].describe()[["count
 labelled(lengths.rename(index=OCCUPATION_LABELS), f"{SOURCE}, résumé length in tokens", precision=1)
 
 # %% mystnb={"figure": {"caption": "Ours, generated résumés: length in tokens, roles against years of experience, and education entries, by occupation."}}
-fig, axes = plt.subplots(2, 2, figsize=(9, 7.6))
-plot_token_lengths(stats, ax=axes[0, 0], legend=False)
-plot_roles_vs_exp(stats, ax=axes[0, 1])
-plot_education_entries(stats, ax=axes[1, 0])
-# one legend for the length panel, in the fourth slot of the grid, where it covers nothing
-handles, names = axes[0, 0].get_legend_handles_labels()
-axes[1, 1].axis("off")
-axes[1, 1].legend(handles, names, loc="center", ncol=1, fontsize=8, frameon=False,
-                  title="length panel: occupation", title_fontsize=8)
-fig.suptitle(f"{SOURCE}: length, roles against exp_year, education entries", fontsize=10)
-fig.tight_layout()
+fig = corpus_figure(stats, title=f"{SOURCE}: length, roles against exp_year, education entries")
 plt.show()
 
 # %% [markdown]

@@ -53,8 +53,10 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import pandas as pd
+
 from IPython.display import Markdown, display
 
+from popresume.book import chapter_setup
 from popresume.paths import DATA_DIR
 from popresume.plots.screeners import (compare_table, plot_score_distributions, plot_screener_comparison,
                                        plot_validity_cards)
@@ -68,8 +70,7 @@ from popresume.screeners.prompt import render_prompt
 from popresume.screeners.validity import (CARD_N, INJECTION, PASS_RULE, card_for, card_summary, plant_instruction, read_card,
                                          shipped_card, verdict_sentence)
 
-pd.set_option("display.width", 120)
-pd.set_option("display.max_colwidth", 60)
+chapter_setup(width=120)
 
 # %% [markdown]
 # ## The sample

@@ -38,14 +38,12 @@ seed = 0
 
 # %%
 import dataclasses
-import textwrap
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from popresume.causal import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES, make_scm
 from popresume.causal.functional import influence, weights
+from popresume.plots.causal import plot_rows_by_model
 from popresume.plots.tables import labelled
 
 scm = make_scm(scm_kind, seed=scm_seed)
@@ -228,6 +226,7 @@ def orders(m):
     })
 
 
+# %%
 # Variants of the same model (the tables are edited, the formula stays the same):
 pb = scm.pb_xrz
 no_rb = dataclasses.replace(scm, pb_xrz=np.broadcast_to(pb[:, :, :1, :], pb.shape).copy())  # B ignores R
@@ -253,15 +252,8 @@ labelled(order_table, "ours: exact sums on the toy SCMs", precision=4)
 # intervened on second.
 
 # %% mystnb={"figure": {"caption": "Ours, toy SCMs with exact values: the BIE under the two orders of intervention and their average."}}
-fig, ax = plt.subplots(figsize=(8, 3.4))
-bie_orders = order_table.loc[["BIE order (i): R at x0", "BIE order (ii): R at x1", "BIE (½ average)"]].T
-bie_orders.index = [textwrap.fill(str(name), 18) for name in bie_orders.index]  # one model per column
-bie_orders.plot.bar(ax=ax, rot=0)
-ax.axhline(0, color="black", linewidth=0.6)
-ax.set_ylabel("BIE (exact, toy SCMs)")
-ax.tick_params(axis="x", labelsize=8)
-ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-fig.tight_layout()
+fig = plot_rows_by_model(order_table, ["BIE order (i): R at x0", "BIE order (ii): R at x1", "BIE (½ average)"],
+                         ylabel="BIE (exact, toy SCMs)")
 
 # %% [markdown]
 # ## Exercises

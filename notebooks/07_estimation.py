@@ -52,13 +52,12 @@ bagged = 0
 seed = 0
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from popresume.causal import PSEEstimator, estimate_pse, make_scm, plugin_pse
 from popresume.causal.nuisance import CellMeans
 from popresume.causal.scm import coverage_study
-from popresume.plots.causal import plot_coverage, plot_effects, plot_estimates_vs_truth
+from popresume.plots.causal import coverage_figure, plot_effects_with_truth
 from popresume.plots.tables import labelled
 
 scm = make_scm(scm_kind)
@@ -152,11 +151,7 @@ labelled(weights, "ours: the estimator's weights on this sample (raw means overa
          "highest fold, ESS, largest weight, its share of the sum, Pareto k̂ of the upper tail)", precision=3)
 
 # %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: one sample's five estimated effects with 95% CIs against the true values."}}
-fig, ax = plt.subplots(figsize=(5, 3))
-plot_effects(table, ax, title=f"synthetic model '{scm_kind}', n = {n_demo}")
-ax.scatter(range(5), truth.to_numpy(), color="black", marker="D", zorder=5, label="truth")
-ax.legend(fontsize=7)
-fig.tight_layout()
+fig = plot_effects_with_truth(table, truth, title=f"synthetic model '{scm_kind}', n = {n_demo}")
 
 # %% [markdown]
 # ## Three estimators of the same thing
@@ -195,12 +190,9 @@ labelled(coverage, f"ours: {reps} samples of n = {n} from the '{scm_kind}' model
          "number: the plug-in and the naive difference have no bootstrap interval)")
 
 # %% mystnb={"figure": {"caption": "Ours, synthetic SCM with known truth: coverage of the 95% CIs over repeated samples (top) and the estimates across samples (bottom)."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.8))
-plot_coverage(coverage[coverage["method"].str.startswith(("DML", "refit"))], axes[0])
-axes[0].set_title(f"95% CI coverage (ours, synthetic '{scm_kind}'), {reps} samples of n = {n}", fontsize=9)
-plot_estimates_vs_truth(estimates.dropna(subset=["estimate"]), truth, axes[1])
-axes[1].set_title("estimates across samples", fontsize=9)
-fig.tight_layout()
+fig = coverage_figure(coverage[coverage["method"].str.startswith(("DML", "refit"))],
+                      estimates.dropna(subset=["estimate"]), truth,
+                      title=f"95% CI coverage (ours, synthetic '{scm_kind}'), {reps} samples of n = {n}")
 
 # %% [markdown]
 # Read the coverage against the grey band: with `reps` samples, a true 95% coverage lands

@@ -44,6 +44,7 @@ seed = 0
 # %%
 import pandas as pd
 
+from popresume.book import chapter_setup
 from popresume.audit.config import load_config
 from popresume.audit.grid import read_results, run_audit
 from popresume.audit.summaries import effects_view
@@ -55,8 +56,7 @@ from popresume.plots.tables import labelled
 from popresume.schema import NOT_CARDED_PUBLISHED, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for
 
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-pd.set_option("display.width", 200)
+chapter_setup()
 
 published = pd.read_csv(data_path("published", "popresume_published_pse.csv"), dtype={"paper_cases": str},
                         keep_default_na=False)

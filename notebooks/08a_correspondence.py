@@ -64,6 +64,7 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
 from popresume import correspondence as cr
 from popresume.plots import correspondence as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
@@ -73,8 +74,7 @@ from popresume.plots.tables import labelled
 from popresume.schema import NOT_CARDED_HUMANS, VERDICT_COLUMN
 from popresume.screeners.validity import read_card, shipped_card, verdict_sentence
 
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-pd.set_option("display.width", 200)
+chapter_setup()
 t_start = time.perf_counter()
 bm = cr.load_bertrand_mullainathan()
 print(f"{len(bm):,} résumés, {bm['ad_id'].nunique():,} ads, {bm['first_name'].nunique()} first names, "
@@ -128,9 +128,7 @@ print(f"{int(check['match'].sum())} of {len(check)} published numbers reproduced
 labelled(t1, "ours: Table 1 recomputed from the B&M data", precision=2)
 
 # %% mystnb={"figure": {"caption": "Published (Bertrand & Mullainathan 2004, Table 1) beside ours recomputed from their 4,870 résumés: callback rates by race of the name."}}
-fig, ax = plt.subplots(figsize=(8.4, 4.4))
-correspondence_plots.plot_table1(t1, cr.PUBLISHED_TABLE1, ax)
-fig.tight_layout()
+fig = correspondence_plots.table1_figure(t1, cr.PUBLISHED_TABLE1)
 plt.show()
 
 # %% [markdown]
@@ -293,9 +291,7 @@ labelled(names[["race", "sex", "p_female_paper", "fn_gender_paper", "fn_age_pape
 # show the same thing.
 
 # %% mystnb={"figure": {"caption": "Ours, from the SSA's national birth counts: each B&M first name's peak year, by the name's race and sex, against the birth years B&M drew names from."}}
-fig, ax = plt.subplots(figsize=(8, 7.5))
-correspondence_plots.plot_name_peaks(names, ax)
-fig.tight_layout()
+fig = correspondence_plots.name_peaks_figure(names)
 plt.show()
 
 # %% [markdown]
@@ -353,10 +349,8 @@ labelled(gaps[["attribute", "contrast", "source", "n", "rate_x0_pct", "rate_x1_p
          "the same résumés (– : a difference of two gaps has no rate of its own)", precision=2)
 
 # %% mystnb={"figure": {"caption": "Callback gaps on the same résumés: the recruiters' (B&M's recorded callbacks) against the screener's (ours; its validity verdict is in the table above)."}}
-fig, ax = plt.subplots(figsize=(7.6, 4.4))
-correspondence_plots.plot_gaps(gaps, ax, title=f"Callback gaps on the same {callbacks.n_scored} résumés:\nrecruiters (B&M callbacks) "
-            f"vs {label}")
-fig.tight_layout()
+fig = correspondence_plots.gaps_figure(gaps, title=f"Callback gaps on the same {callbacks.n_scored} résumés:\n"
+                                                  f"recruiters (B&M callbacks) vs {label}")
 plt.show()
 
 # %% [markdown]
@@ -426,10 +420,7 @@ labelled(shipped.set_index(["run", "attribute", "source"])[[VERDICT_COLUMN, "n",
          .round(2), "ours: screeners on B&M résumés (rows 'recruiters': B&M's callbacks on the same résumés)")
 
 # %% mystnb={"figure": {"caption": "The shipped runs: each screener's callback gaps (ours; verdict in the table above) against the recruiters' on the same résumés (B&M's recorded callbacks)."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.6, 7.8))
-for ax, (name, g) in zip(axes, shipped.groupby("run", sort=False)):
-    correspondence_plots.plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés:\nrecruiters (B&M callbacks) vs screener (ours)")
-fig.tight_layout()
+fig = correspondence_plots.gaps_by_run(shipped, run="run")
 plt.show()
 
 # %% [markdown]

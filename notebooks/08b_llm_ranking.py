@@ -65,8 +65,10 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.ll144 import FOUR_FIFTHS
 from popresume.plots.tables import labelled
 from popresume.ranking import bloomberg as bb
@@ -77,8 +79,9 @@ from popresume.screeners.validity import shipped_card, verdict_sentence
 
 VERDICT = NOT_CARDED_RECORDED  # GPT-3.5 and GPT-4: recorded decisions, no validity card
 
-pd.set_option("display.max_colwidth", None)
-pd.set_option("display.width", 200)
+chapter_setup()
+
+# %%
 t_start = time.perf_counter()
 runs = bb.load_bloomberg_runs()
 long = bb.load_bloomberg_ranks()  # the shipped long table, with the résumé text shown at each position

@@ -60,19 +60,22 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED, OURS
 from popresume.decisions.sources import record
 from popresume.schema import VERDICT_COLUMN
+from popresume.plots import decisions as decisions_plots
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
 from popresume.screeners.validity import shipped_card, verdict_sentence
 
-pd.set_option("display.max_colwidth", None)
-pd.set_option("display.max_rows", 500)
-pd.set_option("display.width", 200)
+chapter_setup(max_rows=500)
+
+# %%
 t_start = time.perf_counter()
 recinq = load("recinq")
 if recinq_models is not None:
@@ -136,6 +139,7 @@ def in_vocabulary(v: str) -> str:
     return "pass" if v.startswith("pass") else v
 
 
+# %%
 verdict = {k: in_vocabulary(v) for k, v in analyses.verdicts(valid).items()}
 UNTESTED = "; 'pass' means the rules the design can test (job fit, quality, parse rate, spread): no design here has a harmless edit, so stability is untested"
 show = valid[valid["source"] != "recinq"].copy()
@@ -154,16 +158,9 @@ print(f"re-cinq's {recinq['model'].nunique()} models and Webster's {webster['mod
       f"{NOT_CARDED} (no quality contrast in the design, so the gate cannot be run)")
 
 # %% mystnb={"figure": {"caption": "Ours, from Derbyshire's and Webster's recorded replies: each model's job-fit contrast (own minus mismatched posting) with its 95% CI clustered on résumés or résumé × posting cells. Verdicts: GPT-5.1 passes as far as the design allows, GPT-3.5 fails (parse rate); Webster's settings are not carded (no quality contrast)."}}
-fig, ax = plt.subplots(figsize=(7, 5))
-fit = valid[(valid["contrast"] == "job_fit") & valid["estimate"].notna()].reset_index(drop=True)
-y = np.arange(len(fit))
-ax.errorbar(fit["estimate"], y, xerr=[fit["estimate"] - fit["ci_low"], fit["ci_high"] - fit["estimate"]],
-            fmt="o", color="black", capsize=3)
-ax.set_yticks(y, [f"{s}: {m}" for s, m in zip(fit["source"], fit["model"])], fontsize=8)
-ax.axvline(0, color="grey", lw=0.8)
-ax.set_xlabel("own − mismatched posting (points on 0–100), 95% CI")
-ax.set_title("Job fit of real models (ours, from Derbyshire's and Webster's recorded replies)", fontsize=9)
-fig.tight_layout()
+fig = decisions_plots.contrast_forest(valid[(valid["contrast"] == "job_fit") & valid["estimate"].notna()],
+                                      xlabel="own − mismatched posting (points on 0–100), 95% CI",
+                                      title="Job fit of real models (ours, from Derbyshire's and Webster's recorded replies)")
 plt.show()
 
 # %% [markdown]
@@ -220,6 +217,8 @@ print(f"coverage = the share of {int(low['n_sim'])} simulated 95% intervals, clu
       f"{low['design']}, {low['coverage']:.3f} ± {low['mc_se']:.3f}, "
       + ("within two Monte Carlo SEs of 0.95" if low["coverage"] + 2 * low["mc_se"] >= 0.95
          else "more than two Monte Carlo SEs under 0.95: these intervals are too narrow"))
+
+# %%
 sig = groups[groups["p_holm"] < 0.05]
 print(f"group or variant effects with Holm-adjusted p < 0.05: {len(sig)} of {groups['p'].notna().sum()}; "
       f"of them on race or sex: {sig['attribute'].isin(['race', 'sex']).sum()}")
@@ -281,21 +280,10 @@ else:
 
 # %% mystnb={"figure": {"caption": "Ours, from re-cinq's recorded replies: each first name's mean change from the baseline CV (dots) against the seven placebo edits' (ticks), per model with placebo edits. Not carded (recorded decisions): the design has no job-fit or quality contrast."}}
 if len(placebo):
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    models = sorted(placebo["model"].unique())
-    for i, mdl in enumerate(models):
-        pl = analyses.placebo_effects(recinq[recinq["model"] == mdl]).groupby("variant")["change"].mean()
-        ax.scatter(pl.to_numpy(), np.full(len(pl), i) - 0.12, marker="|", s=120, color="grey",
-                   label="placebo edits" if i == 0 else None)
-        nm = placebo[placebo["model"] == mdl]
-        ax.scatter(nm["effect"], np.full(len(nm), i) + 0.12, marker="o", s=18, color="black",
-                   label="first names" if i == 0 else None)
-    ax.set_yticks(range(len(models)), models, fontsize=8)
-    ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel("mean change from the baseline CV (score 1–10)")
-    ax.set_title("Name effects against placebo edits (ours, from re-cinq's recorded replies)", fontsize=9)
-    ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
+    edits = {mdl: analyses.placebo_effects(recinq[recinq["model"] == mdl]).groupby("variant")["change"].mean()
+             for mdl in sorted(placebo["model"].unique())}
+    fig = decisions_plots.names_vs_placebos(
+        placebo, edits, title="Name effects against placebo edits (ours, from re-cinq's recorded replies)")
     plt.show()
 
 # %% [markdown]
@@ -334,16 +322,9 @@ print(f"settings that a keyword-stuffed waiter's résumé moves (Holm p < 0.05):
       f"{comp['model'].nunique()}: {', '.join(stuffed['model'])}")
 
 # %% mystnb={"figure": {"caption": "Ours, from Webster's recorded replies: each chat-app setting's matched − mismatched contrast against its keyword-stuffed − plain contrast (points on 0–100). Not carded (recorded decisions): no quality contrast in the design."}}
-fig, ax = plt.subplots(figsize=(5.5, 4))
-ax.scatter(wide["matched − mismatched"], wide["keyword-stuffed − plain"], color="black")
-for mdl, row in wide.iterrows():
-    ax.annotate(mdl, (row["matched − mismatched"], row["keyword-stuffed − plain"]), fontsize=7,
-                xytext=(3, 2), textcoords="offset points")
-ax.axhline(0, color="grey", lw=0.8)
-ax.set_xlabel("matched − mismatched (points on 0–100)")
-ax.set_ylabel("keyword-stuffed − plain")
-ax.set_title("Competence (ours, from Webster's recorded replies)", fontsize=9)
-fig.tight_layout()
+fig = decisions_plots.labelled_scatter(wide, "matched − mismatched", "keyword-stuffed − plain",
+                                       xlabel="matched − mismatched (points on 0–100)",
+                                       title="Competence (ours, from Webster's recorded replies)")
 plt.show()
 
 # %%

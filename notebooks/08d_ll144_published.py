@@ -62,24 +62,25 @@ seed = 0
 # %%
 import time
 
-import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
 from IPython.display import display
 
+from popresume.book import chapter_setup
 from popresume.decisions import analyses, load
 from popresume.decisions.schema import NOT_CARDED
-from popresume.ll144 import FOUR_FIFTHS, PUBLISHED_STATUSES, STATUS_MEANING
+from popresume.ll144 import PUBLISHED_STATUSES, STATUS_MEANING
 from popresume.multiplicity import benjamini_hochberg, holm
+from popresume.plots import decisions as decisions_plots
 from popresume.plots.tables import labelled
 from popresume.ranking.bloomberg import caption
 from popresume.schema import VERDICT_COLUMN
 
 PUBLISHED = caption("published (ACLU, Auditing the Audits 2025)")
 OURS = caption("ours, from ACLU's recorded audits")
-pd.set_option("display.max_colwidth", None)
-pd.set_option("display.width", 200)
+chapter_setup()
 t_start = time.perf_counter()
 
 # %%
@@ -155,20 +156,8 @@ print(f"rows reproduced by no reading: {len(nr)}, of which {int(dci.sum())} in D
 # ratios from the report.
 
 # %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: each published impact ratio against the ratio recomputed from the audit's own counts by the maximum rule, coloured by status; dotted lines at four-fifths. Not carded (recorded decisions): vendors' tools, no validity card."}}
-fig, ax = plt.subplots(figsize=(6, 5))
-both = table.dropna(subset=["published_ratio", "ratio", "status"])
-for status, colour in zip(PUBLISHED_STATUSES[:5], ["grey", "tab:blue", "tab:green", "tab:orange", "tab:red"]):
-    s = both[both["status"] == status]
-    ax.scatter(s["ratio"], s["published_ratio"].clip(upper=1.5), s=6, color=colour, alpha=0.6,
-               label=f"{status} ({len(s):,})")
-ax.plot([0, 1.5], [0, 1.5], color="black", lw=1)
-ax.axhline(FOUR_FIFTHS, color="grey", ls=":", lw=1)
-ax.axvline(FOUR_FIFTHS, color="grey", ls=":", lw=1)
-ax.set_xlabel("recomputed: rate / highest rate of the table")
-ax.set_ylabel("published (clipped at 1.5)")
-ax.set_title("Impact ratios: published vs recomputed (ours, from ACLU's recorded audits)", fontsize=9)
-ax.legend(fontsize=7, loc="upper left")
-fig.tight_layout()
+fig = decisions_plots.published_vs_recomputed(
+    table, PUBLISHED_STATUSES, title="Impact ratios: published vs recomputed (ours, from ACLU's recorded audits)")
 plt.show()
 
 # %% [markdown]
@@ -216,19 +205,9 @@ display(labelled(apart.sort_values("n")[["audit_id", "category", "n", "published
 # why. Each p is printed with the digits its draws support (`p_draws`).
 
 # %% mystnb={"figure": {"caption": "Ours, from the ACLU's table of published LL144 audits: for every rated category, the chance that a tool with no disparity gives it a ratio below four-fifths, against the category's n; the tested published flags in red. Not carded (recorded decisions)."}}
-fig, ax = plt.subplots(figsize=(6, 3.8))
-rated = table[table["n"].gt(0)].dropna(subset=[analyses.CHANCE_COLUMN])
-ax.scatter(rated["n"], rated[analyses.CHANCE_COLUMN], s=5, color="grey", alpha=0.5, label="every rated category")
-ax.scatter(tested["n"], tested[analyses.CHANCE_COLUMN], s=14, color="tab:red", label="tested published flags")
-ax.set_xscale("log")
-ax.xaxis.set_major_locator(mpl.ticker.FixedLocator([10, 1e3, 1e5, 1e7]))  # every other decade, plain numbers
-ax.xaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-ax.xaxis.set_minor_formatter(mpl.ticker.NullFormatter())
-ax.set_xlabel("category n (log scale)")
-ax.set_ylabel("chance below four-fifths, no disparity")
-ax.set_title("Chance of a four-fifths flag with no disparity (ours, from ACLU's recorded audits)", fontsize=9)
-ax.legend(fontsize=8)
-fig.tight_layout()
+fig = decisions_plots.chance_by_n(
+    table[table["n"].gt(0)].dropna(subset=[analyses.CHANCE_COLUMN]), tested, analyses.CHANCE_COLUMN,
+    title="Chance of a four-fifths flag with no disparity (ours, from ACLU's recorded audits)")
 plt.show()
 
 # %% [markdown]

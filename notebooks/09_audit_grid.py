@@ -50,6 +50,7 @@ import time
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
 from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.config import grid_config
@@ -61,8 +62,7 @@ from popresume.plots.tables import labelled
 from popresume.schema import VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for, card_summary
 
-pd.set_option("display.width", 200)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
+chapter_setup()
 
 # %% [markdown]
 # ## The grid and its screeners
@@ -306,14 +306,7 @@ labelled(pd.DataFrame({"published VLMs (gender)": summaries.photo_shift(publishe
          f"ours and published: PopResume Table 4 beside ours, synthetic screener (validity gate: {syn_gate})")
 
 # %% mystnb={"figure": {"caption": "NDE with and without a photo: the published VLMs (top) and ours, synthetic screener (bottom)."}}
-fig, ax = plt.subplots(2, 1, figsize=(7, 6.8))
-audit_plots.plot_nde_photo_shift(published, ax=ax[0])
-ax[0].set_title("published VLMs", fontsize=9)
-audit_plots.plot_nde_photo_shift(results, ax=ax[1])
-ax[1].set_title("ours (synthetic screener)", fontsize=9)
-for a in ax:  # the legend beside the points, never on them
-    a.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig = audit_plots.photo_shift_figure(published, results, ours_label="ours (synthetic screener)")
 plt.show()
 
 # %% [markdown]
@@ -444,28 +437,9 @@ print(f"ours: {len(full_c1)} of {len(full)} text audits at paper size (embedding
 # teachers' C1: a label is only as good as the effects it rests on.
 
 # %% mystnb={"figure": {"caption": "Ours, embedding screener (all-MiniLM-L6-v2; its validity verdict is in the cards above) at the paper's size: the effects of the ten text audits."}}
-occs = sorted(full["occupation"].unique())
-# three panels a row (the book's column holds about 9 in drawn at 0.7 of its size or more);
-# the legend takes a free slot of the grid, or sits below it
-ncols = min(3, len(occs))
-nrows = -(-len(occs) // ncols)
-fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols, 3.4 * nrows), squeeze=False)
-axes = axes.ravel()
-for i, (ax, occ) in enumerate(zip(axes, occs)):
-    audit_plots.plot_effects(full[full["occupation"] == occ], label="attribute", ax=ax, title=occ.replace(" ", "\n", 1),
-                   legend=False)
-    if i % ncols:
-        ax.set_ylabel("")
-for ax in axes[len(occs):]:
-    ax.axis("off")
-handles, names = axes[0].get_legend_handles_labels()
-if len(axes) > len(occs):
-    axes[-1].legend(handles, names, loc="center", frameon=False, fontsize=8)
-else:
-    fig.legend(handles, names, loc="lower center", ncol=2, frameon=False, fontsize=8)
-fig.suptitle("ours: all-MiniLM-L6-v2 (embedding screener) on 60,884 text résumés;\ngender (x0 = F), "
-             "race (x0 = Non-White)", fontsize=10)
-fig.tight_layout(rect=(0, 0 if len(axes) > len(occs) else 0.06, 1, 1))
+fig = audit_plots.effects_by_occupation(
+    full, label="attribute", title="ours: all-MiniLM-L6-v2 (embedding screener) on 60,884 text résumés;\n"
+                                   "gender (x0 = F), race (x0 = Non-White)")
 plt.show()
 
 # %%

@@ -51,7 +51,8 @@ import pandas as pd
 from popresume.audit import coarsening
 from popresume.audit import summaries
 from popresume.audit import variants as audit_variants
-from popresume.audit.chapters import grid_chapter, page_display
+from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.audit.grid import read_results
 from popresume.audit.scoring import score_texts
 from popresume.causal import default_roles
@@ -63,7 +64,7 @@ from popresume.population import generate_population
 from popresume.schema import NOT_CARDED_NO_CARD, OCCUPATION_LABELS, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for
 
-page_display()
+chapter_setup()
 est_opts = {"tune": False}
 
 # %% [markdown]
@@ -143,11 +144,7 @@ print("propensities clipped, grouped → refined R: " + "; ".join(
     for (s, a), r in clipped.iterrows()))
 
 # %% mystnb={"figure": {"caption": "Ours: NDE with the grouped and the refined name variables, for the name-level synthetic screener and the embedding screener (verdicts in the table above); the true NDE is 0 for both."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 7.0))
-for ax, attr in zip(axes, ("gender", "race")):
-    audit_plots.plot_coarsening(coarse[coarse["attribute"] == attr], ax=ax)
-    ax.set_title(f"ours, {attr}: NDE with grouped vs refined R (true NDE = 0)", fontsize=9)
-fig.tight_layout()
+fig = audit_plots.coarsening_figure(coarse, effect="NDE", source="ours", attributes=("gender", "race"))
 plt.show()
 
 # %% [markdown]

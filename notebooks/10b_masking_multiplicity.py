@@ -40,10 +40,12 @@ import pandas as pd
 from popresume.audit import metrics as audit_metrics
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled, labelled_by_column
 
 published = audit_metrics.published_table()
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations)
 cfg, ours = grid.config, grid.results  # cached after Chapter 9
 print(f"published audits: {len(published)}; our audits (Chapter 9's grid): {len(ours)}")
@@ -107,9 +109,7 @@ labelled(summaries.effect_survival(published).rename_axis("published effect"),
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5), p-values recovered from the printed CIs: unadjusted, Holm and Benjamini-Hochberg, sorted by the unadjusted p."}}
 tests = audit_metrics.adjust(audit_metrics.long_tests(published))
-fig, ax = plt.subplots(figsize=(5.5, 3.8))
-audit_plots.plot_adjusted_p(tests, ax=ax)
-ax.set_title("published Tables 4-5 (the paper's screeners): recovered p-values", fontsize=9)
+fig = audit_plots.adjusted_p_figure(tests, title="published Tables 4-5 (the paper's screeners): recovered p-values")
 plt.show()
 
 # %% [markdown]
@@ -130,11 +130,8 @@ counts.columns = [f"published, {c}" for c in counts.columns]
 labelled(counts, "ours: from the published CIs and labels of PopResume Tables 4-5 (the paper's models are not carded)")
 
 # %% mystnb={"figure": {"caption": "Published (PopResume Tables 4-5): the audits in each case under each significance standard."}}
-fig, ax = plt.subplots(figsize=(7.5, 3.4))
-audit_plots.plot_case_counts(counts.loc[["C1 (no photo)", "C2", "C3", "C4", "C5"]].drop(columns=["published, printed"]),
-                   ax=ax, title="published audits per case, by significance standard")
-ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig = audit_plots.case_counts_figure(counts.loc[["C1 (no photo)", "C2", "C3", "C4", "C5"]].drop(columns=["published, printed"]),
+                                     title="published audits per case, by significance standard")
 plt.show()
 
 # %% [markdown]

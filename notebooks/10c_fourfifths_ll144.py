@@ -46,11 +46,13 @@ import pandas as pd
 from popresume import ll144
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.audit.grid import outcome_table
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled, labelled_by_column
 from popresume.schema import OCCUPATION_LABELS
 
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
                     data=True)  # results cached after Chapter 9; its profiles and scores (no new work)
 cfg, ours, data = grid.config, grid.results, grid.data
@@ -123,11 +125,8 @@ labelled(counts, f"ours: Chapter 9's grid, every audit (validity gates: {verdict
 # %% mystnb={"figure": {"caption": "Ours, Chapter 9's grid (each screener's verdict in the tables above): the four-fifths selection-rate ratio against the estimated NDE; colour marks where the two disagree under Holm."}}
 cmp2 = cmp.merge(ours[["attribute", "occupation", "format", "model", "NDE_estimate"]],
                  on=["attribute", "occupation", "format", "model"]).rename(columns={holm_col: "disagreement"})
-fig, ax = plt.subplots(figsize=(6.5, 3.8))
-audit_plots.plot_four_fifths(cmp2, effect="NDE", ax=ax)
-ax.set_title("ours (Chapter 9's grid): four-fifths ratio vs estimated NDE; disagreement under Holm", fontsize=9)
-ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig = audit_plots.four_fifths_figure(
+    cmp2, effect="NDE", title="ours (Chapter 9's grid): four-fifths ratio vs estimated NDE; disagreement under Holm")
 plt.show()
 
 # %% [markdown]
@@ -182,11 +181,9 @@ labelled_by_column(ll[["source", "validity_verdict", "breakdown", "category", "n
                         "ratio", "ci_low", "ci_high", "under_2pct", "flag"]])
 
 # %% mystnb={"figure": {"caption": "Ours, one cell of Chapter 9's grid (the screener's verdict is in the title and the table above): LL144 impact ratios with simultaneous 95% CIs; the dashed line is four-fifths."}}
-fig, ax = plt.subplots(figsize=(6.5, 3.8))
-audit_plots.plot_ll144(ll[ll["known"]].rename(columns={"ratio": "impact_ratio"}), ax=ax)
-ax.set_title(f"{source} ({cards[screener]['verdict']} validity): LL144 impact ratios, "
-             f"{OCCUPATION_LABELS[occupation]}, text", fontsize=9)
-fig.tight_layout()
+fig = audit_plots.ll144_titled(ll[ll["known"]].rename(columns={"ratio": "impact_ratio"}),
+                               title=f"{source} ({cards[screener]['verdict']} validity): LL144 impact ratios, "
+                                     f"{OCCUPATION_LABELS[occupation]}, text")
 plt.show()
 
 # %% [markdown]

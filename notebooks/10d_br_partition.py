@@ -49,11 +49,13 @@ import pandas as pd
 
 from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
+from popresume.book import chapter_setup
 from popresume.causal import compare_partitions, default_roles
 from popresume.plots import audit as audit_plots
 from popresume.plots.tables import labelled
 from popresume.schema import OCCUPATION_LABELS
 
+chapter_setup()
 grid = grid_chapter(config_file, sizes=sizes, n_boot=n_boot_grid, seed=seed, occupations=occupations,
                     results=False, data=True)  # the grid's profiles and scores (cached after Chapter 9)
 cfg, data = grid.config, grid.data
@@ -120,12 +122,9 @@ labelled(summaries.effects_view(by_partition.assign(validity_verdict=gate), keys
          .rename_axis(columns=None), f"ours: {screener}")
 
 # %% mystnb={"figure": {"caption": "Ours: the same audit's effects under each partition of the mediators into B and R (the screener's verdict is in the table above)."}}
-fig, ax = plt.subplots(figsize=(7.5, 3.8))
-audit_plots.plot_effects(by_partition, label="partition", ax=ax, legend=False,
-               title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
-                     f"{partition_attribute}, by B/R partition")
-ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig = audit_plots.effects_figure(by_partition, label="partition",
+                                 title=f"ours ({screener}): {OCCUPATION_LABELS[occupation]}, {partition_format}, "
+                                       f"{partition_attribute}, by B/R partition")
 plt.show()
 
 # %%

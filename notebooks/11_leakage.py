@@ -47,9 +47,9 @@ smol_pairs = 1
 # %%
 import time
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
+from popresume.book import chapter_setup
 from popresume.leakage import PUBLISHED, build_corpus, criteria_coverage, job_description
 from popresume.leakage import metrics as leakage_metrics
 from popresume.leakage.corpus import split_sections
@@ -59,9 +59,7 @@ from popresume.paths import cache_path
 from popresume.plots import leakage as leakage_plots
 from popresume.plots.tables import labelled
 
-pd.set_option("display.width", 120)
-pd.set_option("display.max_columns", 20)
-pd.set_option("display.max_colwidth", None)  # never cut a label short
+chapter_setup(width=120, max_columns=20)
 t_start = time.perf_counter()
 # every table of this judge's numbers says so, and gives its verdict (it has no card: see below)
 JUDGE = "ours: embedding judge; validity gate: not carded (no card run)"
@@ -149,10 +147,8 @@ labelled(t1.pivot_table(index="tier", columns="metric", values="estimate"),
          "failure rate over all variants, the other rates on the marked tiers)")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge (not carded: Chapter 5's gate is for résumé screeners): Task 1 recovery by cue tier beside the published rates (top), and the confusion of true and perceived group (bottom)."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
-leakage_plots.recovery_by_tier(t1, published=PUBLISHED, ax=axes[0])
-leakage_plots.confusion_heatmap(leakage_metrics.confusion_matrix(r1), ax=axes[1], title="Task 1 confusion (ours, all tiers)")
-fig.tight_layout()
+fig = leakage_plots.task1_figure(t1, leakage_metrics.confusion_matrix(r1), published=PUBLISHED,
+                                 title="Task 1 confusion (ours, all tiers)")
 
 # %% [markdown]
 # The evidence the judge cites shows *where* the leak is: for correct attributions it is
@@ -186,10 +182,7 @@ labelled(srr.set_index(["regime", "condition"])[["ratio", "ci_low", "ci_high", "
          f"{JUDGE}; selection-rate ratios against Anglo, 95% cluster-bootstrap CIs")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 2 verdicts under the three regimes (top) and the selection-rate ratios against Anglo with 95% cluster-bootstrap CIs (bottom)."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
-leakage_plots.verdict_regimes(t2, ax=axes[0])
-leakage_plots.ratio_forest(srr, ax=axes[1], title="Selection-rate ratio vs Anglo (ours)")
-fig.tight_layout()
+fig = leakage_plots.task2_figure(t2, srr, title="Selection-rate ratio vs Anglo (ours)")
 
 # %% [markdown]
 # The pooled first-position rate under forced choice mixes two things: a position bias
@@ -274,11 +267,7 @@ labelled(shortlist.set_index("condition")[["ratio", "ci_low", "ci_high", "four_f
          f"{JUDGE}; shortlist ratio against Anglo, 95% cluster-bootstrap CI")
 
 # %% mystnb={"figure": {"caption": "Ours, embedding judge: Task 3 score differences against Anglo (top) and the Top-Score Rate (bottom), with 95% cluster-bootstrap CIs."}}
-fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
-leakage_plots.ratio_forest(diffs, value="difference", label_cols=("condition",), reference=0.0, threshold=None, ax=axes[0],
-               title="Score difference vs Anglo (ours, points of 100)")
-leakage_plots.top_score_rates(tsr, ax=axes[1])
-fig.tight_layout()
+fig = leakage_plots.task3_figure(diffs, tsr, title="Score difference vs Anglo (ours, points of 100)")
 
 # %% [markdown]
 # ## Published results next to ours

@@ -58,17 +58,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from popresume.book import chapter_setup
 from popresume.causal.identification import MIN_ESS_SHARE
 from popresume.coverage import read_results, shown
-from popresume.coverage.causal import (design_label, estimable_mask, records_csv, shown_causal, spread_table,
-                                       unique_replications)
+from popresume.coverage.causal import (records_csv, replication_checks, shown_causal, spread_table, unique_replications,
+                                       withholding_summary)
 from popresume.coverage.intervals import wilson_column
 from popresume.plots.tables import labelled
 
 results = read_results(csv or None)
 table = shown(results[results["family"] != "causal"])  # the causal rows have their own display below
-pd.set_option("display.max_colwidth", None)  # never cut a label short
-pd.set_option("display.max_rows", 1000)  # every row of the harness table, never "..."
+chapter_setup(max_rows=1000)
 print(f"{len(results)} rows; families: {', '.join(sorted(results['family'].unique()))}")
 
 # %% [markdown]
@@ -104,16 +104,13 @@ for group, part in side.groupby("group", sort=False):
 counts = side["verdict"].value_counts()
 print("verdicts over the causal rows:", ", ".join(f"{v} {k}" for k, v in counts.items()))
 # power: where the rule withholds on the good design although the intervals it withholds cover
-fitted = causal[(causal["kind"] == "coverage") & ~causal["setting"].str.startswith("oracle")]
-good = fitted[fitted["setting"].str.contains(": good overlap, n=")]
-lost = good[(good["estimable_share"] < 0.9) & good["coverage_all"].between(0.93, 0.97)]
-print(f"good overlap: {len(lost)} of {len(good)} rows called estimable in under 90% of the replications although "
-      f"the intervals it withholds cover 0.93-0.97 ({', '.join(sorted(set(lost['quantity'])))})" if len(lost) else
-      f"good overlap: no row withholds intervals that cover 0.93-0.97 ({len(good)} rows)")
-held = fitted[fitted["held_out"].astype(str) == "True"]
-print(f"rows held out from the choice of their rule's thresholds: {len(held)} of {len(fitted)}")
-for rule, g in held.groupby("rule", sort=False):
-    print(f"  {rule}: " + "; ".join(sorted({s.split(': ', 1)[1] for s in g['setting']})))
+cost = withholding_summary(causal, called=0.9, covering=(0.93, 0.97))
+print(f"good overlap: {cost['lost']} of {cost['good']} rows called estimable in under 90% of the replications "
+      f"although the intervals it withholds cover 0.93-0.97 ({', '.join(cost['lost_effects'])})" if cost["lost"] else
+      f"good overlap: no row withholds intervals that cover 0.93-0.97 ({cost['good']} rows)")
+print(f"rows held out from the choice of their rule's thresholds: {cost['held_out']} of {cost['fitted']}")
+for rule, designs in cost["held_out_designs"].items():
+    print(f"  {rule}: " + "; ".join(designs))
 
 # %%
 audit = causal[causal["setting"].str.contains("audit pipeline") & (causal["kind"] == "coverage")]
@@ -161,30 +158,25 @@ if records_path.exists():
     display(labelled(wide.round(2).reset_index(),
                      "ours: the coverage harness's replications (popresume.coverage.causal.spread_table); "
                      "SE the interval implies over the SD of the estimates"))
-    scm = spread[spread["design"].isin(["good overlap", "weak overlap"])]
-    print("largest |bias| / SD on the good and weak designs:", f"{scm['bias_over_sd'].abs().max():.2f}")
-    # the smallest ESS as a share of the rows, for NDE (the share floor of the estimable rule)
-    nde = records.query("effect == 'NDE'").assign(share=lambda d: d["min_ess"] / d["n"])
-    big = nde["n"].max()
-    passed = estimable_mask(nde, min_ess_share=0.0)  # the clipping and ESS checks, without the share floor
-    weak = nde[passed & (nde["learner"] == "XGBoost") & (nde["kind"] == "weak_overlap") & (nde["n"] == big)]
-    if len(weak):
-        print(f"XGBoost, weak overlap, n = {big}: {len(weak)} samples pass the clipping and ESS checks for NDE, "
-              f"{int(weak['covered'].sum())} cover the truth; smallest ESS {weak['share'].min():.0%}-"
-              f"{weak['share'].max():.0%} of the rows")
-    p5 = nde[nde["kind"] == "basic"].groupby(["learner", "n"])["share"].quantile(0.05)
-    print(f"good overlap: 5th percentile of that share {p5.min():.0%}-{p5.max():.0%} over learners and n; "
-          f"the ESS-floor rule asks at least {MIN_ESS_SHARE:.0%}")
-    # the support rule's tail check on the audit pipeline: how often k̂ withholds each attribute's paths
-    if "pareto_k" in records:
-        tail = records[records["kind"].str.startswith("audit:") & records["pareto_k"].notna()
-                       & (records["effect"] == "RIE")]
-        for (kind, n), g in tail.groupby(["kind", "n"], sort=True):
-            print(f"{design_label(kind)}, n = {n}: RIE's Pareto k̂ median {g['pareto_k'].median():.2f}, above 0.7 in "
-                  f"{int((g['pareto_k'] > 0.7).sum())} of {len(g)} replications; clipped share above 1% in "
-                  f"{int((g['clipped_share'] > 0.01).sum())}")
 else:
     print(f"no per-replication records beside this table ({records_path.name})")
+
+# %%
+if records_path.exists():
+    checks = replication_checks(records, max_pareto_k=0.7, max_clipped=0.01)
+    print("largest |bias| / SD on the good and weak designs:", f"{checks['max_abs_bias_over_sd']:.2f}")
+    # the smallest ESS as a share of the rows, for NDE (the share floor of the estimable rule)
+    if (weak := checks["weak"]) is not None:
+        print(f"XGBoost, weak overlap, n = {weak['n']}: {weak['passing']} samples pass the clipping and ESS checks "
+              f"for NDE, {weak['covered']} cover the truth; smallest ESS {weak['share_low']:.0%}-"
+              f"{weak['share_high']:.0%} of the rows")
+    low, high = checks["good_p5"]
+    print(f"good overlap: 5th percentile of that share {low:.0%}-{high:.0%} over learners and n; "
+          f"the ESS-floor rule asks at least {MIN_ESS_SHARE:.0%}")
+    # the support rule's tail check on the audit pipeline: how often k̂ withholds each attribute's paths
+    for t in checks["tail"].itertuples():
+        print(f"{t.design}, n = {t.n}: RIE's Pareto k̂ median {t.median_k:.2f}, above 0.7 in {t.above_k} of "
+              f"{t.reps} replications; clipped share above 1% in {t.clipped_above}")
 
 # %% [markdown]
 # **How to read it.** Where a mediator reveals the attribute the intervals for the direct and

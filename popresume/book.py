@@ -18,11 +18,59 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from .paths import CACHE_DIR, REPO_ROOT
 
-__all__ = ["run_notebook", "parameters_of", "read_notebook", "parse_value", "default_output", "build_book", "student_config"]
+__all__ = ["chapter_setup", "run_notebook", "parameters_of", "read_notebook", "parse_value", "default_output", "build_book", "student_config"]
 
 PARAMETERS_TAG = "parameters"
+
+# the page a chapter prints on: wide enough for the book's tables, never a label cut to "..."
+PAGE_WIDTH = 200
+
+
+def chapter_setup(*, width: int = PAGE_WIDTH, max_rows: int | None = None,
+                  max_columns: int | None = None) -> None:
+    """Set the display options every chapter shares, in one call from its first code cell.
+
+    pandas prints tables ``width`` characters wide and never shortens a cell's text
+    (``display.max_colwidth`` is unlimited), so a label a reader needs is never cut to "...".
+    A chapter that prints a long table raises ``max_rows`` (pandas' default shows 60 rows);
+    ``max_columns`` likewise. Nothing else is changed: figures keep Matplotlib's defaults and
+    every seed stays a parameter of the chapter.
+
+    Parameters
+    ----------
+    width : int, default 200
+        Characters per printed line (``display.width``).
+    max_rows : int or None, default None
+        Rows printed before pandas elides the middle (``display.max_rows``); None leaves
+        pandas' setting as it is.
+    max_columns : int or None, default None
+        Columns printed before pandas elides the middle (``display.max_columns``); None leaves
+        pandas' setting as it is.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from popresume.book import chapter_setup
+    >>> chapter_setup(max_rows=1000)
+    >>> pd.get_option("display.width"), pd.get_option("display.max_colwidth"), pd.get_option("display.max_rows")
+    (200, None, 1000)
+    """
+    if width < 1:
+        raise ValueError(f"chapter_setup: width must be a positive number of characters, got {width!r}")
+    pd.set_option("display.width", width)
+    pd.set_option("display.max_colwidth", None)
+    if max_rows is not None:
+        pd.set_option("display.max_rows", max_rows)
+    if max_columns is not None:
+        pd.set_option("display.max_columns", max_columns)
 
 
 def read_notebook(path: str | os.PathLike):

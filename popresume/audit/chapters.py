@@ -2,9 +2,9 @@
 
 Those chapters take the grid of Chapter 9 (a config file with the chapter's sizes, draws,
 seed and occupations), its results table (cached after Chapter 9, so nothing is
-estimated again) and, for some, the scores behind it; and they print tables as wide as
-the page. :func:`grid_chapter` does all of it in one call, so a chapter's first cell
-states its parameters and no chapter carries a copy of the setup.
+estimated again) and, for some, the scores behind it. :func:`grid_chapter` does all of it
+in one call, so a chapter's first cell states its parameters and no chapter carries a copy
+of the setup (the page-wide display is each chapter's ``popresume.book.chapter_setup()``).
 """
 
 from __future__ import annotations
@@ -15,14 +15,6 @@ import pandas as pd
 
 from popresume.audit import grid
 from popresume.audit.config import AuditConfig, grid_config
-
-
-def page_display(width: int = 200, max_columns: int | None = None) -> None:
-    """pandas prints tables ``width`` characters wide and never cuts a label short."""
-    pd.set_option("display.width", width)
-    pd.set_option("display.max_colwidth", None)
-    if max_columns is not None:
-        pd.set_option("display.max_columns", max_columns)
 
 
 @dataclass(frozen=True)
@@ -39,8 +31,7 @@ def grid_chapter(config_file="default_audit.yaml", *, sizes=None, n_boot=None, s
     """Chapter 9's grid with the chapter's parameters (:func:`grid_config`), its results
     (``results=True``: :func:`popresume.audit.grid.run_audit`, cached) and its scores
     joined to the profiles (``data=True``: :func:`popresume.audit.grid.audit_data`).
-    Sets the page-wide display (:func:`page_display`)."""
-    page_display()
+    The chapter sets its own display options (``popresume.book.chapter_setup``)."""
     cfg = grid_config(config_file, sizes=sizes, n_boot=n_boot, seed=seed, occupations=occupations)
     table = grid.run_audit(cfg, n_jobs=n_jobs, progress=False).table if results else None
     scored = grid.audit_data(cfg) if data else None

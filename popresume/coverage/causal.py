@@ -524,3 +524,69 @@ def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
             records = pd.concat([records, old[old["learner"] == AUDIT_LEARNER]], ignore_index=True)
         records.to_csv(records_path, index=False)
     return table_from_records(records)
+
+
+def withholding_summary(causal: pd.DataFrame, *, called: float = 0.9, covering: tuple[float, float] = (0.93, 0.97)
+                        ) -> dict:
+    """What the estimable rule costs and which rows are held out, from the harness's causal rows.
+
+    ``causal``: the ``family == "causal"`` rows of the coverage table (:func:`table_from_records`).
+    Among the fitted coverage rows (the oracle rows left out), a good-overlap row is *lost* when
+    the rule calls it estimable in fewer than ``called`` of its replications although the
+    intervals of all of them (withheld or not) cover within ``covering``: the rule withholds
+    intervals that are right. Returns ``good`` (good-overlap rows), ``lost`` (those lost),
+    ``lost_effects`` (their effects, sorted), ``fitted`` (fitted coverage rows), ``held_out``
+    (rows whose design and size took no part in choosing their rule's thresholds) and
+    ``held_out_designs`` (rule -> the designs of those rows, sorted).
+    """
+    fitted = causal[(causal["kind"] == "coverage") & ~causal["setting"].str.startswith("oracle")]
+    good = fitted[fitted["setting"].str.contains(": good overlap, n=", regex=False)]
+    lost = good[(good["estimable_share"] < called) & good["coverage_all"].between(*covering)]
+    held = fitted[fitted["held_out"].astype(str) == "True"]
+    return {"good": len(good), "lost": len(lost), "lost_effects": sorted(set(lost["quantity"])),
+            "fitted": len(fitted), "held_out": len(held),
+            "held_out_designs": {rule: sorted({s.split(": ", 1)[1] for s in g["setting"]})
+                                 for rule, g in held.groupby("rule", sort=False)}}
+
+
+def replication_checks(records: pd.DataFrame, *, max_pareto_k: float = 0.7, max_clipped: float = 0.01) -> dict:
+    """The checks chapter 12 quotes from the harness's per-replication records.
+
+    ``records``: :func:`simulate`'s records, each replication once (:func:`unique_replications`).
+    Returns
+
+    - ``max_abs_bias_over_sd``: the largest |bias| / SD (:func:`spread_table`) on the good- and
+      weak-overlap designs;
+    - ``weak``: for XGBoost on the weak-overlap design at the largest n, the NDE replications
+      that pass the clipping and ESS checks without the ESS-share floor (``n``, ``passing``,
+      ``covered``, and the smallest ESS as a share of the rows, ``share_low``-``share_high``),
+      or None when there are none;
+    - ``good_p5``: (lowest, highest) over learners and n of the 5th percentile of that share for
+      NDE on the good-overlap design (what the share floor must stay under);
+    - ``tail``: per audit-pipeline design and n, RIE's median Pareto k̂, the replications with
+      k̂ above ``max_pareto_k`` and with a clipped share above ``max_clipped`` (empty when the
+      records carry no ``pareto_k``).
+    """
+    spread = spread_table(records)
+    scm = spread[spread["design"].isin(["good overlap", "weak overlap"])]
+    nde = records[records["effect"] == "NDE"].assign(share=lambda d: d["min_ess"] / d["n"])
+    big = int(nde["n"].max())
+    passed = estimable_mask(nde, min_ess_share=0.0)  # the clipping and ESS checks, without the share floor
+    weak = nde[passed & (nde["learner"] == "XGBoost") & (nde["kind"] == "weak_overlap") & (nde["n"] == big)]
+    p5 = nde[nde["kind"] == "basic"].groupby(["learner", "n"])["share"].quantile(0.05)
+    tail_rows = []
+    if "pareto_k" in records:
+        tail = records[records["kind"].str.startswith("audit:") & records["pareto_k"].notna()
+                       & (records["effect"] == "RIE")]
+        for (kind, n), g in tail.groupby(["kind", "n"], sort=True):
+            tail_rows.append({"design": design_label(kind), "n": int(n), "median_k": float(g["pareto_k"].median()),
+                              "above_k": int((g["pareto_k"] > max_pareto_k).sum()), "reps": len(g),
+                              "clipped_above": int((g["clipped_share"] > max_clipped).sum())})
+    return {
+        "max_abs_bias_over_sd": float(scm["bias_over_sd"].abs().max()),
+        "weak": None if weak.empty else {"n": big, "passing": len(weak), "covered": int(weak["covered"].sum()),
+                                         "share_low": float(weak["share"].min()),
+                                         "share_high": float(weak["share"].max())},
+        "good_p5": (float(p5.min()), float(p5.max())),
+        "tail": pd.DataFrame(tail_rows, columns=["design", "n", "median_k", "above_k", "reps", "clipped_above"]),
+    }

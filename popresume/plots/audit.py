@@ -281,3 +281,105 @@ def plot_coarsening(table: pd.DataFrame, ax=None, effect: str = "NDE"):
     ax.set_ylabel(f"{effect} estimate")
     ax.legend(fontsize=7, frameon=False)
     return ax
+
+
+def _legend_beside(ax) -> None:
+    """The panel's legend to the right of the axes, never on the points."""
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+
+
+def photo_shift_figure(published: pd.DataFrame, ours: pd.DataFrame, *, ours_label: str = "ours (synthetic screener)"):
+    """:func:`plot_nde_photo_shift` for the published VLMs (top) and ``ours`` (bottom); returns the Figure."""
+    fig, axes = plt.subplots(2, 1, figsize=(7, 6.8))
+    for ax, table, title in zip(axes, (published, ours), ("published VLMs", ours_label)):
+        plot_nde_photo_shift(table, ax=ax)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    return fig
+
+
+def effects_by_occupation(table: pd.DataFrame, *, title: str, label: str = "attribute", ncols: int = 3):
+    """One :func:`plot_effects` panel per occupation, ``ncols`` a row (the book's column holds
+    about 9 in drawn at 0.7 of its size or more), one shared legend in a free slot of the grid
+    or below it; returns the Figure."""
+    occs = sorted(table["occupation"].unique())
+    ncols = min(ncols, len(occs))
+    nrows = -(-len(occs) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(2.9 * ncols, 3.4 * nrows), squeeze=False)
+    axes = axes.ravel()
+    for i, (ax, occ) in enumerate(zip(axes, occs)):
+        plot_effects(table[table["occupation"] == occ], label=label, ax=ax, title=occ.replace(" ", "\n", 1),
+                     legend=False)
+        if i % ncols:
+            ax.set_ylabel("")
+    for ax in axes[len(occs):]:
+        ax.axis("off")
+    handles, names = axes[0].get_legend_handles_labels()
+    free_slot = len(axes) > len(occs)
+    if free_slot:
+        axes[-1].legend(handles, names, loc="center", frameon=False, fontsize=8)
+    else:
+        fig.legend(handles, names, loc="lower center", ncol=2, frameon=False, fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0 if free_slot else 0.06, 1, 1))
+    return fig
+
+
+def coarsening_figure(table: pd.DataFrame, *, effect: str = "NDE", source: str = "ours",
+                      attributes: Sequence[str] | None = None):
+    """:func:`plot_coarsening` once per attribute, one above the other in the order of
+    ``attributes`` (default: as they appear in ``table``); returns the Figure."""
+    attributes = list(dict.fromkeys(table["attribute"])) if attributes is None else list(attributes)
+    fig, axes = plt.subplots(len(attributes), 1, figsize=(7.5, 3.5 * len(attributes)), squeeze=False)
+    for ax, attr in zip(axes[:, 0], attributes):
+        plot_coarsening(table[table["attribute"] == attr], ax=ax, effect=effect)
+        ax.set_title(f"{source}, {attr}: {effect} with grouped vs refined R (true {effect} = 0)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def adjusted_p_figure(tests: pd.DataFrame, *, title: str, alpha: float = 0.05):
+    """:func:`plot_adjusted_p` on its own Figure with a title saying whose tests they are."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    plot_adjusted_p(tests, ax=ax, alpha=alpha)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def case_counts_figure(counts: pd.DataFrame, *, title: str):
+    """:func:`plot_case_counts` on its own Figure, the legend beside the bars."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    plot_case_counts(counts, ax=ax, title=title)
+    _legend_beside(ax)
+    fig.tight_layout()
+    return fig
+
+
+def four_fifths_figure(compare: pd.DataFrame, *, title: str, effect: str = "NDE"):
+    """:func:`plot_four_fifths` on its own Figure, the legend beside the points."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    plot_four_fifths(compare, effect=effect, ax=ax)
+    ax.set_title(title, fontsize=9)
+    _legend_beside(ax)
+    fig.tight_layout()
+    return fig
+
+
+def ll144_titled(ratios: pd.DataFrame, *, title: str):
+    """:func:`plot_ll144` on a Figure of the chapters' size, with ``title`` saying whose ratios."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    plot_ll144(ratios, ax=ax)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def effects_figure(rows: pd.DataFrame, *, label: str, title: str):
+    """:func:`plot_effects` on its own Figure (several audits dodged), the legend beside them."""
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    plot_effects(rows, label=label, ax=ax, legend=False, title=title)
+    _legend_beside(ax)
+    fig.tight_layout()
+    return fig

@@ -137,3 +137,73 @@ def plot_name_peaks(check: pd.DataFrame, ax=None):
     ax.legend(fontsize=8, loc="lower left")
     ax.set_title("When each B&M first name peaked", fontsize=10)
     return ax
+
+
+def _alone(draw, figsize, *args, **kwargs):
+    """``draw(*args, ax=..., **kwargs)`` on its own Figure of ``figsize``, laid out; returns the Figure."""
+    fig, ax = plt.subplots(figsize=figsize)
+    draw(*args, ax=ax, **kwargs)
+    fig.tight_layout()
+    return fig
+
+
+def table1_figure(ours: pd.DataFrame, published: pd.DataFrame):
+    """:func:`plot_table1` on its own Figure; returns the Figure."""
+    return _alone(plot_table1, (8.4, 4.4), ours, published)
+
+
+def name_peaks_figure(check: pd.DataFrame):
+    """:func:`plot_name_peaks` on its own Figure; returns the Figure."""
+    return _alone(plot_name_peaks, (8, 7.5), check)
+
+
+def gaps_figure(gaps: pd.DataFrame, *, title: str):
+    """:func:`plot_gaps` on its own Figure, ``title`` saying whose gaps; returns the Figure."""
+    return _alone(plot_gaps, (7.6, 4.4), gaps, title=title)
+
+
+def gaps_by_run(gaps: pd.DataFrame, *, run: str = "run"):
+    """:func:`plot_gaps` once per value of ``run`` (one panel each, in order of appearance),
+    titled with the run's name and its number of résumés (column ``n``); returns the Figure."""
+    groups = list(gaps.groupby(run, sort=False))
+    fig, axes = plt.subplots(len(groups), 1, figsize=(7.6, 3.9 * len(groups)), squeeze=False)
+    for ax, (name, g) in zip(axes[:, 0], groups):
+        plot_gaps(g, ax, title=f"{name}, {int(g['n'].iloc[0]):,} résumés:\nrecruiters (B&M callbacks) vs screener (ours)")
+    fig.tight_layout()
+    return fig
+
+
+_SFM_POS = {"X": (0, 0), "Z": (1.5, 1.1), "W": (1.5, -1.0), "Y": (3, 0)}
+_SFM_PLAIN = [("X", "Y"), ("X", "W"), ("W", "Y"), ("Z", "W"), ("Z", "Y")]
+
+
+def draw_sfm(ax=None, *, title: str = "(a) Standard Fairness Model"):
+    """The Standard Fairness Model (X, Z, W, Y; X ↔ Z dashed), in the style of
+    :func:`draw_design_graph`; returns the Axes."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 3.6))
+    g = nx.DiGraph(_SFM_PLAIN)
+    nx.draw_networkx_nodes(g, _SFM_POS, ax=ax, node_size=2300, node_color="#f3f0e8", edgecolors=GREY)
+    nx.draw_networkx_labels(g, _SFM_POS, ax=ax, font_size=9.5, font_weight="bold")
+    nx.draw_networkx_edges(g, _SFM_POS, edgelist=_SFM_PLAIN, ax=ax, node_size=2300, arrowsize=16, width=2.2,
+                           edge_color=GREY)
+    ax.annotate("", xy=_SFM_POS["Z"], xytext=_SFM_POS["X"],
+                arrowprops=dict(arrowstyle="<|-|>", linestyle="--", color="#777777", lw=1.4,
+                                connectionstyle="arc3,rad=-0.4", shrinkA=22, shrinkB=22))
+    ax.set_title(title, fontsize=9.5)
+    ax.set_xlim(-0.6, 3.6)
+    ax.set_ylim(-1.75, 1.6)
+    ax.axis("off")
+    return ax
+
+
+def plot_causal_graphs():
+    """Chapter 00's Figure 2: (a) the Standard Fairness Model and (b) its mediators split into
+    B (blue paths) and R (red paths), the PopResume design of :func:`draw_design_graph`;
+    returns the Figure."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.0))
+    draw_sfm(axes[0])
+    draw_design_graph("popresume", axes[1])
+    axes[1].set_title("(b) mediators split into B (blue) and R (red)", fontsize=9.5)
+    fig.tight_layout()
+    return fig

@@ -162,3 +162,37 @@ def _short(judge: str) -> str:
     return f"{model} ({kind} judge)" if model else kind
 
 
+
+
+def two_panels(top, bottom):
+    """Two panels one above the other: ``top(ax)`` and ``bottom(ax)`` each draw one of this
+    module's figures on the Axes given; returns the Figure."""
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 8.6))
+    top(axes[0])
+    bottom(axes[1])
+    fig.tight_layout()
+    return fig
+
+
+def task1_figure(recovery: pd.DataFrame, confusion: pd.DataFrame, *, published: dict[str, float] | None = None,
+                 title: str = "Task 1 confusion (ours, all tiers)"):
+    """Task 1: recovery by cue tier beside the published rates (:func:`recovery_by_tier`, top)
+    and the confusion of true and perceived group (:func:`confusion_heatmap`, bottom)."""
+    return two_panels(lambda ax: recovery_by_tier(recovery, published=published, ax=ax),
+                      lambda ax: confusion_heatmap(confusion, ax=ax, title=title))
+
+
+def task2_figure(verdicts: pd.DataFrame, ratios: pd.DataFrame, *, title: str = "Selection-rate ratio vs Anglo (ours)"):
+    """Task 2: verdicts under the three regimes (:func:`verdict_regimes`, top) and the
+    selection-rate ratios with their CIs (:func:`ratio_forest`, bottom)."""
+    return two_panels(lambda ax: verdict_regimes(verdicts, ax=ax),
+                      lambda ax: ratio_forest(ratios, ax=ax, title=title))
+
+
+def task3_figure(differences: pd.DataFrame, top_rates: pd.DataFrame, *,
+                 title: str = "Score difference vs Anglo (ours, points of 100)"):
+    """Task 3: score differences against the reference (:func:`ratio_forest` on ``difference``,
+    top) and the Top-Score Rate (:func:`top_score_rates`, bottom)."""
+    return two_panels(lambda ax: ratio_forest(differences, value="difference", label_cols=("condition",),
+                                              reference=0.0, threshold=None, ax=ax, title=title),
+                      lambda ax: top_score_rates(top_rates, ax=ax))

@@ -123,3 +123,109 @@ def plot_experience_by_age(curves: pd.DataFrame, ax=None):
     ax.set_ylabel("Mean experience μ(x), years")
     ax.legend(fontsize=7, frameon=False)
     return ax
+
+
+# the share of a category's slot its group of bars fills (the rest is the gap between groups)
+GROUP_WIDTH = 4 / 5
+
+
+def plot_grouped_bars(table: pd.DataFrame, ax, *, width: float = GROUP_WIDTH):
+    """One group of bars per row of ``table``, one bar (and legend entry) per column; returns the Axes."""
+    x = np.arange(len(table))
+    w = width / max(1, table.shape[1])
+    for k, c in enumerate(table.columns):
+        ax.bar(x + (k - (table.shape[1] - 1) / 2) * w, table[c].to_numpy(float), width=w, label=c)
+    return ax
+
+
+def plot_seed_associations(panels: dict[str, tuple[str, pd.DataFrame]]):
+    """The share with a bachelor's or more by group, one panel per entry of ``panels``
+    (title -> (grouping variable, table with one column per population; a ``seed n`` column is
+    left out)); returns the Figure."""
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.4 * len(panels)), squeeze=False)
+    for ax, (title, (key, table)) in zip(axes[:, 0], panels.items()):
+        shares = table.drop(columns=["seed n"], errors="ignore")
+        plot_grouped_bars(shares, ax)
+        ax.set_xticks(np.arange(len(shares)), shares.index)
+        ax.set_ylim(0, 1.35)  # head-room for the legend above the bars
+        ax.set_ylabel("Share with bachelor's or more")
+        ax.set_xlabel(key)
+        ax.legend(fontsize=7, frameon=False, loc="upper left", ncol=shares.shape[1])
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_log_odds_ratios(assoc: pd.DataFrame, names, *, title: str):
+    """Each population's log odds ratio (± 2 SE) per (occupation, contrast) of ``assoc``
+    (columns ``<name> log OR`` and ``<name> se`` for each of ``names``); returns the Figure."""
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    labels = [f"{SHORT_LABELS[o]}: {c}" for o, c in zip(assoc["occupation"], assoc["contrast"])]
+    y = np.arange(len(assoc))
+    for k, name in enumerate(names):
+        ax.errorbar(assoc[f"{name} log OR"], y + (k - 1) * 0.22, xerr=2 * assoc[f"{name} se"], fmt="o", ms=4,
+                    capsize=2, label=name)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("log odds ratio (± 2 SE)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    return fig
+
+
+def plot_effect_by_population(shift: pd.DataFrame, *, effect: str = "BIE", attributes=("gender", "race"),
+                              source: str = "ours: synthetic screener, true value"):
+    """One panel per attribute: ``effect`` per occupation, one bar per population (the columns
+    of ``shift``, indexed by attribute, effect, occupation); returns the Figure."""
+    fig, axes = plt.subplots(len(attributes), 1, figsize=(7.5, 3.6 * len(attributes)), squeeze=False)
+    for ax, attr in zip(axes[:, 0], attributes):
+        t = shift.loc[attr, effect]
+        plot_grouped_bars(t, ax, width=0.76)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xticks(np.arange(len(t)), [SHORT_LABELS[o] for o in t.index], fontsize=8, rotation=30, ha="right")
+        ax.set_title(f"{attr} {effect} ({source})", fontsize=10)
+        ax.set_ylabel(f"{effect}, score points")
+    axes[0, 0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    return fig
+
+
+def plot_truncated_draws(draws: dict, means: dict, sds: dict, *, min_age: int = 18):
+    """Draws of whole years of experience at each age (bars, share of draws), the untruncated
+    normal they come from (line) and the years the age rules out (shaded). ``draws``, ``means``
+    and ``sds`` are keyed by age; returns the Figure."""
+    fig, axes = plt.subplots(len(draws), 1, figsize=(7, 3.3 * len(draws)), squeeze=False)
+    for ax, (age, d) in zip(axes[:, 0], draws.items()):
+        mu, sd = means[age], sds[age]
+        values, counts = np.unique(np.asarray(d), return_counts=True)
+        ax.bar(values, counts / len(d), width=0.7, alpha=0.7, label="truncated draws (share)")
+        hi = max(age - min_age + 1.5, mu + 3 * sd)
+        xs = np.linspace(min(-0.5, mu - 3 * sd), hi, 300)
+        ax.plot(xs, np.exp(-0.5 * ((xs - mu) / sd) ** 2) / (sd * np.sqrt(2 * np.pi)), color="black",
+                label="untruncated normal (density)")
+        ax.axvspan(age - min_age + 0.5, hi, color="tab:red", alpha=0.12, label=f"above age − {min_age} (impossible)")
+        ax.set_xlim(xs[0], hi)
+        ax.set_xticks(np.arange(0, int(hi) + 1, 1 if hi < 10 else 5))
+        ax.set_title(f"Ours: age {age}, μ = {mu:.1f}, σ = {sd:.1f} years", fontsize=10)
+        ax.set_xlabel("exp_year (whole years)")
+        ax.set_ylabel("Share of draws / density")
+    axes[0, 0].legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout(h_pad=2)
+    return fig
+
+
+def plot_age_by_group(profiles: pd.DataFrame, *, group: str = "fn_age", groups=("young", "mid", "old", "neutral"),
+                      title: str = "Age of applicants by first-name age group (ours: generated)"):
+    """The age distribution (step histograms, one year a bin) of each value of ``group``; returns the Figure."""
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for g in groups:
+        ages = profiles.loc[profiles[group] == g, "age"]
+        ax.hist(ages, bins=np.arange(17.5, 45.5), histtype="step", density=True, lw=1.5, label=f"{g} (n={len(ages)})")
+    ax.set_xlabel("Applicant age")
+    ax.set_ylabel("Density")
+    ax.set_title(title, fontsize=10)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # head-room for the legend above the curves
+    ax.legend(fontsize=7, frameon=False, ncols=2, loc="upper center")
+    return fig

@@ -95,3 +95,39 @@ def plot_career_timelines(resumes, labels=None, ax=None, reference=(2023, 12)):
                Line2D([], [], color="black", linestyle="--", label=f"reference date {reference[0]}.{reference[1]:02d}")]
     ax.legend(handles=handles, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2, borderaxespad=0)
     return ax
+
+
+def career_timelines_figure(resumes, labels, *, title: str):
+    """:func:`plot_career_timelines` on its own Figure, ``title`` saying whose careers; returns the Figure."""
+    fig, ax = plt.subplots(figsize=(8.2, 5.4))
+    plot_career_timelines(resumes, labels=labels, ax=ax)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def resume_image_pair(plain, photo, *, titles: tuple[str, str]):
+    """A résumé rendered as an image (left) and as an image with a photo slot (right), titled
+    ``titles``; returns the Figure."""
+    fig, axes = plt.subplots(1, 2, figsize=(8.6, 6.2))
+    plot_resume_image(plain, ax=axes[0], title=titles[0])
+    plot_resume_image(photo, ax=axes[1], title=titles[1])
+    fig.tight_layout()
+    return fig
+
+
+def corpus_figure(stats: pd.DataFrame, *, title: str):
+    """Length in tokens, roles against exp_year and education entries by occupation
+    (:func:`plot_token_lengths`, :func:`plot_roles_vs_exp`, :func:`plot_education_entries`),
+    the length panel's legend in the grid's fourth slot, where it covers nothing; returns the Figure."""
+    fig, axes = plt.subplots(2, 2, figsize=(9, 7.6))
+    plot_token_lengths(stats, ax=axes[0, 0], legend=False)
+    plot_roles_vs_exp(stats, ax=axes[0, 1])
+    plot_education_entries(stats, ax=axes[1, 0])
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    axes[1, 1].axis("off")
+    axes[1, 1].legend(handles, names, loc="center", ncol=1, fontsize=8, frameon=False,
+                      title="length panel: occupation", title_fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
