@@ -13,12 +13,19 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
+
+from popresume import yamlio
+from popresume.extras import require
 
 from .paths import CACHE_DIR, REPO_ROOT
 
@@ -79,12 +86,10 @@ def read_notebook(path: str | os.PathLike):
     if not path.exists():
         raise FileNotFoundError(f"notebook not found: {path}")
     if path.suffix == ".ipynb":
-        import nbformat
+        import nbformat  # the book extra (nbformat comes with jupytext and papermill)
 
         return nbformat.read(path, as_version=4)
     if path.suffix in {".py", ".md"}:
-        from popresume.extras import require
-
         jupytext = require("jupytext", "reading a jupytext chapter")
 
         fmt = "py:percent" if path.suffix == ".py" else None
@@ -172,10 +177,6 @@ def parse_value(text: str) -> Any:
     A mapping that gives one key twice (``{nurse: 1, nurse: 2}``, in either syntax) raises
     a ``ValueError`` naming the key: both parsers would keep the last value without a word.
     """
-    import yaml
-
-    from popresume import yamlio
-
     try:
         tree = ast.parse(text.strip(), mode="eval")
         value = ast.literal_eval(tree)
@@ -258,8 +259,6 @@ def run_notebook(
     A failing cell raises papermill's ``PapermillExecutionError``; the partly executed
     notebook is still written to ``output`` so the traceback can be read there.
     """
-    from popresume.extras import require
-
     pm = require("papermill", "re-running a chapter")
 
     path = Path(path)
@@ -281,7 +280,7 @@ def run_notebook(
 
     nb.metadata.setdefault("kernelspec", {"name": kernel_name, "display_name": "Python 3", "language": "python"})
     nb.metadata["kernelspec"]["name"] = kernel_name
-    import nbformat
+    import nbformat  # the book extra (nbformat comes with jupytext and papermill)
 
     # papermill reads an .ipynb: write the converted chapter to a temporary file first.
     with tempfile.TemporaryDirectory(prefix="popresume-book-") as tmp:
@@ -350,12 +349,6 @@ def build_book(
     the build), as ``make book`` and CI do. ``students``: build the student edition
     (:func:`student_config`) into ``students/_build/html`` instead of the book.
     """
-    import shutil
-    import subprocess
-    import sys
-
-    import yaml
-
     exe = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
     path = Path(path).resolve()
     cmd = [exe, "build", str(path)]
@@ -369,8 +362,6 @@ def build_book(
     source = Path(path) / "_config.yml"
     if not source.is_file():
         raise ValueError(f"{source}: no _config.yml to derive the student edition from")
-    from popresume import yamlio
-
     config = student_config(yamlio.load(source.read_text(encoding="utf-8")) or {})
     # jupyter-book reads local extensions' folders relative to the configuration file
     local = config["sphinx"]["local_extensions"]

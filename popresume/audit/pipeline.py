@@ -16,6 +16,10 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from popresume.paths import CACHE_DIR
+from popresume.resumes import render_images, render_texts
+from popresume.screeners import score_run
+
 #: Render options that change an image résumé (the keys of an audit config's ``render``).
 IMAGE_OPTIONS = ("width", "face_source")
 
@@ -27,8 +31,6 @@ def frame_hash(df: pd.DataFrame) -> str:
 
 def image_root(cache_dir: str | Path | None = None) -> Path:
     """The one image cache: ``<cache_dir>/images`` (default the audit cache, ``_cache/audit``)."""
-    from popresume.paths import CACHE_DIR
-
     return (Path(cache_dir) if cache_dir is not None else CACHE_DIR / "audit") / "images"
 
 
@@ -46,12 +48,8 @@ def render_resumes(profiles: pd.DataFrame, fmt: str, *, seed: int = 0, options: 
     """
     opts = dict(options or {})
     if fmt == "text":
-        from popresume.resumes import render_texts
-
         out = render_texts(profiles, seed=seed, skills=bool(opts.get("skills", False)), progress=progress)
     elif need_files:
-        from popresume.resumes import render_images
-
         key = hashlib.sha256(json.dumps({"profiles": frame_hash(profiles), "format": fmt, "seed": seed,
                                          "options": {k: opts[k] for k in IMAGE_OPTIONS if k in opts}},
                                         sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -69,7 +67,5 @@ def score(screener, resumes: pd.DataFrame, profiles: pd.DataFrame, *, cache=None
     """Score ``resumes`` with ``screener`` through the score cache; a
     :class:`popresume.screeners.ScoreRun`. The profiles travel to a screener that declares it
     reads them (``needs_profile``: the synthetic screener), to no other."""
-    from popresume.screeners import score_run
-
     return score_run(screener, resumes, profiles=profiles if screener.needs_profile else None, cache=cache,
                      progress=progress)

@@ -15,6 +15,7 @@ every model (B's table depends on r), so BIE and RIE differ from the naive split
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,13 @@ import pandas as pd
 from popresume.progress import progress_bar
 from popresume.schema import PSE_NAMES
 
+from .bootstrap import influence_bootstrap
+from .crossfit import PSEEstimator
+from .effects import PSEWarning
 from .functional import PSI_NAMES, PSI_TRIPLES, effects_from_psi
+from .nuisance import CellMeans
+from .plugin import plugin_pse
+from .results import PSEResult, aggregate_reps
 
 
 def _softmax(a, axis=-1):
@@ -233,15 +240,6 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
     authors' estimator as the reference, "refit-bagged (B)": the mean of ``bagged`` refit
     bootstrap draws, with their percentile CI.
     """
-    import warnings
-
-    from .bootstrap import influence_bootstrap
-    from .crossfit import PSEEstimator
-    from .effects import PSEWarning
-    from .nuisance import CellMeans
-    from .plugin import plugin_pse
-    from .results import PSEResult, aggregate_reps
-
     reps_list = sorted({int(k) for k in ((n_rep,) if np.isscalar(n_rep) else n_rep)})
     aggs = [aggregate] if isinstance(aggregate, str) else list(aggregate)
     if not reps_list or reps_list[0] < 1:

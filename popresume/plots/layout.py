@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
 TRUNCATION_MARKS = ("…", "...")
 # pixels two tick labels may share before they count as overlapping (antialiasing, kerning)
@@ -198,8 +199,6 @@ def figure_problems(fig) -> list[str]:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems: list[str] = []
-    from matplotlib.text import Text
-
     for text in _visible_texts(fig.findobj(Text)):
         s = text.get_text().strip()
         if s.endswith(TRUNCATION_MARKS) or any(f"{m}{c}" in s for m in TRUNCATION_MARKS for c in ")]"):
@@ -216,7 +215,7 @@ def figure_problems(fig) -> list[str]:
 
 def check_open_figures(stream=None) -> list[str]:
     """Run ``figure_problems`` on every open pyplot figure; write each problem to ``stream``."""
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # here, not at the top: importing this module must not pick a figure backend
 
     stream = sys.stderr if stream is None else stream
     found = []
@@ -245,7 +244,7 @@ def install_figure_check() -> bool:
     False outside IPython.
     """
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # the book extra (IPython comes with ipykernel)
     except ImportError:  # pragma: no cover - IPython ships with the book extra
         return False
     ip = get_ipython()
@@ -258,7 +257,7 @@ def install_figure_check() -> bool:
             check_open_figures()
 
         callbacks.insert(0, _popresume_figure_check)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # here, not at the top: importing this module must not pick a figure backend
 
     if not getattr(plt.show, "_popresume_checked", False):
         show = plt.show

@@ -5,6 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from PIL import Image
 
 from popresume.schema import EDU_LEVELS, OCCUPATION_LABELS
 
@@ -56,7 +59,6 @@ def plot_education_entries(stats: pd.DataFrame, ax=None):
 
 def plot_resume_image(path, ax=None, title: str | None = None):
     """Show a rendered résumé PNG."""
-    from PIL import Image
     ax = _ax(ax, figsize=(5, 6.5))
     with Image.open(path) as im:
         ax.imshow(np.asarray(im.convert("RGB")))
@@ -73,9 +75,6 @@ def plot_career_timelines(resumes, labels=None, ax=None, reference=(2023, 12)):
     role (lighter for a preparatory role held before the degree the occupation needs), and
     a dashed line at the reference date. ``labels``: one row label per résumé.
     """
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     resumes = list(resumes)
     ax = _ax(ax, figsize=(9, 0.55 * len(resumes) + 1.6))
     t = lambda ym: ym[0] + (ym[1] - 1) / 12  # noqa: E731 - year.month as a decimal year
