@@ -26,7 +26,7 @@ size took no part in choosing that rule's thresholds (:data:`CHOSEN_ON`). Then
 ``projection_ratio`` rows: mean(half-width × √n) at the largest n over the smallest, among the
 estimable replications where the projection is called valid (the effect estimable at both
 n), else over all replications. Where the half-width shrinks like 1/√n the ratio is 1; the
-band is 0.8-1.25.
+band is 1/1.25-1.25 (:data:`PROJECTION_BAND`).
 
 More kinds of rows isolate the parts:
 
@@ -76,7 +76,10 @@ FULL = {"n": (1000, 4000, 8000), "n_boot": 500, "oracle_reps": 2000,
 # samples (MC error +-1.5 points, so a true 0.90 lands in the band about 2.5% of the time)
 FAST = {"n": (4000,), "n_boot": 0, "oracle_reps": 1500,
         "learners": {"cell means": {"basic": 200, "proxy_reveals": 30}}}
-PROJECTION_BAND = (0.8, 1.25)
+# half-width × √n may change by at most a factor PROJECTION_TOLERANCE either way between the
+# smallest and largest n (a band symmetric on the log scale)
+PROJECTION_TOLERANCE = 1.25
+PROJECTION_BAND = (1 / PROJECTION_TOLERANCE, PROJECTION_TOLERANCE)
 ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
 
 
