@@ -110,10 +110,10 @@ def variance(a) -> None:
     scm = make_scm(a.scm, seed=0)
     truth = scm.true_effects().to_numpy()
     rows, per_draw = [], []
+    learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
+                else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
     for rep in range(a.reps):
         d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
-        learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
-                    else tuned_learners(a.scm, a.n))
         with capture_pse_warnings():
             est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
             t = time.perf_counter()
