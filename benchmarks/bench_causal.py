@@ -145,6 +145,8 @@ def variance_table(rec: pd.DataFrame) -> pd.DataFrame:
     q_fold = student_t.ppf(0.975, rec["folds"] - 1)
     for name, col, q in (("influence", "se_influence", norm.ppf(0.975)), ("refit", "se_refit", norm.ppf(0.975)),
                          ("between folds (t)", "se_fold", q_fold)):
+        if rec[col].isna().all():  # no refit draws asked (--draws 0)
+            continue
         out[f"{name}: SE / SD"] = rec[col].groupby(rec["effect"]).mean() / sd
         out[f"{name}: coverage"] = (err.abs() <= q * rec[col]).groupby(rec["effect"]).mean()
     return pd.DataFrame(out).T[list(PSE_NAMES)]
