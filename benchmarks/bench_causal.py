@@ -5,6 +5,13 @@ sample), tuning included: single split, and repeated cross-fitting (``--n-rep``)
 the refit bootstrap with a few draws, with the cost per draw of each method and their
 ratio, all measured in the same run. Target: the full table within 30 s on 2 cores.
 
+``variance``: why the mediated effects' intervals are too narrow at n = 1,000-4,000, and
+what each candidate remedy does: per sample of an SCM (exact truth), the influence-function
+SE, the SE of ``--draws`` refit-bootstrap draws (the nuisances re-fitted on each resample,
+``PSEEstimator.refit_draws``) and the between-fold SE (the spread of the five folds'
+estimates over √5, a t interval with 4 df), with the cost of one refit draw; then per effect
+each SE over the SD of the errors (1 when right) and the coverage of its 95% interval.
+
 ``coverage``: repeated samples from the synthetic SCMs (``popresume.causal.scm``, exact
 truth), comparing per effect the single-split DML, repeated cross-fitting (median and
 mean aggregation) and the authors' estimator, the mean of ``--bagged`` refit bootstrap
@@ -12,6 +19,8 @@ draws with their percentile CI: bias, sd, RMSE, CI coverage and width. One SCM
 (``weak_overlap``) has propensities as extreme as 0.05 / 0.95.
 
     .venv/bin/python benchmarks/bench_causal.py timing [--n 17632] [--n-rep 5] [--refit-draws 3] [--threads 1]
+    .venv/bin/python benchmarks/bench_causal.py variance [--scm basic] [--n 1000] [--reps 40] [--draws 50]
+        [--learner cells|xgboost] [--out records.csv]
     .venv/bin/python benchmarks/bench_causal.py coverage [--scms basic weak_overlap high_card_r]
         [--reps 100] [--n 2000] [--bagged 30] [--n-rep 5 10] [--out results.csv]
 """
@@ -24,14 +33,22 @@ import time
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+from popresume.causal import PSEData, PSEEstimator, capture_pse_warnings, default_roles, make_scm
+from popresume.causal.functional import effects_from_psi
+from popresume.causal.nuisance import CellMeans
+from popresume.causal.scm import coverage_study
+from popresume.coverage.causal import ROLES, tuned_learners
+from popresume.grouping import add_groups
+from popresume.io import write_table
+from popresume.population import generate_population
+from popresume.schema import PSE_NAMES
 
 
 def data(n: int, seed: int = 0) -> tuple[pd.DataFrame, dict]:
     """Profiles from popresume.population (the nurse occupation) with a synthetic score."""
-    from popresume.causal import default_roles
-    from popresume.grouping import add_groups
-    from popresume.population import generate_population
-
     p = add_groups(generate_population(["nurse"], {"nurse": n}, seed=seed))
     rng = np.random.default_rng(seed)
     edu = p["edu_group"].map({"low": 0.0, "medium": 1.0, "high": 2.0}).to_numpy()
@@ -46,8 +63,6 @@ def _load() -> str:
 
 
 def timing(a) -> None:
-    from popresume.causal import PSEData, PSEEstimator, capture_pse_warnings
-
     print(f"XGBoost threads per fit: {a.threads}; cores: {os.cpu_count()}; nice {os.nice(0)}")
     t0 = time.perf_counter()
     df, roles = data(a.n)
@@ -90,9 +105,54 @@ def timing(a) -> None:
               f"table, {(t_fit1 + 500 * per_refit) / totals[max(totals)]:,.0f}x the n_rep={max(totals)} table)")
 
 
-def coverage(a) -> None:
-    from popresume.causal.scm import coverage_study
+def variance(a) -> None:
+    """Influence-function, refit-bootstrap and between-fold SEs on samples of one SCM (module docstring)."""
+    scm = make_scm(a.scm, seed=0)
+    truth = scm.true_effects().to_numpy()
+    rows, per_draw = [], []
+    learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
+                else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
+    for rep in range(a.reps):
+        d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
+        with capture_pse_warnings():
+            est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
+            t = time.perf_counter()
+            refit = effects_from_psi(est.refit_draws(a.draws, seed=rep + 7)) if a.draws else None
+            per_draw.append((time.perf_counter() - t) / max(a.draws, 1))
+        res = est.result_
+        phi = effects_from_psi(res.phi)
+        folds = np.array([phi[res.fold == f].mean(axis=0) for f in range(int(res.fold.max()) + 1)])
+        se_fold = folds.std(axis=0, ddof=1) / np.sqrt(len(folds))
+        for j, e in enumerate(PSE_NAMES):
+            rows.append({"learner": a.learner, "scm": a.scm, "n": a.n, "rep": rep, "effect": e, "truth": truth[j],
+                         "estimate": float(res.effects[e]), "se_influence": float(res.se[e]),
+                         "se_refit": float(refit[:, j].std(ddof=1)) if refit is not None else np.nan,
+                         "se_fold": float(se_fold[j]), "folds": len(folds)})
+    rec = pd.DataFrame(rows)
+    print(f"{a.reps} samples of {a.scm}, n = {a.n}, learner {a.learner}; refit draw {np.mean(per_draw):.2f} s "
+          f"(load average {_load()})")
+    print(variance_table(rec).round(3).to_string())
+    if a.out:
+        write_table(rec, a.out)
+        print(f"wrote {a.out}")
 
+
+def variance_table(rec: pd.DataFrame) -> pd.DataFrame:
+    """Per SE of :func:`variance`'s records: its mean over the SD of the errors, and its interval's coverage."""
+    err = rec["estimate"] - rec["truth"]
+    sd = err.groupby(rec["effect"]).std()
+    out = {"bias / SD": err.groupby(rec["effect"]).mean() / sd}
+    q_fold = student_t.ppf(0.975, rec["folds"] - 1)
+    for name, col, q in (("influence", "se_influence", norm.ppf(0.975)), ("refit", "se_refit", norm.ppf(0.975)),
+                         ("between folds (t)", "se_fold", q_fold)):
+        if rec[col].isna().all():  # no refit draws asked (--draws 0)
+            continue
+        out[f"{name}: SE / SD"] = rec[col].groupby(rec["effect"]).mean() / sd
+        out[f"{name}: coverage"] = (err.abs() <= q * rec[col]).groupby(rec["effect"]).mean()
+    return pd.DataFrame(out).T[list(PSE_NAMES)]
+
+
+def coverage(a) -> None:
     parts = []
     for kind in a.scms:
         t = time.perf_counter()
@@ -117,8 +177,6 @@ def coverage(a) -> None:
         print(f"({time.perf_counter() - t:.0f} s)", flush=True)
     out = pd.concat(parts, ignore_index=True)
     if a.out:
-        from popresume.io import write_table
-
         write_table(out, a.out)
         print(f"wrote {a.out}")
 
@@ -132,6 +190,14 @@ def main(argv=None):
     t.add_argument("--n-rep", type=int, nargs="*", default=[5])
     t.add_argument("--refit-draws", type=int, default=3)
     t.add_argument("--threads", type=int, default=1, help="XGBoost threads per fit (the package default is 1)")
+    v = sub.add_parser("variance")
+    v.add_argument("--scm", default="basic")
+    v.add_argument("--n", type=int, default=1000)
+    v.add_argument("--reps", type=int, default=40)
+    v.add_argument("--draws", type=int, default=50, help="refit-bootstrap draws per sample (0: none)")
+    v.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
+                   help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
+    v.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
     c = sub.add_parser("coverage")
     c.add_argument("--scms", nargs="+", default=["basic", "weak_overlap", "high_card_r"])
     c.add_argument("--reps", type=int, default=100)
@@ -145,6 +211,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.what == "coverage":
         coverage(a)
+    elif a.what == "variance":
+        variance(a)
     else:
         if a.what is None:
             a = ap.parse_args(["timing", *(argv or [])])

@@ -262,3 +262,15 @@ def test_reread_support_calls_the_recorded_numbers_again():
     tail = reread_support(rec, max_pareto_k=0.7)
     assert tail["estimable"].tolist() == [False, True, False, False]  # k̂ 0.91 > 0.7; NaN (no tail) passes
     assert rec["rule"].eq("ESS floors").all()  # the records themselves are left alone
+
+
+def test_cheap_cells_get_the_larger_count():
+    """``cheap_reps``: the cell-means learner at n <= ``cheap_n`` gets that many replications, larger n keep theirs."""
+    from popresume.coverage.causal import FULL
+
+    cfg = {"n": (1000, 4000), "n_boot": 0, "oracle_reps": 0, "cheap_reps": 3, "cheap_n": 2000,
+           "learners": {"cell means": {"basic": 1}}}
+    rec = simulate(config=cfg)
+    reps = rec.groupby("n")["rep"].nunique().to_dict()
+    assert reps == {1000: 3, 4000: 1}
+    assert FULL["cheap_reps"] >= 1000 and FULL["cheap_n"] >= 2000  # the issue's count where a fit is cheap
