@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import genpareto
 
 from popresume.schema import PSE_NAMES
 
@@ -161,8 +162,6 @@ def pareto_k(w: np.ndarray) -> float:
     >>> pareto_k(np.ones(1000)) != pareto_k(np.ones(1000))  # all tied: NaN
     True
     """
-    from scipy.stats import genpareto
-
     w = np.asarray(w, dtype=float)
     w = np.sort(w[w > 0])
     s = len(w)

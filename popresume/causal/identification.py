@@ -54,10 +54,12 @@ import functools
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import StratifiedKFold
 
 from popresume.schema import PSE_NAMES
 
 from .functional import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES
+from .nuisance import CellMeans, Encoder, fit_predict, xgb_classifier
 from .spec import DEFAULTS, ESTIMABLE_RULES
 
 # Chosen with the coverage harness (popresume.coverage.causal). The ESS floor: with the
@@ -123,8 +125,6 @@ def mediated_ess_floor(outcome_learner=None) -> float:
     >>> mediated_ess_floor(CellMeans()), mediated_ess_floor(None)
     (750.0, 2000.0)
     """
-    from .nuisance import CellMeans
-
     return MIN_ESS_MEDIATED if isinstance(outcome_learner, CellMeans) else MIN_ESS_MEDIATED_FLEXIBLE
 
 
@@ -425,10 +425,6 @@ def overlap_population(data: pd.DataFrame, *, x: str, x0, x1, z, b, r, bounds: t
     >>> len(rows), says
     (1000, "overlap population: rows with cross-fitted P(x='x1' | B,R,Z) in [0.05, 0.95], 1,000 of 1,000")
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    from .nuisance import Encoder, fit_predict, xgb_classifier
-
     lo, hi = bounds
     if not 0 < lo < hi < 1:
         raise ValueError(f"trim bounds must satisfy 0 < low < high < 1, got {bounds!r}")

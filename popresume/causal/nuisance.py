@@ -28,6 +28,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
+from xgboost import XGBClassifier, XGBRegressor
 
 PAPER_GRID: dict[str, list] = {
     "n_estimators": [5, 10, 20, 50, 100],
@@ -89,12 +90,10 @@ class Encoder:
 
 # --------------------------------------------------------------------------- learners
 def xgb_classifier(*, threads: int = DEFAULT_THREADS, **params):
-    from xgboost import XGBClassifier
     return XGBClassifier(**{**XGB_FIXED, "n_jobs": int(threads), **DEFAULT_PARAMS, **params}, eval_metric="logloss")
 
 
 def xgb_regressor(*, threads: int = DEFAULT_THREADS, **params):
-    from xgboost import XGBRegressor
     return XGBRegressor(**{**XGB_FIXED, "n_jobs": int(threads), **DEFAULT_PARAMS, **params})
 
 

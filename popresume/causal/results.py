@@ -23,11 +23,13 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from html import escape
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from popresume.multiplicity import adjust_p
 from popresume.schema import PSE_NAMES
 
 from .effects import CI_STATS, significant, wide_row
@@ -248,8 +250,6 @@ class PSEResult:
         (a non-estimable effect has p = p_adj = NaN). (The audit grid adjusts over every effect
         of every audit: ``popresume.audit.metrics.adjust``.)
         """
-        from popresume.multiplicity import adjust_p
-
         p = self.pvalues
         return pd.DataFrame({"estimate": self.effects, "p": p, "p_adj": adjust_p(p.to_numpy(), method)},
                             index=pd.Index(list(PSE_NAMES), name="effect"))
@@ -365,8 +365,6 @@ class PSEResult:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        from html import escape
-
         rows = self._display_rows()
         head = "".join(f"<th>{h}</th>" for h in ("effect", "estimate", f"{self.level:.0%} CI", "p", "estimable"))
         cells = []

@@ -56,10 +56,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
+from popresume.causal import PSEEstimator, make_scm
+from popresume.causal import identification as ident
+from popresume.causal.bootstrap import influence_bootstrap
+from popresume.causal.effects import PSEWarning
+from popresume.causal.functional import PSI_TRIPLES, influence, weights
+from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
+                                             mediated_ess_floor)
+from popresume.causal.nuisance import CellMeans, Learners
+from popresume.causal.results import PSEResult
 from popresume.schema import PSE_NAMES
 
-from . import COLUMNS, COVERAGE_BAND
+from . import COLUMNS, COVERAGE_BAND, results_csv
 from .intervals import rate_with_interval, wilson
 
 FAMILY = "causal"
@@ -88,10 +98,6 @@ ROLES = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")
 
 def tuned_learners(kind: str, n: int, *, seed: int = 0):
     """XGBoost with the Appendix C.5 hyperparameters chosen once on a pilot sample of the design."""
-    from popresume.causal import PSEEstimator, make_scm
-    from popresume.causal.effects import PSEWarning
-    from popresume.causal.nuisance import Learners
-
     pilot = make_scm(kind, seed=0).sample(n, seed=10_000_019 + seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PSEWarning)
@@ -103,9 +109,6 @@ def tuned_learners(kind: str, n: int, *, seed: int = 0):
 def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int = 0,
               learner: str = "XGBoost") -> list[dict]:
     """One sample of ``make_scm(kind)``: per effect its interval, coverage, half-width and overlap numbers."""
-    from popresume.causal import PSEEstimator, make_scm
-    from popresume.causal.effects import PSEWarning
-
     scm = make_scm(kind, seed=0)
     truth = scm.true_effects()
     d = scm.sample(n, seed=seed * 1_000_003 + n * 7919 + rep)
@@ -147,9 +150,6 @@ ESS_FLOOR_RULE = "ESS floors (50; mediated 750 / 2,000; 10% of rows)"
 
 def rule_label() -> str:
     """Which estimable rule the installed estimator applies by default, for the records' ``rule`` column."""
-    from popresume.causal import identification as ident
-    from popresume.causal.results import PSEResult
-
     if ident.DEFAULT_RULE == "ess-floor":
         return ESS_FLOOR_RULE
     return support_label(PSEResult.max_pareto_k)  # the estimator's default tail check (None: opt-in, off)
@@ -157,8 +157,6 @@ def rule_label() -> str:
 
 def support_label(max_pareto_k: float | None) -> str:
     """The ``rule`` label of ``estimable_rule="support"`` with this tail check (None: k̂ not checked)."""
-    from popresume.causal import identification as ident
-
     tail = f", Pareto k <= {max_pareto_k:g}" if max_pareto_k is not None else "; Pareto k reported, not checked"
     return f"support (clipped <= {ident.MAX_CLIPPED_SHARE:.0%}, ESS >= {ident.MIN_ESS:.0f}{tail})"
 
@@ -167,8 +165,6 @@ def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) 
     """The records called again under ``estimable_rule="support"`` with this tail check, from
     their recorded ``clipped_share``, ``min_ess`` and ``pareto_k`` (the numbers the rule reads;
     the intervals do not depend on the rule), labelled by :func:`support_label`."""
-    from popresume.causal.identification import is_estimable
-
     ok = [is_estimable(e, c, ess, n, k, rule="support", max_pareto_k=max_pareto_k)
           for e, c, ess, n, k in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
                                      records["pareto_k"])]
@@ -180,8 +176,6 @@ def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_
     """:func:`replicate` on the SCM designs with the estimator's own learner (XGBoost tuned on
     every fit, :data:`AUDIT_LEARNER`) and its default 500 draws, replications outer (so
     every cell grows together), appended to ``records_path`` as they arrive."""
-    from joblib import delayed
-
     return run_appending([delayed(replicate)(kind, n, rep, learners=None, n_boot=FULL["n_boot"], seed=seed,
                                              learner=AUDIT_LEARNER)
                           for rep in reps for n in ns for kind in kinds], n_jobs=n_jobs, records_path=records_path)
@@ -189,8 +183,6 @@ def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_
 
 def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
     """Run joblib ``jobs`` (each returning a list of record dicts), appending each to ``records_path`` on arrival."""
-    from joblib import Parallel
-
     out = []
     for block in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
         out += block
@@ -202,11 +194,6 @@ def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataF
 
 def oracle_replicates(kind: str, n: int, reps: range, *, n_boot: int = 0, seed: int = 0) -> list[dict]:
     """Samples with φ from the SCM's true nuisances: the interval machinery alone, no learner."""
-    from popresume.causal import make_scm
-    from popresume.causal.bootstrap import influence_bootstrap
-    from popresume.causal.functional import PSI_TRIPLES, influence, weights
-    from popresume.causal.results import PSEResult
-
     scm = make_scm(kind, seed=0)
     truth = scm.true_effects().to_numpy()
     out = []
@@ -239,10 +226,6 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
     (tuned once per design on a pilot sample) and :data:`AUDIT_LEARNER` (XGBoost as
     ``estimate_pse`` and ``popresume audit`` build it, tuned on every fit).
     """
-    from joblib import Parallel, delayed
-
-    from popresume.causal.nuisance import CellMeans
-
     cfg = config if config is not None else FAST if fast else FULL
     ns = cfg["n"] if ns is None else ns
     chunk = 250
@@ -279,11 +262,7 @@ def estimable_mask(records: pd.DataFrame, *, max_clipped_share: float | None = N
     (``mediated_ess_floor``: 750 for "cell means", 2,000 for XGBoost); ``min_ess_mediated``
     replaces it for every learner. ``min_ess_share``: the ESS share of the rows below which NDE,
     NIE, BIE and RIE are not estimable (``identification.MIN_ESS_SHARE``)."""
-    from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
-                                                 mediated_ess_floor)
-
     # the rule these records were made under: the ESS floors (rule="ess-floor" of the estimator)
-    from popresume.causal.nuisance import CellMeans
 
     # the floor each record's learner gets in the estimator (the harness names its learners)
     floors = {name: mediated_ess_floor(CellMeans() if name == "cell means" else None)
@@ -485,8 +464,6 @@ def shown_causal(t: pd.DataFrame) -> pd.DataFrame:
 
 def records_csv():
     """Where the full causal run (``make calibrate``) writes its per-replication records."""
-    from . import results_csv
-
     return results_csv().with_name("coverage_causal_records.csv.gz")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
 
 BINOMIAL_KINDS = ("coverage", "type_I_error", "estimable_share")
 
@@ -22,8 +23,6 @@ def wilson(hits: int, reps: int) -> tuple[float, float]:
     >>> [round(v, 3) for v in wilson(89, 100)]
     [0.814, 0.937]
     """
-    from statsmodels.stats.proportion import proportion_confint
-
     if reps == 0:
         return float("nan"), float("nan")
     lo, hi = proportion_confint(int(hits), int(reps), alpha=0.05, method="wilson")
