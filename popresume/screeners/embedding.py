@@ -179,7 +179,7 @@ class EmbeddingScreener(BaseScreener):
             if self.runtime == "torch":
                 self._tok = self.st.tokenizer
             else:  # tokenizer.json read by the tokenizers library: transformers is not imported
-                from popresume.screeners.embedding_onnx import FastTokenizer
+                from popresume.screeners.embedding_onnx import FastTokenizer  # needs the onnx extra
 
                 self._tok = FastTokenizer(self.model_path)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot

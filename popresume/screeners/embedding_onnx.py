@@ -151,8 +151,8 @@ def _quantize(fused: Path, out: str) -> None:
     attention output projection and the two feed-forward layers of every layer but the last.
     The fused attention (Q·Kᵀ, softmax, ·V) and the last layer stay fp32; activations are
     quantised on the fly, one scale per call."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnx  # the onnx extra
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # the onnx extra
 
     names = [n.name for n in onnx.load(str(fused), load_external_data=False).graph.node if n.op_type == "MatMul"]
     last = names[-3:]  # the last layer's three MatMuls (attention output, FFN in, FFN out)
@@ -200,7 +200,7 @@ class FastTokenizer:
     uses: ``tok(text or texts, add_special_tokens=True, return_offsets_mapping=False)``."""
 
     def __init__(self, model_path: Path):
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # the onnx extra
 
         f = model_path / "tokenizer.json"
         if not f.exists():
