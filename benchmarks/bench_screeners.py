@@ -58,14 +58,14 @@ PAIRS = (("ours-onnx-fp32", "library-fp32"), ("ours", "library-fp32"), ("ours-to
 def embed_path(name: str, texts: list[str], jds: list[str], threads: int) -> tuple[float, np.ndarray]:
     """Seconds to load ``name``'s model and embed ``texts`` (model load included; the one-time
     ONNX export is done before), and each text's score against its posting in ``jds``."""
-    import torch
-
     from popresume.screeners.embedding import EmbeddingScreener, default_model_path
 
-    torch.set_num_threads(threads)
     t = time.perf_counter()
     if name.startswith("library"):
+        import torch
         from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(threads)
 
         st = SentenceTransformer(str(default_model_path()), device="cpu", local_files_only=True)
         if name.endswith("bf16"):
@@ -128,6 +128,40 @@ def bench_embedding(n: int, threads: int, reps: int = 3) -> dict:
                                                         "ours-torch-fp32"]))), 3) for p in PATHS}
     lengths = [len(x) for x in default.token_chunks(texts)[0]]
     out["tokens_median"] = float(np.median(lengths))
+    return out
+
+
+def bench_processes(n: int, threads: int, reps: int = 3, pairs=(("ours", "library-fp32"),)) -> dict:
+    """Whole processes, side by side: each path in a fresh Python (imports, model load and the
+    résumés' embedding all timed by an outside clock), ours and the library in turn ``reps``
+    times on the same ``n`` résumés; the ratios are the library's seconds over ours."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from popresume.jobs import job_description
+
+    res = resumes(n)
+    out: dict = {"n": len(res), "threads": threads, "load_average_before": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "texts.json")
+        json.dump([[t, job_description(o)] for t, o in zip(res["text"], res["occupation"])], open(f, "w"))
+
+        def wall(name):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, __file__, "--one", name, "--texts", f, "--threads", str(threads)],
+                           check=True, capture_output=True)
+            return time.perf_counter() - t
+
+        from popresume.screeners.embedding import EmbeddingScreener
+
+        EmbeddingScreener().warmup()  # the one-time export (and the weights into the file cache), untimed
+        for a, b in pairs:
+            runs = [(wall(a), wall(b)) for _ in range(reps)]
+            out[f"{a} / {b}"] = {"seconds": [[round(x, 1), round(y, 1)] for x, y in runs],
+                                 "ratio_median": round(float(np.median([y / x for x, y in runs])), 2)}
+    out["load_average_after"] = os.getloadavg()[0]
     return out
 
 
@@ -291,6 +325,7 @@ def main() -> None:
         one(a.one, a.texts, a.threads)
         return
     if not a.skip_embedding:
+        print("embedding, whole processes:", json.dumps(bench_processes(a.n, a.threads, a.reps), indent=1))
         print("embedding:", json.dumps(bench_embedding(a.n, a.threads, a.reps), indent=1))
     if a.audit:
         print("audit:", json.dumps(bench_audit(), indent=1))

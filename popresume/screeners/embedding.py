@@ -178,11 +178,10 @@ class EmbeddingScreener(BaseScreener):
         if self._tok is None:
             if self.runtime == "torch":
                 self._tok = self.st.tokenizer
-            else:
-                with quiet_hf():  # the import warns too (tqdm.auto without ipywidgets)
-                    from transformers import AutoTokenizer
+            else:  # tokenizer.json read by the tokenizers library: transformers is not imported
+                from popresume.screeners.embedding_onnx import FastTokenizer  # needs the onnx extra
 
-                    self._tok = AutoTokenizer.from_pretrained(str(self.model_path), local_files_only=True)
+                self._tok = FastTokenizer(self.model_path)
             # chunk() measures long texts on purpose; the "longer than the maximum" warning is moot
             warned = getattr(self._tok, "deprecation_warnings", None)
             if isinstance(warned, dict):  # transformers' warn-once registry
