@@ -187,11 +187,12 @@ def test_grid_chapter_is_the_chapters_setup_in_one_call(monkeypatch):
     fake = pd.DataFrame({"attribute": ["gender"]})
     monkeypatch.setattr(G, "run_audit", lambda cfg, **k: calls.append(("run", cfg.sizes, k)) or G.AuditRun(fake, cfg))
     monkeypatch.setattr(G, "audit_data", lambda cfg: calls.append(("data", cfg.sizes)) or fake.assign(score=1.0))
+    width = pd.get_option("display.width")
     g = grid_chapter("default_audit.yaml", sizes=50, n_boot=10, seed=3, occupations="nurse", data=True)
+    assert pd.get_option("display.width") == width  # display options are the chapter's (book.chapter_setup)
     assert g.config.sizes == {"nurse": 50} and g.config.n_boot == 10
     assert g.results is fake and list(g.data.columns) == ["attribute", "score"]
     assert calls == [("run", {"nurse": 50}, {"n_jobs": 2, "progress": False}), ("data", {"nurse": 50})]
-    assert pd.get_option("display.width") == 200 and pd.get_option("display.max_colwidth") is None
     calls.clear()
     g = grid_chapter("default_audit.yaml", sizes=50, occupations="nurse", results=False)
     assert g.results is None and g.data is None and calls == []

@@ -37,6 +37,7 @@ from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifth
 from popresume.causal import capture_pse_warnings, case_label, default_roles, effects_from_psi, estimate_pse
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
+from popresume.screeners.validity import card_resumes
 
 #: Default target half-width (score points) for the precision table.
 TARGET_HALF_WIDTH = 0.5
@@ -61,8 +62,6 @@ def plan(seconds_per_resume: float, *, n: int, card_n: int) -> dict[str, float]:
     """Expected seconds of the validity card (the résumés of
     :func:`popresume.screeners.validity.card_resumes`) and of the whole run (the card plus the
     ``n`` audit résumés), from a probe's seconds per résumé."""
-    from popresume.screeners.validity import card_resumes
-
     if not seconds_per_resume >= 0:
         raise ValueError(f"seconds per résumé must be a number >= 0, got {seconds_per_resume!r}")
     card = seconds_per_resume * card_resumes(card_n)

@@ -49,7 +49,8 @@ import pyarrow.parquet as pq
 
 from popresume.audit import report
 from popresume.audit.report_model import AuditReport, DecisionsRun, NoiseFloor, Omitted, RecordedValidity
-from popresume.audit.report_run import MAX_DRAWS_TIMES_N, check_draws
+from popresume.audit import report_run
+from popresume.audit.report_run import check_draws
 from popresume.coverage.decisions import design_calibration
 from popresume.decisions import analyses
 from popresume.errors import require_columns
@@ -314,10 +315,11 @@ def read_decisions(request: DecisionsRequest) -> tuple[pd.DataFrame, dict, bool,
     what = f"--decisions {path}"
     shape = inspect_file(path)
     columns = resolve_columns(request, shape.header)
-    if request.n_sim * shape.rows > MAX_DRAWS_TIMES_N:  # before the rows are read (memory ~ draws × rows)
+    limit = report_run.MAX_DRAWS_TIMES_N  # read from its module, so that one setting governs both checks
+    if request.n_sim * shape.rows > limit:  # before the rows are read (memory ~ draws × rows)
         raise ValueError(f"--n-sim {request.n_sim:,} on the {shape.rows:,} rows of {what} needs about "
                          f"{24 * request.n_sim * shape.rows / 2**30:.0f} GiB; use --n-sim "
-                         f"{MAX_DRAWS_TIMES_N // max(shape.rows, 1):,} or fewer for this file")
+                         f"{limit // max(shape.rows, 1):,} or fewer for this file")
     df = read_table(shape, columns.values())
     if df.empty:
         raise ValueError(f"{what} has a header but no rows")

