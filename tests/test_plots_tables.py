@@ -240,3 +240,12 @@ def test_a_table_wider_than_the_page_is_split_and_keeps_every_number():
 def test_the_source_note_keeps_a_model_name_whole():
     html = labelled(pd.DataFrame({"x": [1.5]}), "ours: text audits with the embedding (all-MiniLM-L6-v2)")._repr_html_()
     assert '<span style="white-space: nowrap">(all-MiniLM-L6-v2)</span>' in html
+
+
+def test_a_minus_sign_in_text_is_a_real_one_and_hyphens_in_names_stay():
+    from popresume.plots.tables import whole_tokens
+
+    assert whole_tokens("-0.255") == '<span style="white-space: nowrap">\u22120.255</span>'
+    assert whole_tokens(-0.5, 2) == '<span style="white-space: nowrap">\u22120.50</span>'
+    for kept in ("gpt-4o-2024-08-06", "0.93-0.97", "Llama-3.1-8b", "1998-2024"):
+        assert kept in whole_tokens(kept), kept

@@ -41,7 +41,8 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
 
     Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
     one line, and so is a value with its error ("0.946 ± 0.005") or its interval ("0.54 [−0.34,
-    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
+    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``); a number's
+    minus sign is a real one ("−0.25"). A path-like
     word may break after its "/" and, unless ``header``, a word longer than ``LONG_WORD``
     after its "_" (``burlington_hirevue_…_2024_audit_3``), each piece kept whole. Floats are
     written with ``precision`` decimals and missing values as "–", as
@@ -50,11 +51,11 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
     if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
         return "–"
     if isinstance(value, (float, np.floating)):
-        text = f"{value:.{precision}f}"
+        text = number(value, precision)
     elif isinstance(value, tuple):
         text = ", ".join(map(str, value))
     else:
-        text = str(value)
+        text = _HYPHEN_MINUS.sub(MINUS, str(value))  # "-0.255" with a real minus; "gpt-4o", "0.93-0.97" as written
     text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\x00"), text)  # its spaces come back inside one span
     words = []
     for word in text.split(" "):
