@@ -249,3 +249,17 @@ def test_a_minus_sign_in_text_is_a_real_one_and_hyphens_in_names_stay():
     assert whole_tokens(-0.5, 2) == '<span style="white-space: nowrap">\u22120.50</span>'
     for kept in ("gpt-4o-2024-08-06", "0.93-0.97", "Llama-3.1-8b", "1998-2024"):
         assert kept in whole_tokens(kept), kept
+
+
+def test_flags_read_yes_or_no_small_p_values_are_bounded_and_a_column_of_counts_is_grouped_alike():
+    t = pd.DataFrame({"model": ["a", "b", "c"], "calibrated": [True, False, True], "p_holm": [0.0001, 0.5, None],
+                      "replies": [2761, 11664, 288]})
+    import html
+
+    body = [html.unescape(c) for c in _cells(labelled(t, "ours: planted")._repr_html_())]
+    assert body[:4] == ["a", "yes", "<0.001", "2,761"] and body[4:8] == ["b", "no", "0.500", "11,664"], body
+    assert body[8:12] == ["c", "yes", "–", "288"], body
+    # a note of a flag the same on every row reads the same way
+    notes = _cells(labelled(t.assign(carried_by_one_name=False), "ours: x")._repr_html_().split("<tfoot>")[1])
+    assert "carried by one name: no" in notes
+    assert _cells(labelled(pd.DataFrame({"year": [2024, 1998]}), "ours: x")._repr_html_())[:2] == ["2024", "1998"]

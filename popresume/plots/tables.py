@@ -89,6 +89,7 @@ COLUMN_LABELS = {
 # an interval's bounds, by the name of the column they bound ("" for the frame's estimate)
 _BOUNDS = (("ci_low", "ci_high"), ("ci_lo", "ci_hi"), ("lower", "upper"))
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_P_LABEL = re.compile(r"p(?: \([^)]*\))?")  # "p", "p (Holm)": a p-value's column
 MINUS = "\u2212"
 # a table longer than this is shown in a box of at most MAX_HEIGHT (about two screens)
 MAX_ROWS, MAX_HEIGHT = 25, "1400px"
@@ -162,14 +163,15 @@ def _is_integral(column: pd.Series) -> bool:
     return bool(pd.api.types.is_integer_dtype(column) or np.all(np.mod(values.to_numpy(dtype=float), 1) == 0))
 
 
-def number(value, precision: int = 3, *, integer: bool = False) -> str:
+def number(value, precision: int = 3, *, integer: bool = False, grouped: bool | None = None) -> str:
     """A number as the page writes it: a real minus sign, ``precision`` decimals (none for a
-    count, with thousands separated from 10,000 on, so a year stays 2024), "–" when missing."""
+    count, with thousands separated from 10,000 on, so a year stays 2024, or always when
+    ``grouped``, as in a column that holds 11,664 and 2,761), "–" when missing."""
     if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and np.isnan(value)):
         return "–"
     if integer:
         v = int(round(float(value)))
-        text = f"{v:,}" if abs(v) >= 10_000 else str(v)
+        text = f"{v:,}" if (abs(v) >= 10_000 if grouped is None else grouped) else str(v)
     else:
         text = f"{float(value):.{precision}f}"
         if float(text) == 0:  # no "−0.000"
@@ -275,9 +277,17 @@ class LabelledTable:
     def _cell(self, column: pd.Series):
         """How one column's cells are written (as HTML): counts as integers, other numbers with
         ``precision`` decimals and a real minus sign, text with its numbers kept whole."""
-        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        values = column.dropna()
+        if pd.api.types.is_bool_dtype(column) or (len(values) and all(isinstance(v, (bool, np.bool_)) for v in values)):
+            return lambda v: "–" if pd.isna(v) else ("yes" if v else "no")  # not "True" / "False"
+        if pd.api.types.is_numeric_dtype(column):
             integer = _is_integral(column)
-            return lambda v: _NOWRAP.format(number(v, self.precision, integer=integer))
+            grouped = bool(integer and len(values) and values.abs().max() >= 10_000) or None
+            if not integer and _P_LABEL.fullmatch(column_label(column.name)):
+                floor = 10.0 ** -self.precision  # a p-value too small for its decimals: "<0.001", not "0.000"
+                return lambda v: _NOWRAP.format(html.escape(f"<{number(floor, self.precision)}") if 0 <= v < floor / 2
+                                                else number(v, self.precision))
+            return lambda v: _NOWRAP.format(number(v, self.precision, integer=integer, grouped=grouped))
         def text(v):  # "0.54 [−0.34, 1.43]" written as text: on two lines, as a numeric interval
             m = _INTERVAL_TEXT.fullmatch(str(v).strip()) if isinstance(v, str) else None
             return two_lines(*m.groups()) if m else whole_tokens(v, self.precision)
