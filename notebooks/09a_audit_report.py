@@ -133,7 +133,7 @@ for attr, d in report.decompositions.items():
                                              "yes" if r["ci_low"] <= r["truth"] <= r["ci_high"] else "no"),
                      "estimable": "yes" if r["estimable"] else "no", VERDICT_COLUMN: verdict})
 labelled(pd.DataFrame(rows).round(2), f"ours: {ident}. Estimates: {report.provenance.sources['effects']}; "
-                                       f"truth: {report.provenance.sources['truth']}")
+                                       f"truth: {report.provenance.sources['truth']}", precision=2)
 
 # %% [markdown]
 # ## Why the direct effect of gender is not estimable here
