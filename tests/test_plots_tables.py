@@ -193,13 +193,13 @@ def test_an_estimate_sits_above_its_interval_each_line_whole():
 def test_min_width_reads_where_a_line_may_break():
     from popresume.plots.tables import min_width, two_lines, whole_tokens
 
-    assert min_width("aaaa bb") == pytest.approx(4 * 0.58)  # breaks at the space
+    assert min_width("aaaa bb") == pytest.approx(4 * 0.54)  # breaks at the space
     assert min_width(whole_tokens("all-MiniLM-L6-v2 x")) > min_width("all MiniLM") > 0
     nobr = '<span style="white-space: nowrap">aaaa bb</span>'
-    assert min_width(nobr) == pytest.approx(4 * 0.58 + 0.318 + 2 * 0.58)
+    assert min_width(nobr) == pytest.approx(4 * 0.54 + 0.29 + 2 * 0.54)
     # two lines: the wider line, the interval in its 85% type
-    assert min_width(two_lines("1", "[0, 1]")) == pytest.approx(0.85 * (2 * 0.636 + 3 * 0.36 + 0.318))
-    assert min_width("a<wbr>bbb") == pytest.approx(3 * 0.58)
+    assert min_width(two_lines("1", "[0, 1]")) == pytest.approx(0.85 * (2 * 0.58 + 3 * 0.3 + 0.29))
+    assert min_width("a<wbr>bbb") == pytest.approx(3 * 0.54)
 
 
 def test_a_table_wider_than_the_page_is_split_and_keeps_every_number():
@@ -263,3 +263,17 @@ def test_flags_read_yes_or_no_small_p_values_are_bounded_and_a_column_of_counts_
     notes = _cells(labelled(t.assign(carried_by_one_name=False), "ours: x")._repr_html_().split("<tfoot>")[1])
     assert "carried by one name: no" in notes
     assert _cells(labelled(pd.DataFrame({"year": [2024, 1998]}), "ours: x")._repr_html_())[:2] == ["2024", "1998"]
+
+
+def test_an_audit_tables_effect_columns_read_as_words_and_merge():
+    """The audit results name an effect's columns NDE_estimate, NDE_ci_low, NDE_true: the
+    estimate and its bounds are one cell under "NDE [95% CI]", the truth "NDE true"."""
+    from popresume.plots.tables import column_label
+
+    assert column_label("NDE_estimate") == "NDE" and column_label("RIE_ci_high") == "RIE 95% CI high"
+    assert column_label("TE_true") == "TE true" and column_label("ctf_de") == "ctf de"
+    t = pd.DataFrame({"model": ["a", "b"], "NDE_estimate": [0.5, -0.25], "NDE_ci_low": [0.1, -0.5],
+                      "NDE_ci_high": [0.9, 0.0], "NDE_true": [0.4, 0.3]})
+    html = labelled(t, "ours: planted", precision=2)._repr_html_()
+    assert _cells(html, "th") == ["model", "NDE [95% CI]", "NDE true"]
+    assert _cells(html)[1] == "0.50 [0.10, 0.90]"

@@ -89,6 +89,8 @@ COLUMN_LABELS = {
 # an interval's bounds, by the name of the column they bound ("" for the frame's estimate)
 _BOUNDS = (("ci_low", "ci_high"), ("ci_lo", "ci_hi"), ("lower", "upper"))
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+# an effect's columns as the audit tables name them: NDE_estimate, NDE_ci_low, TE_se, RIE_true
+_EFFECT_COLUMN = re.compile(r"([A-Z][A-Za-z0-9-]*)_(estimate|ci_low|ci_high|se|p|p_holm|true|truth)")
 _P_LABEL = re.compile(r"p(?: \([^)]*\))?")  # "p", "p (Holm)": a p-value's column
 MINUS = "\u2212"
 # a table longer than this is shown in a box of at most MAX_HEIGHT (about two screens)
@@ -98,15 +100,16 @@ MAX_ROWS, MAX_HEIGHT = 25, "1400px"
 PAGE_WIDTH, COMPACT_FONT = 690, "12.5px"
 VERDICT_WORDS = ("validity gate", "verdict")
 MAX_KEYS = 3  # at most this many columns repeated in each part of a split table
-# a character's width in em in the book's sans-serif (DejaVu Sans in headless Chromium, the
-# widest of the usual fonts, so the estimate errs towards splitting)
-_EM = {**dict.fromkeys("0123456789", 0.636), **dict.fromkeys(" ", 0.318), **dict.fromkeys(".,:;[]()'|!", 0.36),
-       **dict.fromkeys("-/", 0.36), **dict.fromkeys("–−±", 0.84), **dict.fromkeys("%mwMW", 0.95)}
+# a character's width in em in great_tables' font stack (Helvetica / Arial metrics: Liberation
+# Sans in headless Chromium on Linux), rounded up by about 5% for wider system fonts (San
+# Francisco, Segoe UI), so the estimate errs towards a smaller type or a split
+_EM = {**dict.fromkeys("0123456789", 0.58), **dict.fromkeys(" ", 0.29), **dict.fromkeys(".,:;[]()'|!il", 0.3),
+       **dict.fromkeys("-/", 0.35), **dict.fromkeys("–−±", 0.6), **dict.fromkeys("%mwMW", 0.9)}
 _TAG = re.compile(r"<(/?)(\w+)([^>]*)>")
 
 
 def _em(text: str) -> float:
-    return sum(_EM.get(ch, 0.68 if ch.isupper() else 0.58) for ch in text)
+    return sum(_EM.get(ch, 0.7 if ch.isupper() else 0.54) for ch in text)
 
 
 def min_width(cell: str) -> float:
@@ -149,6 +152,10 @@ def column_label(name) -> str:
     text = str(name)
     if text in COLUMN_LABELS:
         return COLUMN_LABELS[text]
+    effect = _EFFECT_COLUMN.fullmatch(text)  # NDE_estimate -> "NDE", NDE_ci_low -> "NDE 95% CI low"
+    if effect:
+        head, tail = effect.groups()
+        return head if tail == "estimate" else f"{head} {COLUMN_LABELS.get(tail, tail.replace('_', ' '))}"
     if _SNAKE.fullmatch(text):
         if text.startswith("n_"):
             return f"{text[2:].replace('_', ' ')} (n)"
@@ -206,16 +213,18 @@ def _interval(estimate, low, high, precision: int) -> str:
 
 
 def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """``(estimate, low, high)`` column triples: any ``x`` with ``x_ci_low``/``x_ci_high`` (or
-    ``x_low``/``x_high``, ``x_lo``/``x_hi``), and ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``,
-    ``lower``/``upper``) with ``estimate``, or without one with the numeric column before them."""
+    """``(estimate, low, high)`` column triples: any ``x`` (or ``x_estimate``) with
+    ``x_ci_low``/``x_ci_high`` (or ``x_low``/``x_high``, ``x_lo``/``x_hi``), and
+    ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``, ``lower``/``upper``) with ``estimate``, or
+    without one with the numeric column before them."""
     cols = [c for c in frame.columns if isinstance(c, str)]
     numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
     triples = []
     for est in cols:
         if est not in numeric:
             continue
-        pairs = [(f"{est}_{lo}", f"{est}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
+        stem = est[:-len("_estimate")] if est.endswith("_estimate") else est  # NDE_estimate with NDE_ci_low
+        pairs = [(f"{stem}_{lo}", f"{stem}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
         for lo, hi in pairs:
             if lo in numeric and hi in numeric:
                 triples.append((est, lo, hi))
