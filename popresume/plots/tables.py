@@ -414,7 +414,9 @@ class LabelledTable:
             if fits(columns, compact):
                 return [(columns, compact)]
         keys = []  # the columns that say what a row is: leading text, until they tell the rows apart
-        named = [prep["stub"]] if prep["stub"] is not None else []  # the rows' names, in every part
+        # the rows' names, in every part; a row number names nothing a reader can read across
+        stub = prep["stub"]
+        named = [stub] if stub is not None and not shown[stub].astype(str).str.fullmatch(r"\d+").all() else []
         for c in columns[:MAX_KEYS]:
             if c in prep["numeric"] or (named + keys and not shown[named + keys].duplicated().any()):
                 break
