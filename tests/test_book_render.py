@@ -1146,7 +1146,7 @@ def test_the_reader_checks_catch_their_examples(tmp_path):
 # tables as a reader reads them: labels in words, counts as integers, every table from the
 # book's helper (labelled), no header broken inside a word, none taller than two screens
 # --------------------------------------------------------------------------------------
-SNAKE_LABEL = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+SNAKE_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # ci_low, n_placebo, mean_Black
 COUNT_HEADER = re.compile(r"\(n\)|^n$|^n\b|\bcount|\breplications\b|\bnumber of\b|\bplacebos\b", re.I)
 FLOAT_ZERO = re.compile(r"[−\-]?\d[\d,]*\.0+")
 
@@ -1210,6 +1210,9 @@ def test_table_checkers_detect_labels_counts_and_bare_frames():
     frame = pd.DataFrame({"ci_low": [0.1, 0.2], "n_placebo": [16.0, 12.0], "estimate": [3.0, 4.0]})
     bare = bs4.BeautifulSoup(f'<div class="cell_output">{frame.to_html()}{frame.style.to_html()}</div>', "html.parser")
     assert snake_case_labels(bare) == ["ci_low", "n_placebo"] * 2
+    mixed = bs4.BeautifulSoup(f'<div class="cell_output">{frame.rename(columns={"estimate": "mean_Black"}).to_html()}'
+                              "</div>", "html.parser")
+    assert "mean_Black" in snake_case_labels(mixed)  # a name that starts with a capital after its "_"
     assert float_formatted_counts(bare)[:2] == ["n_placebo: 16.0, 12.0", "estimate: 3.0, 4.0"]
     assert len(tables_not_from_the_helper(bare)) == 2
     shown = labelled(frame.assign(ci_high=[0.5, 0.6]), "ours: planted")._repr_html_()

@@ -272,6 +272,7 @@ def test_an_audit_tables_effect_columns_read_as_words_and_merge():
 
     assert column_label("NDE_estimate") == "NDE" and column_label("RIE_ci_high") == "RIE 95% CI high"
     assert column_label("TE_true") == "TE true" and column_label("ctf_de") == "ctf de"
+    assert column_label("mean_Black") == "mean Black" and column_label("ctf-DE") == "ctf-DE"
     t = pd.DataFrame({"model": ["a", "b"], "NDE_estimate": [0.5, -0.25], "NDE_ci_low": [0.1, -0.5],
                       "NDE_ci_high": [0.9, 0.0], "NDE_true": [0.4, 0.3]})
     html = labelled(t, "ours: planted", precision=2)._repr_html_()

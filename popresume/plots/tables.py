@@ -88,7 +88,7 @@ COLUMN_LABELS = {
 }
 # an interval's bounds, by the name of the column they bound ("" for the frame's estimate)
 _BOUNDS = (("ci_low", "ci_high"), ("ci_lo", "ci_hi"), ("lower", "upper"))
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_SNAKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # snake_case, and mean_Black
 # an effect's columns as the audit tables name them: NDE_estimate, NDE_ci_low, TE_se, RIE_true
 _EFFECT_COLUMN = re.compile(r"([A-Z][A-Za-z0-9-]*)_(estimate|ci_low|ci_high|se|p|p_holm|true|truth)")
 _P_LABEL = re.compile(r"p(?: \([^)]*\))?")  # "p", "p (Holm)": a p-value's column
