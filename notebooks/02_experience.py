@@ -434,3 +434,27 @@ print(f"estimated BIE: {old['estimate']:.2f} [{old['ci_low']:.2f}, {old['ci_high
 # so the curves for women and men can part; race and collar can shift the mean on their
 # own; and a recent extract shows today's levels rather than the late 1970s'.
 # :::
+#
+# :::{exercise}
+# :label: experience-ex-breaks
+#
+# This chapter can build its population from two experience sources, `"measured"` (the
+# default) and the earlier `"psid"`. Which of the two builds a gender gap in career breaks
+# into the résumés, and what effect does that gap give a screener that reads career
+# breaks? Why can a study that injects a name into one fixed résumé not show that effect at
+# all?
+# :::
+#
+# :::{solution} experience-ex-breaks
+# :class: dropdown
+#
+# `"psid"`: its panel of 1976-82 carries no age, so each of its rows worked every year since
+# school, and only its 1975 women had a measured age, so every career break it knows is a
+# woman's. `"measured"` has measured ages for both genders and no gender term: men and women
+# of the same age and schooling draw their breaks from one distribution (the table of women's
+# minus men's breaks above). A screener that penalises breaks then shows a gender effect through the
+# business-necessity mediator $B$ on the `"psid"` population, made by the choice of surveys,
+# which the section "What it does to an audit" sets against the exact truth. A name injected into one fixed
+# résumé changes the name and nothing else, so no path through qualifications, careers or
+# residence exists in its design: it measures the name's path alone.
+# :::

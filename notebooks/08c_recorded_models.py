@@ -43,8 +43,9 @@
 #
 # Labels: every table here is **ours, from <record>'s recorded replies** (the analyses of
 # `popresume.decisions.analyses` over the shipped replies) and carries the model's validity
-# verdict in its "validity gate" column; `not carded (recorded decisions)` where the design
-# cannot run the gate. The CLI
+# verdict in its "validity gate" column (or, where it is the same on every row, in a note under
+# the table, as is any column that holds one value); `not carded (recorded decisions)` where
+# the design cannot run the gate. The CLI
 # `popresume decisions --out DIR` writes the same tables as CSV.
 #
 # Parameters: `recinq_models` (which re-cinq models to analyse; `None` for all eleven),

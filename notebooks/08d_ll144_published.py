@@ -190,6 +190,8 @@ print(f"beyond chance after Holm over the {len(fam)} tested flags: {int((holm(fa
 apart = tested[(tested["p_published"] >= 0.05) != (tested["p_recomputed"] >= 0.05)]
 display(labelled(apart.sort_values("n")[["audit_id", "category", "n", "published_ratio", "ratio_2pct", "status",
                                          "p_published_text", "p_recomputed_text"]]
+                 .rename(columns={"published_ratio": "printed ratio", "ratio_2pct": "recomputed ratio",
+                                  "p_published_text": "p (printed ratio)", "p_recomputed_text": "p (recomputed ratio)"})
                  .assign(**{VERDICT_COLUMN: NOT_CARDED}).reset_index(drop=True), OURS))
 
 # %% [markdown]

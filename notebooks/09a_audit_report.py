@@ -126,13 +126,14 @@ plt.show()
 rows = []
 for attr, d in report.decompositions.items():
     for effect, r in d.effects.iterrows():
-        rows.append({"attribute": attr, "effect": effect, "estimate": r["estimate"], "CI low": r["ci_low"],
-                     "CI high": r["ci_high"], "truth": r["truth"],
+        # ci_low / ci_high: the table helper shows each estimate above its interval, in one cell
+        rows.append({"attribute": attr, "effect": effect, "estimate": r["estimate"], "ci_low": r["ci_low"],
+                     "ci_high": r["ci_high"], "truth": r["truth"],
                      "truth inside the CI": ("–" if pd.isna(r["ci_low"]) else
                                              "yes" if r["ci_low"] <= r["truth"] <= r["ci_high"] else "no"),
                      "estimable": "yes" if r["estimable"] else "no", VERDICT_COLUMN: verdict})
 labelled(pd.DataFrame(rows).round(2), f"ours: {ident}. Estimates: {report.provenance.sources['effects']}; "
-                                       f"truth: {report.provenance.sources['truth']}")
+                                       f"truth: {report.provenance.sources['truth']}", precision=2)
 
 # %% [markdown]
 # ## Why the direct effect of gender is not estimable here
@@ -170,7 +171,7 @@ overlap = pd.DataFrame([{"attribute": a, "cases (paper rule)": d.cases if d.case
                          "largest clipped share": d.clipped_share,
                          "not estimable": ", ".join(d.not_estimable()) or "none", VERDICT_COLUMN: verdict}
                         for a, d in report.decompositions.items()])
-labelled(overlap.round(3), f"ours: {ident}. Cases C1-C5 (paper rule) and overlap diagnostics of the estimator")
+labelled(overlap.round({"smallest effective sample size": 0}).round(3), f"ours: {ident}. Cases C1-C5 (paper rule) and overlap diagnostics of the estimator")
 
 # %% [markdown]
 # The table says the same for each attribute in its own numbers. The surname hints at race
@@ -227,7 +228,8 @@ labelled(ll.round(3), f"ours: {ident}. {report.provenance.sources['ll144']}")
 # with only the digits the draws support (`< 0.001` when no draw reached it).
 
 # %%
-chance = pd.DataFrame([{"rule": r["rule"], "breakdown": r["breakdown"], "lowest ratio": r["observed_lowest_ratio"],
+rule_words = {"median_split": "LL144: above the median", "selection_cut": "four-fifths: top 25%"}
+chance = pd.DataFrame([{"rule": rule_words.get(r["rule"], r["rule"]), "breakdown": r["breakdown"], "lowest ratio": r["observed_lowest_ratio"],
                         "chance of a flag": report.chance.flag_text(r), "chance of a ratio this low":
                         report.chance.p_text(r), VERDICT_COLUMN: verdict}
                        for _, r in report.chance.table.iterrows()])
@@ -241,6 +243,7 @@ labelled(chance.round(3), f"ours: {ident}. Chance baseline: the observed scores 
 # %%
 dis = report.disagreements.table[["attribute", "four_fifths_flag", "lowest_selection_ratio", "disagreement"]].copy()
 dis["disagreement"] = dis["disagreement"].replace("", "none: they agree")
+dis["four_fifths_flag"] = dis["four_fifths_flag"].map({True: "yes", False: "no"})
 dis[VERDICT_COLUMN] = verdict
 labelled(dis.round(3), f"ours: {ident}. Four-fifths verdict (top 25% selected) beside the decomposition "
                        "(paper rule: the CI excludes 0)")

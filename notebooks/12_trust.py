@@ -223,7 +223,12 @@ if records_path.exists():
 # Impact ratios and the chance of a flag (LL144, `popresume.coverage.ll144`), ranking rates,
 # the conditional logit and the chance nulls (`.ranking`), and the recorded-decisions
 # analyses (`.decisions`). Rows whose quantity names an older method ("comparison") are
-# there to show what the new method fixed; they are expected outside their band.
+# there to show what the new method fixed; they are expected outside their band. One
+# OUTSIDE row of the decisions table is a check of an assumption, not of a method: Derbyshire's
+# job-fit interval clusters by résumé, and where job fit differs industry by industry ("job-fit
+# heterogeneity by industry") the 9 résumés hold only 3 independent units, so the interval
+# covers the effect for the résumés of those three industries, not for industries at large.
+# Chapter 08c's `calibrated` column says so row by row.
 
 # %%
 others = results[results["family"] != "causal"].reset_index(drop=True)

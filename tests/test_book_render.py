@@ -913,18 +913,42 @@ def test_the_checks_catch_the_issues_examples_on_a_built_page(tmp_path):
     assert any("TE [95% CI]" in o["text"] or "synthetic screener" in o["text"] for o in report["overflow"]), report
 
 
+# chapter 08's side-by-side table as the helper got it (it stuck out 232 px at 1280 px when
+# each estimate and its interval shared one line): eight columns of intervals, a model id
+WIDE_HELPER_TABLE = """
+import pandas as pd
+from popresume.plots.tables import labelled
+
+effects = {k: [f"{v:.3f} [{v - 1.2:.3f}, {v + 0.8:.3f}]*" for v in (2.337, -10.41, 0.05)]
+           for k in ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE")}
+labelled(pd.DataFrame({"format": ["text", "image", "image+photo"],
+                       "model": ["Llama-3.1-8b-instruct", "Qwen2.5-vl-7b-instruct", "Gemini-2.5-Flash-Lite (VLM)"],
+                       "cases": ["C1,C5", "C5", "-"], **effects, "min ESS": [12, 8, 30],
+                       "clipped share": [0.308, 0.2, 0.1],
+                       "validity gate": ["not carded (published model)"] * 2 + ["fail"]}),
+         "ours and published: planted, the embedding all-MiniLM-L6-v2")
+"""
+
+
 def test_book_settings_typeset_names_in_text_and_wrap_long_outputs(tmp_path):
     """The book's own _config.yml and _static/ on a one-page book: ``\\text{edu_level}``
-    typesets as written, with no error, and a long printed line wraps inside the column
-    (popresume.css) instead of scrolling out of sight."""
+    typesets as written, with no error, a long printed line wraps inside the column
+    (popresume.css) instead of scrolling out of sight, and a table of effects too wide for the
+    column comes out of the helper (:func:`popresume.plots.tables.labelled`) in parts that fit,
+    with no number or model id broken, at 1280 and at 900 px."""
     chromium()
     html = _one_page_book(tmp_path / "book", (
         "# %% [markdown]\n# # One page\n#\n"
         "# The model $P(\\text{exp_year} \\mid \\text{edu_level})$.\n\n"
-        "# %%\nprint('rule: ' + ' and '.join(f'condition_{i} >= {i}' for i in range(40)))\n"))
+        "# %%\nprint('rule: ' + ' and '.join(f'condition_{i} >= {i}' for i in range(40)))\n\n"
+        f"# %%\n{WIDE_HELPER_TABLE}"))
     report = measure_rendered(html, tmp_path)
     assert report["typeset"] and report["tex"] == [] and report["errors"] == [], report
     assert report["overflow"] == [], report
+    assert len(soup(html).select("div.cell_output table")) > 1  # the wide table came in parts
+    narrow = measure_rendered(html, tmp_path, 900)
+    for r in (report, narrow):
+        assert r["overflow"] == [] and r["wrapped"] == [] and r["brokenHeaders"] == [], r
 
 
 
@@ -1122,7 +1146,7 @@ def test_the_reader_checks_catch_their_examples(tmp_path):
 # tables as a reader reads them: labels in words, counts as integers, every table from the
 # book's helper (labelled), no header broken inside a word, none taller than two screens
 # --------------------------------------------------------------------------------------
-SNAKE_LABEL = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+SNAKE_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # ci_low, n_placebo, mean_Black
 COUNT_HEADER = re.compile(r"\(n\)|^n$|^n\b|\bcount|\breplications\b|\bnumber of\b|\bplacebos\b", re.I)
 FLOAT_ZERO = re.compile(r"[−\-]?\d[\d,]*\.0+")
 
@@ -1186,6 +1210,9 @@ def test_table_checkers_detect_labels_counts_and_bare_frames():
     frame = pd.DataFrame({"ci_low": [0.1, 0.2], "n_placebo": [16.0, 12.0], "estimate": [3.0, 4.0]})
     bare = bs4.BeautifulSoup(f'<div class="cell_output">{frame.to_html()}{frame.style.to_html()}</div>', "html.parser")
     assert snake_case_labels(bare) == ["ci_low", "n_placebo"] * 2
+    mixed = bs4.BeautifulSoup(f'<div class="cell_output">{frame.rename(columns={"estimate": "mean_Black"}).to_html()}'
+                              "</div>", "html.parser")
+    assert "mean_Black" in snake_case_labels(mixed)  # a name that starts with a capital after its "_"
     assert float_formatted_counts(bare)[:2] == ["n_placebo: 16.0, 12.0", "estimate: 3.0, 4.0"]
     assert len(tables_not_from_the_helper(bare)) == 2
     shown = labelled(frame.assign(ci_high=[0.5, 0.6]), "ours: planted")._repr_html_()

@@ -169,3 +169,112 @@ def test_a_column_named_like_a_great_tables_argument_is_labelled():
     heads = [th.get_text(" ", strip=True) for th in page.select("thead th")]
     assert heads == ["cases", "TE", "placebos (n)"]
     assert "C1, C5" in page.get_text(" ", strip=True)
+
+
+def test_an_estimate_sits_above_its_interval_each_line_whole():
+    """A merged interval and one written as text ("1.06 [-1.80, 2.20]*", as chapters 08-09
+    print the paper's) are two lines of one cell, each kept whole, with real minus signs;
+    the cell's text still reads "estimate [lo, hi]"."""
+    import bs4
+
+    frame = pd.DataFrame({"model": ["a", "b"], "TE": ["1.06 [-1.80, 2.20]*", "–"],
+                          "NDE": [0.5, -0.25], "NDE_ci_low": [0.1, -0.5], "NDE_ci_high": [0.9, 0.0]})
+    page = bs4.BeautifulSoup(labelled(frame, "ours: planted", precision=2)._repr_html_(), "html.parser")
+    cells = page.select("tbody td")
+    te, nde = cells[1], cells[2]
+    lines = te.find_all("span", style=lambda s: s and "display: block" in s)
+    assert [x.get_text() for x in lines] == ["1.06*", "[−1.80, 2.20]"], te
+    assert all("white-space: nowrap" in x["style"] for x in lines) and "85%" in lines[1]["style"]
+    assert nde.get_text(" ", strip=True) == "0.50 [0.10, 0.90]"
+    assert [h.get_text(" ", strip=True) for h in page.select("thead th")] == ["model", "TE", "NDE [95% CI]"]
+    assert cells[4].get_text(strip=True) == "–"  # a missing estimate is not an interval
+
+
+def test_min_width_reads_where_a_line_may_break():
+    from popresume.plots.tables import min_width, two_lines, whole_tokens
+
+    assert min_width("aaaa bb") == pytest.approx(4 * 0.54)  # breaks at the space
+    assert min_width(whole_tokens("all-MiniLM-L6-v2 x")) > min_width("all MiniLM") > 0
+    nobr = '<span style="white-space: nowrap">aaaa bb</span>'
+    assert min_width(nobr) == pytest.approx(4 * 0.54 + 0.29 + 2 * 0.54)
+    # two lines: the wider line, the interval in its 85% type
+    assert min_width(two_lines("1", "[0, 1]")) == pytest.approx(0.85 * (2 * 0.58 + 3 * 0.3 + 0.29))
+    assert min_width("a<wbr>bbb") == pytest.approx(3 * 0.54)
+
+
+def test_a_table_wider_than_the_page_is_split_and_keeps_every_number():
+    """A table too wide for the book's column even in the smaller type is shown as several
+    tables, each with the columns that tell its rows apart and the verdict, each boxed as the
+    helper's; a table that fits is one table, in the page's type."""
+    import bs4
+
+    from popresume.plots.tables import COMPACT_FONT, PAGE_WIDTH
+
+    effects = {f"{k} {i}": [f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in (0.25 * i + 0.1, -0.5 * i - 0.1, 0.3)]
+               for i in range(4) for k in ("TE", "NDE", "NIE", "BIE", "RIE")}
+    # format and model together tell the rows apart: both are repeated in every part
+    wide = pd.DataFrame({"format": ["text", "text", "image"],
+                         "model": ["gpt-4o-2024-08-06", "gpt-4o-mini", "gpt-4o-mini"],
+                         **effects, "validity gate": ["pass", "fail", "fail"]})
+    shown = labelled(wide, "ours: planted")
+    groups = shown.column_groups()
+    assert len(groups) > 1
+    for cols, _ in groups:
+        assert cols[:2] == ["format", "model"] and cols[-1] == "validity gate"
+    assert sorted({c for cols, _ in groups for c in cols}) == sorted(wide.columns)
+    page = bs4.BeautifulSoup(shown._repr_html_(), "html.parser")
+    tables = page.find_all("table")
+    assert len(tables) == len(groups)
+    assert all(t.find_parent(id=lambda i: i and i.startswith("pr-table-")) for t in tables)
+    text = page.get_text(" ", strip=True).replace("−", "-")
+    for values in effects.values():
+        for v in values:
+            point, interval = v.split(" ", 1)
+            assert point in text and interval in text, v
+    narrow = labelled(wide[["format", "model", "TE 1", "validity gate"]], "ours: planted")
+    assert narrow.column_groups() == [(["format", "model", "TE 1", "validity gate"], False)]
+    assert narrow._repr_html_().count("<table") == 1 and COMPACT_FONT not in narrow._repr_html_()
+    assert PAGE_WIDTH < 720  # the column's width at 1280 px (tests/test_book_render.py measures it)
+
+
+def test_the_source_note_keeps_a_model_name_whole():
+    html = labelled(pd.DataFrame({"x": [1.5]}), "ours: text audits with the embedding (all-MiniLM-L6-v2)")._repr_html_()
+    assert '<span style="white-space: nowrap">(all-MiniLM-L6-v2)</span>' in html
+
+
+def test_a_minus_sign_in_text_is_a_real_one_and_hyphens_in_names_stay():
+    from popresume.plots.tables import whole_tokens
+
+    assert whole_tokens("-0.255") == '<span style="white-space: nowrap">\u22120.255</span>'
+    assert whole_tokens(-0.5, 2) == '<span style="white-space: nowrap">\u22120.50</span>'
+    for kept in ("gpt-4o-2024-08-06", "0.93-0.97", "Llama-3.1-8b", "1998-2024"):
+        assert kept in whole_tokens(kept), kept
+
+
+def test_flags_read_yes_or_no_small_p_values_are_bounded_and_a_column_of_counts_is_grouped_alike():
+    t = pd.DataFrame({"model": ["a", "b", "c"], "calibrated": [True, False, True], "p_holm": [0.0001, 0.5, None],
+                      "replies": [2761, 11664, 288]})
+    import html
+
+    body = [html.unescape(c) for c in _cells(labelled(t, "ours: planted")._repr_html_())]
+    assert body[:4] == ["a", "yes", "<0.001", "2,761"] and body[4:8] == ["b", "no", "0.500", "11,664"], body
+    assert body[8:12] == ["c", "yes", "–", "288"], body
+    # a note of a flag the same on every row reads the same way
+    notes = _cells(labelled(t.assign(carried_by_one_name=False), "ours: x")._repr_html_().split("<tfoot>")[1])
+    assert "carried by one name: no" in notes
+    assert _cells(labelled(pd.DataFrame({"year": [2024, 1998]}), "ours: x")._repr_html_())[:2] == ["2024", "1998"]
+
+
+def test_an_audit_tables_effect_columns_read_as_words_and_merge():
+    """The audit results name an effect's columns NDE_estimate, NDE_ci_low, NDE_true: the
+    estimate and its bounds are one cell under "NDE [95% CI]", the truth "NDE true"."""
+    from popresume.plots.tables import column_label
+
+    assert column_label("NDE_estimate") == "NDE" and column_label("RIE_ci_high") == "RIE 95% CI high"
+    assert column_label("TE_true") == "TE true" and column_label("ctf_de") == "ctf de"
+    assert column_label("mean_Black") == "mean Black" and column_label("ctf-DE") == "ctf-DE"
+    t = pd.DataFrame({"model": ["a", "b"], "NDE_estimate": [0.5, -0.25], "NDE_ci_low": [0.1, -0.5],
+                      "NDE_ci_high": [0.9, 0.0], "NDE_true": [0.4, 0.3]})
+    html = labelled(t, "ours: planted", precision=2)._repr_html_()
+    assert _cells(html, "th") == ["model", "NDE [95% CI]", "NDE true"]
+    assert _cells(html)[1] == "0.50 [0.10, 0.90]"

@@ -23,7 +23,6 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html import escape
 
 import numpy as np
 import pandas as pd
@@ -365,17 +364,21 @@ class PSEResult:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
+        """The compact table through the book's table helper (:func:`popresume.plots.tables.labelled`):
+        each estimate above its interval, or alone where the effect is not estimable, with why."""
+        from popresume.plots.tables import labelled  # plots is a layer above causal (DESIGN §1): read when shown
+
         rows = self._display_rows()
-        head = "".join(f"<th>{h}</th>" for h in ("effect", "estimate", f"{self.level:.0%} CI", "p", "estimable"))
-        cells = []
-        for r in rows:
-            tip = f' title="{escape(r["reason"], quote=True)}"' if r["reason"] else ""
-            cells.append(f"<tr><td>{r['effect']}</td><td>{r['estimate']}</td><td{tip}>{escape(r['ci'])}</td>"
-                         f"<td>{escape(r['p'])}</td><td>{r['estimable']}</td></tr>")
-        body = "".join(cells)
-        notes = "".join(f"<li>{r['effect']}: {escape(r['reason'])}</li>" for r in rows if r["reason"])
-        return (f"<div><p>{escape(self._title())}</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-                f"</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")
+        level = f"{self.level:.0%} CI"
+        table = pd.DataFrame({
+            f"estimate [{level}]": [f"{r['estimate']} {r['ci']}" if r["estimable"] == "yes" else r["estimate"]
+                                    for r in rows],
+            "p": [r["p"] or "–" for r in rows],
+            "estimable": [r["estimable"] for r in rows],
+            "why not": [r["reason"] or "–" for r in rows]}, index=pd.Index([r["effect"] for r in rows], name="effect"))
+        if not any(r["reason"] for r in rows):
+            table = table.drop(columns="why not")
+        return labelled(table, f"ours: {self._title()}")._repr_html_()
 
     @property
     def psi(self) -> pd.DataFrame:

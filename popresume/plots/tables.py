@@ -10,11 +10,14 @@ above the table's text. The frame itself is not changed: ``.data`` returns it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 
 import numpy as np
 import pandas as pd
+
+from popresume.extras import require
 
 SOURCES = ("ours", "published", "ours and published")
 
@@ -41,7 +44,8 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
 
     Text still wraps between words; each word with a digit, a hyphen or a slash is kept on
     one line, and so is a value with its error ("0.946 ± 0.005") or its interval ("0.54 [−0.34,
-    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``). A path-like
+    1.43]") (one text node, so the page's text still reads ``gpt-3.5-turbo``); a number's
+    minus sign is a real one ("−0.25"). A path-like
     word may break after its "/" and, unless ``header``, a word longer than ``LONG_WORD``
     after its "_" (``burlington_hirevue_…_2024_audit_3``), each piece kept whole. Floats are
     written with ``precision`` decimals and missing values as "–", as
@@ -50,11 +54,11 @@ def whole_tokens(value, precision: int = 3, *, header: bool = False) -> str:
     if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
         return "–"
     if isinstance(value, (float, np.floating)):
-        text = f"{value:.{precision}f}"
+        text = number(value, precision)
     elif isinstance(value, tuple):
         text = ", ".join(map(str, value))
     else:
-        text = str(value)
+        text = _HYPHEN_MINUS.sub(MINUS, str(value))  # "-0.255" with a real minus; "gpt-4o", "0.93-0.97" as written
     text = _UNIT.sub(lambda m: m.group(0).replace(" ", "\x00"), text)  # its spaces come back inside one span
     words = []
     for word in text.split(" "):
@@ -87,10 +91,59 @@ COLUMN_LABELS = {
 }
 # an interval's bounds, by the name of the column they bound ("" for the frame's estimate)
 _BOUNDS = (("ci_low", "ci_high"), ("ci_lo", "ci_hi"), ("lower", "upper"))
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_SNAKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # snake_case, and mean_Black
+# an effect's columns as the audit tables name them: NDE_estimate, NDE_ci_low, TE_se, RIE_true
+_EFFECT_COLUMN = re.compile(r"([A-Z][A-Za-z0-9-]*)_(estimate|ci_low|ci_high|se|p|p_holm|true|truth)")
+_P_LABEL = re.compile(r"p(?: \([^)]*\))?")  # "p", "p (Holm)": a p-value's column
 MINUS = "\u2212"
 # a table longer than this is shown in a box of at most MAX_HEIGHT (about two screens)
 MAX_ROWS, MAX_HEIGHT = 25, "1400px"
+# the book's column at 1280 px is about 720 px wide (the theme's sidebars take the rest): a
+# table whose unbreakable words need more is set in COMPACT_FONT, then split by its columns
+PAGE_WIDTH, COMPACT_FONT = 690, "12.5px"
+VERDICT_WORDS = ("validity gate", "verdict")
+MAX_KEYS = 3  # at most this many columns repeated in each part of a split table
+# a character's width in em in great_tables' font stack (Helvetica / Arial metrics: Liberation
+# Sans in headless Chromium on Linux), rounded up by about 5% for wider system fonts (San
+# Francisco, Segoe UI), so the estimate errs towards a smaller type or a split
+_EM = {**dict.fromkeys("0123456789", 0.58), **dict.fromkeys(" ", 0.29), **dict.fromkeys(".,:;[]()'|!il", 0.3),
+       **dict.fromkeys("-/", 0.35), **dict.fromkeys("–−±", 0.6), **dict.fromkeys("%mwMW", 0.9)}
+_TAG = re.compile(r"<(/?)(\w+)([^>]*)>")
+
+
+def _em(text: str) -> float:
+    return sum(_EM.get(ch, 0.7 if ch.isupper() else 0.54) for ch in text)
+
+
+def min_width(cell: str) -> float:
+    """The narrowest a cell's HTML can be laid out, in em: its widest piece between two places
+    where a line may break (a space outside a ``white-space: nowrap`` span, a ``<wbr>``, the
+    edge of a ``display: block`` line); the interval's line in its 85% type."""
+    widest = run = 0.0
+    stack: list[tuple[bool, float, bool]] = []  # open spans: (nowrap, scale, block)
+    pos = 0
+    for m in [*_TAG.finditer(cell), None]:
+        text = html.unescape(cell[pos:m.start() if m else len(cell)])
+        nowrap = any(s[0] for s in stack)
+        scale = float(np.prod([s[1] for s in stack])) if stack else 1.0
+        for i, piece in enumerate([text] if nowrap else text.split(" ")):
+            if i:
+                widest, run = max(widest, run), 0.0
+            run += _em(piece) * scale
+        if m is None:
+            break
+        pos = m.end()
+        closing, tag, attrs = m.groups()
+        if tag == "wbr" or (tag == "span" and (("display: block" in attrs and not closing)
+                                              or (closing and stack and stack[-1][2]))):
+            widest, run = max(widest, run), 0.0
+        if tag == "span":
+            if closing:
+                if stack:
+                    stack.pop()
+            else:
+                stack.append(("nowrap" in attrs, 0.85 if "85%" in attrs else 1.0, "display: block" in attrs))
+    return max(widest, run)
 
 
 def column_label(name) -> str:
@@ -102,6 +155,10 @@ def column_label(name) -> str:
     text = str(name)
     if text in COLUMN_LABELS:
         return COLUMN_LABELS[text]
+    effect = _EFFECT_COLUMN.fullmatch(text)  # NDE_estimate -> "NDE", NDE_ci_low -> "NDE 95% CI low"
+    if effect:
+        head, tail = effect.groups()
+        return head if tail == "estimate" else f"{head} {COLUMN_LABELS.get(tail, tail.replace('_', ' '))}"
     if _SNAKE.fullmatch(text):
         if text.startswith("n_"):
             return f"{text[2:].replace('_', ' ')} (n)"
@@ -116,14 +173,15 @@ def _is_integral(column: pd.Series) -> bool:
     return bool(pd.api.types.is_integer_dtype(column) or np.all(np.mod(values.to_numpy(dtype=float), 1) == 0))
 
 
-def number(value, precision: int = 3, *, integer: bool = False) -> str:
+def number(value, precision: int = 3, *, integer: bool = False, grouped: bool | None = None) -> str:
     """A number as the page writes it: a real minus sign, ``precision`` decimals (none for a
-    count, with thousands separated from 10,000 on, so a year stays 2024), "–" when missing."""
+    count, with thousands separated from 10,000 on, so a year stays 2024, or always when
+    ``grouped``, as in a column that holds 11,664 and 2,761), "–" when missing."""
     if value is None or value is pd.NA or (isinstance(value, (float, np.floating)) and np.isnan(value)):
         return "–"
     if integer:
         v = int(round(float(value)))
-        text = f"{v:,}" if abs(v) >= 10_000 else str(v)
+        text = f"{v:,}" if (abs(v) >= 10_000 if grouped is None else grouped) else str(v)
     else:
         text = f"{float(value):.{precision}f}"
         if float(text) == 0:  # no "−0.000"
@@ -131,25 +189,45 @@ def number(value, precision: int = 3, *, integer: bool = False) -> str:
     return text.replace("-", MINUS)
 
 
+# an estimate over its interval in one cell: two lines, each whole, the interval in smaller type
+# (a column as wide as "[−0.34, 1.43]", not as "0.54 [−0.34, 1.43]"); the text still reads
+# "0.54 [−0.34, 1.43]"
+_EST_LINE = '<span style="display: block; white-space: nowrap">{}</span>'
+_CI_LINE = '<span class="pr-ci" style="display: block; white-space: nowrap; font-size: 85%; color: #555">{}</span>'
+# written as text: "0.54 [-0.34, 1.43]", with a mark after it ("*": the interval excludes 0)
+_INTERVAL_TEXT = re.compile(r"([−\-]?\d[\d.,]*%?|–) (\[[−\-]?\d[^\]\s]*, [−\-]?\d[^\]\s]*\])([*†‡]*)")
+_HYPHEN_MINUS = re.compile(r"(?<![\w.])-(?=\d)")
+
+
+def two_lines(point: str, interval: str, mark: str = "") -> str:
+    """An estimate (``point``, then ``mark``) above its ``interval`` ("[lo, hi]"), as one
+    cell's HTML, each minus sign a real one."""
+    def minus(text):
+        return html.escape(_HYPHEN_MINUS.sub(MINUS, text))
+    return _EST_LINE.format(minus(point + mark)) + " " + _CI_LINE.format(minus(interval))
+
+
 def _interval(estimate, low, high, precision: int) -> str:
-    """``0.54 [−0.34, 1.43]`` kept on one line; the estimate alone when a bound is missing."""
+    """``0.54`` above ``[−0.34, 1.43]``; the estimate alone when a bound is missing."""
     point = number(estimate, precision)
     if point == "–" or any(number(b, precision) == "–" for b in (low, high)):
         return _NOWRAP.format(point)
-    return _NOWRAP.format(f"{point} [{number(low, precision)}, {number(high, precision)}]")
+    return two_lines(point, f"[{number(low, precision)}, {number(high, precision)}]")
 
 
 def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """``(estimate, low, high)`` column triples: any ``x`` with ``x_ci_low``/``x_ci_high`` (or
-    ``x_low``/``x_high``, ``x_lo``/``x_hi``), and ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``,
-    ``lower``/``upper``) with ``estimate``, or without one with the numeric column before them."""
+    """``(estimate, low, high)`` column triples: any ``x`` (or ``x_estimate``) with
+    ``x_ci_low``/``x_ci_high`` (or ``x_low``/``x_high``, ``x_lo``/``x_hi``), and
+    ``ci_low``/``ci_high`` (or ``ci_lo``/``ci_hi``, ``lower``/``upper``) with ``estimate``, or
+    without one with the numeric column before them."""
     cols = [c for c in frame.columns if isinstance(c, str)]
     numeric = {c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])}
     triples = []
     for est in cols:
         if est not in numeric:
             continue
-        pairs = [(f"{est}_{lo}", f"{est}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
+        stem = est[:-len("_estimate")] if est.endswith("_estimate") else est  # NDE_estimate with NDE_ci_low
+        pairs = [(f"{stem}_{lo}", f"{stem}_{hi}") for lo, hi in (("ci_low", "ci_high"), ("low", "high"), ("lo", "hi"))]
         for lo, hi in pairs:
             if lo in numeric and hi in numeric:
                 triples.append((est, lo, hi))
@@ -192,8 +270,6 @@ def _scoped_css(html_text: str, table_id: str) -> str:
 
 def _table_id(frame: pd.DataFrame, source: str) -> str:
     """An id from the table's content, so that a rebuilt page is the same page."""
-    import hashlib
-
     digest = hashlib.sha1((source + frame.to_csv()).encode("utf-8", "replace")).hexdigest()[:10]
     return f"pr-table-{digest}"
 
@@ -211,21 +287,26 @@ class LabelledTable:
     def _cell(self, column: pd.Series):
         """How one column's cells are written (as HTML): counts as integers, other numbers with
         ``precision`` decimals and a real minus sign, text with its numbers kept whole."""
-        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        values = column.dropna()
+        if pd.api.types.is_bool_dtype(column) or (len(values) and all(isinstance(v, (bool, np.bool_)) for v in values)):
+            return lambda v: "–" if pd.isna(v) else ("yes" if v else "no")  # not "True" / "False"
+        if pd.api.types.is_numeric_dtype(column):
             integer = _is_integral(column)
-            return lambda v: _NOWRAP.format(number(v, self.precision, integer=integer))
-        return lambda v: whole_tokens(v, self.precision)
+            grouped = bool(integer and len(values) and values.abs().max() >= 10_000) or None
+            if not integer and _P_LABEL.fullmatch(column_label(column.name)):
+                floor = 10.0 ** -self.precision  # a p-value too small for its decimals: "<0.001", not "0.000"
+                return lambda v: _NOWRAP.format(html.escape(f"<{number(floor, self.precision)}") if 0 <= v < floor / 2
+                                                else number(v, self.precision))
+            return lambda v: _NOWRAP.format(number(v, self.precision, integer=integer, grouped=grouped))
+        def text(v):  # "0.54 [−0.34, 1.43]" written as text: on two lines, as a numeric interval
+            m = _INTERVAL_TEXT.fullmatch(str(v).strip()) if isinstance(v, str) else None
+            return two_lines(*m.groups()) if m else whole_tokens(v, self.precision)
+        return text
 
-    def gt(self):
-        """The table as a ``great_tables.GT``: labels in words, each estimate with its interval
-        in one cell, a column that is the same on every row (and the source) as a note under
-        the table, and a long table in a box of at most :data:`MAX_HEIGHT`, its rows grouped by
-        the first index level when there are several."""
-        from popresume.extras import require
-
-        great_tables = require("great_tables", "a table's HTML (popresume.plots.tables.labelled)")
-        GT, raw = great_tables.GT, great_tables.html
-
+    def _prepared(self) -> dict:
+        """The table as the page writes it: a frame of HTML cells (``shown``), its labels, the
+        column naming the rows (``stub``) or grouping them (``group``), the notes (columns the
+        same on every row) and the right-aligned (numeric) columns."""
         frame = self.data.copy()
         if isinstance(frame.columns, pd.MultiIndex):
             frame.columns = [column_label(c) for c in frame.columns]
@@ -248,7 +329,7 @@ class LabelledTable:
             index_labels = {}
         labels = {c: index_labels.get(c, column_label(c)) for c in frame.columns}
         cells = {c: self._cell(frame[c]) for c in frame.columns}
-        for c in (stub, group):  # plain text: great_tables names their rows by it (made HTML below)
+        for c in (stub, group):  # plain text: great_tables names their rows by it (made HTML in _build)
             if c is not None:
                 cells[c] = lambda v: number(v, self.precision) if isinstance(v, (float, np.floating)) else str(v)
         est_columns = set()
@@ -267,37 +348,106 @@ class LabelledTable:
         numeric = [str(c) for c in frame.columns
                    if c in est_columns or (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
         shown = pd.DataFrame({str(c): [cells[c](v) for v in frame[c]] for c in frame.columns}, index=range(len(frame)))
-        table_id = _table_id(self.data, self.source)
-        # the page's text size, and tight cells: the book's column is about 700 px wide
+        return {"shown": shown, "labels": {str(c): labels[c] for c in labels if str(c) in shown.columns},
+                "stub": stub, "group": group, "notes": notes, "numeric": numeric}
+
+    def _build(self, prep: dict, columns: list[str], table_id: str, *, compact: bool = False):
+        """One ``great_tables.GT`` of ``columns`` (with the rows' names), the notes and the source
+        under it; in :data:`COMPACT_FONT` with tighter cells when ``compact``."""
+        great_tables = require("great_tables", "a table's HTML (popresume.plots.tables.labelled)")
+        GT, raw = great_tables.GT, great_tables.html
+        stub, group, labels = prep["stub"], prep["group"], prep["labels"]
+        keep = [c for c in prep["shown"].columns if c in columns or c in (stub, group)]
+        shown = prep["shown"][keep]
+        # the page's text size, and tight cells: the book's column is about 720 px wide at 1280 px
         table = (GT(shown, rowname_col=stub, groupname_col=group, id=table_id)
-                 .tab_options(table_font_size="14px", data_row_padding="3px", column_labels_padding="3px",
-                              source_notes_font_size="13px", container_padding_y="4px")
-                 .opt_horizontal_padding(scale=0.6))
+                 .tab_options(table_font_size=COMPACT_FONT if compact else "14px", data_row_padding="3px",
+                              column_labels_padding="3px", source_notes_font_size="12px" if compact else "13px",
+                              container_padding_y="4px")
+                 .opt_horizontal_padding(scale=0.4 if compact else 0.6))
         body = [c for c in shown.columns if c not in (stub, group)]
         table = table.fmt(lambda v: v, columns=body)  # cells are HTML already (whole_tokens, number)
         heads = [c for c in (stub, group) if c is not None]
         if heads:  # a row's name keeps its hyphenated words whole too ("embedding (all-MiniLM-L6-v2)")
             table = table.fmt(lambda v: whole_tokens(v, self.precision), columns=heads)
-        if [c for c in numeric if c in body]:
-            table = table.cols_align("right", columns=[c for c in numeric if c in body])
+        if [c for c in prep["numeric"] if c in body]:
+            table = table.cols_align("right", columns=[c for c in prep["numeric"] if c in body])
         # a label breaks only between words; a name such as gpt-3.5-turbo-0125 stays whole
         # (one mapping, not keywords: a column may share a name with the method's own parameter, "cases")
-        table = table.cols_label(cases={str(c): raw(whole_tokens(labels[c], header=True)) for c in labels
-                                        if str(c) in shown.columns and c not in (stub, group)})
+        table = table.cols_label(cases={c: raw(whole_tokens(labels[c], header=True)) for c in body})
         if stub is not None and labels[stub]:
             table = table.tab_stubhead(label=raw(whole_tokens(labels[stub], header=True)))
-        for note in notes:
+        for note in prep["notes"]:
             table = table.tab_source_note(raw(note))
-        return table.tab_source_note(raw(html.escape(f"Source: {self.source}")))
+        # the source's names and numbers kept whole ("all-MiniLM-L6-v2", "Table 4")
+        return table.tab_source_note(raw(whole_tokens(f"Source: {self.source}")))
+
+    def gt(self):
+        """The table as one ``great_tables.GT``: labels in words, each estimate with its interval
+        in one cell (the estimate above, the interval below), a column that is the same on every
+        row (and the source) as a note under the table, its rows grouped by the first index
+        level when there are several and the table is long."""
+        prep = self._prepared()
+        return self._build(prep, list(prep["shown"].columns), _table_id(self.data, self.source))
+
+    def column_groups(self) -> list[tuple[list[str], bool]]:
+        """The columns of each table the page shows: all of them when the table fits the book's
+        column (:data:`PAGE_WIDTH`, measured from its longest unbreakable words, see
+        :func:`min_width`), else split into groups that do, each repeating the columns that name
+        a row (the rows' names, the leading text columns) and the verdict, so that no table
+        scrolls sideways. Each group comes with whether it needs the smaller type (compact)."""
+        prep = self._prepared()
+        shown, labels = prep["shown"], prep["labels"]
+        width = {c: max([min_width(whole_tokens(labels[c], header=True))]
+                        + [min_width(v if c != prep["stub"] else whole_tokens(v)) for v in shown[c]])
+                 for c in shown.columns if c != prep["group"]}
+        columns = [c for c in shown.columns if c not in (prep["stub"], prep["group"])]
+
+        def fits(cols, compact):
+            em = sum(width[c] for c in cols) + (width[prep["stub"]] if prep["stub"] else 0)
+            n = len(cols) + (prep["stub"] is not None)
+            size, pad = (float(COMPACT_FONT[:-2]), 2 * 2 * 0.4 * 5 + 2) if compact else (14.0, 2 * 2 * 0.6 * 5 + 2)
+            return em * size + n * pad <= PAGE_WIDTH
+
+        for compact in (False, True):
+            if fits(columns, compact):
+                return [(columns, compact)]
+        keys = []  # the columns that say what a row is: leading text, until they tell the rows apart
+        # the rows' names, in every part; a row number names nothing a reader can read across
+        stub = prep["stub"]
+        named = [stub] if stub is not None and not shown[stub].astype(str).str.fullmatch(r"\d+").all() else []
+        for c in columns[:MAX_KEYS]:
+            if c in prep["numeric"] or (named + keys and not shown[named + keys].duplicated().any()):
+                break
+            keys.append(c)
+        keys += [c for c in columns if c not in keys and any(v in labels[c].lower() for v in VERDICT_WORDS)]
+        rest = [c for c in columns if c not in keys]
+        groups, current = [], []
+        for c in rest:
+            if current and not fits(keys + current + [c], True):
+                groups.append(current)
+                current = []
+            current.append(c)
+        groups.append(current)
+        order = {c: i for i, c in enumerate(columns)}
+        return [(sorted(keys + g, key=order.get), not fits(keys + g, False)) for g in groups]
 
     def _repr_html_(self) -> str:
         table_id = _table_id(self.data, self.source)
-        page = _scoped_css(self.gt().as_raw_html(), table_id)
-        if len(self.data) > MAX_ROWS:  # at most about two screens, the header kept in sight
-            page = page.replace("height:auto;", f"height:auto;max-height:{MAX_HEIGHT};", 1).replace(
-                "</style>", f"#{table_id} thead th {{ position: sticky; top: 0; background: #FFFFFF; z-index: 1; }}\n"
-                "</style>", 1)
-        return page
+        prep = self._prepared()
+        groups = self.column_groups()
+        pages = []
+        for k, (cols, compact) in enumerate(groups):
+            part_id = table_id if len(groups) == 1 else f"{table_id}-{k + 1}"
+            page = _scoped_css(self._build(prep, cols, part_id, compact=compact).as_raw_html(), part_id)
+            if len(self.data) > MAX_ROWS:  # at most about two screens, the header kept in sight
+                page = page.replace("height:auto;", f"height:auto;max-height:{MAX_HEIGHT};", 1).replace(
+                    "</style>", f"#{part_id} thead th {{ position: sticky; top: 0; background: #FFFFFF; z-index: 1; }}\n"
+                    "</style>", 1)
+            pages.append(page)
+        if len(pages) == 1:
+            return pages[0]
+        return f'<div id="{table_id}" class="pr-table-parts">' + "\n".join(pages) + "</div>"
 
     def __repr__(self) -> str:
         with pd.option_context("display.precision", self.precision, "display.max_colwidth", None,
