@@ -50,7 +50,7 @@ import pandas as pd
 
 from popresume.plots.causal import plot_gap_and_effects
 from popresume.plots.correspondence import plot_causal_graphs
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 rng = np.random.default_rng(seed)
 

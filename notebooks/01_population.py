@@ -48,7 +48,7 @@ import pandas as pd
 from popresume.book import chapter_setup
 from popresume.plots.population import (SHORT_LABELS, plot_effect_by_population, plot_figure7, plot_log_odds_ratios, plot_margin_check,
                                          plot_seed_associations)
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.population import (
     association_comparison, association_tests, ba_plus_comparison, compare_with_published, generate_population,
     p1_table, summarize,

@@ -51,7 +51,7 @@ import pandas as pd
 
 from popresume.experience import EDU_YEARS, describe_source, fit_experience_model, qq_data
 from popresume.plots.population import plot_age_experience, plot_experience_by_age, plot_qq, plot_truncated_draws
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.population import experience_model, generate_population, p1_table
 from popresume.sources.experience_data import load_experience_source
 

@@ -42,7 +42,7 @@ from popresume import grouping
 from popresume.population import generate_population
 from popresume.sources import names
 from popresume.plots.population import plot_age_by_group
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 # %% [markdown]
 # ## First names: $P_3$

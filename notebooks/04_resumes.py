@@ -53,7 +53,7 @@ import pandas as pd
 from popresume.jobs import job_description
 from popresume.paths import cache_path
 from popresume.plots.resumes import career_timelines_figure, corpus_figure, resume_image_pair
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import build_resumes, render_images, render_text, render_texts
 from popresume.resumes.photo import PlaceholderFaceSource

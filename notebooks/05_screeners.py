@@ -60,7 +60,7 @@ from popresume.book import chapter_setup
 from popresume.paths import DATA_DIR
 from popresume.plots.screeners import (compare_table, plot_score_distributions, plot_screener_comparison,
                                        plot_validity_cards)
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.population import generate_population
 from popresume.resumes import render_texts
 from popresume.schema import OCCUPATION_KEYS

@@ -44,7 +44,7 @@ import pandas as pd
 from popresume.causal import EFFECT_WEIGHTS, PSI_LABELS, PSI_TRIPLES, make_scm
 from popresume.causal.functional import influence, weights
 from popresume.plots.causal import plot_rows_by_model
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 scm = make_scm(scm_kind, seed=scm_seed)
 

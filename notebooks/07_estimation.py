@@ -58,7 +58,7 @@ from popresume.causal import PSEEstimator, estimate_pse, make_scm, plugin_pse
 from popresume.causal.nuisance import CellMeans
 from popresume.causal.scm import coverage_study
 from popresume.plots.causal import coverage_figure, plot_effects_with_truth
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 scm = make_scm(scm_kind)
 roles = dict(x="x", x0="x0", x1="x1", z=["z"], b=["b"], r=["r"], y="y")

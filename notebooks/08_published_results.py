@@ -52,7 +52,7 @@ from popresume.causal import case_counts, classify_cases
 from popresume.causal.cases import CASE_TITLES, normalize_label
 from popresume.paths import data_path
 from popresume.plots.causal import plot_figure4
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.schema import NOT_CARDED_PUBLISHED, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for
 

@@ -70,7 +70,7 @@ from popresume.plots import correspondence as correspondence_plots
 from popresume.correspondence.design import BM_ROLES, first_name_as_r_error
 from popresume.correspondence.render import SURNAME, render_all
 from popresume.paths import data_path
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.schema import NOT_CARDED_HUMANS, VERDICT_COLUMN
 from popresume.screeners.validity import read_card, shipped_card, verdict_sentence
 

@@ -70,7 +70,7 @@ from IPython.display import display
 
 from popresume.book import chapter_setup
 from popresume.ll144 import FOUR_FIFTHS
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.ranking import bloomberg as bb
 from popresume.plots import ranking as plots
 from popresume.ranking import chance, parse, rates, report, screening

@@ -70,7 +70,7 @@ from popresume.decisions.schema import NOT_CARDED, OURS
 from popresume.decisions.sources import record
 from popresume.schema import VERDICT_COLUMN
 from popresume.plots import decisions as decisions_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.ranking.bloomberg import caption
 from popresume.screeners.validity import shipped_card, verdict_sentence
 

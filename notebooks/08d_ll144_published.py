@@ -74,7 +74,7 @@ from popresume.decisions.schema import NOT_CARDED
 from popresume.ll144 import PUBLISHED_STATUSES, STATUS_MEANING
 from popresume.multiplicity import benjamini_hochberg, holm
 from popresume.plots import decisions as decisions_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.ranking.bloomberg import caption
 from popresume.schema import VERDICT_COLUMN
 

@@ -58,7 +58,7 @@ from popresume.audit.grid import read_results, run_audit
 from popresume.causal import case_counts
 from popresume.paths import data_path
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.schema import VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for, card_summary
 

@@ -64,7 +64,7 @@ import pandas as pd
 from popresume.audit.report_run import ReportRequest, load_population, run_report, write_report
 from popresume.grouping import add_groups
 from popresume.plots.audit import effects_by_attribute, ll144_figure
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.schema import VERDICT_COLUMN
 
 folder = Path(tempfile.mkdtemp(prefix="audit-report-"))

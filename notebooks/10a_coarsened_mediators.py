@@ -59,7 +59,7 @@ from popresume.causal import default_roles
 from popresume.grouping import add_groups
 from popresume.paths import data_path
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.population import generate_population
 from popresume.schema import NOT_CARDED_NO_CARD, OCCUPATION_LABELS, VERDICT_COLUMN
 from popresume.screeners.validity import attach_validity, card_for

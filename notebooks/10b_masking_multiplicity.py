@@ -42,7 +42,7 @@ from popresume.audit import summaries
 from popresume.audit.chapters import grid_chapter
 from popresume.book import chapter_setup
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled, labelled_by_column
+from popresume.tables import labelled, labelled_by_column
 
 published = audit_metrics.published_table()
 chapter_setup()

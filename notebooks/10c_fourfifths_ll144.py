@@ -49,7 +49,7 @@ from popresume.audit.chapters import grid_chapter
 from popresume.book import chapter_setup
 from popresume.audit.grid import outcome_table
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled, labelled_by_column
+from popresume.tables import labelled, labelled_by_column
 from popresume.schema import OCCUPATION_LABELS
 
 chapter_setup()

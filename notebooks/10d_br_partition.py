@@ -52,7 +52,7 @@ from popresume.audit.chapters import grid_chapter
 from popresume.book import chapter_setup
 from popresume.causal import compare_partitions, default_roles
 from popresume.plots import audit as audit_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 from popresume.schema import OCCUPATION_LABELS
 
 chapter_setup()

@@ -57,7 +57,7 @@ from popresume.leakage.embedding_backend import EmbeddingJudge
 from popresume.leakage.tasks import ReplyCache, get_judge, run_task, task_items
 from popresume.paths import cache_path
 from popresume.plots import leakage as leakage_plots
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 chapter_setup(width=120, max_columns=20)
 t_start = time.perf_counter()

@@ -64,7 +64,7 @@ from popresume.coverage import read_results, shown
 from popresume.coverage.causal import (records_csv, replication_checks, shown_causal, spread_table, unique_replications,
                                        withholding_summary)
 from popresume.coverage.intervals import wilson_column
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 results = read_results(csv or None)
 table = shown(results[results["family"] != "causal"])  # the causal rows have their own display below

@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from popresume.paths import REPO_ROOT as _REPO_ROOT
-from popresume.plots.tables import column_label
+from popresume.tables import column_label
 
 bs4 = pytest.importorskip("bs4")
 Image = pytest.importorskip("PIL.Image")
@@ -917,7 +917,7 @@ def test_the_checks_catch_the_issues_examples_on_a_built_page(tmp_path):
 # each estimate and its interval shared one line): eight columns of intervals, a model id
 WIDE_HELPER_TABLE = """
 import pandas as pd
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 effects = {k: [f"{v:.3f} [{v - 1.2:.3f}, {v + 0.8:.3f}]*" for v in (2.337, -10.41, 0.05)]
            for k in ("TE", "NDE", "NIE", "BIE", "RIE", "TV", "ctf-DE", "ctf-IE")}
@@ -934,7 +934,7 @@ def test_book_settings_typeset_names_in_text_and_wrap_long_outputs(tmp_path):
     """The book's own _config.yml and _static/ on a one-page book: ``\\text{edu_level}``
     typesets as written, with no error, a long printed line wraps inside the column
     (popresume.css) instead of scrolling out of sight, and a table of effects too wide for the
-    column comes out of the helper (:func:`popresume.plots.tables.labelled`) in parts that fit,
+    column comes out of the helper (:func:`popresume.tables.labelled`) in parts that fit,
     with no number or model id broken, at 1280 and at 900 px."""
     chromium()
     html = _one_page_book(tmp_path / "book", (
@@ -1192,7 +1192,7 @@ def float_formatted_counts(page) -> list[str]:
 
 def tables_not_from_the_helper(page) -> list[str]:
     """Output tables printed as pandas' own HTML (a bare DataFrame or Styler) instead of
-    through :func:`popresume.plots.tables.labelled` (whose tables sit in a ``pr-table-`` box)."""
+    through :func:`popresume.tables.labelled` (whose tables sit in a ``pr-table-`` box)."""
     bad = []
     for table in _output_tables(page):
         boxed = table.find_parent(id=re.compile(r"^pr-table-"))
@@ -1205,7 +1205,7 @@ def test_table_checkers_detect_labels_counts_and_bare_frames():
     """Each static check finds its planted defect in pandas' HTML and none in the helper's."""
     import pandas as pd
 
-    from popresume.plots.tables import labelled
+    from popresume.tables import labelled
 
     frame = pd.DataFrame({"ci_low": [0.1, 0.2], "n_placebo": [16.0, 12.0], "estimate": [3.0, 4.0]})
     bare = bs4.BeautifulSoup(f'<div class="cell_output">{frame.to_html()}{frame.style.to_html()}</div>', "html.parser")
@@ -1240,7 +1240,7 @@ def test_measuring_script_detects_broken_headers_and_tall_tables(tmp_path):
     the same content are not."""
     import pandas as pd
 
-    from popresume.plots.tables import labelled
+    from popresume.tables import labelled
 
     chromium()
     long_rows = pd.DataFrame({"attribute": [f"row {i}" for i in range(120)], "TE": range(120)})

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from popresume.plots.tables import labelled
+from popresume.tables import labelled
 
 
 def test_labelled_tables_carry_their_source_and_round():
@@ -39,7 +39,7 @@ def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():
     """A browser breaks lines after '-' and '/': a table cell keeps each such word (and each
     word with a digit) on one line, as one text node, escapes the rest and writes floats and
     missing values as the numeric columns are written."""
-    from popresume.plots.tables import whole_tokens
+    from popresume.tables import whole_tokens
 
     nobr = '<span style="white-space: nowrap">{}</span>'
     assert whole_tokens("0.93-0.97") == nobr.format("0.93-0.97")
@@ -61,7 +61,7 @@ def test_numbers_ranges_and_names_are_kept_whole_while_text_wraps():
 
 
 def test_a_constant_source_column_becomes_the_caption():
-    from popresume.plots.tables import labelled_by_column
+    from popresume.tables import labelled_by_column
 
     t = pd.DataFrame({"source": ["ours, embedding", "ours, embedding"], "NDE": [0.1, 0.2]})
     one = labelled_by_column(t, note="Holm")
@@ -81,7 +81,7 @@ def _cells(html: str, tag: str = "td") -> list[str]:
 
 
 def test_labels_are_words_and_an_estimate_shares_a_cell_with_its_interval():
-    from popresume.plots.tables import column_label
+    from popresume.tables import column_label
 
     assert column_label("ci_low") == "95% CI low" and column_label("p_holm") == "p (Holm)"
     assert column_label("n_placebo") == "placebos (n)" and column_label("n_refusals") == "refusals (n)"
@@ -191,7 +191,7 @@ def test_an_estimate_sits_above_its_interval_each_line_whole():
 
 
 def test_min_width_reads_where_a_line_may_break():
-    from popresume.plots.tables import min_width, two_lines, whole_tokens
+    from popresume.tables import min_width, two_lines, whole_tokens
 
     assert min_width("aaaa bb") == pytest.approx(4 * 0.54)  # breaks at the space
     assert min_width(whole_tokens("all-MiniLM-L6-v2 x")) > min_width("all MiniLM") > 0
@@ -208,7 +208,7 @@ def test_a_table_wider_than_the_page_is_split_and_keeps_every_number():
     helper's; a table that fits is one table, in the page's type."""
     import bs4
 
-    from popresume.plots.tables import COMPACT_FONT, PAGE_WIDTH
+    from popresume.tables import COMPACT_FONT, PAGE_WIDTH
 
     effects = {f"{k} {i}": [f"{v:.3f} [{v - 1:.3f}, {v + 1:.3f}]" for v in (0.25 * i + 0.1, -0.5 * i - 0.1, 0.3)]
                for i in range(4) for k in ("TE", "NDE", "NIE", "BIE", "RIE")}
@@ -243,7 +243,7 @@ def test_the_source_note_keeps_a_model_name_whole():
 
 
 def test_a_minus_sign_in_text_is_a_real_one_and_hyphens_in_names_stay():
-    from popresume.plots.tables import whole_tokens
+    from popresume.tables import whole_tokens
 
     assert whole_tokens("-0.255") == '<span style="white-space: nowrap">\u22120.255</span>'
     assert whole_tokens(-0.5, 2) == '<span style="white-space: nowrap">\u22120.50</span>'
@@ -268,7 +268,7 @@ def test_flags_read_yes_or_no_small_p_values_are_bounded_and_a_column_of_counts_
 def test_an_audit_tables_effect_columns_read_as_words_and_merge():
     """The audit results name an effect's columns NDE_estimate, NDE_ci_low, NDE_true: the
     estimate and its bounds are one cell under "NDE [95% CI]", the truth "NDE true"."""
-    from popresume.plots.tables import column_label
+    from popresume.tables import column_label
 
     assert column_label("NDE_estimate") == "NDE" and column_label("RIE_ci_high") == "RIE 95% CI high"
     assert column_label("TE_true") == "TE true" and column_label("ctf_de") == "ctf de"

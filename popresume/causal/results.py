@@ -30,6 +30,7 @@ from scipy.stats import norm
 
 from popresume.multiplicity import adjust_p
 from popresume.schema import PSE_NAMES
+from popresume.tables import labelled
 
 from .effects import CI_STATS, significant, wide_row
 from .functional import PSI_LABELS, PSI_NAMES, effects_from_psi
@@ -364,10 +365,8 @@ class PSEResult:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        """The compact table through the book's table helper (:func:`popresume.plots.tables.labelled`):
+        """The compact table through the book's table helper (:func:`popresume.tables.labelled`):
         each estimate above its interval, or alone where the effect is not estimable, with why."""
-        from popresume.plots.tables import labelled  # plots is a layer above causal (DESIGN §1): read when shown
-
         rows = self._display_rows()
         level = f"{self.level:.0%} CI"
         table = pd.DataFrame({

@@ -47,7 +47,7 @@ OURS = "ours, from Bloomberg's recorded replies"
 
 
 def caption(label: str) -> str:
-    """A source label in the book's caption form (:func:`popresume.plots.tables.labelled`:
+    """A source label in the book's caption form (:func:`popresume.tables.labelled`:
     "ours: ..." / "published: ..."): "published (Bloomberg 2024)" → "published: Bloomberg 2024",
     "ours, screener X" → "ours: screener X"; labels already in that form are returned as they are."""
     for word in ("published", "ours"):

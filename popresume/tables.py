@@ -354,7 +354,7 @@ class LabelledTable:
     def _build(self, prep: dict, columns: list[str], table_id: str, *, compact: bool = False):
         """One ``great_tables.GT`` of ``columns`` (with the rows' names), the notes and the source
         under it; in :data:`COMPACT_FONT` with tighter cells when ``compact``."""
-        great_tables = require("great_tables", "a table's HTML (popresume.plots.tables.labelled)")
+        great_tables = require("great_tables", "a table's HTML (popresume.tables.labelled)")
         GT, raw = great_tables.GT, great_tables.html
         stub, group, labels = prep["stub"], prep["group"], prep["labels"]
         keep = [c for c in prep["shown"].columns if c in columns or c in (stub, group)]
