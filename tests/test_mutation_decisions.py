@@ -1,0 +1,131 @@
+"""The numbers of ``popresume.decisions.analyses`` checked against values computed here, for
+the mutants ``scripts/mutation.py decisions.analyses`` found alive (issue 38).
+
+The group effect is the within-cell OLS slope of the outcome on the group indicator with a
+name-clustered t interval; here it is recomputed from its formula with NumPy (the cell means
+removed by hand, the sandwich summed by hand, SciPy's t quantile), on a design where leaving
+out the cell fixed effects, flipping the indicator or using the wrong family would move it.
+The drift difference is checked against statsmodels' OLS with explicit cell dummies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from popresume.decisions import analyses
+from popresume.decisions.schema import COLUMNS
+
+
+def _table(rows: pd.DataFrame) -> pd.DataFrame:
+    for c in COLUMNS:
+        if c not in rows.columns:
+            rows[c] = "name" if c == "signal" else np.nan
+    return rows
+
+
+def _unbalanced(source="derbyshire", model="m", seed=0, races=("White", "Black"), n_names=5):
+    """Names of each race and sex scored in résumé × job cells; Black names sit mostly in the
+    cells with high outcomes (so dropping the cell fixed effects changes the estimate) and
+    score 2 points lower than White names within a cell; women 1 point lower."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for race in races:
+        for sex in ("male", "female"):
+            for k in range(n_names):
+                name = f"{race}{sex}{k}"
+                own = rng.normal(0, 0.7)
+                for c in range(6):
+                    if race == "Black" and c < 3 and rng.random() < 0.8:
+                        continue  # Black names are seldom in the low cells 0-2
+                    y = 40 + 10 * c + own - 2.0 * (race == "Black") - 1.0 * (sex == "female") + rng.normal(0, 1)
+                    rows.append({"source": source, "model": model, "item": f"resume{c}", "job": f"job{c % 2}",
+                                 "run": 0, "name": name, "race": race, "sex": sex, "outcome": y})
+    return _table(pd.DataFrame(rows))
+
+
+def _within_cluster_t(y, x, cells, clusters, level=0.95):
+    """Slope of y on x after removing cell means, the clustered sandwich with the small-sample
+    factor G/(G-1)·(N-1)/(N-K), K = 1 regressor, and a t on G - 1 df: estimate, ci_low, ci_high, p."""
+    y = np.asarray(y, float).copy()
+    x = np.asarray(x, float).copy()
+    for c in np.unique(cells):
+        k = cells == c
+        y[k] -= y[k].mean()
+        x[k] -= x[k].mean()
+    b = (x @ y) / (x @ x)
+    u = y - b * x
+    groups = np.unique(clusters)
+    meat = sum((x[clusters == g] @ u[clusters == g]) ** 2 for g in groups)
+    n, G = len(y), len(groups)
+    se = np.sqrt(G / (G - 1) * (n - 1) / (n - 1) * meat) / (x @ x)  # (N-1)/(N-K) = 1
+    q = stats.t.ppf(0.5 + level / 2, G - 1)
+    return b, b - q * se, b + q * se, 2 * stats.t.sf(abs(b / se), G - 1)
+
+
+def test_group_effect_is_the_within_cell_slope_with_a_name_clustered_t():
+    df = _unbalanced()
+    g = analyses.group_effects(df, jackknife=False)
+    cells = (df["item"] + "|" + df["job"] + "|" + df["run"].astype(str)).to_numpy()
+    for attribute, group, ref in (("race", "Black", "White"), ("sex", "female", "male")):
+        row = g[(g["attribute"] == attribute) & (g["group"] == group)].iloc[0]
+        assert row["reference"] == ref
+        d = df[attribute].isin([ref, group]).to_numpy()
+        want = _within_cluster_t(df["outcome"][d], (df[attribute][d] == group).astype(float), cells[d],
+                                 df["name"].to_numpy()[d])
+        np.testing.assert_allclose(row[["estimate", "ci_low", "ci_high", "p"]].to_numpy(float), want, rtol=1e-9)
+    black = g[g["group"] == "Black"].iloc[0]
+    # the truth is -2; without the cell fixed effects the Black names' high cells would hide it
+    assert -3 < black["estimate"] < -1
+    assert df.groupby(df["race"] == "Black")["outcome"].mean().diff().iloc[-1] > 0
+
+
+def test_group_effects_skip_an_attribute_without_a_reference_but_not_the_next():
+    df = _unbalanced(races=("Black", "Asian"))  # no reference race group in the table
+    g = analyses.group_effects(df, jackknife=False)
+    assert set(g["attribute"]) == {"sex"} and list(g["group"]) == ["female"]
+
+
+def test_group_effects_list_models_in_sorted_order_and_name_them():
+    df = pd.concat([_unbalanced(model="zeta", seed=1), _unbalanced(model="alpha", seed=2)], ignore_index=True)
+    g = analyses.group_effects(df, jackknife=False)
+    assert list(dict.fromkeys(g["model"])) == ["alpha", "zeta"]
+
+
+def test_variant_effects_carry_their_model():
+    rng = np.random.default_rng(4)
+    rows = []
+    for model in ("slot_a", "slot_b"):
+        for job in range(6):
+            for variant, signal, shift in (("base", "baseline", 0.0), ("Jamal", "firstName", -3.0)):
+                for rep in range(3):
+                    rows.append({"source": "recinq", "model": model, "job": f"j{job}", "variant": variant,
+                                 "signal": signal, "outcome": 60 + job + shift + rng.normal(0, 1)})
+    g = analyses.group_effects(_table(pd.DataFrame(rows)))
+    assert list(g["model"]) == ["slot_a", "slot_b"] and set(g["group"]) == {"Jamal"}
+    assert (g["estimate"] < -2).all()
+
+
+def test_drift_difference_matches_statsmodels_with_cell_model_dummies():
+    """_interaction: the coefficient of term × later in outcome ~ term + term × later + cell × model
+    dummies, as statsmodels' OLS with the dummies written out (point estimate)."""
+    import statsmodels.formula.api as smf
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for model, gap in (("early", -1.0), ("late", -4.0)):
+        for k in range(12):
+            g = float(k % 2)
+            for c in range(5):
+                rows.append({"model": model, "name": f"n{k}", "cell": f"c{c}", "g": g,
+                             "outcome": 50 + 6 * c + gap * g + rng.normal(0, 1) + 3 * (model == "late")})
+    d = pd.DataFrame(rows)
+    d["later"] = (d["model"] == "late").astype(float)
+    dd = d.assign(inter=d["g"] * d["later"], mc=d["cell"] + "|" + d["model"])
+    got = analyses._interaction(dd, "g", "inter", "mc", "name", 0.95)
+    fit = smf.ols("outcome ~ g + inter + C(mc)", data=dd).fit()
+    assert got["estimate"] == pytest.approx(fit.params["inter"], rel=1e-9)
+    assert got["estimate"] == pytest.approx(-3.0, abs=0.8)
+    assert got["ci_low"] < got["estimate"] < got["ci_high"] and 0 < got["p"] < 0.05
