@@ -65,21 +65,46 @@ def _within_cluster_t(y, x, cells, clusters, level=0.95):
     return b, b - q * se, b + q * se, 2 * stats.t.sf(abs(b / se), G - 1)
 
 
-def test_group_effect_is_the_within_cell_slope_with_a_name_clustered_t():
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_group_effect_is_the_within_cell_slope_with_a_name_clustered_t(level):
     df = _unbalanced()
-    g = analyses.group_effects(df, jackknife=False)
+    g = analyses.group_effects(df, jackknife=False, level=level)
     cells = (df["item"] + "|" + df["job"] + "|" + df["run"].astype(str)).to_numpy()
     for attribute, group, ref in (("race", "Black", "White"), ("sex", "female", "male")):
         row = g[(g["attribute"] == attribute) & (g["group"] == group)].iloc[0]
-        assert row["reference"] == ref
+        assert row["reference"] == ref and row["n_names"] == 10  # the group's names: 5 of each other attribute
         d = df[attribute].isin([ref, group]).to_numpy()
         want = _within_cluster_t(df["outcome"][d], (df[attribute][d] == group).astype(float), cells[d],
-                                 df["name"].to_numpy()[d])
+                                 df["name"].to_numpy()[d], level=level)
         np.testing.assert_allclose(row[["estimate", "ci_low", "ci_high", "p"]].to_numpy(float), want, rtol=1e-9)
     black = g[g["group"] == "Black"].iloc[0]
     # the truth is -2; without the cell fixed effects the Black names' high cells would hide it
     assert -3 < black["estimate"] < -1
     assert df.groupby(df["race"] == "Black")["outcome"].mean().diff().iloc[-1] > 0
+
+
+def test_an_effect_carried_by_one_name_is_flagged_by_default():
+    """Six Black names, one 2 points lower and five about 0.2 lower, against eight White names:
+    the interval excludes 0, and without one of the Black names it includes 0 (checked here
+    with the formula above), so the default call flags it and names that name."""
+    rng = np.random.default_rng(0)
+    people = [("White", f"W{k}", rng.normal(0, 0.3)) for k in range(8)]
+    people += [("Black", f"B{k}", e) for k, e in enumerate([-2, -0.3, -0.1, -0.2, -0.3, -0.2])]
+    rows = [{"source": "derbyshire", "model": "m", "item": f"resume{c}", "job": "j", "run": 0, "name": name,
+             "race": race, "sex": "male", "outcome": 50 + c + e + rng.normal(0, 0.3)}
+            for race, name, e in people for c in range(8)]
+    df = _table(pd.DataFrame(rows))
+    row = analyses.group_effects(df).iloc[0]
+    assert row["n_names"] == 6 and row["carried_by_one_name"]
+    dropped = row["note"].removeprefix("without ").removesuffix(" the interval includes 0")
+    assert dropped.startswith("B")
+    full = _within_cluster_t(df["outcome"], df["race"].eq("Black"), df["item"].to_numpy(), df["name"].to_numpy())
+    assert full[2] < 0
+    k = (df["name"] != dropped).to_numpy()
+    without = _within_cluster_t(df["outcome"][k], df["race"][k].eq("Black"), df["item"].to_numpy()[k],
+                                df["name"].to_numpy()[k])
+    assert without[1] <= 0 <= without[2]
+    assert not analyses.group_effects(df, jackknife=False).iloc[0]["carried_by_one_name"]
 
 
 def test_group_effects_skip_an_attribute_without_a_reference_but_not_the_next():
