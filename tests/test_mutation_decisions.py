@@ -83,17 +83,21 @@ def test_group_effect_is_the_within_cell_slope_with_a_name_clustered_t(level):
     assert df.groupby(df["race"] == "Black")["outcome"].mean().diff().iloc[-1] > 0
 
 
-def test_an_effect_carried_by_one_name_is_flagged_by_default():
-    """Six Black names, one 2 points lower and five about 0.2 lower, against eight White names:
-    the interval excludes 0, and without one of the Black names it includes 0 (checked here
-    with the formula above), so the default call flags it and names that name."""
+def _carried_by_one():
+    """Six Black names, one 2 points lower and five about 0.2 lower, against eight White names."""
     rng = np.random.default_rng(0)
     people = [("White", f"W{k}", rng.normal(0, 0.3)) for k in range(8)]
     people += [("Black", f"B{k}", e) for k, e in enumerate([-2, -0.3, -0.1, -0.2, -0.3, -0.2])]
     rows = [{"source": "derbyshire", "model": "m", "item": f"resume{c}", "job": "j", "run": 0, "name": name,
              "race": race, "sex": "male", "outcome": 50 + c + e + rng.normal(0, 0.3)}
             for race, name, e in people for c in range(8)]
-    df = _table(pd.DataFrame(rows))
+    return _table(pd.DataFrame(rows))
+
+
+def test_an_effect_carried_by_one_name_is_flagged_by_default():
+    """The interval excludes 0, and without one of the Black names it includes 0 (checked here
+    with the formula above), so the default call flags it and names that name."""
+    df = _carried_by_one()
     row = analyses.group_effects(df).iloc[0]
     assert row["n_names"] == 6 and row["carried_by_one_name"]
     dropped = row["note"].removeprefix("without ").removesuffix(" the interval includes 0")
@@ -105,6 +109,14 @@ def test_an_effect_carried_by_one_name_is_flagged_by_default():
                                 df["name"].to_numpy()[k])
     assert without[1] <= 0 <= without[2]
     assert not analyses.group_effects(df, jackknife=False).iloc[0]["carried_by_one_name"]
+
+
+def test_the_jackknife_runs_for_groups_of_at_most_the_limit(monkeypatch):
+    df = _carried_by_one()  # 6 names in the group
+    monkeypatch.setattr(analyses, "JACKKNIFE_MAX_NAMES", 6)
+    assert analyses.group_effects(df).iloc[0]["carried_by_one_name"]
+    monkeypatch.setattr(analyses, "JACKKNIFE_MAX_NAMES", 5)
+    assert not analyses.group_effects(df).iloc[0]["carried_by_one_name"]
 
 
 def test_group_effects_skip_an_attribute_without_a_reference_but_not_the_next():
