@@ -166,3 +166,43 @@ def test_drift_difference_matches_statsmodels_with_cell_model_dummies():
     assert got["estimate"] == pytest.approx(fit.params["inter"], rel=1e-9)
     assert got["estimate"] == pytest.approx(-3.0, abs=0.8)
     assert got["ci_low"] < got["estimate"] < got["ci_high"] and 0 < got["p"] < 0.05
+
+
+def _quality_drift(weak_items=("i4", "i5"), seed=6):
+    """Derbyshire-like quality contrast under two models: ``strong`` is constant within each
+    résumé (the cluster), 4 strong résumés and the ``weak_items``, scored for 3 jobs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model in ("early", "late"):
+        for item in ("i0", "i1", "i2", "i3", *weak_items):
+            strong = float(item not in weak_items)
+            for job in range(3):
+                rows.append({"model": model, "item": item, "job": f"j{job}", "strong": strong,
+                             "outcome": 50 + 2 * job + 3 * strong + 2 * strong * (model == "late")
+                             + rng.normal(0, 1)})
+    d = pd.DataFrame(rows)
+    d["later"] = (d["model"] == "late").astype(float)
+    return d.assign(inter=d["strong"] * d["later"], mc=d["job"] + "|" + d["model"])
+
+
+def test_interaction_p_and_the_arm_degrees_of_freedom():
+    """The p-value is the interaction's (t on G - 1 = 5 df, from the interval's own SE); with
+    ``arm_df`` and a term constant within résumés, the t has min(G1, G0) - 1 = min(4, 2) - 1 = 1 df."""
+    dd = _quality_drift()
+    base = analyses._interaction(dd, "strong", "inter", "mc", "item", 0.95)
+    se = (base["ci_high"] - base["ci_low"]) / (2 * stats.t.ppf(0.975, 5))
+    assert base["p"] == pytest.approx(2 * stats.t.sf(abs(base["estimate"]) / se, 5), rel=1e-9)
+    arm = analyses._interaction(dd, "strong", "inter", "mc", "item", 0.95, arm_df=True)
+    assert arm["estimate"] == base["estimate"]
+    half = stats.t.ppf(0.975, 1) * se
+    assert (arm["ci_low"], arm["ci_high"]) == pytest.approx((arm["estimate"] - half, arm["estimate"] + half),
+                                                            rel=1e-9)
+    assert arm["p"] == pytest.approx(2 * stats.t.sf(abs(arm["estimate"]) / se, 1), rel=1e-9)
+
+
+def test_interaction_with_one_cluster_in_an_arm_has_no_interval():
+    arm = analyses._interaction(_quality_drift(weak_items=("i4",)), "strong", "inter", "mc", "item", 0.95,
+                                arm_df=True)
+    assert np.isfinite(arm["estimate"])
+    assert np.isnan(arm["ci_low"]) and np.isnan(arm["ci_high"]) and np.isnan(arm["p"])
+    assert set(arm) == {"estimate", "ci_low", "ci_high", "p"}
