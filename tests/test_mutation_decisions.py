@@ -83,13 +83,14 @@ def test_group_effect_is_the_within_cell_slope_with_a_name_clustered_t(level):
     assert df.groupby(df["race"] == "Black")["outcome"].mean().diff().iloc[-1] > 0
 
 
-def _carried_by_one():
-    """Six Black names, one 2 points lower and five about 0.2 lower, against eight White names."""
+def _carried_by_one(black=(-2, -0.3, -0.1, -0.2, -0.3, -0.2), sign=1.0):
+    """Six Black names, one 2 points lower and five about 0.2 lower, against eight White names;
+    ``sign=-1`` mirrors every name's deviation (the same table with the effect above 0)."""
     rng = np.random.default_rng(0)
     people = [("White", f"W{k}", rng.normal(0, 0.3)) for k in range(8)]
-    people += [("Black", f"B{k}", e) for k, e in enumerate([-2, -0.3, -0.1, -0.2, -0.3, -0.2])]
+    people += [("Black", f"B{k}", e) for k, e in enumerate(black)]
     rows = [{"source": "derbyshire", "model": "m", "item": f"resume{c}", "job": "j", "run": 0, "name": name,
-             "race": race, "sex": "male", "outcome": 50 + c + e + rng.normal(0, 0.3)}
+             "race": race, "sex": "male", "outcome": 50 + c + sign * (e + rng.normal(0, 0.3))}
             for race, name, e in people for c in range(8)]
     return _table(pd.DataFrame(rows))
 
@@ -109,6 +110,27 @@ def test_an_effect_carried_by_one_name_is_flagged_by_default():
                                 df["name"].to_numpy()[k])
     assert without[1] <= 0 <= without[2]
     assert not analyses.group_effects(df, jackknife=False).iloc[0]["carried_by_one_name"]
+
+
+def test_a_positive_effect_is_checked_and_a_null_one_is_not():
+    """The jackknife looks at an interval above 0 too, and never at one that includes 0."""
+    up = analyses.group_effects(_carried_by_one(sign=-1.0)).iloc[0]
+    assert 0 < up["ci_low"] < 1 and up["carried_by_one_name"]
+    null = analyses.group_effects(_carried_by_one(black=(0.1, -0.1, 0.0, 0.05, -0.05, 0.0))).iloc[0]
+    assert null["ci_low"] < 0 < null["ci_high"] < 1 and not null["carried_by_one_name"]
+
+
+def test_group_effects_with_no_reference_group_return_the_empty_table():
+    df = _unbalanced(races=("Black", "Asian"))
+    df = df[df["sex"] == "female"]
+    g = analyses.group_effects(df)
+    assert g.empty and list(g.columns) == analyses.GROUP_COLUMNS + ["p_bh", "n", "n_names", "n_clusters", "note",
+                                                                   "carried_by_one_name"]
+
+
+def test_adjusted_p_values_are_float_columns():
+    g = analyses.group_effects(_unbalanced(), jackknife=False)
+    assert g["p_holm"].dtype == np.float64 and g["p_bh"].dtype == np.float64
 
 
 def test_the_jackknife_runs_for_groups_of_at_most_the_limit(monkeypatch):
