@@ -133,6 +133,16 @@ def test_adjusted_p_values_are_float_columns():
     assert g["p_holm"].dtype == np.float64 and g["p_bh"].dtype == np.float64
 
 
+def test_the_jackknife_uses_the_level_asked_for():
+    """The Black names left out of résumés 0 and 1: at 95% dropping one name makes the interval
+    include 0; at 90% (the level asked for, also in the jackknife) no name does."""
+    df = _carried_by_one()
+    df = df[~(df["name"].str.startswith("B") & df["item"].isin(["resume0", "resume1"]))]
+    assert analyses.group_effects(df).iloc[0]["carried_by_one_name"]
+    at90 = analyses.group_effects(df, level=0.9).iloc[0]
+    assert at90["ci_high"] < 0 and not at90["carried_by_one_name"]
+
+
 def test_the_jackknife_runs_for_groups_of_at_most_the_limit(monkeypatch):
     df = _carried_by_one()  # 6 names in the group
     monkeypatch.setattr(analyses, "JACKKNIFE_MAX_NAMES", 6)
