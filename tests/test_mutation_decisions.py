@@ -141,6 +141,12 @@ def test_the_jackknife_uses_the_level_asked_for():
     assert analyses.group_effects(df).iloc[0]["carried_by_one_name"]
     at90 = analyses.group_effects(df, level=0.9).iloc[0]
     assert at90["ci_high"] < 0 and not at90["carried_by_one_name"]
+    # résumés 2 points apart instead of 1: within cells nothing changes, so neither does the
+    # flag (a jackknife without the cell fixed effects would see the Black names' missing
+    # low résumés and lose it)
+    steeper = df.assign(outcome=df["outcome"] + df["item"].str[-1].astype(int))
+    row = analyses.group_effects(steeper).iloc[0]
+    assert row["carried_by_one_name"] and row["note"] == analyses.group_effects(df).iloc[0]["note"]
 
 
 def test_the_jackknife_runs_for_groups_of_at_most_the_limit(monkeypatch):
