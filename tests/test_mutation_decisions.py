@@ -244,3 +244,16 @@ def test_interaction_with_one_cluster_in_an_arm_has_no_interval():
     assert np.isfinite(arm["estimate"])
     assert np.isnan(arm["ci_low"]) and np.isnan(arm["ci_high"]) and np.isnan(arm["p"])
     assert set(arm) == {"estimate", "ci_low", "ci_high", "p"}
+
+
+@pytest.mark.parametrize("case", ["constant term", "constant within cells"])
+def test_clustered_effect_without_variation_returns_every_field_as_missing(case):
+    df = pd.DataFrame({"outcome": [1.0, 2.0, 3.0, 4.0], "t": [1.0, 1.0, 1.0, 1.0], "cell": ["a", "a", "b", "b"],
+                       "name": ["n1", "n2", "n3", "n4"]})
+    if case == "constant within cells":
+        df["t"] = [0.0, 0.0, 1.0, 1.0]
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name")
+    assert set(r) == {"estimate", "ci_low", "ci_high", "p", "se", "n", "n_clusters", "reason"}
+    assert all(np.isnan(r[k]) for k in ("estimate", "ci_low", "ci_high", "p", "se"))
+    assert (r["n"], r["n_clusters"]) == (4, 4)
+    assert r["reason"] == ("no variation in t" if case == "constant term" else "no variation in t within cells")
