@@ -257,3 +257,16 @@ def test_clustered_effect_without_variation_returns_every_field_as_missing(case)
     assert all(np.isnan(r[k]) for k in ("estimate", "ci_low", "ci_high", "p", "se"))
     assert (r["n"], r["n_clusters"]) == (4, 4)
     assert r["reason"] == ("no variation in t" if case == "constant term" else "no variation in t within cells")
+
+
+def test_clustered_effect_needs_two_clusters_and_says_so_with_one():
+    df = pd.DataFrame({"outcome": [1.0, 3.2, 1.1, 3.0, 2.0, 4.3], "t": [0.0, 1.0] * 3,
+                       "cell": ["a", "a", "b", "b", "c", "c"], "name": ["n1"] * 3 + ["n2"] * 3})
+    two = analyses.clustered_effect(df, "t", cells="cell", cluster="name")
+    assert two["n_clusters"] == 2 and two["reason"] == "" and two["ci_low"] < two["estimate"] < two["ci_high"]
+    cells = df["cell"].to_numpy()
+    want = _within_cluster_t(df["outcome"], df["t"], cells, df["name"].to_numpy())
+    np.testing.assert_allclose([two["estimate"], two["ci_low"], two["ci_high"], two["p"]], want, rtol=1e-9)
+    one = analyses.clustered_effect(df.assign(name="n1"), "t", cells="cell", cluster="name")
+    assert one["reason"] == "one name: no clustered interval" and np.isfinite(one["estimate"])
+    assert np.isnan(one["ci_low"]) and np.isnan(one["p"])
