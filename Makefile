@@ -93,6 +93,9 @@ test-fast: setup
 # whole default set (8 modules, 4,577 mutants) end to end with --jobs 2 in 14.6 min wall and
 # 18.8 CPU-min (user+sys), on the 2-core machine while a helper ran tests beside it; on 2 idle
 # cores it is under 15 min, well inside the hour. Any subset: MODULES="a b"
+# 2026-12-05: decisions.analyses' group_effects, _interaction, _reference and 160 of
+# clustered_effect's mutants (515) took 41 min wall with --no-harness --jobs 1 at nice 19 on the
+# shared 2-core machine (load 12-16); a shipped-data test of 19 s judges each group_effects mutant.
 # (scripts/mutation.py --list names them)
 mutation: setup
 	$(PY) scripts/mutation.py --survivors $(MODULES)

@@ -18,6 +18,7 @@ Usage::
     python scripts/mutation.py --list             # the module -> tests map
     python scripts/mutation.py --survivors multiplicity   # also list surviving mutants
     python scripts/mutation.py --no-harness causal.results  # without the harness subsets
+    python scripts/mutation.py --functions group_effects -- decisions.analyses  # part of a module
 
 The run is CPU-bound; ``--jobs`` sets mutmut's parallel children (default 2). Modules or test
 files that do not exist on this checkout are skipped with a note, so the map can name
@@ -70,7 +71,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str] | None]] = {
     "causal.identification": (["popresume/causal/identification.py"],
                               ["tests/test_causal_identification.py", "tests/test_coverage_causal.py"], None),
     "decisions.analyses": (["popresume/decisions/analyses.py"],
-                           ["tests/test_stat_choices.py", "tests/test_stat_families.py", "tests/test_decisions.py",
+                           ["tests/test_mutation_decisions.py", "tests/test_stat_choices.py", "tests/test_stat_families.py",
+                            "tests/test_decisions.py",
                             "tests/test_coverage_decisions.py"],
                            ["clustered_effect", "_interaction", "group_effects", "competence", "drift",
                             "_reference", "chance_below"]),
@@ -166,8 +168,14 @@ def setup_cfg(mutate: list[str], tests: list[str], test_filter: str | None = Non
             "use_git_change_detection = false\n")
 
 
-def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False) -> dict:
+def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False,
+               only: list[str] | None = None) -> dict:
     mutate, tests, functions = MODULES[name]
+    if only:
+        unknown = [f for f in only if functions is not None and f not in functions]
+        if unknown:
+            raise SystemExit(f"--functions: {unknown[0]!r} is not in {name}'s function list {functions}")
+        functions = only
     if no_harness:
         tests = [t for t in tests if not t.startswith(HARNESS)]
     mutate = [m for m in mutate if (REPO / m).exists()]
@@ -247,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folders (to `mutmut show`)")
     ap.add_argument("--json", type=Path, help="also write the per-mutant statuses here")
+    ap.add_argument("--functions", nargs="+", metavar="NAME",
+                    help="mutate only these functions of the module's list (a time-boxed run; say so beside its figures)")
     ap.add_argument("--no-harness", action="store_true",
                     help="leave out the harness subsets (tests/test_coverage_*.py): a quicker, stricter run")
     args = ap.parse_args(argv)
@@ -261,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in args.modules or list(MODULES):
         print(f"mutating {name} ...", file=sys.stderr, flush=True)
-        results.append(run_module(name, args.jobs, args.keep, args.no_harness))
+        results.append(run_module(name, args.jobs, args.keep, args.no_harness, args.functions))
         # each module's row as soon as it is done: a run stopped midway keeps what it measured
         print(table(results[-1:], False).splitlines()[2], file=sys.stderr, flush=True)
         if args.json:
