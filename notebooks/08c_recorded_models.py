@@ -264,8 +264,8 @@ if len(scale):
 # %% [markdown]
 # **Each name against the placebos.** For every re-cinq model with placebo edits, a name's
 # effect (its mean change from the baseline over the 17 postings) is set against the seven
-# placebo effects of the same model. `placebo_p` = (1 + placebos at least as large) / 8 can
-# never fall below 1/8: seven placebos cannot single out one name at 5%. `pooled_share` sets
+# placebo effects of the same model. Its *placebo p* = (1 + placebos at least as large) / 8 can
+# never fall below 1/8: seven placebos cannot single out one name at 5%. The *pooled share* sets
 # the name against the placebo effects of every model with placebos, each in its own
 # model's placebo-SD units.
 
@@ -275,7 +275,7 @@ if len(placebo):
     placebo[VERDICT_COLUMN] = NOT_CARDED
     display(labelled(placebo.reset_index(drop=True), ours("re-cinq"), precision=3))
     print(f"name effects larger than every placebo of their model: {int(placebo['exceeds_all_placebos'].sum())} "
-          f"of {len(placebo)}; smallest possible placebo_p: {1 / 8:.3f}")
+          f"of {len(placebo)}; smallest possible placebo p: {1 / 8:.3f}")
 else:
     print("no re-cinq model with placebo edits among recinq_models")
 
