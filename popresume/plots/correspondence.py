@@ -49,8 +49,14 @@ def draw_design_graph(design: str, ax=None):
                                width=1.2 if off else 2.2, style="dashed" if off else "solid",
                                edge_color=FAINT if off else colour.get((u, v), GREY),
                                connectionstyle="arc3,rad=0.75" if (u, v) == ("X", "B") else "arc3,rad=0.0")
-    if ("Z", "R") not in cut:  # X ↔ Z: shared causes (absent when nothing but the signal varies)
-        ax.annotate("", xy=_POS["Z"], xytext=_POS["X"],
+    return _finish_graph(ax, _POS, title, shared_cause=("Z", "R") not in cut)
+
+
+def _finish_graph(ax, pos, title: str, *, shared_cause: bool = True):
+    """The dashed X ↔ Z arc (shared causes; absent when nothing but the signal varies), the
+    title and the frame every design graph shares; returns the Axes."""
+    if shared_cause:
+        ax.annotate("", xy=pos["Z"], xytext=pos["X"],
                     arrowprops=dict(arrowstyle="<|-|>", linestyle="--", color="#777777", lw=1.4,
                                     connectionstyle="arc3,rad=-0.4", shrinkA=22, shrinkB=22))
     ax.set_title(title, fontsize=9.5)
@@ -187,14 +193,7 @@ def draw_sfm(ax=None, *, title: str = "(a) Standard Fairness Model"):
     nx.draw_networkx_labels(g, _SFM_POS, ax=ax, font_size=9.5, font_weight="bold")
     nx.draw_networkx_edges(g, _SFM_POS, edgelist=_SFM_PLAIN, ax=ax, node_size=2300, arrowsize=16, width=2.2,
                            edge_color=GREY)
-    ax.annotate("", xy=_SFM_POS["Z"], xytext=_SFM_POS["X"],
-                arrowprops=dict(arrowstyle="<|-|>", linestyle="--", color="#777777", lw=1.4,
-                                connectionstyle="arc3,rad=-0.4", shrinkA=22, shrinkB=22))
-    ax.set_title(title, fontsize=9.5)
-    ax.set_xlim(-0.6, 3.6)
-    ax.set_ylim(-1.75, 1.6)
-    ax.axis("off")
-    return ax
+    return _finish_graph(ax, _SFM_POS, title)
 
 
 def plot_causal_graphs():
