@@ -250,12 +250,12 @@ class PSEEstimator:
     the mediators nearly reveal the attribute: 25% of the propensities p(x1|B,R,Z) are clipped (...), so the direct ...
     """
 
-    #: When ``fit`` warns: more than this share of some propensity clipped (the rule's own number).
+    #: ``fit`` warns when more than this share of some propensity is clipped (the rule's own number).
     clip_warn: float = MAX_CLIPPED_SHARE
     #: ... or a weight's effective sample size under this (the rule's floor) ...
     min_ess: float = MIN_ESS
-    #: ... or the smaller X group under this many rows: a weight is zero outside one group, so its
-    #: ESS cannot exceed that group's size, and a group under the ESS floor cannot meet it.
+    #: ... or when the smaller X group has fewer rows than this. A weight is zero outside one group, so
+    #: its ESS cannot exceed that group's size, and a group under the ESS floor cannot meet it.
     min_group: int = int(MIN_ESS)
 
     def __init__(self, data: pd.DataFrame | PSEData, roles: Mapping[str, Any] | None = None,
