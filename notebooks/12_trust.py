@@ -228,7 +228,7 @@ if records_path.exists():
 # job-fit interval clusters by résumé, and where job fit differs industry by industry ("job-fit
 # heterogeneity by industry") the 9 résumés hold only 3 independent units, so the interval
 # covers the effect for the résumés of those three industries, not for industries at large.
-# Chapter 08c's `calibrated` column says so row by row.
+# Chapter 08c's tables say so row by row.
 
 # %%
 others = results[results["family"] != "causal"].reset_index(drop=True)
