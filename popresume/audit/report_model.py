@@ -1136,12 +1136,6 @@ class RunInfo(Section):
         """``report.json``'s ``run``."""
         return {"subject": self.subject, "n": self.n}
 
-    @property
-    def extra(self) -> dict[str, Any]:
-        """``report.json``'s ``run`` as a dict, for callers written before the typed fields
-        (read the fields instead)."""
-        return self.fields()
-
     def to_json(self) -> dict[str, Any]:
         return {self.key: self.fields()}
 

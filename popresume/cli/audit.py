@@ -177,8 +177,8 @@ def _report(request: ReportRequest, *, report: str | None, dry_run: bool, cache_
         click.echo("dry run: nothing scored beyond the probe, nothing written")
         return
     html, js = write_report(rep, report)
-    c = rep.run.extra["counts"]
-    click.echo(f"{c['scored']:,} of {c['n']:,} résumés scored ({c['cached']:,} from the cache, {c['failed']:,} "
+    c = rep.run.counts
+    click.echo(f"{c.scored:,} of {c.n:,} résumés scored ({c.cached:,} from the cache, {c.failed:,} "
                f"failed); validity {rep.validity.verdict}; wrote {html} and {js}")
 
 
