@@ -57,7 +57,11 @@ PAIRS = (("ours-onnx-fp32", "library-fp32"), ("ours", "library-fp32"), ("ours-to
 
 def embed_path(name: str, texts: list[str], jds: list[str], threads: int) -> tuple[float, np.ndarray]:
     """Seconds to load ``name``'s model and embed ``texts`` (model load included; the one-time
-    ONNX export is done before), and each text's score against its posting in ``jds``."""
+    ONNX export is done before), and each text's score against its posting in ``jds``. Each
+    distinct posting is embedded once, after the clock stops, on both sides: the benchmark
+    times the résumés (a whole-process timer of :func:`one` still sees the few postings)."""
+    uniq = sorted(set(jds))
+    at = np.array([uniq.index(j) for j in jds])
     from popresume.screeners.embedding import EmbeddingScreener, default_model_path
 
     t = time.perf_counter()
@@ -74,14 +78,14 @@ def embed_path(name: str, texts: list[str], jds: list[str], threads: int) -> tup
             e = st.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_tensor=True)
         secs = time.perf_counter() - t
         with torch.inference_mode():
-            j = st.encode(jds, batch_size=32, normalize_embeddings=True, convert_to_tensor=True)
-        cos = (e.float() * j.float()).sum(1).numpy()
+            j = st.encode(uniq, batch_size=32, normalize_embeddings=True, convert_to_tensor=True)
+        cos = (e.float() * j.float()[at]).sum(1).numpy()
     else:
         kw = {} if name == "ours" else dict(zip(("runtime", "precision"), name.split("-")[1:]))
         scr = EmbeddingScreener(num_threads=threads, **kw)
         e = scr.embed(texts)
         secs = time.perf_counter() - t
-        cos = (e * scr.embed(jds)).sum(1)
+        cos = (e * scr.embed(uniq)[at]).sum(1)
     return secs, 100 * np.clip((cos - 0.1) / 0.7, 0, 1)
 
 
