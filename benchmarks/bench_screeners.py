@@ -135,6 +135,78 @@ def bench_embedding(n: int, threads: int, reps: int = 3) -> dict:
     return out
 
 
+def bench_ceiling(n: int, threads: int, reps: int = 3) -> dict:
+    """How far either side is from the hardware: the model's arithmetic per résumé, the fp32
+    matrix-multiply rate this machine reaches on the model's largest product (a batch of the
+    median bucket times the feed-forward weights; NumPy's OpenBLAS, torch and ONNX Runtime, each
+    on ``threads`` threads, best of ``reps``), and the rate each side's embedding reaches
+    (in one process, model loaded, best of ``reps``). The multiply rate bounds any fp32 runtime,
+    so the fastest multiply over the library's rate is the largest speed-up over the library
+    that fp32 allows here."""
+    from popresume.jobs import job_description
+    from popresume.screeners.embedding import BUCKET, EmbeddingScreener, default_model_path
+
+    cfg = json.loads((default_model_path() / "config.json").read_text())
+    h, f, layers = int(cfg["hidden_size"]), int(cfg["intermediate_size"]), int(cfg["num_hidden_layers"])
+    res = resumes(n)
+    texts = res["text"].tolist()
+    jds = [job_description(o) for o in res["occupation"]]
+    scr = EmbeddingScreener(num_threads=threads)
+    lengths = np.array([len(x) for x in scr.token_chunks(texts)[0]])
+    padded = -(-lengths // BUCKET) * BUCKET
+    # multiply-adds per token and layer: Q, K, V and the output projection (4 h²), the
+    # feed-forward pair (2 h f), and attention's two products over the padded length (2 L h)
+    flop = float(np.sum(2 * layers * padded * (4 * h * h + 2 * h * f + 2 * padded * h)))
+    rows = 32 * int(np.median(padded))  # one batch of the median bucket
+    gemm = {lib: round(2 * rows * h * f / best / 1e9, 1) for lib, best in _gemm_seconds(rows, h, f, threads, reps).items()}
+    out = {"n": len(texts), "threads": threads, "model": f"{layers} layers, hidden {h}, feed-forward {f}",
+           "tokens_median": float(np.median(lengths)), "gflop_per_resume": round(flop / len(texts) / 1e9, 2),
+           "gemm_gflops": gemm}
+    top = max(gemm.values())
+    for name in ("ours", "library-fp32"):
+        embed_path(name, texts[:8], jds[:8], threads)  # imports, file cache
+        secs = min(embed_path(name, texts, jds, threads)[0] for _ in range(reps))
+        out[name] = {"seconds": round(secs, 2), "resumes_per_s": round(len(texts) / secs, 1),
+                     "gflops": round(flop / secs / 1e9, 1), "share_of_gemm_rate": round(flop / secs / 1e9 / top, 2)}
+    out["largest_fp32_speedup_over_library"] = round(top / out["library-fp32"]["gflops"], 2)
+    return out
+
+
+def _gemm_seconds(rows: int, h: int, f: int, threads: int, reps: int) -> dict[str, float]:
+    """Best seconds of a (rows × h) @ (h × f) fp32 product in each library, on ``threads`` threads."""
+    import onnxruntime as ort
+    import torch
+    from onnx import TensorProto, helper, numpy_helper
+    from threadpoolctl import threadpool_limits
+
+    a = np.random.default_rng(0).standard_normal((rows, h), dtype=np.float32)
+    b = np.random.default_rng(1).standard_normal((h, f), dtype=np.float32)
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], "matmul",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [rows, h])],
+                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [rows, f])],
+                              [numpy_helper.from_array(b, "b")])
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    sess = ort.InferenceSession(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                                                  ir_version=8).SerializeToString(), so,
+                                providers=["CPUExecutionProvider"])
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    torch.set_num_threads(threads)
+    calls = {"numpy-openblas": lambda: a @ b, "torch": lambda: ta @ tb, "onnxruntime": lambda: sess.run(None, {"a": a})}
+    out = {}
+    with threadpool_limits(threads):
+        for lib, fn in calls.items():
+            fn()
+            out[lib] = min(_timed(fn) for _ in range(max(reps, 5)))
+    return out
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
 def bench_processes(n: int, threads: int, reps: int = 3, pairs=(("ours", "library-fp32"),)) -> dict:
     """Whole processes, side by side: each path in a fresh Python (imports, model load and the
     résumés' embedding all timed by an outside clock), ours and the library in turn ``reps``
@@ -312,6 +384,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--http-n", type=int, default=2000)
     ap.add_argument("--skip-embedding", action="store_true")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="only the arithmetic bound: the model's GFLOP per résumé, the machine's fp32 multiply "
+                         "rate, each side's share of it")
     ap.add_argument("--skip-http", action="store_true")
     ap.add_argument("--audit", action="store_true", help="time the README's audit (N = 2,000), cold and warm")
     ap.add_argument("--live-n", type=int, default=8, help="résumés for the live llama-server benchmark (0: skip)")
@@ -327,6 +402,9 @@ def main() -> None:
         return
     if a.one:
         one(a.one, a.texts, a.threads)
+        return
+    if a.ceiling:
+        print("embedding, arithmetic:", json.dumps(bench_ceiling(a.n, a.threads, a.reps), indent=1))
         return
     if not a.skip_embedding:
         print("embedding, whole processes:", json.dumps(bench_processes(a.n, a.threads, a.reps), indent=1))
