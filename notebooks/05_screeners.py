@@ -313,10 +313,14 @@ plt.tight_layout()
 #   contrasts are small against their spread, and a card of fewer résumés can miss them.
 #   This is the card every chapter of the book reads, so the screener has one verdict
 #   throughout.
-# - The **synthetic screener** is a known function of the profile: it ignores the posting
-#   by construction (own − mismatched is exactly 0) and responds exactly to education and
-#   experience. It fails the gate, correctly: it is a yardstick for the estimator, not a
-#   screener of résumés, and every later table that shows its effects says so.
+# - The **synthetic screener** is a known function of the profile, with a job-fit term: read
+#   against another occupation's posting, a résumé loses `posting_fit` points (10 by
+#   default), so own − mismatched is exactly that, with no spread, since the same résumé keeps
+#   the same noise. It responds exactly to education and experience, and a harmless edit of
+#   the text cannot move it. It passes the gate because we wrote it to, which says nothing
+#   beyond that: it is a yardstick for the estimator, not a screener of résumés, and every
+#   later table that shows its effects says so. With `posting_fit=0` it is blind to the
+#   posting and fails, as the gate requires.
 # - **SmolLM2-135M** is the real test, and it fails under both scoring rules. Its greedy
 #   replies take only a few distinct values (it copies numbers it likes rather than
 #   grading), so one résumé's score can jump by tens of points when blank lines are added,
