@@ -85,6 +85,7 @@ def _shipped_postings() -> dict[str, str]:
     return {_posting_key(job_description(k)): k for k in OCCUPATION_KEYS}
 
 
+@functools.lru_cache(maxsize=64)  # a run reads a few postings, once per résumé each
 def posting_occupation(text: str) -> str | None:
     """The occupation whose shipped posting ``text`` is (``job_description(occupation)``, up to
     control characters and whitespace), or ``None`` for a posting that is none of them.
@@ -207,19 +208,19 @@ class SyntheticScreener(BaseScreener):
             if it.profile is None:
                 raise ValueError(f"résumé {it.resume_id!r}: the synthetic screener needs its profile")
             by_fmt.setdefault(self._fmt(it.format), []).append(i)
+        fit = [self.posting_term(it) for it in items]  # (points, what the raw reply records)
         scores = np.empty(len(items))
         for fmt, idx in by_fmt.items():
             frame = pd.DataFrame([items[i].profile for i in idx])
             frame["resume_id"] = [items[i].resume_id for i in idx]
             # the job-fit term before clipping: a clipped score is clipped against this posting
-            scores[idx] = self._unclipped(frame, fmt) + np.array([self.posting_term(items[i])[0] for i in idx])
+            scores[idx] = self._unclipped(frame, fmt) + np.array([fit[i][0] for i in idx])
         if self.clip:
             scores = np.clip(scores, 0, 100)
-        for it, s in zip(items, scores):
+        for (_, note), s in zip(fit, scores):
             if not math.isfinite(s):
                 raise ValueError("synthetic score is not finite; check the coefficients")
-            out.append(ScoreResult(float(s), True,
-                                   stable_json({"score": round(float(s), 6), **self.posting_term(it)[1]})))
+            out.append(ScoreResult(float(s), True, stable_json({"score": round(float(s), 6), **note})))
         return out
 
     # -- ground truth -----------------------------------------------------------------------
