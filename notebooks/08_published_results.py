@@ -214,10 +214,11 @@ labelled(effects_view(ours, source="ours", keys=["attribute", "occupation", "for
 # %% [markdown]
 # Each row says where its numbers come from (`source` "ours", `model` the screener), and
 # the "validity gate" column gives the verdict of the screener's validity card
-# (Chapter 5). The synthetic screener fails it, as it must: it ignores the posting by
-# design, because it is the book's known-truth device, the screener whose true effects
-# are known so that the classification code can be checked on it, not a screener under
-# audit. Its case labels test the code; they say nothing about a hiring tool. The
+# (Chapter 5). The synthetic screener passes it by construction: its score is a function
+# we wrote, which prefers a résumé's own posting and rises with education and experience.
+# It is the book's known-truth device, the screener whose true effects are known so that
+# the classification code can be checked on it, not a screener under audit. Its case labels
+# test the code; they say nothing about a hiring tool. The
 # published rows say "not carded (published model)": the paper puts no model through such
 # a check.
 # The last two columns are the overlap diagnostics every audit table of the book carries: the

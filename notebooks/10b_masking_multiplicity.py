@@ -68,11 +68,10 @@ GATES = "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screener
 print("validity gate of our screeners:", GATES)
 
 # %% [markdown]
-# A screener that fails the gate is still recounted here, to show the method, but its case
+# Whatever its verdict, a screener is recounted here to show the method, and its case
 # counts describe that screener only: the embedding screener's gaps are gaps in text
-# similarity (it does not reliably rise with qualifications), and the synthetic screener's
-# are the coefficients we gave it (it ignores the posting by design: it is the book's
-# known-truth device, not a screener under audit). No legal category read off them says
+# similarity, and the synthetic screener's are the coefficients we gave it (it passes the
+# gate by construction: it is the book's known-truth device, not a screener under audit). No legal category read off them says
 # anything about a hiring tool.
 #
 # ## Multiplicity: 600 tests, no correction

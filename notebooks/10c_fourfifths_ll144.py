@@ -73,8 +73,9 @@ print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['
 
 # %% [markdown]
 # Every table below carries these verdicts in its column "validity verdict". The synthetic
-# screener fails by design: it ignores the posting, being the book's known-truth device,
-# not a screener under audit; Chapter 5 explains where the embedding screener falls short.
+# screener passes by construction (it prefers a résumé's own posting and rises with
+# qualifications because we wrote it so), being the book's known-truth device, not a
+# screener under audit; Chapter 5 explains where the embedding screener falls short.
 # The comparison below is therefore a comparison of two *rules* on the same scores; the
 # legal categories it names ("business necessity only", "missed: direct") describe what
 # each rule would conclude, not a finding about a hiring tool.

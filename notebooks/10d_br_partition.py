@@ -71,11 +71,11 @@ cards = {s.name: card_for(s.spec, n=40, seed=seed) for s in cfg.screeners}  # Ch
 print("validity gate of our screeners:", "; ".join(f"{s.label}: {cards[s.name]['verdict']}" for s in cfg.screeners))
 
 # %% [markdown]
-# At the book's default parameters neither passes (the embedding screener does not reliably
-# rise with qualifications; the synthetic screener ignores the posting by design, being the
-# book's known-truth device). The partition's effect on BIE and RIE is a property of the
-# decomposition and shows on any scores; the legal reading of a cell, below, would apply
-# to a screener that passes the gate, and is not a finding about these two.
+# Neither verdict makes a finding (the embedding screener measures text similarity, Chapter 5;
+# the synthetic screener passes by construction, being the book's known-truth device). The
+# partition's effect on BIE and RIE is a property of the decomposition and shows on any
+# scores; the legal reading of a cell, below, would apply to a screener under audit that
+# passes the gate, and is not a finding about these two.
 #
 # ## Which mediators are business necessity?
 #

@@ -71,7 +71,7 @@ def test_report_json_and_html_carry_the_section(tmp_path, monkeypatch):
     from popresume.audit.report_run import ReportRequest, run_report, write_report
 
     monkeypatch.setattr(L, "leakage_judge", lambda scr: KnowingJudge())
-    req = ReportRequest("synthetic", occupation="accountant", n=300, force=True, card_n=10, n_boot=50, tune=False,
+    req = ReportRequest("synthetic", occupation="accountant", n=300, card_n=10, n_boot=50, tune=False,
                         leakage=True, leakage_bases=1)
     rep = run_report(req, cache=tmp_path / "c.sqlite", echo=lambda s: None)
     assert rep.leakage.n_boot == 50  # the user's draws, not a silent floor

@@ -303,7 +303,7 @@ def test_a_new_report_folder_is_not_left_empty_after_nothing_written(cli, tmp_pa
 # ----------------------------------------------------------------------- 12-15: the command line's words
 def test_separation_in_the_tools_own_profiles_advises_a_larger_n(cli, tmp_path):
     res = cli("audit", "--screener", "synthetic", "--occupation", "nurse", "--n", "100", "--report", tmp_path / "r",
-              "--cache", tmp_path / "c.sqlite", "--no-progress", "--force", "--n-boot", "20", "--n-sim", "50",
+              "--cache", tmp_path / "c.sqlite", "--no-progress", "--n-boot", "20", "--n-sim", "50",
               "--no-tune", "--card-n", "5")
     line = _refused(res, "perfectly separates", "larger --n", "--n 400", "--profiles")
     assert "Drop or coarsen" not in line

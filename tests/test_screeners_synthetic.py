@@ -124,3 +124,35 @@ def test_default_screener_on_generated_population():
     assert tr.loc["NDE", "true"] == pytest.approx(1.0)
     out = score_resumes(s, p[["resume_id", "occupation"]], profiles=p, cache=False, job_descriptions=JD)
     assert out["score"].between(0, 100).all()
+
+
+def test_the_job_fit_term_reads_the_posting():
+    """Against another occupation's shipped posting the score drops by ``posting_fit``; against
+    its own it is f + noise (what the audits score, and what ``true_effects`` describes)."""
+    from popresume.jobs import job_description
+    from popresume.population import generate_population
+    from popresume.schema import OCCUPATION_KEYS
+    from popresume.screeners.synthetic import UNRECOGNISED_POSTING, posting_occupation
+
+    p = generate_population(["nurse"], {"nurse": 50}, seed=1)
+    res = p[["resume_id", "occupation"]]
+    own_jd = {k: job_description(k) for k in OCCUPATION_KEYS}
+    s = SyntheticScreener(posting_fit=7.5)
+    own = score_resumes(s, res, profiles=p, cache=False)  # the shipped postings
+    np.testing.assert_allclose(own["score"], s.score_frame(s.prepare_profiles(p)))
+    other = score_resumes(s, res, profiles=p, cache=False, job_descriptions={"nurse": own_jd["teacher"]})
+    np.testing.assert_allclose(own["score"] - other["score"], 7.5)
+    assert all('"posting_for":"teacher"' in r.replace(" ", "") for r in other["raw"])
+    # the own posting is recognised through whitespace and control characters (as prompts clean it)
+    messy = {"nurse": "  " + own_jd["nurse"].replace("\n", "\n\n\x07") + "\t"}
+    np.testing.assert_allclose(score_resumes(s, res, profiles=p, cache=False, job_descriptions=messy)["score"],
+                               own["score"])
+    # a posting that is none of the shipped ones is not penalised, and the raw reply says so
+    unknown = score_resumes(s, res, profiles=p, cache=False, job_descriptions=JD)
+    np.testing.assert_allclose(unknown["score"], own["score"])
+    assert unknown["raw"].str.contains(UNRECOGNISED_POSTING).all() and posting_occupation(JD["nurse"]) is None
+    assert [posting_occupation(own_jd[k]) for k in OCCUPATION_KEYS] == list(OCCUPATION_KEYS)
+    # posting_fit is part of the identity (a cached score of another fit is not reused)
+    assert s.cache_params()["posting_fit"] == 7.5 != SyntheticScreener().cache_params()["posting_fit"]
+    with pytest.raises(ValueError, match="posting_fit"):
+        SyntheticScreener(posting_fit=-1.0)

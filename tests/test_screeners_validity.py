@@ -122,11 +122,29 @@ def test_reader_passes_blind_and_synthetic_fail(profiles):
     assert any(x.startswith("posting:") for x in b["reasons"])
     assert any(x.startswith("qualifications:") for x in b["reasons"])
 
+    # the synthetic screener against postings it cannot place (none of the shipped ones): no
+    # job-fit term, so it is blind to the posting here and fails; exact on qualifications
     s = validity_card("synthetic", n=30, profiles=profiles, cache=False, job_descriptions=JOBS)
-    # a known function of the profile: blind to the posting, exact on qualifications
     assert s["verdict"] == "fail" and s["matched_minus_mismatched"]["ci_high"] == 0
     assert s["education_up"]["ci_low"] > 0 and s["experience_up"]["estimate"] > 0
     assert s["whitespace"]["max_abs"] == 0
+
+
+def test_synthetic_screener_passes_the_gate_on_the_shipped_postings(profiles):
+    """Every check of the card, for the synthetic screener on the shipped postings (the audit's)."""
+    from popresume.screeners.synthetic import SyntheticScreener
+
+    s = validity_card("synthetic", n=10, profiles=profiles, cache=False)
+    assert s["verdict"] == "pass", s["reasons"]
+    fit = SyntheticScreener().posting_fit
+    mm = s["matched_minus_mismatched"]  # same résumé, same noise: the difference is the fit term
+    assert mm["estimate"] == pytest.approx(fit) and mm["ci_low"] == pytest.approx(fit) and mm["n"] == 10
+    assert s["education_up"]["ci_low"] > 0 and s["experience_up"]["ci_low"] > 0
+    assert s["whitespace"]["max_abs"] == 0 and s["section_order"]["max_abs"] == 0  # it reads the profile
+    assert s["parse_rate"] == 1.0 and s["spread"]["sd"] >= 1 and s["spread"]["n_distinct"] == 10
+    blind = validity_card('{"kind": "synthetic", "posting_fit": 0}', n=10, profiles=profiles, cache=False)
+    assert blind["verdict"] == "fail" and blind["reasons"][0].startswith("posting:")
+    assert blind["matched_minus_mismatched"]["estimate"] == 0
 
 
 def test_judge_applies_each_part_of_the_rule(profiles):
@@ -203,9 +221,9 @@ def test_validate_cli_writes_card(tmp_path, profiles):
     r = CliRunner().invoke(main, ["validate", "--screener", "synthetic", "--n", "10", "--profiles",
                                   str(tmp_path / "p.parquet"), "--no-cache", "--out", str(out), "--quiet"])
     assert r.exit_code == 0, r.output
-    assert "verdict: FAIL" in r.output and "own − mismatched posting" in r.output
+    assert "verdict: PASS" in r.output and "own − mismatched posting" in r.output  # it reads the posting
     card = json.loads(out.read_text())
-    assert card["verdict"] == "fail" and card["n_profiles"] == 10
+    assert card["verdict"] == "pass" and card["n_profiles"] == 10
     assert set(card["matched_minus_mismatched"]) >= {"estimate", "ci_low", "ci_high"}
     assert out.with_suffix(".png").exists()
     r = CliRunner().invoke(main, ["validate", "--screener", "synthetic", "--out", str(tmp_path / "card.csv")])

@@ -238,7 +238,11 @@ class SyntheticSpec(Block):
 
     ``direct`` / ``photo``: {column: {level: points}}; ``coef``: {column: number (numeric
     column) or {level: points}}. Columns and levels are those of a generated profile
-    table with the Appendix C.4 groups (:data:`PROFILE_LEVELS`).
+    table with the Appendix C.4 groups (:data:`PROFILE_LEVELS`). ``posting_fit``: the points
+    a résumé loses when it is read against another occupation's shipped posting (0 against
+    its own; a posting that is none of the shipped ones subtracts nothing and is recorded as
+    not recognised; :mod:`popresume.screeners.synthetic`). 0 makes the screener blind to the
+    posting, so that it fails the validity gate's posting check.
     """
 
     kind: Literal["synthetic"] = "synthetic"
@@ -251,6 +255,7 @@ class SyntheticSpec(Block):
     format: Literal[FORMATS] | None = None
     clip: bool = False
     model: str = "synthetic-v1"
+    posting_fit: float = Field(10.0, ge=0.0, allow_inf_nan=False)
 
     @field_validator("direct", "photo", "coef")
     @classmethod

@@ -22,10 +22,30 @@ inside [0, 100]).
 By default f reads the grouped columns of Appendix C.4 (edu_group, fn_gender, surname_group,
 region, race_binary), i.e. exactly the variables the estimator sees, so that its
 E[Y | B, R, X, Z] is f itself and the estimator can recover the truth.
+
+**The posting (job fit).** A sane screener reads the résumé against the job: the same
+résumé read against another occupation's posting scores ``posting_fit`` points lower,
+
+    Y_i(posting) = Y_i − posting_fit · 1[the posting is a shipped posting of another occupation].
+
+The posting is recognised by its text (:func:`posting_occupation`): the shipped postings,
+``popresume.jobs.job_description(occupation)`` of each occupation, are matched after the
+control characters and runs of whitespace are normalised, exactly as :func:`score_resumes`
+cleans them. The own posting subtracts nothing, so an audit (which scores every résumé against
+its own posting) gets the scores of f above, and :meth:`SyntheticScreener.true_effects`,
+which describes those scores, is unchanged by the fit term. A posting that is none of the
+shipped ones (a custom ``job_descriptions`` text, another content folder) cannot be placed:
+it subtracts nothing, and the raw reply of each such score says so
+(``"posting": "not recognised: no job-fit term"``), so that a card made with custom postings
+fails the gate's posting check honestly instead of being penalised by a guess. This is what
+the validity gate's own-minus-mismatched contrast measures (``popresume.screeners.validity``):
+with the default ``posting_fit`` the synthetic screener passes the gate, and with
+``posting_fit=0`` it is the posting-blind screener that fails it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from typing import Any, Mapping, Sequence
@@ -37,8 +57,10 @@ from popresume.causal.functional import PSI_NAMES, effects_from_psi  # the one e
 from popresume.causal.roles import default_roles
 from popresume.errors import require_columns
 from popresume.grouping import add_groups
-from popresume.schema import PSE_NAMES
+from popresume.jobs import job_description
+from popresume.schema import OCCUPATION_KEYS, PSE_NAMES
 from popresume.screeners.base import BaseScreener, ScoreItem, ScoreResult, stable_json
+from popresume.screeners.prompt import clean_text
 from popresume.screeners.specs import SyntheticSpec, spec_for
 
 _ATTR_TO_X = {"gender": "gender", "race": "race_binary"}
@@ -51,6 +73,33 @@ def _term(spec: Any, values: pd.Series, col: str) -> np.ndarray:
     if np.isnan(v).any():
         raise ValueError(f"column {col!r} has non-numeric or missing values; give a level→points mapping")
     return float(spec) * v
+
+
+def _posting_key(text: str) -> str:
+    """A posting's text with control characters removed and whitespace runs collapsed."""
+    return " ".join(clean_text(str(text)).split())
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_postings() -> dict[str, str]:
+    return {_posting_key(job_description(k)): k for k in OCCUPATION_KEYS}
+
+
+@functools.lru_cache(maxsize=64)  # a run reads a few postings, once per résumé each
+def posting_occupation(text: str) -> str | None:
+    """The occupation whose shipped posting ``text`` is (``job_description(occupation)``, up to
+    control characters and whitespace), or ``None`` for a posting that is none of them.
+
+    Examples
+    --------
+    >>> posting_occupation(job_description("nurse")), posting_occupation("Wanted: a pilot.")
+    ('nurse', None)
+    """
+    return _shipped_postings().get(_posting_key(text))
+
+
+#: What the raw reply says of a posting :func:`posting_occupation` cannot place.
+UNRECOGNISED_POSTING = "not recognised: no job-fit term"
 
 
 def _rid_seed(resume_id: str) -> int:
@@ -80,11 +129,13 @@ class SyntheticScreener(BaseScreener):
         self.format = spec.format
         self.clip = spec.clip
         self.model = spec.model
+        self.posting_fit = spec.posting_fit
 
     # -- identity ---------------------------------------------------------------------------
     def cache_params(self) -> dict:
         return {"intercept": self.intercept, "direct": self.direct, "photo": self.photo, "coef": self.coef,
-                "noise_sd": self.noise_sd, "seed": self.seed, "format": self.format, "clip": self.clip}
+                "noise_sd": self.noise_sd, "seed": self.seed, "format": self.format, "clip": self.clip,
+                "posting_fit": self.posting_fit}
 
     @property
     def columns(self) -> list[str]:
@@ -123,6 +174,17 @@ class SyntheticScreener(BaseScreener):
         """The noiseless score f(X, Z, B, R) of each row."""
         return self.intercept + self.components(profiles, format=format).sum(axis=1).to_numpy(float)
 
+    def posting_term(self, item: ScoreItem) -> tuple[float, dict]:
+        """The job-fit term of one item (0 or ``-posting_fit``) and what its raw reply records:
+        nothing for the own posting, the posting's occupation for another occupation's posting,
+        :data:`UNRECOGNISED_POSTING` for a posting that is none of the shipped ones."""
+        occ = posting_occupation(item.job_description)
+        if occ is None:
+            return 0.0, {"posting": UNRECOGNISED_POSTING}
+        if occ == item.occupation:
+            return 0.0, {}
+        return -float(self.posting_fit), {"posting_for": occ, "job_fit": -float(self.posting_fit)}
+
     def noise(self, resume_ids: Sequence[str]) -> np.ndarray:
         if self.noise_sd == 0:
             return np.zeros(len(resume_ids))
@@ -130,10 +192,13 @@ class SyntheticScreener(BaseScreener):
                          for r in resume_ids])
 
     def score_frame(self, profiles: pd.DataFrame, *, format: str | None = None) -> np.ndarray:
-        """Scores of all rows of ``profiles`` at once (same numbers as :func:`score_resumes`)."""
-        fmt = format or self.format or "text"
-        y = self.f(profiles, format=fmt) + self.noise(profiles["resume_id"].astype(str).tolist())
+        """Scores of all rows of ``profiles`` at once, each against its own posting (the same
+        numbers as :func:`score_resumes` with the shipped postings)."""
+        y = self._unclipped(profiles, format or self.format or "text")
         return np.clip(y, 0, 100) if self.clip else y
+
+    def _unclipped(self, profiles: pd.DataFrame, fmt: str) -> np.ndarray:
+        return self.f(profiles, format=fmt) + self.noise(profiles["resume_id"].astype(str).tolist())
 
     # -- protocol ---------------------------------------------------------------------------
     def score_batch(self, items: Sequence[ScoreItem]) -> list[ScoreResult]:
@@ -143,15 +208,19 @@ class SyntheticScreener(BaseScreener):
             if it.profile is None:
                 raise ValueError(f"résumé {it.resume_id!r}: the synthetic screener needs its profile")
             by_fmt.setdefault(self._fmt(it.format), []).append(i)
+        fit = [self.posting_term(it) for it in items]  # (points, what the raw reply records)
         scores = np.empty(len(items))
         for fmt, idx in by_fmt.items():
             frame = pd.DataFrame([items[i].profile for i in idx])
             frame["resume_id"] = [items[i].resume_id for i in idx]
-            scores[idx] = self.score_frame(frame, format=fmt)
-        for s in scores:
+            # the job-fit term before clipping: a clipped score is clipped against this posting
+            scores[idx] = self._unclipped(frame, fmt) + np.array([fit[i][0] for i in idx])
+        if self.clip:
+            scores = np.clip(scores, 0, 100)
+        for (_, note), s in zip(fit, scores):
             if not math.isfinite(s):
                 raise ValueError("synthetic score is not finite; check the coefficients")
-            out.append(ScoreResult(float(s), True, stable_json({"score": round(float(s), 6)})))
+            out.append(ScoreResult(float(s), True, stable_json({"score": round(float(s), 6), **note})))
         return out
 
     # -- ground truth -----------------------------------------------------------------------
