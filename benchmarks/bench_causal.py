@@ -12,6 +12,14 @@ SE, the SE of ``--draws`` refit-bootstrap draws (the nuisances re-fitted on each
 estimates over √5, a t interval with 4 df), with the cost of one refit draw; then per effect
 each SE over the SD of the errors (1 when right) and the coverage of its 95% interval.
 
+``jackknife``: the delete-a-group jackknife (``EstimatorSpec(variance="jackknife")``,
+``PSEEstimator.jackknife_draws``) against the influence-function SE on the same samples of an
+SCM (the coverage harness's seeds): per sample the influence SE and the jackknife SEs with
+each ``--groups`` G (G refits without one group each, the folds and tuned hyperparameters
+kept); then per effect and SE its coverage with the Wilson interval, with a normal quantile
+and a t quantile on G − 1 df, its mean over the SD of the errors and its mean half-width over
+the influence interval's, and the seconds per sample.
+
 ``coverage``: repeated samples from the synthetic SCMs (``popresume.causal.scm``, exact
 truth), comparing per effect the single-split DML, repeated cross-fitting (median and
 mean aggregation) and the authors' estimator, the mean of ``--bagged`` refit bootstrap
@@ -20,6 +28,8 @@ draws with their percentile CI: bias, sd, RMSE, CI coverage and width. One SCM
 
     .venv/bin/python benchmarks/bench_causal.py timing [--n 17632] [--n-rep 5] [--refit-draws 3] [--threads 1]
     .venv/bin/python benchmarks/bench_causal.py variance [--scm basic] [--n 1000] [--reps 40] [--draws 50]
+        [--learner cells|xgboost] [--out records.csv]
+    .venv/bin/python benchmarks/bench_causal.py jackknife [--scm basic] [--n 1000] [--reps 300] [--groups 10 20]
         [--learner cells|xgboost] [--out records.csv]
     .venv/bin/python benchmarks/bench_causal.py coverage [--scms basic weak_overlap high_card_r]
         [--reps 100] [--n 2000] [--bagged 30] [--n-rep 5 10] [--out results.csv]
@@ -39,8 +49,10 @@ from scipy.stats import t as student_t
 from popresume.causal import PSEData, PSEEstimator, capture_pse_warnings, default_roles, make_scm
 from popresume.causal.functional import effects_from_psi
 from popresume.causal.nuisance import CellMeans
+from popresume.causal.results import jackknife_se
 from popresume.causal.scm import coverage_study
 from popresume.coverage.causal import ROLES, tuned_learners
+from popresume.coverage.intervals import wilson
 from popresume.grouping import add_groups
 from popresume.io import write_table
 from popresume.population import generate_population
@@ -152,6 +164,61 @@ def variance_table(rec: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out).T[list(PSE_NAMES)]
 
 
+def jackknife(a) -> None:
+    """Influence-function and delete-a-group jackknife SEs on samples of one SCM (module docstring)."""
+    scm = make_scm(a.scm, seed=0)
+    truth = scm.true_effects().to_numpy()
+    learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
+                else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
+    rows, seconds = [], []
+    t0 = time.perf_counter()
+    for rep in range(a.reps):
+        d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
+        t = time.perf_counter()
+        with capture_pse_warnings():
+            est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
+            jack = {g: jackknife_se(effects_from_psi(est.jackknife_draws(g, seed=rep + 2))) for g in a.groups}
+        seconds.append(time.perf_counter() - t)
+        res = est.result_
+        for j, e in enumerate(PSE_NAMES):
+            rows.append({"learner": a.learner, "scm": a.scm, "n": a.n, "rep": rep, "effect": e, "truth": truth[j],
+                         "estimate": float(res.effects[e]), "se_influence": float(res.se[e]),
+                         **{f"se_jackknife_{g}": float(se[j]) for g, se in jack.items()},
+                         "estimable": bool(res.estimable[e])})
+        if a.out and (rep + 1) % 50 == 0:  # a long run leaves its records as it goes
+            write_table(pd.DataFrame(rows), a.out)
+    rec = pd.DataFrame(rows)
+    print(f"{a.reps} samples of {a.scm}, n = {a.n}, learner {a.learner}; {np.mean(seconds):.2f} s per sample "
+          f"(one fit + {sum(a.groups)} refits; {time.perf_counter() - t0:.0f} s in all; load average {_load()})")
+    print(jackknife_table(rec).to_string())
+    if a.out:
+        write_table(rec, a.out)
+        print(f"wrote {a.out}")
+
+
+def jackknife_table(rec: pd.DataFrame) -> pd.DataFrame:
+    """Per SE of :func:`jackknife`'s records and effect: coverage [Wilson 95%], SE / SD, half-width / influence's."""
+    err = (rec["estimate"] - rec["truth"]).abs()
+    sd = (rec["estimate"] - rec["truth"]).groupby(rec["effect"]).std()
+    z = norm.ppf(0.975)
+    kinds = [("influence, normal", "se_influence", z)]
+    for col in sorted((c for c in rec.columns if c.startswith("se_jackknife_")), key=lambda c: int(c.split("_")[-1])):
+        g = int(col.split("_")[-1])
+        kinds += [(f"jackknife G={g}, normal", col, z), (f"jackknife G={g}, t({g - 1})", col, student_t.ppf(0.975, g - 1))]
+    base = z * rec["se_influence"]
+    out = []
+    for name, col, q in kinds:
+        hit = err <= q * rec[col]
+        for e in PSE_NAMES:
+            m = rec["effect"] == e
+            k, r = int(hit[m].sum()), int(m.sum())
+            lo, hi = wilson(k, r)
+            out.append({"SE": name, "effect": e, "reps": r, "coverage": f"{k / r:.3f} [{lo:.3f}, {hi:.3f}]",
+                        "SE / SD": round(float(rec.loc[m, col].mean() / sd[e]), 3),
+                        "half-width / influence's": round(float((q * rec.loc[m, col]).mean() / base[m].mean()), 3)})
+    return pd.DataFrame(out).set_index(["SE", "effect"])
+
+
 def coverage(a) -> None:
     parts = []
     for kind in a.scms:
@@ -198,6 +265,14 @@ def main(argv=None):
     v.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
                    help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
     v.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
+    j = sub.add_parser("jackknife")
+    j.add_argument("--scm", default="basic")
+    j.add_argument("--n", type=int, default=1000)
+    j.add_argument("--reps", type=int, default=300)
+    j.add_argument("--groups", type=int, nargs="+", default=[10, 20], help="the jackknife's numbers of groups G")
+    j.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
+                   help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
+    j.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
     c = sub.add_parser("coverage")
     c.add_argument("--scms", nargs="+", default=["basic", "weak_overlap", "high_card_r"])
     c.add_argument("--reps", type=int, default=100)
@@ -213,6 +288,8 @@ def main(argv=None):
         coverage(a)
     elif a.what == "variance":
         variance(a)
+    elif a.what == "jackknife":
+        jackknife(a)
     else:
         if a.what is None:
             a = ap.parse_args(["timing", *(argv or [])])
