@@ -185,7 +185,7 @@ def jackknife(a) -> None:
                          "estimate": float(res.effects[e]), "se_influence": float(res.se[e]),
                          **{f"se_jackknife_{g}": float(se[j]) for g, se in jack.items()},
                          "estimable": bool(res.estimable[e])})
-        if a.out and (rep + 1) % 50 == 0:  # a long run leaves its records as it goes
+        if a.out and (rep + 1) % 25 == 0:  # a long run leaves its records as it goes
             write_table(pd.DataFrame(rows), a.out)
     rec = pd.DataFrame(rows)
     print(f"{a.reps} samples of {a.scm}, n = {a.n}, learner {a.learner}; {np.mean(seconds):.2f} s per sample "

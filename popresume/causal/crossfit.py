@@ -494,7 +494,10 @@ class PSEEstimator:
 
         if int(self.jackknife_jobs) > 1:
             from joblib import Parallel, delayed
-            out = Parallel(n_jobs=int(self.jackknife_jobs))(delayed(draw)(g) for g in range(int(groups)))
+            # threads: every fit clones its learner and the tuning is done, so the draws share nothing
+            # mutable; XGBoost releases the GIL, and no process has to start or receive the data
+            out = Parallel(n_jobs=int(self.jackknife_jobs), prefer="threads")(
+                delayed(draw)(g) for g in range(int(groups)))
         else:
             out = [draw(g) for g in range(int(groups))]
         return np.stack(out)
