@@ -1,9 +1,9 @@
 """Benchmarks of the causal estimator: cost of a full table, and accuracy against the authors' bagged refits.
 
 ``timing`` (default): one full PSE table with 500-draw CIs on 17,632 rows (the nurse
-sample), tuning included: single split, and repeated cross-fitting (``--n-rep``); then
-the refit bootstrap with a few draws, with the cost per draw of each method and their
-ratio, all measured in the same run. Target: the full table within 30 s on 2 cores.
+sample), tuning included: single split, and repeated cross-fitting (``--n-rep``); then the
+jackknife's refits (``--jackknife-groups``) and the refit bootstrap with a few draws, with
+the cost per draw of each method and their ratio, all measured in the same run. Target: the full table within 30 s on 2 cores.
 
 ``variance``: why the mediated effects' intervals are too narrow at n = 1,000-4,000, and
 what each candidate remedy does: per sample of an SCM (exact truth), the influence-function
@@ -27,10 +27,11 @@ draws with their percentile CI: bias, sd, RMSE, CI coverage and width. One SCM
 (``weak_overlap``) has propensities as extreme as 0.05 / 0.95.
 
     .venv/bin/python benchmarks/bench_causal.py timing [--n 17632] [--n-rep 5] [--refit-draws 3] [--threads 1]
+        [--jackknife-groups 10 20]
     .venv/bin/python benchmarks/bench_causal.py variance [--scm basic] [--n 1000] [--reps 40] [--draws 50]
         [--learner cells|xgboost] [--out records.csv]
     .venv/bin/python benchmarks/bench_causal.py jackknife [--scm basic] [--n 1000] [--reps 300] [--groups 10 20]
-        [--learner cells|xgboost] [--out records.csv]
+        [--learner cells|xgboost] [--out records.csv] [--records benchmarks/results/jackknife_records.csv.gz]
     .venv/bin/python benchmarks/bench_causal.py coverage [--scms basic weak_overlap high_card_r]
         [--reps 100] [--n 2000] [--bagged 30] [--n-rep 5 10] [--out results.csv]
 """
@@ -105,6 +106,15 @@ def timing(a) -> None:
               f"(target < 30 s: {verdict}); CPU time of this process {cpu:6.1f} s (what the wall time is on an "
               f"idle core with one thread per fit); load average after: {_load()}")
     print(est.diagnostics["params"].to_string())
+    for g in a.jackknife_groups:  # variance="jackknife": G refits of the single split, tuning reused
+        est1 = PSEEstimator(pdata, folds=5, seed=0, threads=a.threads).fit()
+        t, c = time.perf_counter(), time.process_time()
+        est1.jackknife_draws(g)
+        t_jack, c_jack = time.perf_counter() - t, time.process_time() - c
+        print(f"\njackknife, G = {g}: {t_jack:.1f} s wall ({c_jack:.1f} s CPU of this process) on top of the fit "
+              f"({t_jack / g:.1f} s a refit); the table with "
+              f"variance='jackknife' takes ~{totals[1] + t_jack:.0f} s, {(totals[1] + t_jack) / totals[1]:.1f}x the "
+              f"influence table (load average after: {_load()})")
     if a.refit_draws:
         t = time.perf_counter()
         est1 = PSEEstimator(pdata, folds=5, seed=0, threads=a.threads).fit()
@@ -166,6 +176,12 @@ def variance_table(rec: pd.DataFrame) -> pd.DataFrame:
 
 def jackknife(a) -> None:
     """Influence-function and delete-a-group jackknife SEs on samples of one SCM (module docstring)."""
+    if a.records:  # the tables of stored records, one per design and n, with no fit
+        rec = pd.read_csv(a.records)
+        for (scm, n), g in rec.groupby(["scm", "n"]):
+            print(f"\n{g['rep'].nunique()} samples of {scm}, n = {n}, learner {g['learner'].iat[0]} ({a.records})")
+            print(jackknife_table(g.dropna(axis=1, how="all")).to_string())
+        return
     scm = make_scm(a.scm, seed=0)
     truth = scm.true_effects().to_numpy()
     learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
@@ -257,6 +273,8 @@ def main(argv=None):
     t.add_argument("--n-rep", type=int, nargs="*", default=[5])
     t.add_argument("--refit-draws", type=int, default=3)
     t.add_argument("--threads", type=int, default=1, help="XGBoost threads per fit (the package default is 1)")
+    t.add_argument("--jackknife-groups", type=int, nargs="*", default=[],
+                   help="also time the jackknife's refits with each number of groups G")
     v = sub.add_parser("variance")
     v.add_argument("--scm", default="basic")
     v.add_argument("--n", type=int, default=1000)
@@ -273,6 +291,8 @@ def main(argv=None):
     j.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
                    help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
     j.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
+    j.add_argument("--records", default=None,
+                   help="print the tables of stored records (benchmarks/results/jackknife_records.csv.gz) instead")
     c = sub.add_parser("coverage")
     c.add_argument("--scms", nargs="+", default=["basic", "weak_overlap", "high_card_r"])
     c.add_argument("--reps", type=int, default=100)
