@@ -9,6 +9,8 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
 * ``psi``: the five counterfactual means with SEs and CIs; ``phi``: the n × 5 per-unit
   influence values (averaged over the cross-fitting repetitions); ``phi_reps``: one
   matrix per repetition;
+* ``se``: the influence-function SE, or, with ``jack_psi`` (``variance="jackknife"``), the
+  delete-a-group jackknife's, which the intervals and tests then use on G − 1 df;
 * ``confint(level, joint=...)``: pointwise or simultaneous (sup-t) intervals;
 * ``pvalues`` and ``p_adjust(method)``: two-sided tests of "effect = 0", Holm / BH /
   Bonferroni over the five effects;
@@ -202,7 +204,7 @@ class PSEResult:
 
     @property
     def variance(self) -> str:
-        """"jackknife" when the SE is the jackknife's, else "influence"."""
+        """Which SE ``se`` is: "jackknife" when ``jack_psi`` is set, else "influence"."""
         return "influence" if self.jack_psi is None else "jackknife"
 
     def _quantile(self, level: float) -> float:
