@@ -3,7 +3,8 @@
 ``timing`` (default): one full PSE table with 500-draw CIs on 17,632 rows (the nurse
 sample), tuning included: single split, and repeated cross-fitting (``--n-rep``); then the
 jackknife's refits (``--jackknife-groups``) and the refit bootstrap with a few draws, with
-the cost per draw of each method and their ratio, all measured in the same run. Target: the full table within 30 s on 2 cores.
+the cost per draw of each method and their ratio, all measured in the same run. Target: the
+full table within 30 s on 2 cores.
 
 ``variance``: why the mediated effects' intervals are too narrow at n = 1,000-4,000, and
 what each candidate remedy does: per sample of an SCM (exact truth), the influence-function
@@ -220,7 +221,8 @@ def jackknife_table(rec: pd.DataFrame) -> pd.DataFrame:
     kinds = [("influence, normal", "se_influence", z)]
     for col in sorted((c for c in rec.columns if c.startswith("se_jackknife_")), key=lambda c: int(c.split("_")[-1])):
         g = int(col.split("_")[-1])
-        kinds += [(f"jackknife G={g}, normal", col, z), (f"jackknife G={g}, t({g - 1})", col, student_t.ppf(0.975, g - 1))]
+        kinds += [(f"jackknife G={g}, normal", col, z),
+                  (f"jackknife G={g}, t({g - 1})", col, student_t.ppf(0.975, g - 1))]
     base = z * rec["se_influence"]
     out = []
     for name, col, q in kinds:
