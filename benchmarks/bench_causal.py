@@ -1,9 +1,10 @@
 """Benchmarks of the causal estimator: cost of a full table, and accuracy against the authors' bagged refits.
 
 ``timing`` (default): one full PSE table with 500-draw CIs on 17,632 rows (the nurse
-sample), tuning included: single split, and repeated cross-fitting (``--n-rep``); then
-the refit bootstrap with a few draws, with the cost per draw of each method and their
-ratio, all measured in the same run. Target: the full table within 30 s on 2 cores.
+sample), tuning included: single split, and repeated cross-fitting (``--n-rep``); then the
+jackknife's refits (``--jackknife-groups``) and the refit bootstrap with a few draws, with
+the cost per draw of each method and their ratio, all measured in the same run. Target: the
+full table within 30 s on 2 cores.
 
 ``variance``: why the mediated effects' intervals are too narrow at n = 1,000-4,000, and
 what each candidate remedy does: per sample of an SCM (exact truth), the influence-function
@@ -12,6 +13,14 @@ SE, the SE of ``--draws`` refit-bootstrap draws (the nuisances re-fitted on each
 estimates over √5, a t interval with 4 df), with the cost of one refit draw; then per effect
 each SE over the SD of the errors (1 when right) and the coverage of its 95% interval.
 
+``jackknife``: the delete-a-group jackknife (``EstimatorSpec(variance="jackknife")``,
+``PSEEstimator.jackknife_draws``) against the influence-function SE on the same samples of an
+SCM (the coverage harness's seeds): per sample the influence SE and the jackknife SEs with
+each ``--groups`` G (G refits without one group each, the folds and tuned hyperparameters
+kept); then per effect and SE its coverage with the Wilson interval, with a normal quantile
+and a t quantile on G − 1 df, its mean over the SD of the errors and its mean half-width over
+the influence interval's, and the seconds per sample.
+
 ``coverage``: repeated samples from the synthetic SCMs (``popresume.causal.scm``, exact
 truth), comparing per effect the single-split DML, repeated cross-fitting (median and
 mean aggregation) and the authors' estimator, the mean of ``--bagged`` refit bootstrap
@@ -19,8 +28,11 @@ draws with their percentile CI: bias, sd, RMSE, CI coverage and width. One SCM
 (``weak_overlap``) has propensities as extreme as 0.05 / 0.95.
 
     .venv/bin/python benchmarks/bench_causal.py timing [--n 17632] [--n-rep 5] [--refit-draws 3] [--threads 1]
+        [--jackknife-groups 10 20]
     .venv/bin/python benchmarks/bench_causal.py variance [--scm basic] [--n 1000] [--reps 40] [--draws 50]
         [--learner cells|xgboost] [--out records.csv]
+    .venv/bin/python benchmarks/bench_causal.py jackknife [--scm basic] [--n 1000] [--reps 300] [--groups 10 20]
+        [--learner cells|xgboost] [--out records.csv] [--records benchmarks/results/jackknife_records.csv.gz]
     .venv/bin/python benchmarks/bench_causal.py coverage [--scms basic weak_overlap high_card_r]
         [--reps 100] [--n 2000] [--bagged 30] [--n-rep 5 10] [--out results.csv]
 """
@@ -39,8 +51,10 @@ from scipy.stats import t as student_t
 from popresume.causal import PSEData, PSEEstimator, capture_pse_warnings, default_roles, make_scm
 from popresume.causal.functional import effects_from_psi
 from popresume.causal.nuisance import CellMeans
+from popresume.causal.results import jackknife_se
 from popresume.causal.scm import coverage_study
 from popresume.coverage.causal import ROLES, tuned_learners
+from popresume.coverage.intervals import wilson
 from popresume.grouping import add_groups
 from popresume.io import write_table
 from popresume.population import generate_population
@@ -93,6 +107,15 @@ def timing(a) -> None:
               f"(target < 30 s: {verdict}); CPU time of this process {cpu:6.1f} s (what the wall time is on an "
               f"idle core with one thread per fit); load average after: {_load()}")
     print(est.diagnostics["params"].to_string())
+    for g in a.jackknife_groups:  # variance="jackknife": G refits of the single split, tuning reused
+        est1 = PSEEstimator(pdata, folds=5, seed=0, threads=a.threads).fit()
+        t, c = time.perf_counter(), time.process_time()
+        est1.jackknife_draws(g)
+        t_jack, c_jack = time.perf_counter() - t, time.process_time() - c
+        print(f"\njackknife, G = {g}: {t_jack:.1f} s wall ({c_jack:.1f} s CPU of this process) on top of the fit "
+              f"({t_jack / g:.1f} s a refit); the table with "
+              f"variance='jackknife' takes ~{totals[1] + t_jack:.0f} s, {(totals[1] + t_jack) / totals[1]:.1f}x the "
+              f"influence table (load average after: {_load()})")
     if a.refit_draws:
         t = time.perf_counter()
         est1 = PSEEstimator(pdata, folds=5, seed=0, threads=a.threads).fit()
@@ -152,6 +175,68 @@ def variance_table(rec: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out).T[list(PSE_NAMES)]
 
 
+def jackknife(a) -> None:
+    """Influence-function and delete-a-group jackknife SEs on samples of one SCM (module docstring)."""
+    if a.records:  # the tables of stored records, one per design and n, with no fit
+        rec = pd.read_csv(a.records)
+        for (scm, n), g in rec.groupby(["scm", "n"]):
+            print(f"\n{g['rep'].nunique()} samples of {scm}, n = {n}, learner {g['learner'].iat[0]} ({a.records})")
+            print(jackknife_table(g.dropna(axis=1, how="all")).to_string())
+        return
+    scm = make_scm(a.scm, seed=0)
+    truth = scm.true_effects().to_numpy()
+    learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
+                else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
+    rows, seconds = [], []
+    t0 = time.perf_counter()
+    for rep in range(a.reps):
+        d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
+        t = time.perf_counter()
+        with capture_pse_warnings():
+            est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
+            jack = {g: jackknife_se(effects_from_psi(est.jackknife_draws(g, seed=rep + 2))) for g in a.groups}
+        seconds.append(time.perf_counter() - t)
+        res = est.result_
+        for j, e in enumerate(PSE_NAMES):
+            rows.append({"learner": a.learner, "scm": a.scm, "n": a.n, "rep": rep, "effect": e, "truth": truth[j],
+                         "estimate": float(res.effects[e]), "se_influence": float(res.se[e]),
+                         **{f"se_jackknife_{g}": float(se[j]) for g, se in jack.items()},
+                         "estimable": bool(res.estimable[e])})
+        if a.out and (rep + 1) % 25 == 0:  # a long run leaves its records as it goes
+            write_table(pd.DataFrame(rows), a.out)
+    rec = pd.DataFrame(rows)
+    print(f"{a.reps} samples of {a.scm}, n = {a.n}, learner {a.learner}; {np.mean(seconds):.2f} s per sample "
+          f"(one fit + {sum(a.groups)} refits; {time.perf_counter() - t0:.0f} s in all; load average {_load()})")
+    print(jackknife_table(rec).to_string())
+    if a.out:
+        write_table(rec, a.out)
+        print(f"wrote {a.out}")
+
+
+def jackknife_table(rec: pd.DataFrame) -> pd.DataFrame:
+    """Per SE of :func:`jackknife`'s records and effect: coverage [Wilson 95%], SE / SD, half-width / influence's."""
+    err = (rec["estimate"] - rec["truth"]).abs()
+    sd = (rec["estimate"] - rec["truth"]).groupby(rec["effect"]).std()
+    z = norm.ppf(0.975)
+    kinds = [("influence, normal", "se_influence", z)]
+    for col in sorted((c for c in rec.columns if c.startswith("se_jackknife_")), key=lambda c: int(c.split("_")[-1])):
+        g = int(col.split("_")[-1])
+        kinds += [(f"jackknife G={g}, normal", col, z),
+                  (f"jackknife G={g}, t({g - 1})", col, student_t.ppf(0.975, g - 1))]
+    base = z * rec["se_influence"]
+    out = []
+    for name, col, q in kinds:
+        hit = err <= q * rec[col]
+        for e in PSE_NAMES:
+            m = rec["effect"] == e
+            k, r = int(hit[m].sum()), int(m.sum())
+            lo, hi = wilson(k, r)
+            out.append({"SE": name, "effect": e, "reps": r, "coverage": f"{k / r:.3f} [{lo:.3f}, {hi:.3f}]",
+                        "SE / SD": round(float(rec.loc[m, col].mean() / sd[e]), 3),
+                        "half-width / influence's": round(float((q * rec.loc[m, col]).mean() / base[m].mean()), 3)})
+    return pd.DataFrame(out).set_index(["SE", "effect"])
+
+
 def coverage(a) -> None:
     parts = []
     for kind in a.scms:
@@ -190,6 +275,8 @@ def main(argv=None):
     t.add_argument("--n-rep", type=int, nargs="*", default=[5])
     t.add_argument("--refit-draws", type=int, default=3)
     t.add_argument("--threads", type=int, default=1, help="XGBoost threads per fit (the package default is 1)")
+    t.add_argument("--jackknife-groups", type=int, nargs="*", default=[],
+                   help="also time the jackknife's refits with each number of groups G")
     v = sub.add_parser("variance")
     v.add_argument("--scm", default="basic")
     v.add_argument("--n", type=int, default=1000)
@@ -198,6 +285,16 @@ def main(argv=None):
     v.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
                    help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
     v.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
+    j = sub.add_parser("jackknife")
+    j.add_argument("--scm", default="basic")
+    j.add_argument("--n", type=int, default=1000)
+    j.add_argument("--reps", type=int, default=300)
+    j.add_argument("--groups", type=int, nargs="+", default=[10, 20], help="the jackknife's numbers of groups G")
+    j.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
+                   help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
+    j.add_argument("--out", default=None, help="write the per-sample records (.csv/.parquet)")
+    j.add_argument("--records", default=None,
+                   help="print the tables of stored records (benchmarks/results/jackknife_records.csv.gz) instead")
     c = sub.add_parser("coverage")
     c.add_argument("--scms", nargs="+", default=["basic", "weak_overlap", "high_card_r"])
     c.add_argument("--reps", type=int, default=100)
@@ -213,6 +310,8 @@ def main(argv=None):
         coverage(a)
     elif a.what == "variance":
         variance(a)
+    elif a.what == "jackknife":
+        jackknife(a)
     else:
         if a.what is None:
             a = ap.parse_args(["timing", *(argv or [])])

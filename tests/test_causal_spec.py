@@ -306,15 +306,15 @@ def test_a_new_spec_field_becomes_an_option(monkeypatch):
     import popresume.cli.estimate as E
 
     wider = dataclasses.make_dataclass(
-        "EstimatorSpec", [("variance", str, S.option("sandwich", "How the SE is computed.",
-                                                     choices=("sandwich", "jackknife")))],
+        "EstimatorSpec", [("se_formula", str, S.option("sandwich", "How the SE is computed.",
+                                                       choices=("sandwich", "delta")))],
         bases=(EstimatorSpec,), frozen=True)
     monkeypatch.setattr(S, "EstimatorSpec", wider)
     monkeypatch.setattr(E, "EstimatorSpec", wider)
     monkeypatch.setattr(E, "DEFAULTS", wider())
     cmd = E.estimator_options()(click.command("x")(lambda **kw: None))
-    p = _params(cmd)["variance"]
-    assert p.opts == ["--variance"] and p.default == "sandwich" and tuple(p.type.choices) == ("sandwich", "jackknife")
+    p = _params(cmd)["se_formula"]
+    assert p.opts == ["--se-formula"] and p.default == "sandwich" and tuple(p.type.choices) == ("sandwich", "delta")
     assert "How the SE is computed." in p.help
 
 

@@ -9,6 +9,8 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
 * ``psi``: the five counterfactual means with SEs and CIs; ``phi``: the n × 5 per-unit
   influence values (averaged over the cross-fitting repetitions); ``phi_reps``: one
   matrix per repetition;
+* ``se``: the influence-function SE, or, with ``jack_psi`` (``variance="jackknife"``), the
+  delete-a-group jackknife's, which the intervals and tests then use on G − 1 df;
 * ``confint(level, joint=...)``: pointwise or simultaneous (sup-t) intervals;
 * ``pvalues`` and ``p_adjust(method)``: two-sided tests of "effect = 0", Holm / BH /
   Bonferroni over the five effects;
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from popresume.multiplicity import adjust_p
 from popresume.schema import PSE_NAMES
@@ -65,6 +68,16 @@ def rep_se(phi_reps: np.ndarray, how: str) -> np.ndarray:
     return np.sqrt(np.median(var_m + (theta_m - theta) ** 2, axis=0))
 
 
+def jackknife_se(draws: np.ndarray) -> np.ndarray:
+    """Delete-a-group jackknife SE of each column of ``draws`` (G, k), one leave-one-group-out
+    estimate per row: √((G − 1)/G · Σ_g (θ_(g) − θ̄_(·))²) (Shao & Tu 1995, §2.3)."""
+    draws = np.asarray(draws, float)
+    g = len(draws)
+    if g < 2:
+        raise ValueError(f"the jackknife needs at least 2 groups, got {g}")
+    return np.sqrt((g - 1) / g * ((draws - draws.mean(axis=0)) ** 2).sum(axis=0))
+
+
 @dataclass(eq=False)
 class PSEResult:
     """The effects of one fitted estimator: estimates, intervals, tests and the overlap verdict.
@@ -88,6 +101,13 @@ class PSEResult:
         Bootstrap draws of the means; None gives normal intervals.
     boot_kind : str, optional
         "influence" or "refit".
+    jack_psi : ndarray of shape (G, 5), optional
+        Leave-one-group-out estimates of the means (``PSEEstimator.jackknife_draws``,
+        ``EstimatorSpec(variance="jackknife")``). When given, ``se`` is their jackknife SE and
+        the intervals and p-values use it with a t quantile on G − 1 degrees of freedom,
+        whatever the bootstrap: the influence bootstrap's percentiles carry the influence
+        variance the jackknife replaces, so its draws only give ``boot_se`` (and the joint
+        band's correlation).
     diagnostics : dict
         Propensity ranges and clipping, weights' ESS, chosen hyperparameters, warnings.
     fold : ndarray, optional
@@ -134,6 +154,7 @@ class PSEResult:
     level: float = 0.95
     boot_psi: np.ndarray | None = field(default=None, repr=False)  # (n_boot, 5) or None
     boot_kind: str | None = None
+    jack_psi: np.ndarray | None = field(default=None, repr=False)  # (G, 5) leave-one-group-out means, or None
     diagnostics: dict = field(default_factory=dict, repr=False)
     fold: np.ndarray | None = field(default=None, repr=False)  # fold of each row, first split
     identification: str = "overlap"  # "overlap" or "paper" (see ``identification``)
@@ -170,9 +191,26 @@ class PSEResult:
         return pd.Series(effects_from_psi(self.psi_estimate), index=list(PSE_NAMES), name="estimate")
 
     @property
-    def se(self) -> pd.Series:
+    def influence_se(self) -> pd.Series:
         """Influence-function SE of each effect (repetitions combined by ``rep_se``)."""
         return pd.Series(rep_se(effects_from_psi(self.phi_reps), self.aggregate), index=list(PSE_NAMES), name="se")
+
+    @property
+    def se(self) -> pd.Series:
+        """SE of each effect: the jackknife's when ``jack_psi`` is set, else :attr:`influence_se`."""
+        if self.jack_psi is None:
+            return self.influence_se
+        return pd.Series(jackknife_se(effects_from_psi(self.jack_psi)), index=list(PSE_NAMES), name="se")
+
+    @property
+    def variance(self) -> str:
+        """Which SE ``se`` is: "jackknife" when ``jack_psi`` is set, else "influence"."""
+        return "influence" if self.jack_psi is None else "jackknife"
+
+    def _quantile(self, level: float) -> float:
+        """The two-sided ``level`` quantile of the reference distribution: normal, or t on G − 1 df."""
+        p = 1 - (1 - level) / 2
+        return float(norm.ppf(p) if self.jack_psi is None else student_t.ppf(p, len(self.jack_psi) - 1))
 
     @property
     def boot(self) -> np.ndarray | None:
@@ -181,6 +219,8 @@ class PSEResult:
 
     @property
     def ci_method(self) -> str:
+        if self.jack_psi is not None:
+            return f"jackknife ({len(self.jack_psi)} groups, t on {len(self.jack_psi) - 1} df)"
         if self.boot_psi is None:
             return "normal (influence function)"
         return f"{self.boot_kind} bootstrap ({len(self.boot_psi)} draws)"
@@ -188,36 +228,40 @@ class PSEResult:
     # -- intervals
     def _pointwise(self, est: np.ndarray, se: np.ndarray, draws: np.ndarray | None, level: float):
         alpha = 1 - level
-        if draws is not None:
+        if draws is not None and self.jack_psi is None:
             return np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
-        q = norm.ppf(1 - alpha / 2)
+        q = self._quantile(level)
         return est - q * se, est + q * se
 
     def confint(self, level: float | None = None, *, joint: bool = False, psi: bool = False,
                 n_sim: int = 10_000, seed: int = 0) -> pd.DataFrame:
         """Intervals for the five effects (or the five means with ``psi=True``).
 
-        Pointwise: bootstrap percentiles when ``bootstrap()`` was run, else normal ±z·se.
+        Pointwise: with the jackknife (``jack_psi``), ±q·se with q the t quantile on G − 1
+        df; else bootstrap percentiles when ``bootstrap()`` was run, else normal ±z·se.
         ``joint=True``: a simultaneous band est ± c·se that covers all five at ``level``
-        together, c the ``level`` quantile of ``max_j |θ*_j − θ̂_j| / se_j`` (sup-t) over the
-        bootstrap draws, or over ``n_sim`` Gaussian draws with the influence-function
-        covariance when there are none.
+        together, c the ``level`` quantile of ``max_j |θ*_j − θ̂_j| / se_j`` (sup-t, se_j the
+        influence SE) over the bootstrap draws, or over ``n_sim`` Gaussian draws with the
+        influence-function covariance when there are none; with the jackknife, c is scaled by
+        the ratio of the t and normal quantiles and multiplies the jackknife SE.
         """
         level = self.level if level is None else float(level)
         if not 0 < level < 1:
             raise ValueError(f"level must be in (0, 1), got {level}")
         if psi:
             names, est = list(PSI_NAMES), self.psi_estimate
-            se = rep_se(self.phi_reps, self.aggregate)
+            se = infl = rep_se(self.phi_reps, self.aggregate)
+            if self.jack_psi is not None:
+                se = jackknife_se(self.jack_psi)
             draws, cov_phi = self.boot_psi, self.phi
         else:
             names, est = list(PSE_NAMES), self.effects.to_numpy()
-            se = self.se.to_numpy()
+            se, infl = self.se.to_numpy(), self.influence_se.to_numpy()
             draws, cov_phi = self.boot, effects_from_psi(self.phi)
         if not joint:
             lo, hi = self._pointwise(est, se, draws, level)
         else:
-            safe = np.where(se > 0, se, np.inf)
+            safe = np.where(infl > 0, infl, np.inf)
             if draws is not None:
                 centre = draws.mean(axis=0)  # the draws' own centre, as the sup-t band of DoubleML
                 t = np.abs(draws - centre) / safe
@@ -227,20 +271,24 @@ class PSEResult:
                                                                        method="eigh")
                 t = np.abs(sim) / safe
             c = float(np.quantile(t.max(axis=1), level))
+            if self.jack_psi is not None:  # the jackknife SE's own degrees of freedom
+                c *= self._quantile(level) / float(norm.ppf(1 - (1 - level) / 2))
             lo, hi = est - c * se, est + c * se
         return pd.DataFrame({"ci_low": lo, "ci_high": hi}, index=pd.Index(names, name="effect"))
 
     # -- tests
     @property
     def pvalues(self) -> pd.Series:
-        """Two-sided p-values of "effect = 0" from the influence-function SE (normal reference).
+        """Two-sided p-values of "effect = 0" from ``se`` (the influence function's, normal
+        reference; or the jackknife's, t reference on G − 1 df).
 
         NaN for an effect that is not estimable (``estimable``): no test is offered there.
         """
         est, se = self.effects.to_numpy(), self.se.to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(se > 0, est / se, np.where(est == 0, 0.0, np.inf))
-        p = np.where(self.estimable.to_numpy(), 2 * norm.sf(np.abs(z)), np.nan)
+        ref = norm if self.jack_psi is None else student_t(len(self.jack_psi) - 1)
+        p = np.where(self.estimable.to_numpy(), 2 * ref.sf(np.abs(z)), np.nan)
         return pd.Series(p, index=list(PSE_NAMES), name="p")
 
     def p_adjust(self, method: str = "holm") -> pd.DataFrame:
@@ -384,7 +432,8 @@ class PSEResult:
         """The five counterfactual means, with target, estimate, se, ci_low, ci_high."""
         ci = self.confint(psi=True)
         return pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_estimate,
-                             "se": rep_se(self.phi_reps, self.aggregate), "ci_low": ci["ci_low"].to_numpy(),
+                             "se": (rep_se(self.phi_reps, self.aggregate) if self.jack_psi is None
+                                    else jackknife_se(self.jack_psi)), "ci_low": ci["ci_low"].to_numpy(),
                              "ci_high": ci["ci_high"].to_numpy()}, index=list(PSI_NAMES))
 
     @property

@@ -27,6 +27,10 @@ from typing import Any
 
 AGGREGATIONS: tuple[str, ...] = ("median", "mean")
 BOOTSTRAPS: tuple[str, ...] = ("influence", "refit")
+# The SE behind the intervals and tests: the influence function's, or a delete-a-group jackknife
+# that refits the nuisances without each group (issue 37: the influence SE leaves out the
+# nuisance fits' finite-sample noise and is too narrow for the mediated effects at small n).
+VARIANCES: tuple[str, ...] = ("influence", "jackknife")
 MISSING: tuple[str, ...] = ("raise", "drop")
 # "overlap": an effect whose propensities are clipped or whose weights have too small an
 # effective sample size gets no interval, p-value or significance (``identification``);
@@ -126,6 +130,12 @@ class EstimatorSpec:
     identification: str = option("overlap", "overlap: an effect without support (clipped propensities, too "
                                  "small an effective sample size) is reported not estimable, with no interval, "
                                  "p-value or significance; paper: every interval as is.", choices=IDENTIFICATIONS)
+    variance: str = option("influence", "The SE of the intervals and p-values: the influence function's "
+                           "(influence), or a delete-a-group jackknife that refits the cross-fitted estimator "
+                           "without each of jackknife_groups groups (jackknife; that many more fits).",
+                           choices=VARIANCES)
+    jackknife_groups: int = option(10, "Groups of the jackknife (stratified on X like the folds).", bound=Bound(2))
+    jackknife_jobs: int = option(1, "Parallel jobs (joblib) for the jackknife's refits.", bound=Bound(1))
     estimable_rule: str = option("support", "The rule of identification=overlap: support (clipping and an ESS "
                                  "floor) or ess-floor (the ESS floors of the rule before issue 37).",
                                  choices=ESTIMABLE_RULES)
