@@ -135,7 +135,7 @@ def variance(a) -> None:
     rows, per_draw = [], []
     learners = ({"propensity": CellMeans(), "outcome": CellMeans()} if a.learner == "cells"
                 else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
-    for rep in range(a.reps):
+    for rep in range(a.start, a.start + a.reps):
         d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
         with capture_pse_warnings():
             est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
@@ -189,7 +189,7 @@ def jackknife(a) -> None:
                 else tuned_learners(a.scm, a.n))  # tuned once on a pilot sample, as the harness does
     rows, seconds = [], []
     t0 = time.perf_counter()
-    for rep in range(a.reps):
+    for rep in range(a.start, a.start + a.reps):
         d = scm.sample(a.n, seed=a.n * 7919 + rep)  # the coverage harness's samples (seed 0)
         t = time.perf_counter()
         with capture_pse_warnings():
@@ -202,7 +202,7 @@ def jackknife(a) -> None:
                          "estimate": float(res.effects[e]), "se_influence": float(res.se[e]),
                          **{f"se_jackknife_{g}": float(se[j]) for g, se in jack.items()},
                          "estimable": bool(res.estimable[e])})
-        if a.out and (rep + 1) % 25 == 0:  # a long run leaves its records as it goes
+        if a.out and (rep + 1 - a.start) % 5 == 0:  # a long run leaves its records as it goes
             write_table(pd.DataFrame(rows), a.out)
     rec = pd.DataFrame(rows)
     print(f"{a.reps} samples of {a.scm}, n = {a.n}, learner {a.learner}; {np.mean(seconds):.2f} s per sample "
@@ -223,6 +223,11 @@ def jackknife_table(rec: pd.DataFrame) -> pd.DataFrame:
         g = int(col.split("_")[-1])
         kinds += [(f"jackknife G={g}, normal", col, z),
                   (f"jackknife G={g}, t({g - 1})", col, student_t.ppf(0.975, g - 1))]
+        # the mean of the two variances: if the jackknife counts the nuisances' second-order
+        # noise about twice (Efron & Stein 1981) and the influence SE leaves it out, the mean
+        # counts it once (a candidate, read off the same records)
+        rec = rec.assign(**{f"se_mean_{g}": np.sqrt((rec["se_influence"] ** 2 + rec[col] ** 2) / 2)})
+        kinds += [(f"mean of influence and jackknife G={g} variances, normal", f"se_mean_{g}", z)]
     base = z * rec["se_influence"]
     out = []
     for name, col, q in kinds:
@@ -289,6 +294,7 @@ def main(argv=None):
     j.add_argument("--scm", default="basic")
     j.add_argument("--n", type=int, default=1000)
     j.add_argument("--reps", type=int, default=300)
+    j.add_argument("--start", type=int, default=0, help="the first sample's number (split a run over processes)")
     j.add_argument("--groups", type=int, nargs="+", default=[10, 20], help="the jackknife's numbers of groups G")
     j.add_argument("--learner", choices=("cells", "xgboost"), default="cells",
                    help="cell means, or XGBoost tuned once on a pilot sample (the harness's)")
