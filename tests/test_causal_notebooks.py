@@ -7,10 +7,10 @@ from popresume.book import run_notebook
 
 pytestmark = pytest.mark.notebook
 
+# chapter 08 (published results) runs in tests/test_notebooks_audit.py, with both of its formats
 SMALL = {
     "06_identification.py": {"n": 20_000},
     "07_estimation.py": {"n": 600, "reps": 4, "n_boot": 50, "n_demo": 1200, "refit_draws": 4},
-    "08_published_results.py": {"own_size": 400, "own_formats": ["text"], "own_n_boot": 50},
 }
 
 
