@@ -19,6 +19,12 @@ def llama():
     # One sleeping thread: the suite's other worker keeps a core busy the whole time. Measured
     # beside one busy process on 2 cores (2026-12-03): 2 spinning threads 405 s, 2 sleeping
     # threads 354 s, 1 sleeping thread 261 s (alone, 2 spinning threads took 174 s).
+    # The test is the server's prompt processing (CI log of d8ca1a3: 249 s for 39,640 prompt
+    # tokens, 28.5 s generating, of 281 s): the prompt cache already skips the instructions and
+    # posting of every request after a posting's first, so each request pays for its résumé
+    # (about 250 tokens). Measured 2026-12-05 in server CPU time: two slots (-np 2, the
+    # client's two requests decoded together) 50.2 s against 46.8 s for one, on 24 résumés;
+    # repacked weights or flash attention on or off 25.7-27.6 s for the same 4,059 prompt tokens.
     with server_mod.LlamaServer("smollm2", threads=1, poll=0, ctx_size=2048, startup_timeout=180) as srv:
         yield srv
 

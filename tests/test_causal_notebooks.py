@@ -7,10 +7,11 @@ from popresume.book import run_notebook
 
 pytestmark = pytest.mark.notebook
 
+# chapter 07 runs (with the same small parameters, checked the same way) as the README's
+# `book run` example in tests/test_readme_commands.py; chapter 08 (published results) in
+# tests/test_notebooks_audit.py, with both of its formats: each chapter runs once in the suite
 SMALL = {
     "06_identification.py": {"n": 20_000},
-    "07_estimation.py": {"n": 600, "reps": 4, "n_boot": 50, "n_demo": 1200, "refit_draws": 4},
-    "08_published_results.py": {"own_size": 400, "own_formats": ["text"], "own_n_boot": 50},
 }
 
 

@@ -36,13 +36,15 @@ def test_published_results_chapter_runs_its_own_grid(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
+    # the chapter's two default formats (text, image+photo): the one run of chapter 08 in the suite
     out = run_notebook(NB / "08_published_results.py",
-                       {"own_size": 150, "own_n_boot": 20, "own_formats": ["image+photo"]}, output=tmp_path / "08.ipynb")
+                       {"own_size": 150, "own_n_boot": 20, "own_formats": ["text", "image+photo"]},
+                       output=tmp_path / "08.ipynb")
     _check_clean(out)
     text = _text(out)
     assert "synthetic screener" in text and "min ESS" in text  # our rows name their screener and overlap
-    # the chapter's own audits went through run_audit's cache, one estimate per attribute
-    assert len(list((tmp_path / "cache" / "audit" / "estimates").glob("*.parquet"))) == 2
+    # the chapter's own audits went through run_audit's cache, one estimate per format and attribute
+    assert len(list((tmp_path / "cache" / "audit" / "estimates").glob("*.parquet"))) == 4
 
 
 @pytest.mark.notebook
@@ -51,11 +53,15 @@ def test_audit_chapters_run(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
-    out9 = run_notebook(NB / "09_audit_grid.py", {**GRID, "n_boot": 20, "n_validity": 10}, output=tmp_path / "09.ipynb")
+    # chapter 9 at the book's card size (n_validity 40), so that chapters 10a-10d read its
+    # cards as in the book; a smaller card here made 10a compute the n = 40 cards itself
+    out9 = run_notebook(NB / "09_audit_grid.py", {**GRID, "n_boot": 20, "n_validity": 40}, output=tmp_path / "09.ipynb")
     _check_clean(out9)
     estimates = tmp_path / "cache" / "audit" / "estimates"
     n_cells = len(list(estimates.glob("*.parquet")))
     assert n_cells == 6  # 3 formats × 2 attributes, one screener each
+    cards = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "validity").glob("*.json")}
+    assert len(cards) == 2  # one n = 40 card per screener of the grid (embedding, synthetic VLM)
     grid = {**GRID, "n_boot_grid": 20}
     small = {
         "10a_coarsened_mediators": {**grid, "occupation": "accountant", "n": 500, "n_embed": 200, "n_ref": 2000,
@@ -67,6 +73,7 @@ def test_audit_chapters_run(tmp_path, monkeypatch):
     for name, params in small.items():
         out = run_notebook(NB / f"{name}.py", params, output=tmp_path / f"{name}.ipynb")
         _check_clean(out)
-        # chapters 10a-10d reuse chapter 9's grid: no cell is estimated again
+        # chapters 10a-10d reuse chapter 9's grid and cards: no cell is estimated again, no card made again
         assert len(list(estimates.glob("*.parquet"))) == n_cells, name
+        assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "validity").glob("*.json")} == cards, name
     assert "disagreement (Holm)" in _text(tmp_path / "10c_fourfifths_ll144.ipynb")
