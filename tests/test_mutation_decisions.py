@@ -270,3 +270,26 @@ def test_clustered_effect_needs_two_clusters_and_says_so_with_one():
     one = analyses.clustered_effect(df.assign(name="n1"), "t", cells="cell", cluster="name")
     assert one["reason"] == "one name: no clustered interval" and np.isfinite(one["estimate"])
     assert np.isnan(one["ci_low"]) and np.isnan(one["p"])
+
+
+@pytest.mark.parametrize("arm_df", [False, True])
+def test_clustered_effect_with_no_residual_variation_has_no_interval(arm_df):
+    # every reply in a cell the same score (a screener that reads only the job): the outcome minus
+    # its cell mean is exactly 0.0, so the slope is 0.0 and each cluster's score is 0.0: the
+    # clustered SE is exactly zero, and a zero-width interval would claim certainty
+    df = pd.DataFrame({"outcome": [40.0, 40.0, 50.0, 50.0, 60.0, 60.0], "t": [0.0, 1.0] * 3,
+                       "cell": ["a", "a", "b", "b", "c", "c"], "name": ["n1", "n2", "n3", "n4", "n5", "n6"]})
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=arm_df)
+    assert r["reason"] == "no residual variation: no interval"
+    assert r["estimate"] == 0.0 and (r["n"], r["n_clusters"]) == (6, 6)
+    assert all(np.isnan(r[k]) for k in ("ci_low", "ci_high", "p", "se"))
+    # the same design with one reply moved by 1: the SE is positive and the interval is the formula's
+    df.loc[1, "outcome"] = 41.0
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=arm_df)
+    assert r["reason"] == "" and r["se"] > 0
+    b, lo, hi, p = _within_cluster_t(df["outcome"], df["t"], df["cell"].to_numpy(), df["name"].to_numpy())
+    if arm_df:  # one reply per name: the term is constant in each cluster, 3 names an arm, 3 - 1 df
+        half, dof = (hi - lo) / 2 / stats.t.ppf(0.975, 5), 2
+        lo, hi = b - stats.t.ppf(0.975, dof) * half, b + stats.t.ppf(0.975, dof) * half
+        p = 2 * stats.t.sf(abs(b) / half, dof)
+    np.testing.assert_allclose([r["estimate"], r["ci_low"], r["ci_high"], r["p"]], [b, lo, hi, p], rtol=1e-9)
