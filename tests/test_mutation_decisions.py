@@ -381,3 +381,23 @@ def test_drift_names_the_sources_and_models_it_was_given():
         analyses.drift(df, models=("a",))
     with pytest.raises(ValueError, match=r"^drift needs the rows of one source with a crossed design, got \[\]$"):
         analyses.drift(df.assign(source="webster"))
+
+
+def test_competence_reads_every_source_with_a_keyword_job(monkeypatch):
+    import dataclasses
+
+    from popresume.decisions import sources
+
+    # a second record like Webster's (an auditor's own, say): both sources' rows are kept
+    monkeypatch.setitem(sources.RECORDS, "webster2", dataclasses.replace(sources.RECORDS["webster"], name="webster2"))
+    monkeypatch.setattr(analyses, "_contrast", lambda source, m, contrast, level: {
+        "estimate": 1.0, "ci_low": 0.0, "ci_high": 2.0, "n": 10, "p": 0.01 if source == "webster" else 0.2})
+    rng = np.random.default_rng(1)
+    rows = [{"source": source, "model": f"{source}-m", "signal": "keyword", "job": "Finance", "variant": v,
+             "outcome": 5 + (v == "keyword_stuffed") + rng.normal()}
+            for source in ("webster", "webster2") for _ in range(10) for v in ("plain", "keyword_stuffed")]
+    out = analyses.competence(pd.DataFrame(rows))
+    assert list(out.columns) == ["model", "contrast", "estimate", "ci_low", "ci_high", "n", "p", "p_holm"]
+    assert list(out["model"]) == ["webster-m"] * 2 + ["webster2-m"] * 2
+    fit = out[out["contrast"] == "matched − mismatched"]
+    np.testing.assert_allclose(fit["p_holm"], [0.02, 0.2])  # Holm over the two settings: 2 × 0.01, max(0.02, 0.2)
