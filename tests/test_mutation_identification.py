@@ -96,3 +96,15 @@ def _summary(reasons: dict) -> pd.DataFrame:
 ])
 def test_identification_sentence_by_hand(reasons, want):
     assert identification_sentence(_summary(reasons), "sex") == want
+
+
+def test_a_tail_exactly_at_the_pareto_line_is_not_the_reason():
+    # k̂ exactly 0.7 passes max_pareto_k=0.7; the ESS of 40 (under 50) is what withholds NDE
+    d = _diagnostics({}, 40.0, 1000)
+    d["weights"]["pareto_k"] = 0.7
+    t = identification_table(d, max_pareto_k=0.7)
+    assert t.loc["NDE", "reason"] == ("too few résumés carry the weights: an effective sample size of 40 "
+                                      "(π3 of E[Y_{x1,W_x0}]; the smallest), so the direct path has too little support")
+    d["weights"]["pareto_k"] = 0.71
+    assert identification_table(d, max_pareto_k=0.7).loc["NDE", "reason"].startswith(
+        "a few résumés carry the weights: their tail has Pareto k̂ 0.71 (π1 of E[Y_x0]; smallest ESS 40)")
