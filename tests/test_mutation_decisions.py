@@ -401,3 +401,15 @@ def test_competence_reads_every_source_with_a_keyword_job(monkeypatch):
     assert list(out["model"]) == ["webster-m"] * 2 + ["webster2-m"] * 2
     fit = out[out["contrast"] == "matched − mismatched"]
     np.testing.assert_allclose(fit["p_holm"], [0.02, 0.2])  # Holm over the two settings: 2 × 0.01, max(0.02, 0.2)
+
+
+def test_clustered_effect_with_one_cluster_in_an_arm_returns_missing_floats():
+    # one name carries t = 1 and four names t = 0: min(1, 4) - 1 = 0 df, no interval
+    df = pd.DataFrame({"outcome": [1.0, 2.5, 1.2, 0.9, 1.4, 3.1, 1.1, 0.8, 1.3, 1.0],
+                       "t": [1.0, 0.0, 0.0, 0.0, 0.0] * 2, "cell": ["a"] * 5 + ["b"] * 5,
+                       "name": ["n1", "n2", "n3", "n4", "n5"] * 2})
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=True)
+    assert r["reason"] == "one name in an arm of t: no clustered interval"
+    assert all(isinstance(r[k], float) and np.isnan(r[k]) for k in ("ci_low", "ci_high", "p"))
+    y = df["outcome"].to_numpy()
+    assert r["estimate"] == pytest.approx(np.mean(y[[0, 5]]) - np.mean(np.delete(y, [0, 5])))
