@@ -576,3 +576,35 @@ def test_pairwise_bounds_of_a_one_row_category_and_a_clearly_better_first_one():
     low, high = ll144.pairwise_ratio_bounds([30, 5], [50, 50], [True, True])
     l01 = float(ll144.rate_ratio_interval(30, 50, 5, 50)[0])
     assert l01 > 1 and high[1] == pytest.approx(1 / l01) and high[0] == 1
+
+
+def test_chance_table_passes_every_setting_to_each_breakdown_and_rule():
+    """chance_table is the loop of chance_of_flag (checked by enumeration above) over the
+    breakdowns of breakdown_table: each row equals chance_of_flag on that breakdown's counts
+    with the observed lowest ratio, at every setting given (none of them the default), under
+    column names that are not the defaults."""
+    import inspect
+
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"g": rng.choice(["F", "M"], 120), "r": rng.choice(["A", "B", "C", "D"], 120, p=[.5, .3, .16, .04]),
+                       "s": rng.normal(size=120)})
+    kw = dict(select_top=0.3, threshold=0.9, min_share=0.05, n_sim=500, seed=3)
+    got = ll144.chance_table(df, score="s", sex="g", race="r", rules=("selection_cut", "median_split"), **kw)
+    assert list(got.columns) == ["breakdown", "rule", "n", "observed_lowest_ratio", "flag_rate", "flag_rate_text",
+                                 "p_perm", "p_perm_text", "null_median_lowest_ratio", "n_sim", "method"]
+    assert list(zip(got["rule"], got["breakdown"])) == [(rule, b) for rule in ("selection_cut", "median_split")
+                                                        for b in ("sex", "race", "sex × race")]
+    for row in got.itertuples(index=False):
+        table = ll144.breakdown_table(df, score="s", sex="g", race="r", rule=row.rule, select_top=0.3, min_share=0.05)
+        t = table[table["breakdown"] == row.breakdown]
+        obs = ll144.lowest_ratio(t)
+        r = ll144.chance_of_flag(t, rule=row.rule, threshold=0.9, min_share=0.05, observed=obs, n_sim=500, seed=3)
+        assert row.n == 120 and row.observed_lowest_ratio == obs
+        assert (row.flag_rate, row.flag_rate_text, row.p_perm, row.p_perm_text, row.null_median_lowest_ratio,
+                row.n_sim, row.method) == (r.probability, r.probability_text, r.p_value, r.p_value_text,
+                                           r.null_median, r.n_sim, r.method)
+    assert np.isfinite(got["p_perm"]).all() and (got.loc[got["breakdown"] != "sex", "n_sim"] == 500).all()
+    with pytest.raises(ValueError, match=r"^scores table has no column 'g'"):
+        ll144.chance_table(df.drop(columns="g"), score="s", sex="g", race="r")
+    params = inspect.signature(ll144.chance_table).parameters  # the paper's 10,000 draws from seed 0
+    assert (params["n_sim"].default, params["seed"].default) == (10_000, 0)
