@@ -608,3 +608,27 @@ def test_chance_table_passes_every_setting_to_each_breakdown_and_rule():
         ll144.chance_table(df.drop(columns="g"), score="s", sex="g", race="r")
     params = inspect.signature(ll144.chance_table).parameters  # the paper's 10,000 draws from seed 0
     assert (params["n_sim"].default, params["seed"].default) == (10_000, 0)
+
+
+def test_breakdown_table_passes_every_setting_to_each_breakdown():
+    """breakdown_table stacks impact_ratio_table (checked by hand above) of each breakdown's
+    counts, at the level, share and cut given, with ``breakdown`` as its first column and one
+    running index."""
+    import inspect
+
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"g": rng.choice(["F", "M"], 90), "r": rng.choice(["A", "B", "C"], 90, p=[.6, .36, .04]),
+                       "s": rng.normal(size=90)})
+    got = ll144.breakdown_table(df, score="s", sex="g", race="r", rule="selection_cut", select_top=0.3, level=0.9,
+                                min_share=0.05)
+    parts = []
+    for name, cols in (("sex", ["g"]), ("race", ["r"]), ("sex × race", ["g", "r"])):
+        t = ll144.impact_ratio_table(ll144.category_counts(df, cols, "s", rule="selection_cut", select_top=0.3),
+                                     level=0.9, min_share=0.05).drop(columns=cols)
+        parts.append(t.assign(breakdown=name)[["breakdown", *t.columns]])
+    want = pd.concat(parts, ignore_index=True)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.columns[0] == "breakdown" and got.index.equals(pd.RangeIndex(len(got)))
+    with pytest.raises(ValueError, match=r"^scores table has no column 'r'"):
+        ll144.breakdown_table(df.drop(columns="r"), score="s", sex="g", race="r")
+    assert inspect.signature(ll144.breakdown_table).parameters["level"].default == 0.95
