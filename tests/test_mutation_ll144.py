@@ -632,3 +632,19 @@ def test_breakdown_table_passes_every_setting_to_each_breakdown():
     with pytest.raises(ValueError, match=r"^scores table has no column 'r'"):
         ll144.breakdown_table(df.drop(columns="r"), score="s", sex="g", race="r")
     assert inspect.signature(ll144.breakdown_table).parameters["level"].default == 0.95
+
+
+def test_scoring_rates_are_shares_above_the_median_at_the_level_and_share_given():
+    import inspect
+
+    # median of the ten scores 4.5; F: 6 of 1,2,3,6 above (1/4), M: 5,7,8 of 4,5,7,8 (3/4); X, 2 rows of 10,
+    # under the 25% share asked: listed, not rated
+    df = pd.DataFrame({"sex": ["F"] * 4 + ["M"] * 4 + ["X"] * 2, "s": [1, 2, 3, 6, 4, 5, 7, 8, 0, 9]})
+    got = ll144.scoring_rates(df, "sex", "s", level=0.9, min_share=0.25)
+    rate = dict(zip(got["category"], got["rate"]))
+    assert (rate["F"], rate["M"]) == (0.25, 0.75)
+    assert got.set_index("category").loc["F", "ratio"] == pytest.approx(1 / 3)
+    want = ll144.impact_ratio_table(ll144.category_counts(df, "sex", "s", rule="median_split"), level=0.9,
+                                    min_share=0.25)
+    pd.testing.assert_frame_equal(got, want)
+    assert inspect.signature(ll144.scoring_rates).parameters["level"].default == 0.95
