@@ -55,6 +55,10 @@ def test_old_rule_reason_names_every_threshold_missed():
     t = _floor({}, 40.0, 1000, min_ess_mediated=1000.0, min_ess_share=0.05)
     assert t.loc["NIE", "reason"] == ("smallest ESS 40 (π3 of E[Y_{x1,W_x0}]; at least 1000; 4.0% of the rows, "
                                       "at least 5%): " + NIE_PATH)
+    # 7% of the rows: short of the default 10% but not of the 5% asked, so NIE is supported, only too small
+    t = _floor({}, 70.0, 1000, min_ess_mediated=1000.0, min_ess_share=0.05)
+    assert t.loc["NIE", "reason"] == "smallest ESS 70 (π3 of E[Y_{x1,W_x0}]; at least 1000): " + NIE_SMALL
+    assert t.loc["NDE", "estimable"]
 
 
 def test_old_rule_reason_at_each_threshold_exactly():
