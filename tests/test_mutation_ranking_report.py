@@ -6,8 +6,9 @@ import inspect
 import numpy as np
 import pandas as pd
 
+from popresume.ranking import chance
 from popresume.ranking.bloomberg import DEMOS
-from popresume.ranking.report import ranking_tables, source_of
+from popresume.ranking.report import CHANCE_COLUMNS, ranking_tables, source_of
 from popresume.schema import NOT_CARDED_RECORDED, VERDICT_COLUMN
 
 
@@ -37,8 +38,14 @@ def test_each_table_carries_the_models_source_and_validity_verdict():
     # Bloomberg's recorded model has no card
     long = pd.concat([_runs("GPT-3.5", 30, 1), _runs("embedding", 30, 2, validity="pass").assign(resume=np.nan)],
                      ignore_index=True)
-    out = ranking_tables(long, sources={"embedding": "ours, screener embedding"}, n_sim=20, clogit_fit=False,
-                         c4=False)
+    out = ranking_tables(long, sources={"embedding": "ours, screener embedding"}, n_sim=20, seed=5,
+                         clogit_fit=False, c4=False)
+    # the chance tables at the draws and seed given; the null by number of runs on the grid of
+    # 100 to 10,000 runs and the runs each model has (30), for rankings of k = 8 groups
+    pd.testing.assert_frame_equal(out["chance"][CHANCE_COLUMNS], chance.chance_table(long, n_sim=20, seed=5)[CHANCE_COLUMNS])
+    pd.testing.assert_frame_equal(out["chance_by_runs"], chance.null_quantiles(
+        [30, 100, 250, 500, 1000, 2000, 5000, 10_000], 8, n_sim=20, seed=5))
+    assert {"selection_rates", "min_max", "chance", "chance_by_runs"} <= set(out)
     for name in ("selection_rates", "min_max", "chance", "first_position", "ranks", "name_rates"):
         t = out[name].drop_duplicates("model").set_index("model")
         assert t.loc["embedding", VERDICT_COLUMN] == "pass", name
