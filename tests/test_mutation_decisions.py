@@ -270,3 +270,146 @@ def test_clustered_effect_needs_two_clusters_and_says_so_with_one():
     one = analyses.clustered_effect(df.assign(name="n1"), "t", cells="cell", cluster="name")
     assert one["reason"] == "one name: no clustered interval" and np.isfinite(one["estimate"])
     assert np.isnan(one["ci_low"]) and np.isnan(one["p"])
+
+
+@pytest.mark.parametrize("arm_df", [False, True])
+def test_clustered_effect_with_no_residual_variation_has_no_interval(arm_df):
+    # every reply in a cell the same score (a screener that reads only the job): the outcome minus
+    # its cell mean is exactly 0.0, so the slope is 0.0 and each cluster's score is 0.0: the
+    # clustered SE is exactly zero, and a zero-width interval would claim certainty
+    df = pd.DataFrame({"outcome": [40.0, 40.0, 50.0, 50.0, 60.0, 60.0], "t": [0.0, 1.0] * 3,
+                       "cell": ["a", "a", "b", "b", "c", "c"], "name": ["n1", "n2", "n3", "n4", "n5", "n6"]})
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=arm_df)
+    assert r["reason"] == "no residual variation: no interval"
+    assert r["estimate"] == 0.0 and (r["n"], r["n_clusters"]) == (6, 6)
+    assert all(np.isnan(r[k]) for k in ("ci_low", "ci_high", "p", "se"))
+    # the same design with one reply moved by 1: the SE is positive and the interval is the formula's
+    df.loc[1, "outcome"] = 41.0
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=arm_df)
+    assert r["reason"] == "" and r["se"] > 0
+    b, lo, hi, p = _within_cluster_t(df["outcome"], df["t"], df["cell"].to_numpy(), df["name"].to_numpy())
+    if arm_df:  # one reply per name: the term is constant in each cluster, 3 names an arm, 3 - 1 df
+        half, dof = (hi - lo) / 2 / stats.t.ppf(0.975, 5), 2
+        lo, hi = b - stats.t.ppf(0.975, dof) * half, b + stats.t.ppf(0.975, dof) * half
+        p = 2 * stats.t.sf(abs(b) / half, dof)
+    np.testing.assert_allclose([r["estimate"], r["ci_low"], r["ci_high"], r["p"]], [b, lo, hi, p], rtol=1e-9)
+
+
+def _derbyshire_two_models(seed=8):
+    """A small Derbyshire-like crossed design under models "a" and "b": résumés F1-F3, T1-T3
+    (F2 and T2 the weak ones), postings jobF and jobT, eight names (4 White, 4 Black; sexes
+    alternating). Model b widens the own-industry gap, the quality gap and the Black gap."""
+    rng = np.random.default_rng(seed)
+    names = [(f"n{k}", "White" if k < 4 else "Black", "male" if k % 2 == 0 else "female") for k in range(8)]
+    own_eff = {n: rng.normal(0, 0.5) for n, _, _ in names}
+    item_eff = {i: rng.normal(0, 1.0) for i in ("resumeF1", "resumeF2", "resumeF3", "resumeT1", "resumeT2", "resumeT3")}
+    rows = []
+    for model, later in (("a", 0.0), ("b", 1.0)):
+        for item, ie in item_eff.items():
+            for job in ("jobF", "jobT"):
+                own, strong = float(job[3] == item[6]), float(item[7] != "2")
+                for name, race, sex in names:
+                    y = (50 + ie + own_eff[name] + (6 + 2 * later) * own + (3 + 2 * later) * strong * own
+                         - (1 + 1.5 * later) * (race == "Black") - 0.5 * (sex == "female") + rng.normal(0, 1))
+                    rows.append({"source": "derbyshire", "model": model, "item": item, "job": job, "run": 0,
+                                 "name": name, "race": race, "sex": sex, "outcome": y})
+    return _table(pd.DataFrame(rows))
+
+
+def _interaction_by_hand(d, term, cells, cluster, level, dof=None):
+    """The coefficient of term × later in outcome ~ term × later + term after removing the cell ×
+    model means; the clustered sandwich with G/(G-1)·(N-1)/(N-2), a t on G - 1 df (or ``dof``)."""
+    later = (d["model"] == "b").to_numpy(float)
+    x = d[term].to_numpy(float)
+    cols = np.column_stack([x * later, x, d["outcome"].to_numpy(float)])
+    key = (d[cells].astype(str) + "/" + d["model"]).to_numpy()
+    for k in np.unique(key):
+        cols[key == k] -= cols[key == k].mean(axis=0)
+    X, y = cols[:, :2], cols[:, 2]
+    bread = np.linalg.inv(X.T @ X)
+    b = bread @ X.T @ y
+    u = y - X @ b
+    cl = d[cluster].to_numpy()
+    meat = sum(np.outer(X[cl == g].T @ u[cl == g], X[cl == g].T @ u[cl == g]) for g in np.unique(cl))
+    n, G = len(y), len(np.unique(cl))
+    se = np.sqrt((G / (G - 1) * (n - 1) / (n - 2) * bread @ meat @ bread)[0, 0])
+    dof = G - 1 if dof is None else dof
+    q = stats.t.ppf(0.5 + level / 2, dof)
+    return b[0], b[0] - q * se, b[0] + q * se, 2 * stats.t.sf(abs(b[0]) / se, dof)
+
+
+def test_drift_end_to_end_by_hand():
+    import statsmodels.formula.api as smf
+
+    level = 0.9  # not the default, so that a level dropped on the way shows
+    df = _derbyshire_two_models()
+    out = analyses.drift(df, level=level)
+    assert list(out.columns) == ["contrast", "a", "a_ci", "b", "b_ci", "difference", "ci_low", "ci_high", "p",
+                                 "cluster", "p_holm"]
+    assert list(out["contrast"]) == ["job_fit", "quality", "race: Black − White", "sex: female − male"]
+    assert list(out["cluster"]) == ["item", "item", "name", "name"]
+    d = df.assign(own=(df["job"].str[3] == df["item"].str[6]).astype(float),
+                  strong=(df["item"].str[7] != "2").astype(float), cell=df["item"] + "|" + df["job"],
+                  black=(df["race"] == "Black").astype(float), female=(df["sex"] == "female").astype(float))
+    # (data, term, cells, cluster, the t's df for one model and for the difference: None is G - 1)
+    specs = [(d, "own", "item", "item", None), (d[d["own"] == 1], "strong", "job", "item", 1),
+             (d, "black", "cell", "name", None), (d, "female", "cell", "name", None)]
+    for row, (dd, term, cells, cluster, dof) in zip(out.itertuples(index=False), specs):
+        for model, est, ci in (("a", row.a, row.a_ci), ("b", row.b, row.b_ci)):
+            m = dd[dd["model"] == model]
+            b, lo, hi, _ = _within_cluster_t(m["outcome"], m[term], m[cells].to_numpy(), m[cluster].to_numpy(), level)
+            if dof is not None:  # the quality contrast: 4 strong résumés against 2 weak, 2 - 1 df
+                half = (hi - lo) / 2 / stats.t.ppf(0.5 + level / 2, 5) * stats.t.ppf(0.5 + level / 2, dof)
+                lo, hi = b - half, b + half
+            np.testing.assert_allclose([est, *ci], [b, lo, hi], rtol=1e-9)
+        want = _interaction_by_hand(dd, term, cells, cluster, level, dof)
+        np.testing.assert_allclose([row.difference, row.ci_low, row.ci_high, row.p], want, rtol=1e-8)
+        dummies = smf.ols(f"outcome ~ {term} + {term}:later + C(mc)",
+                          data=dd.assign(later=(dd["model"] == "b").astype(float),
+                                         mc=dd[cells].astype(str) + dd["model"])).fit()
+        assert row.difference == pytest.approx(dummies.params[f"{term}:later"], rel=1e-9)
+    assert out["difference"].iloc[0] == pytest.approx(2 + 2 * 4 / 6, abs=0.6)  # the planted widening of the own-industry gap
+    levels = out.attrs["levels"]
+    for model in ("a", "b"):
+        y = df.loc[df["model"] == model, "outcome"].to_numpy()
+        assert levels.loc[model].tolist() == pytest.approx([y.mean(), y.std(ddof=1), y.size], rel=1e-12)
+
+
+def test_drift_names_the_sources_and_models_it_was_given():
+    df = _derbyshire_two_models()
+    with pytest.raises(ValueError, match=r"^drift needs two models of the derbyshire source, got \['a'\]$"):
+        analyses.drift(df, models=("a",))
+    with pytest.raises(ValueError, match=r"^drift needs the rows of one source with a crossed design, got \[\]$"):
+        analyses.drift(df.assign(source="webster"))
+
+
+def test_competence_reads_every_source_with_a_keyword_job(monkeypatch):
+    import dataclasses
+
+    from popresume.decisions import sources
+
+    # a second record like Webster's (an auditor's own, say): both sources' rows are kept
+    monkeypatch.setitem(sources.RECORDS, "webster2", dataclasses.replace(sources.RECORDS["webster"], name="webster2"))
+    monkeypatch.setattr(analyses, "_contrast", lambda source, m, contrast, level: {
+        "estimate": 1.0, "ci_low": 0.0, "ci_high": 2.0, "n": 10, "p": 0.01 if source == "webster" else 0.2})
+    rng = np.random.default_rng(1)
+    rows = [{"source": source, "model": f"{source}-m", "signal": "keyword", "job": "Finance", "variant": v,
+             "outcome": 5 + (v == "keyword_stuffed") + rng.normal()}
+            for source in ("webster", "webster2") for _ in range(10) for v in ("plain", "keyword_stuffed")]
+    out = analyses.competence(pd.DataFrame(rows))
+    assert list(out.columns) == ["model", "contrast", "estimate", "ci_low", "ci_high", "n", "p", "p_holm"]
+    assert list(out["model"]) == ["webster-m"] * 2 + ["webster2-m"] * 2
+    fit = out[out["contrast"] == "matched − mismatched"]
+    np.testing.assert_allclose(fit["p_holm"], [0.02, 0.2])  # Holm over the two settings: 2 × 0.01, max(0.02, 0.2)
+
+
+def test_clustered_effect_with_one_cluster_in_an_arm_returns_missing_floats():
+    # one name carries t = 1 and four names t = 0: min(1, 4) - 1 = 0 df, no interval
+    df = pd.DataFrame({"outcome": [1.0, 2.5, 1.2, 0.9, 1.4, 3.1, 1.1, 0.8, 1.3, 1.0],
+                       "t": [1.0, 0.0, 0.0, 0.0, 0.0] * 2, "cell": ["a"] * 5 + ["b"] * 5,
+                       "name": ["n1", "n2", "n3", "n4", "n5"] * 2})
+    r = analyses.clustered_effect(df, "t", cells="cell", cluster="name", arm_df=True)
+    assert r["reason"] == "one name in an arm of t: no clustered interval"
+    assert all(isinstance(r[k], float) and np.isnan(r[k]) for k in ("ci_low", "ci_high", "p"))
+    y = df["outcome"].to_numpy()
+    assert r["estimate"] == pytest.approx(np.mean(y[[0, 5]]) - np.mean(np.delete(y, [0, 5])))

@@ -576,3 +576,74 @@ def test_pairwise_bounds_of_a_one_row_category_and_a_clearly_better_first_one():
     low, high = ll144.pairwise_ratio_bounds([30, 5], [50, 50], [True, True])
     l01 = float(ll144.rate_ratio_interval(30, 50, 5, 50)[0])
     assert l01 > 1 and high[1] == pytest.approx(1 / l01) and high[0] == 1
+
+
+def test_chance_table_passes_every_setting_to_each_breakdown_and_rule():
+    """chance_table is the loop of chance_of_flag (checked by enumeration above) over the
+    breakdowns of breakdown_table: each row equals chance_of_flag on that breakdown's counts
+    with the observed lowest ratio, at every setting given (none of them the default), under
+    column names that are not the defaults."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"g": rng.choice(["F", "M"], 120), "r": rng.choice(["A", "B", "C", "D"], 120, p=[.5, .3, .16, .04]),
+                       "s": rng.normal(size=120)})
+    kw = dict(select_top=0.3, threshold=0.9, min_share=0.05, n_sim=500, seed=3)
+    got = ll144.chance_table(df, score="s", sex="g", race="r", rules=("selection_cut", "median_split"), **kw)
+    assert list(got.columns) == ["breakdown", "rule", "n", "observed_lowest_ratio", "flag_rate", "flag_rate_text",
+                                 "p_perm", "p_perm_text", "null_median_lowest_ratio", "n_sim", "method"]
+    assert list(zip(got["rule"], got["breakdown"])) == [(rule, b) for rule in ("selection_cut", "median_split")
+                                                        for b in ("sex", "race", "sex × race")]
+    for row in got.itertuples(index=False):
+        table = ll144.breakdown_table(df, score="s", sex="g", race="r", rule=row.rule, select_top=0.3, min_share=0.05)
+        t = table[table["breakdown"] == row.breakdown]
+        obs = ll144.lowest_ratio(t)
+        r = ll144.chance_of_flag(t, rule=row.rule, threshold=0.9, min_share=0.05, observed=obs, n_sim=500, seed=3)
+        assert row.n == 120 and row.observed_lowest_ratio == obs
+        assert (row.flag_rate, row.flag_rate_text, row.p_perm, row.p_perm_text, row.null_median_lowest_ratio,
+                row.n_sim, row.method) == (r.probability, r.probability_text, r.p_value, r.p_value_text,
+                                           r.null_median, r.n_sim, r.method)
+    assert np.isfinite(got["p_perm"]).all() and (got.loc[got["breakdown"] != "sex", "n_sim"] == 500).all()
+    with pytest.raises(ValueError, match=r"^scores table has no column 'g'"):
+        ll144.chance_table(df.drop(columns="g"), score="s", sex="g", race="r")
+    # the paper's 10,000 draws from seed 0 by default (called, not read from the signature: a
+    # wrapper, as mutmut's, can keep the signature and change the default)
+    small = df.iloc[:40]
+    pd.testing.assert_frame_equal(ll144.chance_table(small, score="s", sex="g", race="r", rules=("selection_cut",)),
+                                  ll144.chance_table(small, score="s", sex="g", race="r", rules=("selection_cut",),
+                                                     n_sim=10_000, seed=0))
+
+
+def test_breakdown_table_passes_every_setting_to_each_breakdown():
+    """breakdown_table stacks impact_ratio_table (checked by hand above) of each breakdown's
+    counts, at the level, share and cut given, with ``breakdown`` as its first column and one
+    running index."""
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"g": rng.choice(["F", "M"], 90), "r": rng.choice(["A", "B", "C"], 90, p=[.6, .36, .04]),
+                       "s": rng.normal(size=90)})
+    got = ll144.breakdown_table(df, score="s", sex="g", race="r", rule="selection_cut", select_top=0.3, level=0.9,
+                                min_share=0.05)
+    parts = []
+    for name, cols in (("sex", ["g"]), ("race", ["r"]), ("sex × race", ["g", "r"])):
+        t = ll144.impact_ratio_table(ll144.category_counts(df, cols, "s", rule="selection_cut", select_top=0.3),
+                                     level=0.9, min_share=0.05).drop(columns=cols)
+        parts.append(t.assign(breakdown=name)[["breakdown", *t.columns]])
+    want = pd.concat(parts, ignore_index=True)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.columns[0] == "breakdown" and got.index.equals(pd.RangeIndex(len(got)))
+    with pytest.raises(ValueError, match=r"^scores table has no column 'r'"):
+        ll144.breakdown_table(df.drop(columns="r"), score="s", sex="g", race="r")
+    pd.testing.assert_frame_equal(ll144.breakdown_table(df, score="s", sex="g", race="r"),
+                                  ll144.breakdown_table(df, score="s", sex="g", race="r", level=0.95))
+
+
+def test_scoring_rates_are_shares_above_the_median_at_the_level_and_share_given():
+    # median of the ten scores 4.5; F: 6 of 1,2,3,6 above (1/4), M: 5,7,8 of 4,5,7,8 (3/4); X, 2 rows of 10,
+    # under the 25% share asked: listed, not rated
+    df = pd.DataFrame({"sex": ["F"] * 4 + ["M"] * 4 + ["X"] * 2, "s": [1, 2, 3, 6, 4, 5, 7, 8, 0, 9]})
+    got = ll144.scoring_rates(df, "sex", "s", level=0.9, min_share=0.25)
+    rate = dict(zip(got["category"], got["rate"]))
+    assert (rate["F"], rate["M"]) == (0.25, 0.75)
+    assert got.set_index("category").loc["F", "ratio"] == pytest.approx(1 / 3)
+    want = ll144.impact_ratio_table(ll144.category_counts(df, "sex", "s", rule="median_split"), level=0.9,
+                                    min_share=0.25)
+    pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(ll144.scoring_rates(df, "sex", "s"), ll144.scoring_rates(df, "sex", "s", level=0.95))
