@@ -16,7 +16,7 @@ stand in for any screener's: the estimator's cost depends on n and the design, b
 scores. Copy the printed ``PLAN_COSTS`` into ``popresume/audit/report.py`` (a test checks that
 the two agree).
 
-    python benchmarks/bench_plan.py [--sizes 500,1000,2000,4000] [--reps 2]
+    python benchmarks/bench_plan.py [--sizes 2000,500,4000,1000] [--reps 2]
 """
 
 from __future__ import annotations
@@ -51,7 +51,16 @@ def one_run(n: int, *, tune: bool, cache: str, folder: str) -> dict:
             "report_s": tm["outcome_level_s"] + tm["rendering_s"], "attributes": len(body["run"]["attributes"])}
 
 
-def calibrate(sizes, reps: int) -> list[dict]:
+def write(rows: list[dict], out: str) -> None:
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(sorted(rows, key=lambda r: r["n"]))
+
+
+def calibrate(sizes, reps: int, out: str) -> list[dict]:
+    """Each size in the order given (the one that matters most first); the table is written
+    after each size, so that a stopped run keeps what it measured."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -67,20 +76,17 @@ def calibrate(sizes, reps: int) -> list[dict]:
                     print(f"n={n} rep={r} tune={tune}: yardstick {unit:.3f} s, estimation {run['estimation_s']:.1f} s, "
                           f"report {run['report_s']:.1f} s", flush=True)
             rows.append({"n": n, **{k: round(statistics.median(v), 1) for k, v in fits.items()}})
-    return rows
+            write(rows, out)
+    return sorted(rows, key=lambda r: r["n"])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="500,1000,2000,4000")
+    ap.add_argument("--sizes", default="2000,500,4000,1000")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--out", default=str(OUT))
     a = ap.parse_args()
-    rows = calibrate([int(s) for s in a.sizes.split(",")], a.reps)
-    with open(a.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+    rows = calibrate([int(s) for s in a.sizes.split(",")], a.reps, a.out)
     print(f"wrote {a.out}\nPLAN_COSTS = (")
     for r in rows:
         print(f"    ({r['n']}, {r['estimation_fits_tuned']}, {r['estimation_fits_untuned']}, {r['report_fits']}),")

@@ -398,8 +398,8 @@ def test_the_probe_times_one_batch_of_a_batching_screener():
 def test_the_report_api_examples_run():
     import doctest
 
-    from popresume.audit import report_decisions, report_model, report_run
+    from popresume.audit import report, report_decisions, report_model, report_run
 
-    for module in (report_model, report_run, report_decisions):
+    for module in (report, report_model, report_run, report_decisions):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, module.__name__

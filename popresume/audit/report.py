@@ -67,7 +67,8 @@ SOURCES = {
 #: ratio of two times taken in one process, so it travels to a faster or busier machine.
 #: Between the sizes the plan interpolates linearly; beyond them it keeps the end's ratio.
 PLAN_COSTS: tuple[tuple[int, float, float, float], ...] = (
-    (500, 0.0, 0.0, 0.0),
+    (500, 173.3, 72.5, 26.6),
+    (2000, 164.7, 65.5, 20.7),
 )
 #: The folds the estimation costs of :data:`PLAN_COSTS` were measured at (the cross-fitting's
 #: share grows with the folds; the plan scales by folds / PLAN_FOLDS, an upper bound).

@@ -320,8 +320,10 @@ def plan_run(req: ReportRequest, scr, resumes: pd.DataFrame, prof: pd.DataFrame,
     pr: dict[str, Any] = {"n": 0, "seconds_per_resume": None, "scored": 0, "prompt_tokens_per_request": None}
     probed = 0
     if left.any() or sum(card_left) or n_leak:
-        pool = resumes[left] if left.any() else resumes  # all cached but the card: probe without writing
-        writes = bool(left.any()) and cache is not False
+        # the first audit résumés not cached; with fewer than two (nothing to time a batch on),
+        # the first audit résumés again, into a throw-away cache
+        writes = int(left.sum()) >= 2 and cache is not False
+        pool = resumes[left] if writes else resumes
         with tempfile.TemporaryDirectory() as tmp:
             # opened and closed by each call, as the scoring's cache is
             throwaway = (dry_run or not writes) and cache is not False
