@@ -62,10 +62,11 @@ SOURCES = {
 #: What the estimation and the report cost, in units of one yardstick fit
 #: (:func:`yardstick_seconds`) at the audit's n, per audit size n: ``(n, estimation per
 #: attribute with tuning, without tuning, report)``, the report being the outcome-level tables
-#: and the page. Measured on a 2-core machine by ``benchmarks/bench_plan.py`` (its latest
-#: output is ``benchmarks/results/plan_costs.csv``; a test checks that the two agree): a
-#: ratio of two times taken in one process, so it travels to a faster or busier machine.
-#: Between the sizes the plan interpolates linearly; beyond them it keeps the end's ratio.
+#: and the page. Measured on the 2-core machine by ``benchmarks/bench_plan.py`` (its latest
+#: output is ``benchmarks/results/plan_costs.csv``; a test checks that the two agree), one
+#: run per size and setting on a busy machine: a ratio of two times taken in one process, so
+#: it travels to a faster or busier machine as long as the load holds still. Between the sizes
+#: the plan interpolates linearly; beyond them it keeps the end's ratio.
 PLAN_COSTS: tuple[tuple[int, float, float, float], ...] = (
     (500, 173.3, 72.5, 26.6),
     (2000, 164.7, 65.5, 20.7),
@@ -113,10 +114,10 @@ def plan(probe: Mapping[str, Any], *, n: int, to_score: int, card_to_score: int,
     not counted) times the probe's seconds per résumé, plus the probe's fixed cost of a
     scoring call for each call (the card's ``card_calls`` conditions left to score, the
     audit's one), the time the plan took to look up the cache (the scoring looks up the same
-    keys again) and the card's own rendering; the
-    estimation (per attribute) and the report (outcome-level tables and page) as
-    :func:`plan_costs` fits of the yardstick (:func:`yardstick_seconds`, timed in the probe);
-    ``done_s`` is what the run has spent already (start-up, population, résumés, probe).
+    keys again) and the card's own rendering; the estimation (per attribute) and the report
+    (outcome-level tables and page) as :func:`plan_costs` fits of the yardstick
+    (:func:`yardstick_seconds`, timed in the probe); ``done_s`` is what the run has spent
+    already (start-up, population, résumés, probe).
 
     Parameters
     ----------
