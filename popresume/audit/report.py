@@ -17,7 +17,8 @@ number the report prints, as pure functions over tables, so that the HTML
   scores with the attribute labels permuted) would be flagged at this n;
 * :func:`disagreements` — where the outcome-level verdict and the decomposition differ;
 * :func:`limitations` — the report's limitations, written from the facts of the run;
-* :func:`plan` — expected durations from a probe of a few résumés.
+* :func:`plan` — expected durations of each part of the run, from counts and times measured
+  in the probe (:func:`plan_line` prints them).
 
 Every table names its source (``source`` column) so that the report can label each number.
 """
@@ -25,6 +26,7 @@ Every table names its source (``source`` column) so that the report can label ea
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -37,7 +39,6 @@ from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifth
 from popresume.causal import capture_pse_warnings, case_label, default_roles, effects_from_psi, estimate_pse
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
-from popresume.screeners.validity import card_resumes
 
 #: Default target half-width (score points) for the precision table.
 TARGET_HALF_WIDTH = 0.5
@@ -58,15 +59,151 @@ SOURCES = {
 
 
 # --------------------------------------------------------------------------- planning
-def plan(seconds_per_resume: float, *, n: int, card_n: int) -> dict[str, float]:
-    """Expected seconds of the validity card (the résumés of
-    :func:`popresume.screeners.validity.card_resumes`) and of the whole run (the card plus the
-    ``n`` audit résumés), from a probe's seconds per résumé."""
-    if not seconds_per_resume >= 0:
-        raise ValueError(f"seconds per résumé must be a number >= 0, got {seconds_per_resume!r}")
-    card = seconds_per_resume * card_resumes(card_n)
-    return {"seconds_per_resume": float(seconds_per_resume), "validity_s": float(card),
-            "scoring_s": float(seconds_per_resume * n), "total_s": float(card + seconds_per_resume * n)}
+#: What the estimation and the report cost, in units of one yardstick fit
+#: (:func:`yardstick_seconds`) at the audit's n, per audit size n: ``(n, estimation per
+#: attribute with tuning, without tuning, report)``, the report being the outcome-level tables
+#: and the page. Measured on the 2-core machine by ``benchmarks/bench_plan.py`` (its latest
+#: output is ``benchmarks/results/plan_costs.csv``; a test checks that the two agree), one
+#: run per size and setting on a busy machine: a ratio of two times taken in one process, so
+#: it travels to a faster or busier machine as long as the load holds still. Between the sizes
+#: the plan interpolates linearly; beyond them it keeps the end's ratio.
+PLAN_COSTS: tuple[tuple[int, float, float, float], ...] = (
+    (500, 173.3, 72.5, 26.6),
+    (2000, 164.7, 65.5, 20.7),
+)
+#: The folds the estimation costs of :data:`PLAN_COSTS` were measured at (the cross-fitting's
+#: share grows with the folds; the plan scales by folds / PLAN_FOLDS, an upper bound).
+PLAN_FOLDS = 5
+
+
+def yardstick_seconds(n: int, *, reps: int = 3, seed: int = 0) -> float:
+    """Seconds of one fit of the estimator's XGBoost learner (100 trees of depth 3, one
+    thread) on ``n`` rows of 16 features, the median of ``reps``: the unit of
+    :data:`PLAN_COSTS`, timed in the probe so that the plan's estimation and report times
+    carry this machine's speed and load."""
+    from popresume.causal.nuisance import xgb_regressor
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(max(int(n), 10), 16))
+    y = X[:, 0] + rng.normal(size=len(X))
+    times = []
+    for _ in range(max(int(reps), 1)):
+        est = xgb_regressor(threads=1, n_estimators=100, max_depth=3)
+        t = time.perf_counter()
+        est.fit(X, y)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def plan_costs(n: int, *, tune: bool = True) -> tuple[float, float]:
+    """(estimation per attribute, report) in yardstick fits at audit size ``n``
+    (:data:`PLAN_COSTS`, interpolated in n, the ends kept beyond the measured sizes)."""
+    sizes = np.array([row[0] for row in PLAN_COSTS], dtype=float)
+    est = np.array([row[1] if tune else row[2] for row in PLAN_COSTS], dtype=float)
+    rep = np.array([row[3] for row in PLAN_COSTS], dtype=float)
+    return float(np.interp(n, sizes, est)), float(np.interp(n, sizes, rep))
+
+
+def plan(probe: Mapping[str, Any], *, n: int, to_score: int, card_to_score: int, card_calls: int = 0,
+         attributes: int = 2, tune: bool = True, folds: int = PLAN_FOLDS, leakage_items: int = 0,
+         done_s: float = 0.0) -> dict[str, float]:
+    """Expected seconds of each part of a one-screener audit, and of the whole run.
+
+    Each part is a count times a time measured in this process: the résumés still to score
+    (``card_to_score`` of the validity card, ``to_score`` of the audit's ``n``, cached ones
+    not counted) times the probe's seconds per résumé, plus the probe's fixed cost of a
+    scoring call for each call (the card's ``card_calls`` conditions left to score, the
+    audit's one), the time the plan took to look up the cache (the scoring looks up the same
+    keys again) and the card's own rendering; the estimation (per attribute) and the report
+    (outcome-level tables and page) as :func:`plan_costs` fits of the yardstick
+    (:func:`yardstick_seconds`, timed in the probe); ``done_s`` is what the run has spent
+    already (start-up, population, résumés, probe).
+
+    Parameters
+    ----------
+    probe : mapping
+        ``seconds_per_resume`` (None when nothing is left to score and no probe ran),
+        ``call_s`` (a scoring call's fixed cost), ``card_render_s`` (rendering the card's
+        résumés), ``card_read_s`` and ``read_s`` (looking up the card's and the audit's
+        résumés in the score cache) and ``yardstick_s``.
+    n : int
+        Résumés of the audit.
+    to_score, card_to_score : int
+        Résumés of the audit and of the card not in the score cache (and not scored by the probe).
+    card_calls : int
+        The card's conditions with résumés left to score (one scoring call each).
+    attributes : int
+        Attributes decomposed.
+    tune, folds : bool, int
+        The estimator's settings.
+    leakage_items : int
+        Leakage prompts to ask (0 without ``--leakage``).
+    done_s : float
+        Seconds the run has spent before the plan.
+
+    Returns
+    -------
+    dict
+        ``seconds_per_resume``, ``done_s``, ``validity_s``, ``scoring_s``, ``estimation_s``,
+        ``report_s``, ``leakage_s``, ``total_s`` (their sum), ``to_score``, ``card_to_score``.
+
+    Examples
+    --------
+    >>> p = plan({"seconds_per_resume": 0.02, "card_render_s": 0.5, "yardstick_s": 0.1}, n=2000, to_score=1500,
+    ...          card_to_score=0, done_s=4.0)
+    >>> p["validity_s"], p["scoring_s"]  # the card is cached: its rendering only
+    (0.5, 30.0)
+    >>> round(p["total_s"] - (4.0 + 0.5 + 30.0 + p["estimation_s"] + p["report_s"]), 9)
+    0.0
+    """
+    spr = probe.get("seconds_per_resume")
+    if spr is None:
+        spr = 0.0
+        if to_score or card_to_score or leakage_items:
+            raise ValueError("the plan needs the probe's seconds per résumé: résumés are left to score")
+    measured = {k: probe.get(k) or 0.0 for k in ("call_s", "card_render_s", "card_read_s", "read_s", "yardstick_s")}
+    for name, v in (("seconds_per_resume", spr), *measured.items(), ("done_s", done_s)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise ValueError(f"plan: {name} must be a number >= 0, got {v!r}")
+    call = measured["call_s"]
+    for name, v in (("n", n), ("to_score", to_score), ("card_to_score", card_to_score), ("card_calls", card_calls),
+                    ("attributes", attributes), ("leakage_items", leakage_items)):
+        if int(v) != v or v < 0:
+            raise ValueError(f"plan: {name} must be a whole number >= 0, got {v!r}")
+    est_fits, report_fits = plan_costs(n, tune=tune)
+    fit = measured["yardstick_s"]
+    parts = {"validity_s": measured["card_render_s"] + measured["card_read_s"] + call * card_calls
+             + spr * card_to_score,
+             "scoring_s": measured["read_s"] + (call if to_score else 0.0) + spr * to_score,
+             "estimation_s": attributes * est_fits * fit * max(folds, 1) / PLAN_FOLDS,
+             "report_s": report_fits * fit,
+             "leakage_s": spr * leakage_items}
+    total = float(done_s) + sum(parts.values())
+    return {"seconds_per_resume": float(spr), "done_s": float(done_s), **{k: float(v) for k, v in parts.items()},
+            "total_s": total, "to_score": int(to_score), "card_to_score": int(card_to_score)}
+
+
+def plan_line(p: Mapping[str, Any], *, n: int, card_items: int) -> str:
+    """The plan as the audit prints it: each part, what the score cache spares, the whole run
+    (``n`` audit résumés, ``card_items`` résumés of the card).
+
+    Examples
+    --------
+    >>> p = plan({"seconds_per_resume": 0.02, "card_render_s": 0.5, "yardstick_s": 0.1}, n=2000, to_score=0,
+    ...          card_to_score=0, done_s=4.0)
+    >>> plan_line(p, n=2000, card_items=260)  # doctest: +ELLIPSIS
+    'expected: validity card 0 s (260 of 260 résumés cached), scoring 0 s (2,000 of 2,000 résumés cached), ...'
+    """
+    def cached(left: int, total: int) -> str:
+        return "" if left >= total else f" ({total - left:,} of {total:,} résumés cached)"
+
+    parts = [f"validity card {p['validity_s']:.0f} s{cached(p['card_to_score'], card_items)}",
+             f"scoring {p['scoring_s']:.0f} s{cached(p['to_score'], n)}",
+             f"estimation {p['estimation_s']:.0f} s", f"report {p['report_s']:.0f} s"]
+    if p.get("leakage_s"):
+        parts.append(f"leakage {p['leakage_s']:.0f} s")
+    return (f"expected: {', '.join(parts)}; whole run {p['total_s']:.0f} s "
+            f"(of which {p['done_s']:.0f} s already spent)")
 
 
 # --------------------------------------------------------------------------- decomposition

@@ -175,34 +175,52 @@ class Provenance(Section):
 
 @dataclass
 class Plan(Section):
-    """The probe and the expected durations printed before any work (``report.json`` only).
+    """The probe and the expected durations printed before any work (``report.json`` only):
+    :func:`popresume.audit.report.plan`'s parts, what the score cache spares, and the probe.
 
     Parameters
     ----------
     seconds_per_resume : float
-        The probe's seconds per résumé.
-    validity_s, scoring_s, total_s : float
-        Expected seconds of the validity gate, the scoring, and the whole audit.
+        The probe's seconds per résumé (0 when nothing was left to score).
+    done_s : float
+        Seconds spent before the plan (start-up, population, résumés, probe).
+    validity_s, scoring_s, estimation_s, report_s, leakage_s : float
+        Expected seconds of the validity card, the scoring, the estimation, the report
+        (outcome-level tables and page) and the leakage tasks.
+    total_s : float
+        The whole run: ``done_s`` plus the parts.
+    to_score, card_to_score : int
+        Résumés of the audit and of the card left to score (cached ones and the probe's not counted).
+    card_items : int
+        Résumés of the card.
     probe : dict
         What the probe measured.
 
     Examples
     --------
-    >>> Plan(0.5, 30.0, 200.0, 260.0, probe={"n": 3}).to_json()["plan"]["total_s"]
-    260.0
+    >>> Plan(0.5, 3.0, 30.0, 200.0, 20.0, 2.0, 0.0, 255.0, 400, 60, 60, probe={"n": 3}).to_json()["plan"]["total_s"]
+    255.0
     """
 
     key: ClassVar[str] = "plan"
 
     seconds_per_resume: float
+    done_s: float
     validity_s: float
     scoring_s: float
+    estimation_s: float
+    report_s: float
+    leakage_s: float
     total_s: float
+    to_score: int
+    card_to_score: int
+    card_items: int
     probe: dict
 
     def to_json(self) -> dict[str, Any]:
-        return {self.key: {"seconds_per_resume": self.seconds_per_resume, "validity_s": self.validity_s,
-                           "scoring_s": self.scoring_s, "total_s": self.total_s, "probe": self.probe}}
+        return {self.key: {k: getattr(self, k) for k in (
+            "seconds_per_resume", "done_s", "validity_s", "scoring_s", "estimation_s", "report_s", "leakage_s",
+            "total_s", "to_score", "card_to_score", "card_items", "probe")}}
 
 
 @dataclass

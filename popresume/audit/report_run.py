@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from popresume.audit import pipeline, report, report_leakage
@@ -31,9 +33,13 @@ from popresume.leakage.tasks import check_judge
 from popresume.paths import REPO_ROOT
 from popresume.population import generate_population
 from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS, PROFILE_COLUMNS, validate_profiles
-from popresume.screeners import format_summary, get_screener, score_resumes, score_run
+from popresume.screeners import _build_items as build_items
+from popresume.screeners import _job_lookup as job_lookup
+from popresume.screeners import default_cache_path, format_summary, get_screener, score_resumes
+from popresume.screeners.cache import ScoreCache, screener_cache_key, sha256
 from popresume.screeners.base import has_capability
-from popresume.screeners.validity import CARD_N, PASS_RULE, card_table, screener_identity, validity_card
+from popresume.screeners.validity import (CARD_N, PASS_RULE, card_inputs, card_table, default_profiles,
+                                          screener_identity, validity_card)
 
 #: Fewest résumés an audit accepts (each attribute's smaller group also needs report.MIN_PER_GROUP).
 MIN_N = 100
@@ -188,30 +194,153 @@ def probe_size(screener) -> int:
     return PROBE_N
 
 
-def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N) -> dict[str, Any]:
-    """Score ``k`` résumés without the cache (after one untimed warm-up résumé); seconds per
-    résumé and prompt tokens per request (when the server reports usage)."""
+def process_seconds() -> float:
+    """Seconds since this process started (the interpreter's own start-up and imports
+    included), from Linux's ``/proc``; 0 where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = float(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(uptime - start_ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def to_score(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, cache=None,
+             job_descriptions=None) -> np.ndarray:
+    """Which of ``resumes`` :func:`popresume.screeners.score_run` would score rather than
+    read from the score cache ``cache`` (as for ``score_run``; a cache file that does not exist
+    yet is not created): a boolean array, True where the résumé is not cached.
+
+    A score that is cached under the same screener, model, prompt, résumé and posting is
+    read, as ``score_run`` does (recorded failures included: the audit does not retry them)."""
     need = profiles if screener.needs_profile else None
-    # one résumé first, untimed: a model's first call (weights, kernels, the dialect
-    # negotiation of an HTTP server) is not the price of the next thousand
-    score_resumes(screener, resumes.head(1), profiles=need, cache=False)
-    sub = resumes.iloc[1:k + 1] if len(resumes) > k else resumes.head(k)
+    items = build_items(screener, resumes, need, job_lookup(job_descriptions))
+    left = np.ones(len(items), dtype=bool)
+    if cache is False or not items:
+        return left
+    keys: dict[int, str] = {}
+    for i, it in enumerate(items):
+        try:
+            keys[i] = screener_cache_key(screener, screener.item_hash(it), sha256(it.job_description))
+        except OSError:  # an unreadable image: score_run records its failure without caching it
+            continue
+    if isinstance(cache, ScoreCache):
+        hit = cache.get_many(keys.values())
+    else:
+        path = default_cache_path() if cache is None or cache is True else Path(cache)
+        if not path.exists():
+            return left
+        with ScoreCache(path) as store:
+            hit = store.get_many(keys.values())
+    for i, k in keys.items():
+        left[i] = k not in hit
+    return left
+
+
+def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N,
+          cache=False, most: int | None = None) -> dict[str, Any]:
+    """Time the scoring of the first rows of ``resumes`` as the audit scores them: through
+    :func:`popresume.screeners.score_run` with the score cache ``cache`` (its reads and
+    writes timed too), at the batch size the scoring uses.
+
+    After one untimed warm-up résumé (a model's first call: weights, kernels, an HTTP
+    server's dialect), one résumé is timed alone, then ``k``, doubling ``k`` (up to ``most``
+    résumés in all) while the call costs under four times the single one, i.e. while a
+    call's fixed cost (opening the cache, building the items, an HTTP round trip shared by
+    concurrent requests) still hides the per-résumé cost. Returns ``call_s``, the fixed cost
+    of a call, and ``seconds_per_resume``, the cost of each further résumé (the two timed
+    calls' difference), plus the résumés scored, the warm-up's seconds and prompt tokens per
+    request (when the server reports usage).
+
+    The résumés are the first rows of ``resumes`` (the caller passes the ones not yet cached);
+    with a cache they are the run's own scores, not scored again."""
+    need = profiles if screener.needs_profile else None
+    most = len(resumes) if most is None else min(int(most), len(resumes))
+
+    def timed(rows: pd.DataFrame) -> tuple[float, pd.DataFrame]:
+        t0 = time.perf_counter()
+        # the whole call is timed, as the audit's scoring is: building the items, reading
+        # and writing the cache, the score_batch calls at the batch size the scoring uses
+        df = score_resumes(screener, rows, profiles=need, cache=cache)
+        return time.perf_counter() - t0, df
+
+    warmup, _ = timed(resumes.head(1))  # untimed in the rate: the first call's loading
+    used = 1
     stats0 = dict(screener.stats)
-    t0 = time.perf_counter()
-    run = score_run(screener, sub, profiles=need, cache=False)
-    df = run.table
-    wall = time.perf_counter() - t0
+    one = many = None
+    failed = 0
+    if used < most:
+        one, df = timed(resumes.iloc[used:used + 1])
+        used, failed = used + 1, int((~df["parse_ok"]).sum())
+    k = max(int(k), 2)
+    while used < most:
+        rows = resumes.iloc[used:used + min(k, most - used)]
+        many, df = timed(rows)
+        used, failed = used + len(rows), failed + int((~df["parse_ok"]).sum())
+        if many >= 4 * one or used >= most:
+            break
+        k *= 2
     stats = dict(screener.stats)
     req = stats.get("requests", 0) - stats0.get("requests", 0)
     tok = stats.get("prompt_tokens", 0) - stats0.get("prompt_tokens", 0)
-    secs = run.summary["seconds"]
-    return {"n": len(sub), "seconds_per_resume": (secs if secs > 0 else wall) / max(len(sub), 1),
-            "wall_s": wall, "requests": int(req), "prompt_tokens_per_request": (tok / req) if req and tok else None,
-            "failed": int((~df["parse_ok"]).sum())}
+    if many is not None and len(rows) > 1:
+        per = max(many - one, 0.0) / (len(rows) - 1)
+        call = max(one - per, 0.0)
+        n_timed = 1 + len(rows)
+    else:  # too few résumés to tell a call's cost from a résumé's: all of it per résumé
+        per, call, n_timed = (one if one is not None else warmup), 0.0, 1
+    return {"n": n_timed, "seconds_per_resume": per, "call_s": call, "warmup_s": warmup, "scored": used,
+            "requests": int(req), "prompt_tokens_per_request": (tok / req) if req and tok else None,
+            "failed": failed}
+
+
+def plan_run(req: ReportRequest, scr, resumes: pd.DataFrame, prof: pd.DataFrame, *, cache=None,
+             dry_run: bool = False, started: float, n_leak: int = 0) -> tuple[Plan, int]:
+    """Count what the score cache holds, probe the rest, time the yardstick, and plan the run
+    (:func:`popresume.audit.report.plan`). Returns the :class:`Plan` and how many of the audit's
+    résumés the probe scored into the cache (they are the run's own: counted as newly scored).
+
+    A dry run probes into a throw-away cache, so that nothing is written; with everything
+    cached, nothing is probed (the model is not even loaded)."""
+    # drawn once per process: the card will find them drawn; its résumés it renders again
+    card_profiles = default_profiles(req.card_n, seed=req.seed)
+    t = time.perf_counter()
+    variants = card_inputs(card_profiles, seed=req.seed)
+    card_render = time.perf_counter() - t
+    card_items = sum(len(res) for _, res, _, _ in variants)
+    t = time.perf_counter()
+    card_left = [int(to_score(scr, res, p, cache=cache, job_descriptions=jobs).sum())
+                 for _, res, p, jobs in variants if len(res)]
+    card_read = time.perf_counter() - t
+    t = time.perf_counter()
+    left = to_score(scr, resumes, prof, cache=cache)
+    read = time.perf_counter() - t
+    pr: dict[str, Any] = {"n": 0, "seconds_per_resume": None, "scored": 0, "prompt_tokens_per_request": None}
+    probed = 0
+    if left.any() or sum(card_left) or n_leak:
+        # the first audit résumés not cached; with fewer than two (nothing to time a batch on),
+        # the first audit résumés again, into a throw-away cache
+        writes = int(left.sum()) >= 2 and cache is not False
+        pool = resumes[left] if writes else resumes
+        with tempfile.TemporaryDirectory() as tmp:
+            # opened and closed by each call, as the scoring's cache is
+            throwaway = (dry_run or not writes) and cache is not False
+            pr = probe(scr, pool, prof, k=probe_size(scr), cache=Path(tmp) / "probe.sqlite" if throwaway else cache)
+        probed = pr["scored"] if writes and not dry_run else 0
+    pr.update(card_render_s=card_render, card_read_s=card_read, read_s=read)
+    pr["yardstick_s"] = report.yardstick_seconds(len(resumes))
+    done = time.perf_counter() - started
+    p = report.plan(pr, n=len(resumes), to_score=int(left.sum()) - probed, card_to_score=sum(card_left),
+                    card_calls=sum(1 for c in card_left if c),
+                    attributes=len(req.attributes), tune=req.tune, folds=req.folds, leakage_items=n_leak,
+                    done_s=done)
+    return Plan(probe=pr, card_items=card_items, **p), probed
 
 
 def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dry_run: bool = False,
-               echo: Callable[[str], None] = print) -> AuditReport | None:
+               echo: Callable[[str], None] = print, started: float | None = None) -> AuditReport | None:
     """Run the audit of one screener and return its :class:`AuditReport` (``None`` with ``dry_run``).
 
     ``request.leakage`` adds Beyond the Name's Tasks 1-3 for the same screener (on the first
@@ -233,6 +362,9 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
         Print the plan (the probe and the expected durations) and stop.
     echo : callable
         Where the plan and the progress lines go.
+    started : float, optional
+        The ``time.perf_counter()`` reading the run counts from, for the plan's "already spent"
+        (the command line passes its process's start); default: the call.
 
     Returns
     -------
@@ -252,9 +384,10 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     req.check()
     timings: dict[str, float] = {}
     t_all = time.perf_counter()
+    t_start = t_all if started is None else started
     scr = get_screener(req.spec)
     label = scr.secrets.scrub(req.label())  # what the report, its errors and the card print: no password
-    judge = None
+    judge, n_leak = None, 0
     if req.leakage:
         judge = report_leakage.leakage_judge(scr)  # a screener that can run no task is refused before any work
         leak_variants, leak_baselines = report_leakage.corpus(req.leakage_bases)
@@ -268,17 +401,20 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     timings["population_and_resumes_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    pr = probe(scr, resumes, prof, k=probe_size(scr))
+    plan, probed = plan_run(req, scr, resumes, prof, cache=cache, dry_run=dry_run, started=t_start,
+                            n_leak=n_leak)
     timings["probe_s"] = time.perf_counter() - t
-    plan = Plan(**report.plan(pr["seconds_per_resume"], n=len(resumes), card_n=req.card_n), probe=pr)
-    tpr = pr["prompt_tokens_per_request"]
-    tok = "n/a (no usage reported)" if tpr is None else f"{tpr:.0f}"
-    echo(f"probe: {pr['n']} résumés, {plan.seconds_per_resume:.3f} s per résumé, prompt tokens per request {tok}; "
-         f"expected: validity card {plan.validity_s:.0f} s, whole run {plan.total_s:.0f} s "
-         f"(plus estimation), before the score cache")
+    pr = plan.probe
+    if pr["n"]:
+        tpr = pr["prompt_tokens_per_request"]
+        tok = "n/a (no usage reported)" if tpr is None else f"{tpr:.0f}"
+        echo(f"probe: {pr['n']} résumés, {plan.seconds_per_resume:.3f} s per résumé, prompt tokens per request "
+             f"{tok}")
+    else:
+        echo("probe: none (every résumé of the card and the audit is in the score cache)")
+    echo(report.plan_line(plan.to_json()["plan"], n=len(resumes), card_items=plan.card_items))
     if req.leakage:
-        echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {n_leak * plan.seconds_per_resume:.0f} s at the "
-             f"probe's pace)")
+        echo(f"leakage: {n_leak:,} prompts of Tasks 1-3 (about {plan.leakage_s:.0f} s at the probe's pace)")
     if dry_run:
         return None
 
@@ -345,8 +481,9 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
     run_info = ScreenerRun(subject=f"{label} on {req.occupation}", n=int(summ["n"]), occupation=req.occupation,
                            fmt=req.fmt, seed=req.seed, attributes=list(req.attributes), population=population,
                            forced=validity.forced, select_top=req.select_top, timings=timings,
-                           counts=Counts(n=int(summ["n"]), scored=int(len(ok)), cached=int(summ["cached"]),
-                                         newly_scored=int(summ["scored"]), failed=len(fails)),
+                           # the probe's résumés were scored by this run, into the cache
+                           counts=Counts(n=int(summ["n"]), scored=int(len(ok)), cached=int(summ["cached"]) - probed,
+                                         newly_scored=int(summ["scored"]) + probed, failed=len(fails)),
                            failures=fails)
     provenance = Provenance(spec=label, screener={k: v for k, v in ident.items() if k != "params"},
                             screener_params=ident.get("params", {}), sources=dict(report.SOURCES))

@@ -26,6 +26,7 @@ an interrupted command resumes where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import click
 from click.core import ParameterSource
@@ -33,7 +34,8 @@ from click.core import ParameterSource
 from popresume.audit.config import load_config
 from popresume.audit.grid import run_audit, write_results
 from popresume.audit.report_decisions import DecisionsRequest, run_decisions_report
-from popresume.audit.report_run import MAX_DRAWS, ReportRequest, check_report_folder, run_report, write_report
+from popresume.audit.report_run import (MAX_DRAWS, ReportRequest, check_report_folder, process_seconds, run_report,
+                                        write_report)
 from popresume.causal.spec import EstimatorSpec
 from popresume.cli._errors import OutDir, OutPath, UserError
 from popresume.cli.estimate import estimator_options, spec_from_cli
@@ -163,7 +165,10 @@ def _report(request: ReportRequest, *, report: str | None, dry_run: bool, cache_
     """Run the audit ``request`` asks for and write its report into ``report`` (nothing with ``dry_run``)."""
     n, attrs = request.n, request.attributes
     try:
-        rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo)
+        # the plan's "already spent" counts from this process's start, imports included
+        started = time.perf_counter() - process_seconds()
+        rep = run_report(request, cache=cache_path, progress=progress, dry_run=dry_run, echo=click.echo,
+                         started=started)
     except ValueError as e:
         if request.profiles is not None or SEPARATES not in str(e):
             raise
