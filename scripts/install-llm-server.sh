@@ -46,10 +46,6 @@ SIMD=(-DGGML_NATIVE=OFF)
 if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
   SIMD+=(-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 fi
-# the AVX-512 kernels where the CPU has them (each flag only with its own cpuinfo flag)
-for pair in avx512f:GGML_AVX512 avx512vbmi:GGML_AVX512_VBMI avx512_vnni:GGML_AVX512_VNNI avx512_bf16:GGML_AVX512_BF16; do
-  if grep -qw "${pair%%:*}" /proc/cpuinfo 2>/dev/null; then SIMD+=("-D${pair##*:}=ON"); fi
-done
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
 cmake -S "$SRC" -B "$WORK/build" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF "${SIMD[@]}" \
