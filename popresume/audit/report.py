@@ -37,6 +37,7 @@ from popresume import ll144
 from popresume.audit.metrics import name_disagreements
 from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifths
 from popresume.causal import capture_pse_warnings, case_label, default_roles, effects_from_psi, estimate_pse
+from popresume.causal.nuisance import xgb_regressor
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
@@ -81,8 +82,6 @@ def yardstick_seconds(n: int, *, reps: int = 3, seed: int = 0) -> float:
     thread) on ``n`` rows of 16 features, the median of ``reps``: the unit of
     :data:`PLAN_COSTS`, timed in the probe so that the plan's estimation and report times
     carry this machine's speed and load."""
-    from popresume.causal.nuisance import xgb_regressor
-
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(max(int(n), 10), 16))
     y = X[:, 0] + rng.normal(size=len(X))

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 from popresume.progress import progress_bar
 
@@ -493,7 +494,6 @@ class PSEEstimator:
             return aggregate_reps(reps, self.aggregate)
 
         if int(self.jackknife_jobs) > 1:
-            from joblib import Parallel, delayed
             # threads: every fit clones its learner and the tuning is done, so the draws share nothing
             # mutable; XGBoost releases the GIL, and no process has to start or receive the data
             out = Parallel(n_jobs=int(self.jackknife_jobs), prefer="threads")(
