@@ -197,14 +197,14 @@ class PSEResult:
 
     @property
     def se(self) -> pd.Series:
-        """SE of each effect: the jackknife's when ``jack_psi`` is set, else :attr:`influence_se`."""
+        """The SE of each effect, the jackknife's when ``jack_psi`` is set, else :attr:`influence_se`."""
         if self.jack_psi is None:
             return self.influence_se
         return pd.Series(jackknife_se(effects_from_psi(self.jack_psi)), index=list(PSE_NAMES), name="se")
 
     @property
     def variance(self) -> str:
-        """Which SE ``se`` is: "jackknife" when ``jack_psi`` is set, else "influence"."""
+        """Which SE ``se`` is, "jackknife" when ``jack_psi`` is set, else "influence"."""
         return "influence" if self.jack_psi is None else "jackknife"
 
     def _quantile(self, level: float) -> float:
