@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from popresume.audit import report as R
-from popresume.audit.report_run import ReportRequest, plan_run, probe, to_score
+from popresume.audit.report_run import ReportRequest, plan_run, probe
 from popresume.resumes import render_texts, toy_profiles
-from popresume.screeners import get_screener, score_resumes
+from popresume.screeners import get_screener, score_resumes, uncached
 
 PROBE = {"seconds_per_resume": 0.05, "call_s": 0.4, "card_render_s": 0.7, "card_read_s": 0.1, "read_s": 0.2,
          "yardstick_s": 0.03}
@@ -80,14 +80,14 @@ def test_cached_items_are_not_counted(tmp_path):
     scr = get_screener("synthetic")
     profiles, resumes = _texts(10)
     db = tmp_path / "c.sqlite"
-    assert to_score(scr, resumes, profiles, cache=db).all() and not db.exists()  # nothing cached, no file made
+    assert uncached(scr, resumes, profiles=profiles, cache=db).all() and not db.exists()  # nothing cached, no file made
     score_resumes(scr, resumes.head(4), profiles=profiles, cache=db)
-    left = to_score(scr, resumes, profiles, cache=db)
+    left = uncached(scr, resumes, profiles=profiles, cache=db)
     assert left.tolist() == [False] * 4 + [True] * 6
-    assert to_score(scr, resumes, profiles, cache=False).all()
+    assert uncached(scr, resumes, profiles=profiles, cache=False).all()
     # another posting is another key: nothing of it is cached
     other = {k: "A different posting." for k in resumes["occupation"].unique()}
-    assert to_score(scr, resumes, profiles, cache=db, job_descriptions=other).all()
+    assert uncached(scr, resumes, profiles=profiles, cache=db, job_descriptions=other).all()
 
 
 def test_the_probe_scores_into_the_cache_and_the_plan_skips_what_is_cached(tmp_path):
@@ -97,7 +97,7 @@ def test_the_probe_scores_into_the_cache_and_the_plan_skips_what_is_cached(tmp_p
     pr = probe(scr, resumes, profiles, k=2, cache=db)
     # the warm-up, the single résumé and at least one call of k: the run's own scores, cached
     assert pr["scored"] >= 4
-    assert to_score(scr, resumes, profiles, cache=db).tolist() == [False] * pr["scored"] + \
+    assert uncached(scr, resumes, profiles=profiles, cache=db).tolist() == [False] * pr["scored"] + \
         [True] * (len(resumes) - pr["scored"])
     assert pr["seconds_per_resume"] >= 0 and pr["call_s"] >= 0
 

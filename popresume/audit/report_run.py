@@ -33,10 +33,7 @@ from popresume.leakage.tasks import check_judge
 from popresume.paths import REPO_ROOT
 from popresume.population import generate_population
 from popresume.schema import ATTRIBUTES, FORMATS, OCCUPATION_KEYS, PROFILE_COLUMNS, validate_profiles
-from popresume.screeners import _build_items as build_items
-from popresume.screeners import _job_lookup as job_lookup
-from popresume.screeners import default_cache_path, format_summary, get_screener, score_resumes
-from popresume.screeners.cache import ScoreCache, screener_cache_key, sha256
+from popresume.screeners import format_summary, get_screener, score_resumes, uncached
 from popresume.screeners.base import has_capability
 from popresume.screeners.validity import (CARD_N, PASS_RULE, card_inputs, card_table, default_profiles,
                                           screener_identity, validity_card)
@@ -207,38 +204,6 @@ def process_seconds() -> float:
         return 0.0
 
 
-def to_score(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, cache=None,
-             job_descriptions=None) -> np.ndarray:
-    """Which of ``resumes`` :func:`popresume.screeners.score_run` would score rather than
-    read from the score cache ``cache`` (as for ``score_run``; a cache file that does not exist
-    yet is not created): a boolean array, True where the résumé is not cached.
-
-    A score that is cached under the same screener, model, prompt, résumé and posting is
-    read, as ``score_run`` does (recorded failures included: the audit does not retry them)."""
-    need = profiles if screener.needs_profile else None
-    items = build_items(screener, resumes, need, job_lookup(job_descriptions))
-    left = np.ones(len(items), dtype=bool)
-    if cache is False or not items:
-        return left
-    keys: dict[int, str] = {}
-    for i, it in enumerate(items):
-        try:
-            keys[i] = screener_cache_key(screener, screener.item_hash(it), sha256(it.job_description))
-        except OSError:  # an unreadable image: score_run records its failure without caching it
-            continue
-    if isinstance(cache, ScoreCache):
-        hit = cache.get_many(keys.values())
-    else:
-        path = default_cache_path() if cache is None or cache is True else Path(cache)
-        if not path.exists():
-            return left
-        with ScoreCache(path) as store:
-            hit = store.get_many(keys.values())
-    for i, k in keys.items():
-        left[i] = k not in hit
-    return left
-
-
 def probe(screener, resumes: pd.DataFrame, profiles: pd.DataFrame | None, *, k: int = PROBE_N,
           cache=False, most: int | None = None) -> dict[str, Any]:
     """Time the scoring of the first rows of ``resumes`` as the audit scores them: through
@@ -311,11 +276,12 @@ def plan_run(req: ReportRequest, scr, resumes: pd.DataFrame, prof: pd.DataFrame,
     card_render = time.perf_counter() - t
     card_items = sum(len(res) for _, res, _, _ in variants)
     t = time.perf_counter()
-    card_left = [int(to_score(scr, res, p, cache=cache, job_descriptions=jobs).sum())
+    card_left = [int(uncached(scr, res, profiles=p if scr.needs_profile else None, cache=cache,
+                              job_descriptions=jobs).sum())
                  for _, res, p, jobs in variants if len(res)]
     card_read = time.perf_counter() - t
     t = time.perf_counter()
-    left = to_score(scr, resumes, prof, cache=cache)
+    left = uncached(scr, resumes, profiles=prof if scr.needs_profile else None, cache=cache)
     read = time.perf_counter() - t
     pr: dict[str, Any] = {"n": 0, "seconds_per_resume": None, "scored": 0, "prompt_tokens_per_request": None}
     probed = 0

@@ -46,6 +46,7 @@ from popresume.screeners.synthetic import SyntheticScreener
 # .specs), one path each
 __all__ = [
     "get_screener", "score_resumes", "score_run", "ScoreRun", "SCORE_COLUMNS", "default_cache_path", "open_cache",
+    "uncached",
     "summarize_scores", "format_summary",
 ]
 
@@ -328,16 +329,10 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
     params = screener.cache_params()
     ph = screener.prompt_hash
     results: list[ScoreResult | None] = [None] * len(items)
-    keys: list[str | None] = [None] * len(items)
-    hashes: list[str | None] = [None] * len(items)
-    for i, it in enumerate(items):
-        try:
-            hashes[i] = screener.item_hash(it)
-        except OSError as e:  # unreadable image file: a recorded failure, not a score
-            results[i] = ScoreResult.failure(f"error: cannot read {it.image_path}: {e}", "unreadable input",
-                                             cacheable=False)
-            continue
-        keys[i] = screener_cache_key(screener, hashes[i], sha256(it.job_description))
+    hashes, keys, unreadable = _cache_keys(screener, items)
+    for i, e in unreadable.items():  # an unreadable image file: a recorded failure, not a score
+        results[i] = ScoreResult.failure(f"error: cannot read {items[i].image_path}: {e}", "unreadable input",
+                                         cacheable=False)
     store, own_cache = open_cache(cache)
     n_cached = 0
     try:
@@ -407,6 +402,76 @@ def score_run(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFr
         "not_cached": n_not_cached,
     }
     return ScoreRun(df, summary, dict(params))
+
+
+def _cache_keys(screener: Screener, items: list[ScoreItem]) -> tuple[list[str | None], list[str | None],
+                                                                      dict[int, OSError]]:
+    """Each item's résumé hash and score-cache key (both None where its input cannot be read),
+    and the read errors by position: what :func:`score_run` and :func:`uncached` look up."""
+    hashes: list[str | None] = [None] * len(items)
+    keys: list[str | None] = [None] * len(items)
+    unreadable: dict[int, OSError] = {}
+    for i, it in enumerate(items):
+        try:
+            hashes[i] = screener.item_hash(it)
+        except OSError as e:
+            unreadable[i] = e
+            continue
+        keys[i] = screener_cache_key(screener, hashes[i], sha256(it.job_description))
+    return hashes, keys, unreadable
+
+
+def uncached(screener: "Screener | str | Mapping[str, Any]", resumes: pd.DataFrame, *,
+             profiles: pd.DataFrame | None = None, cache: "str | os.PathLike | ScoreCache | None | bool" = None,
+             job_descriptions: Mapping[str, str] | None = None) -> np.ndarray:
+    """Which of ``resumes`` :func:`score_run` would score rather than read from ``cache``.
+
+    The same items and cache keys as :func:`score_run`; a recorded failure counts as cached
+    (``score_run`` serves it unless ``retry_failed``), an unreadable input as not cached. A cache
+    file that does not exist yet is not created.
+
+    Parameters
+    ----------
+    screener : Screener, str or mapping
+        The screener, or a spec :func:`get_screener` takes.
+    resumes : pandas.DataFrame
+        As for :func:`score_run`.
+    profiles : pandas.DataFrame, optional
+        As for :func:`score_run`.
+    cache : path, ScoreCache, None or bool
+        As for :func:`score_run`.
+    job_descriptions : mapping, optional
+        As for :func:`score_run`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per résumé, in input order: True where it is not in the cache.
+
+    Examples
+    --------
+    >>> from popresume.resumes import render_texts, toy_profiles
+    >>> profiles = toy_profiles(1)
+    >>> uncached("synthetic", render_texts(profiles, seed=0), profiles=profiles, cache=False).tolist()
+    [True, True, True, True, True]
+    """
+    screener = get_screener(screener)
+    items = _build_items(screener, resumes, profiles, _job_lookup(job_descriptions))
+    left = np.ones(len(items), dtype=bool)
+    if cache is False or not items:
+        return left
+    if not isinstance(cache, ScoreCache) and not Path(default_cache_path() if cache in (None, True) else cache).exists():
+        return left
+    _, keys, _ = _cache_keys(screener, items)
+    store, own_cache = open_cache(cache)
+    try:
+        hit = store.get_many(k for k in keys if k is not None)
+    finally:
+        if own_cache:
+            store.close()
+    for i, k in enumerate(keys):
+        left[i] = k is None or k not in hit
+    return left
 
 
 def _score_table(screener: Screener, items: list[ScoreItem], results: list[ScoreResult], params: dict) -> pd.DataFrame:
