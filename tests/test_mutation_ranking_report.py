@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pandas as pd
 
-from popresume.ranking import chance
+from popresume.ranking import chance, clogit, names
 from popresume.ranking.bloomberg import DEMOS
 from popresume.ranking.report import CHANCE_COLUMNS, ranking_tables, source_of
 from popresume.schema import NOT_CARDED_RECORDED, VERDICT_COLUMN
@@ -59,3 +59,44 @@ def test_the_defaults_are_the_papers_settings():
     params = inspect.signature(ranking_tables).parameters
     assert {k: params[k].default for k in ("n_sim", "seed", "clogit_fit", "c4")} == {
         "n_sim": 10_000, "seed": 0, "clogit_fit": True, "c4": True}
+
+
+def test_a_call_at_the_defaults_draws_10000_nulls_from_seed_0_checks_c4_and_fits_the_logit(monkeypatch):
+    # the signature test above reads the public wrapper's defaults; this one calls with none given and
+    # records what the steps receive (each step then runs for real, with few draws so the test is quick)
+    seen = {}
+    real = {"chance_table": chance.chance_table, "null_quantiles": chance.null_quantiles,
+            "name_concentration": names.name_concentration, "c4_check": names.c4_check,
+            "conditional_logit": clogit.conditional_logit}
+
+    def chance_table(long, n_sim, seed):
+        seen["chance_table"] = (n_sim, seed)
+        return real["chance_table"](long, n_sim=20, seed=seed)
+
+    def null_quantiles(n_runs, k, n_sim, seed):
+        seen["null_quantiles"] = (n_sim, seed)
+        return real["null_quantiles"](n_runs, k, n_sim=20, seed=seed)
+
+    def name_concentration(nr, seed):
+        seen["name_concentration"] = seed
+        return real["name_concentration"](nr, seed=seed)
+
+    def c4_check(*a, **k):
+        seen["c4_check"] = True
+        return real["c4_check"](*a, **k)
+
+    def conditional_logit(*a, **k):
+        seen.setdefault("conditional_logit", []).append(k["position"])
+        return real["conditional_logit"](*a, **k)
+
+    monkeypatch.setattr(chance, "chance_table", chance_table)
+    monkeypatch.setattr(chance, "null_quantiles", null_quantiles)
+    monkeypatch.setattr(names, "name_concentration", name_concentration)
+    monkeypatch.setattr(names, "c4_check", c4_check)
+    monkeypatch.setattr(clogit, "conditional_logit", conditional_logit)
+    # C4 reads full names: "FIRST LAST"
+    long = _runs("GPT-3.5", 40, 3).assign(name=lambda d: d["name"].str.replace("_", " Smith", regex=False))
+    out = ranking_tables(long)
+    assert seen == {"chance_table": (10_000, 0), "null_quantiles": (4000, 0), "name_concentration": 0,
+                    "c4_check": True, "conditional_logit": [True, False]}
+    assert {"c4_check", "c4_summary", "clogit"} <= set(out)
