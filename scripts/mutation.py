@@ -217,6 +217,11 @@ def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False,
             return result
         # mutants outside the function list are never run (exit code None): not counted
         status = {k: STATUS.get(v, "suspicious") for k, v in codes.items() if v is not None}
+        if not status:
+            # e.g. "failed to collect stats": a judge test fails on the unmutated code, so no mutant ran
+            tail = (proc.stdout + proc.stderr)[-3000:]
+            result["note"] = f"no mutant ran (rc {proc.returncode}); the judge tests must pass first:\n{tail}"
+            return result
         result["status"] = status
         return result
     finally:
