@@ -47,11 +47,13 @@ llm-server: $(LLM_SERVER)
 
 # the suite on TEST_JOBS workers (pytest-xdist), one test file per worker at a time so that a
 # file's module fixtures (a llama-server, the built book's pages) start once; TEST_JOBS=1: serial.
-# xdist starts the files with the most tests first; starting the two longest files (the
-# live-server audit, the audit chapters) first instead was slower on 2 cores (2026-12-03)
+# tests/conftest.py orders the files, the longest first (LONGEST_FIRST), and
+# --no-loadscope-reorder keeps that order: xdist's own (the files with the most tests first)
+# started the 260-300 s live-server audit last, with the other worker idle beside it
 TEST_JOBS ?= 2
+XDIST = $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder)
 test: setup $(LLM_SERVER)
-	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+	$(PY) -m pytest $(XDIST)
 
 # the edit-test loop: the suite without the live llama-server tests, the chapters and book
 # pages (markers notebook, slow), the coverage harness's calibration subsets
@@ -86,7 +88,7 @@ FAST_SKIP := -m "not slow and not notebook" --ignore-glob='tests/test_coverage_*
 	--deselect=tests/test_faults_e2e.py::test_every_fault_at_once \
 	--deselect=tests/test_population_acs.py::test_generate_from_acs_uses_weighted_microdata
 test-fast: setup
-	$(PY) -m pytest $(if $(filter 1,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile) $(FAST_SKIP)
+	$(PY) -m pytest $(XDIST) $(FAST_SKIP)
 
 # mutation testing of the statistics (not part of `make test`): mutmut per module, each mutant
 # judged by that module's own tests; prints the score per module. Measured 2026-12-03: the

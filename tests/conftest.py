@@ -6,6 +6,8 @@
   (one known-effect score per profile, one of them a parse failure) for the CLI tests;
 * ``cli`` – runs ``popresume ARGS...`` in-process and returns click's ``Result``.
 
+It also orders the test files for ``make test``'s two workers (``pytest_collection_modifyitems``).
+
 Paths come from :mod:`popresume.paths` and pytest's temporary folders, never from this machine.
 """
 
@@ -14,6 +16,34 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
+# The files that take longest (seconds of one worker, measured with a timeline of the two workers
+# on 2026-12-05), started first so that the other worker fills the time beside them. xdist's
+# default order (the files with the most tests first) started the live-server audit, one test of
+# 260-300 s, last: the other worker then sat idle for 270 s of a 700 s run. The Makefile passes
+# --no-loadscope-reorder so that xdist keeps this order.
+LONGEST_FIRST = (
+    "test_audit_report_live.py",  # 260-305 s: SmolLM2 behind a llama-server
+    "test_notebooks_audit.py",  # 122 s: chapters 9 and 10a-10d
+    "test_book_render.py",  # 110 s: Chromium over every page, twice
+    "test_audit_report.py",  # 50 s
+    "test_readme_commands.py",  # 35-48 s
+    "test_screeners_hf.py",  # 40-48 s
+    "test_population_notebooks.py",  # 35 s
+    "test_screeners_embedding.py",  # 34 s
+    "test_coverage_causal.py",  # 30 s
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files of :data:`LONGEST_FIRST` first, in that order, then the others with the most
+    tests first (xdist's own order); each file's tests keep their order."""
+    by_file: dict[str, list] = {}
+    for item in items:
+        by_file.setdefault(item.path.name, []).append(item)
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    order = sorted(by_file, key=lambda f: (rank.get(f, len(rank)), -len(by_file[f]) if f not in rank else 0))
+    items[:] = [item for f in order for item in by_file[f]]
 
 
 @pytest.fixture(scope="session")
