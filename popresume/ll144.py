@@ -1088,7 +1088,9 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     The tool selects ``n_selected`` of the rows at random with the group sizes fixed (the
     permutation null of the labels: multivariate hypergeometric counts, the null of
     :func:`chance_of_flag`, here per category); ratios are each rated category's rate over
-    the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim.
+    the highest rated rate. ``n_sim`` draws; a probability of 0 means < 1/n_sim. A draw that
+    selects no rated row has no ratio and is left out of every probability (NaN when every
+    draw is left out, as with ``n_selected=0``).
     With ``any_flag`` a third value: the chance that some rated ratio is below ``threshold``
     (the analysis's lowest ratio, what :func:`chance_of_flag` estimates). Its type-I error is
     measured in :mod:`popresume.coverage.decisions`.
@@ -1128,16 +1130,19 @@ def chance_below(sizes: np.ndarray, n_selected: int, rated: np.ndarray, *, thres
     draws = rng.multivariate_hypergeometric(sizes, int(n_selected), size=n_sim, method="marginals").astype(float)
     rates = draws / np.maximum(sizes, 1)
     best = np.where(rated, rates, -np.inf).max(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(best > 0, rates / best, np.nan)
-    below = np.where(rated, np.nanmean(ratio < threshold, axis=0), np.nan)
+    # a draw that selects no rated row has no ratio: it is left out (as chance_of_flag and
+    # chance_below_exact leave it out), and every probability is NaN when no draw is left
+    keep = best[:, 0] > 0
+    ratio = rates[keep] / best[keep]
+    b = int(keep.sum())
+    below = np.where(rated & (b > 0), (ratio < threshold).sum(axis=0) / max(b, 1), np.nan)
     p_obs = np.full(len(sizes), np.nan)
     if observed is not None:
         obs = np.asarray(observed, float)
-        p_obs = np.where(rated & np.isfinite(obs), np.nanmean(ratio <= obs + 1e-9, axis=0), np.nan)
+        p_obs = np.where(rated & np.isfinite(obs) & (b > 0), (ratio <= obs + 1e-9).sum(axis=0) / max(b, 1), np.nan)
     if any_flag:
         lowest = np.where(rated, ratio, np.inf).min(axis=1)
-        return below, p_obs, float(np.mean(lowest < threshold))
+        return below, p_obs, float(np.mean(lowest < threshold)) if b else float("nan")
     return below, p_obs
 
 

@@ -647,3 +647,157 @@ def test_scoring_rates_are_shares_above_the_median_at_the_level_and_share_given(
                                     min_share=0.25)
     pd.testing.assert_frame_equal(got, want)
     pd.testing.assert_frame_equal(ll144.scoring_rates(df, "sex", "s"), ll144.scoring_rates(df, "sex", "s", level=0.95))
+
+
+# --- selection rates at a cut and the per-category chance below four-fifths ------------------
+
+def _cut_frame():
+    """60 rows: F 30 and M 28 with interleaved scores, X 2 rows (3.3% of the rows) at the top."""
+    sex = np.array(["F"] * 30 + ["M"] * 28 + ["X"] * 2)
+    score = np.r_[np.arange(1, 60, 2), np.arange(2, 57, 2), [70.0, 71.0]].astype(float)
+    return pd.DataFrame({"sex": sex, "s": score})
+
+
+def _rates_by_hand(df, selected):
+    """Each category's selected share, and its ratio to the highest share (every category rated)."""
+    rate = {c: float(selected[df["sex"].to_numpy() == c].mean()) for c in ("F", "M", "X")}
+    top = max(rate.values())
+    return rate, {c: r / top for c, r in rate.items()}
+
+
+def test_selection_rates_at_cut_selects_the_top_share_given_at_the_level_and_share_given():
+    df = _cut_frame()
+    y = df["s"].to_numpy()
+    # top 40%: the scores at or above the 60th percentile of all 60 (numpy's linear interpolation)
+    chosen = y >= np.quantile(y, 0.6)
+    rate, ratio = _rates_by_hand(df, chosen)
+    got = ll144.selection_rates_at_cut(df, "sex", "s", select_top=0.4, level=0.9, min_share=0.05)
+    assert got["category"].tolist() == ["F", "M", "X"] and got["rule"].eq("selection_cut").all()
+    assert got["selected"].tolist() == [int(chosen[df["sex"] == c].sum()) for c in ("F", "M", "X")]
+    np.testing.assert_allclose(got["rate"], [rate[c] for c in ("F", "M", "X")], rtol=0, atol=1e-15)
+    # X (2 of 60 rows) is under the 5% share asked: listed with its rate, out of the reference,
+    # so the ratios are over the best of F and M
+    assert got["under_2pct"].tolist() == [False, False, True]
+    best = max(rate["F"], rate["M"])
+    np.testing.assert_allclose(got["ratio"], [rate["F"] / best, rate["M"] / best, rate["X"] / best])
+    want = ll144.impact_ratio_table(ll144.category_counts(df, "sex", "s", rule="selection_cut", select_top=0.4),
+                                    level=0.9, min_share=0.05)
+    pd.testing.assert_frame_equal(got, want)
+    # a score threshold instead of a share: at or above it
+    chosen = y >= 40.0
+    rate, ratio = _rates_by_hand(df, chosen)
+    got = ll144.selection_rates_at_cut(df, "sex", "s", select_top=None, threshold=40.0)
+    assert (got["cut"] == 40.0).all()
+    np.testing.assert_allclose(got["rate"], [rate[c] for c in ("F", "M", "X")], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["ratio"], [ratio[c] for c in ("F", "M", "X")], rtol=0, atol=1e-15)
+
+
+def test_selection_rates_at_cut_defaults_rate_every_category_at_the_top_quarter():
+    """The defaults, called (not read from the signature): the column ``score``, the top 25%,
+    95% intervals and every category in the reference however small (the four-fifths rule
+    has no 2% exclusion), so X's rate of 1 is the reference."""
+    df = _cut_frame().rename(columns={"s": "score"})
+    y = df["score"].to_numpy()
+    chosen = y >= np.quantile(y, 0.75)
+    rate, ratio = _rates_by_hand(df, chosen)
+    got = ll144.selection_rates_at_cut(df, "sex")
+    assert not got["under_2pct"].any() and got["reference"].tolist() == [False, False, True]
+    np.testing.assert_allclose(got["ratio"], [ratio[c] for c in ("F", "M", "X")], rtol=0, atol=1e-15)
+    assert ratio["X"] == 1.0 and ratio["M"] < 1.0
+    want = ll144.impact_ratio_table(ll144.category_counts(df, "sex", "score", rule="selection_cut", select_top=0.25),
+                                    level=0.95, min_share=0.0)
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_impact_ratio_table_reads_a_missing_ratio_as_parity_in_the_flag():
+    """Nobody selected: every ratio is NaN and reads as 1 in the flag, so a threshold above 1
+    (every ratio below it) flags each rated category and a threshold of 1 flags none."""
+    counts = pd.DataFrame({"category": ["F", "M"], "n": [10, 10], "selected": [0, 0]})
+    assert ll144.impact_ratio_table(counts, threshold=1.5)["flag"].tolist() == [True, True]
+    assert ll144.impact_ratio_table(counts, threshold=1.0)["flag"].tolist() == [False, False]
+
+
+def _chance_below_by_hand(sizes, m, rated, observed, *, threshold=0.8, n_sim=2000, seed=0):
+    """chance_below draw by draw: the same multivariate hypergeometric draws, each draw's rated
+    rates over their best (a draw with no rated row selected left out), counted in loops."""
+    sizes = np.asarray(sizes, np.int64)
+    draws = np.random.default_rng(seed).multivariate_hypergeometric(sizes, m, size=n_sim, method="marginals")
+    k = len(sizes)
+    below, at_or_below, flags, kept = np.zeros(k), np.zeros(k), 0, 0
+    for d in draws:
+        rates = [d[c] / sizes[c] if sizes[c] else 0.0 for c in range(k)]
+        best = max(rates[c] for c in range(k) if rated[c])
+        if best == 0:
+            continue
+        kept += 1
+        for c in range(k):
+            if rated[c]:
+                below[c] += rates[c] / best < threshold
+                at_or_below[c] += rates[c] / best <= observed[c] + 1e-9
+        flags += min(rates[c] / best for c in range(k) if rated[c]) < threshold
+    rated = np.asarray(rated, bool)
+    finite = np.isfinite(np.asarray(observed, float))
+    return (np.where(rated, below / kept, np.nan), np.where(rated & finite, at_or_below / kept, np.nan),
+            flags / kept)
+
+
+def test_chance_below_counts_the_draws_by_hand_from_2000_draws_of_seed_0():
+    """Unrated categories (30 rows, and an empty one) are drawn but never rated; with 3 rows
+    selected of 41, 38% of the draws select no rated row and are left out; the one-row
+    category's rate is 0 or 1. Called at its defaults: 2,000 draws from seed 0."""
+    sizes, rated = np.array([6, 4, 30, 1, 0]), np.array([True, True, False, True, False])
+    observed = np.array([0.5, 1.0, 0.7, 0.0, np.nan])
+    want_below, want_p, want_any = _chance_below_by_hand(sizes, 3, rated, observed)
+    below, p = ll144.chance_below(sizes, 3, rated, observed=observed)
+    np.testing.assert_allclose(below, want_below, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p, want_p, rtol=0, atol=1e-12)
+    assert np.isnan(p[2]) and np.isnan(below[2]) and np.isnan(p[4])  # unrated: no chance, no p
+    below, p, any_flag = ll144.chance_below(sizes, 3, rated, observed=observed, any_flag=True)
+    assert any_flag == pytest.approx(want_any, abs=1e-12)
+    np.testing.assert_allclose(below, want_below, rtol=0, atol=1e-12)
+    # more selected: the chance of some flag is strictly between 0 and 1
+    sizes2, rated2, obs2 = np.array([20, 25, 30]), np.array([True, True, False]), np.array([0.9, 0.9, 0.9])
+    want2 = _chance_below_by_hand(sizes2, 30, rated2, obs2, n_sim=500, seed=7)
+    below, p, any_flag = ll144.chance_below(sizes2, 30, rated2, observed=obs2, n_sim=500, seed=7, any_flag=True)
+    assert any_flag == pytest.approx(want2[2], abs=1e-12) and 0.2 < any_flag < 0.9
+    np.testing.assert_allclose(below, want2[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p, want2[1], rtol=0, atol=1e-12)
+    # sizes given as floats (counts read from a CSV) and observed ratios with a None are read alike
+    b2, p2 = ll144.chance_below(sizes.astype(float), 3, rated, observed=[0.5, 1.0, 0.7, 0.0, None])
+    np.testing.assert_allclose(b2, want_below, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p2, want_p, rtol=0, atol=1e-12)
+
+
+def test_chance_below_at_a_ratio_of_exactly_four_fifths():
+    """5 and 5 rows, 9 selected: one category has 4 of 5 (ratio exactly 0.8, not below it) and
+    the other 5 of 5, each half the time (hypergeometric: 5 / 10). The observed-ratio tie is
+    inclusive up to 1e-9 above the observed ratio."""
+    sizes, rated = np.array([5, 5]), np.array([True, True])
+    below, p, any_flag = ll144.chance_below(sizes, 9, rated, observed=np.array([0.8 - 1e-9, 1.0]), any_flag=True)
+    assert below.tolist() == [0.0, 0.0] and any_flag == 0.0
+    assert p[0] == pytest.approx(stats.hypergeom.pmf(4, 10, 5, 9), abs=0.04) and p[1] == 1.0
+    np.testing.assert_allclose(p, _chance_below_by_hand(sizes, 9, rated, [0.8 - 1e-9, 1.0])[1], rtol=0, atol=1e-12)
+    # without observed ratios the p-values are a float array of NaN
+    _, p = ll144.chance_below(sizes, 9, rated)
+    assert p.dtype == float and p.shape == (2,) and np.isnan(p).all()
+
+
+def test_chance_below_of_a_one_row_category_and_of_a_single_draw():
+    rated = np.array([True, True])
+    # everyone selected: the one-row category's rate is 1 of 1, as the other's 2 of 2
+    below, _, any_flag = ll144.chance_below(np.array([1, 2]), 3, rated, any_flag=True)
+    assert below.tolist() == [0.0, 0.0] and any_flag == 0.0
+    # one draw selecting one row: whichever category has it has ratio 1, the other 0
+    below, _, any_flag = ll144.chance_below(np.array([1, 2]), 1, rated, n_sim=1, seed=3, any_flag=True)
+    assert sorted(below.tolist()) == [0.0, 1.0] and any_flag == 1.0
+
+
+def test_chance_below_with_nobody_selected_is_nan_without_a_warning():
+    """No draw selects a rated row: no ratio exists, so every probability is NaN (not 0)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        below, p, any_flag = ll144.chance_below(np.array([5, 5, 3]), 0, np.array([True, True, False]),
+                                                observed=np.array([0.5, 1.0, 0.5]), any_flag=True)
+        assert np.isnan(below).all() and np.isnan(p).all() and np.isnan(any_flag)
+        # a draw that selects only unrated rows warns nothing either (no 0/0 is taken)
+        ll144.chance_below(np.array([1, 40]), 1, np.array([True, False]), n_sim=50, any_flag=True)
