@@ -788,8 +788,11 @@ def test_chance_below_of_a_one_row_category_and_of_a_single_draw():
     below, _, any_flag = ll144.chance_below(np.array([1, 2]), 3, rated, any_flag=True)
     assert below.tolist() == [0.0, 0.0] and any_flag == 0.0
     # one draw selecting one row: whichever category has it has ratio 1, the other 0
-    below, _, any_flag = ll144.chance_below(np.array([1, 2]), 1, rated, n_sim=1, seed=3, any_flag=True)
+    below, p, any_flag = ll144.chance_below(np.array([1, 2]), 1, rated, observed=np.array([1.0, 0.0]), n_sim=1,
+                                            seed=3, any_flag=True)
     assert sorted(below.tolist()) == [0.0, 1.0] and any_flag == 1.0
+    # every ratio is at most 1, and the second's is 0 exactly when the first's is 1
+    assert p[0] == 1.0 and p[1] == below[1]
 
 
 def test_chance_below_with_nobody_selected_is_nan_without_a_warning():
