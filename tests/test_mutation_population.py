@@ -465,3 +465,120 @@ def test_density_ratio_weights_default_fit_converges_on_a_concentrated_target():
         warnings.simplefilter("error", ConvergenceWarning)
         w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
     assert np.isfinite(w).all() and w.mean() == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- sample_occupation and experience_model
+# Small real inputs: a hand-made tidy ACS extract (so P̂1 has a few cells with known weights) and,
+# for P2, a synthetic user table recording race and collar on every row. Every expected draw is
+# rebuilt here by inverse-CDF lookups in NumPy, consuming one generator in the documented order
+# P1 → P2 → P3 (first names) → P4 (surnames), n uniforms each.
+from popresume.experience import fit_experience_model  # noqa: E402
+from popresume.sources.experience_data import load_experience_source  # noqa: E402
+from popresume.sources.names import first_name_table, surname_table  # noqa: E402
+
+LABORER = "construction_laborer"  # blue collar: the trees' missing-collar branch is the white one
+# (gender, race, age, state, edu_level, person weight); men only at age 30, women at 30 and 31
+ACS_CELLS = [("F", "White", 30, "CA", BA, 5.0), ("F", "White", 31, "NY", HS, 1.0),
+             ("F", "Black", 31, "TX", ASSOC, 3.0), ("M", "Black", 30, "NY", MA, 2.0),
+             ("M", "API", 30, "WA", BA, 1.0), ("M", "White", 30, "OH", SOME, 2.0)]
+REGION = {"CA": "West", "NY": "Northeast", "TX": "South", "WA": "West", "OH": "Midwest"}
+EDU_YEARS_BY_HAND = {HS: 12.0, SOME: 13.0, ASSOC: 14.0, BA: 16.0, MA: 18.0}
+
+
+def _acs(cells, occupation=LABORER, occ_code=6260):
+    return pd.DataFrame([dict(occupation=occupation, occ_code=occ_code, year=2023, gender=g, race=r, hispanic=False,
+                              age=a, state=s, edu_level=e, employed=True, weight=w) for g, r, a, s, e, w in cells])
+
+
+def _p1(cells):
+    """P̂1 by hand: the cells sorted by (gender, race, age, state, edu_level), p = weight / total."""
+    cells = sorted(cells)
+    w = np.array([c[-1] for c in cells])
+    return pd.DataFrame([c[:-1] for c in cells], columns=["gender", "race", "age", "state", "edu_level"]).assign(
+        p=w / w.sum())
+
+
+def _target(cells):
+    """What P2 is reweighted to: P̂1 summed over state, by (age, gender, race, edu_level)."""
+    tot = {}
+    for g, r, a, s, e, w in cells:
+        tot[(a, g, r, e)] = tot.get((a, g, r, e), 0.0) + w
+    keys = sorted(k for k, v in tot.items() if v > 0)
+    w = np.array([tot[k] for k in keys])
+    return pd.DataFrame(keys, columns=["age", "gender", "race", "edu_level"]), w / w.sum()
+
+
+def _user_source(n=500, seed=11):
+    """An experience table whose share of potential years worked falls with Black race and blue collar."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 56, n)
+    black, white_collar = rng.random(n) < 0.4, rng.random(n) < 0.5
+    share = 0.95 - 0.5 * black - 0.35 * ~white_collar
+    exp = np.clip(np.rint(share * (age - 18) + rng.normal(0, 1, n)), 0, age - 18)
+    return pd.DataFrame({"age": age, "gender": rng.choice(["F", "M"], n), "educ_years": rng.choice([12.0, 14.0, 16.0, 18.0], n),
+                         "exp_year": exp.astype(float), "race": np.where(black, "Black", "other"),
+                         "collar": np.where(white_collar, "white", "blue")})
+
+
+def _inverse_cdf(p, u):
+    cum = np.cumsum(p)
+    return np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), len(cum) - 1)
+
+
+@pytest.fixture
+def fresh_memo(monkeypatch):
+    """An empty P2 memo (and name-table cache), so each test fits what it checks."""
+    monkeypatch.setattr(population, "_EXPERIENCE_CACHE", {})
+    monkeypatch.setattr(population, "_NAME_CACHE", {})
+    return population
+
+
+def test_sample_occupation_draws_p1_then_p2_then_first_names_then_surnames(fresh_memo):
+    n, src = 240, _user_source()
+    out = population.sample_occupation(LABORER, n, np.random.default_rng(5), age_range=(30, 31), acs=_acs(ACS_CELLS),
+                                       experience_source=src)
+    assert list(out.columns) == ["resume_id", "occupation", "gender", "race", "age", "birth_year", "state", "region",
+                                 "edu_level", "exp_year", "first_name", "surname"]
+    assert [out[c].dtype for c in ("age", "birth_year", "exp_year")] == [np.dtype("int64")] * 3
+    # the same draws by hand
+    rng = np.random.default_rng(5)
+    cells = sorted(ACS_CELLS)
+    w = np.array([c[-1] for c in cells])
+    rows = [cells[i] for i in _inverse_cdf(w / w.sum(), rng.random(n))]
+    gender, race, age, state, edu = (np.array([r[k] for r in rows], dtype=object) for k in range(5))
+    age = age.astype(int)
+    target, tp = _target(ACS_CELLS)
+    # a user's table: race and collar enter the mean, gender too; fitted with seed 0
+    model = fit_experience_model(src, target, occupation=LABORER, target_weight=tp, seed=0)
+    assert model.covariates == ("race", "collar")
+    exp = model.sample(age, gender, edu, rng, race=race, collar="blue")
+    table = first_name_table([1992, 1993])
+    by_sex_year = {k: (t["name"].to_numpy(), t["p"].to_numpy()) for k, t in table.groupby(["sex", "year"])}
+    u = rng.random(n)
+    first = [by_sex_year[(gender[i], 2023 - age[i])][0][_inverse_cdf(by_sex_year[(gender[i], 2023 - age[i])][1],
+                                                                      u[i:i + 1])[0]] for i in range(n)]
+    by_race = {r: (t["name"].to_numpy(), t["p"].to_numpy()) for r in set(race) for t in [surname_table(r)]}
+    u = rng.random(n)
+    surname = [by_race[race[i]][0][_inverse_cdf(by_race[race[i]][1], u[i:i + 1])[0]] for i in range(n)]
+    assert out["resume_id"].tolist() == [f"construction_laborer-{i:06d}" for i in range(1, n + 1)]
+    assert (out["occupation"] == LABORER).all()
+    for col, want in (("gender", gender), ("race", race), ("state", state), ("edu_level", edu),
+                      ("region", [REGION[s] for s in state]), ("first_name", first), ("surname", surname)):
+        assert out[col].tolist() == list(want), col
+    np.testing.assert_array_equal(out["age"], age)
+    np.testing.assert_array_equal(out["birth_year"], 2023 - age)
+    np.testing.assert_array_equal(out["exp_year"], exp)
+    # the data reach every branch: both ages for women, only 30 for men, White and Black laborers
+    assert set(zip(gender, age)) == {("F", 30), ("F", 31), ("M", 30)} and {"White", "Black", "API"} <= set(race)
+    # race and collar move exp_year here: without them the draws differ (so the check above can fail)
+    assert not np.array_equal(model.sample(age, gender, edu, np.random.default_rng(9), race=race, collar="blue"),
+                              model.sample(age, gender, edu, np.random.default_rng(9), race=None, collar=None))
+    # the first-name table read covers exactly the birth years of ages 30-31
+    assert [k for k in population._NAME_CACHE if k[0] == "first"] == [("first", (1992, 1993))]
+    # the P2 it used is the one memoised for this occupation and P̂1: asking again fits nothing new
+    assert len(population._EXPERIENCE_CACHE) == 1
+    p1 = population.p1_table(LABORER, age_range=(30, 31), acs=_acs(ACS_CELLS))
+    pd.testing.assert_frame_equal(p1, _p1(ACS_CELLS), check_dtype=False)
+    again = population.experience_model(LABORER, p1, source=src)
+    assert len(population._EXPERIENCE_CACHE) == 1 and again is next(iter(population._EXPERIENCE_CACHE.values()))
+    assert again.occupation == LABORER
