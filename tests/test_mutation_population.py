@@ -582,3 +582,90 @@ def test_sample_occupation_draws_p1_then_p2_then_first_names_then_surnames(fresh
     again = population.experience_model(LABORER, p1, source=src)
     assert len(population._EXPERIENCE_CACHE) == 1 and again is next(iter(population._EXPERIENCE_CACHE.values()))
     assert again.occupation == LABORER
+
+
+def test_sample_occupation_arguments_reach_p1_and_a_seed_repeats_the_draws(fresh_memo):
+    from popresume.sources.calibration import default_p1
+
+    n = 80
+    cols = ["gender", "race", "age", "state", "edu_level"]
+
+    def p1_draws(table, seed):
+        return table.iloc[_inverse_cdf(table["p"].to_numpy(), np.random.default_rng(seed).random(n))][cols]
+
+    # defaults: the embedded seeded P̂1, ages 18-44, all three race groups
+    out = population.sample_occupation("nurse", n, np.random.default_rng(3))
+    want = p1_draws(default_p1("nurse", age_range=(18, 44), races=("White", "Black", "API"), method="seeded"), 3)
+    assert out[cols].values.tolist() == want.values.tolist()
+    # each argument reaches P̂1: ages 40-41, two race groups, independent margins
+    out = population.sample_occupation("nurse", n, np.random.default_rng(3), age_range=(40, 41),
+                                       races=("Black", "White"), p1_method="margins")
+    want = p1_draws(default_p1("nurse", age_range=(40, 41), races=("White", "Black"), method="margins"), 3)
+    assert out[cols].values.tolist() == want.values.tolist()
+    assert set(out["age"]) == {40, 41} and set(out["race"]) == {"White", "Black"}
+    np.testing.assert_array_equal(out["birth_year"], 2023 - out["age"])
+    assert (out["exp_year"] >= 0).all() and (out["exp_year"] <= out["age"] - 18).all()
+    # a generator in the same state gives the same profiles; another seed, others
+    again = population.sample_occupation("nurse", n, np.random.default_rng(3), age_range=(40, 41),
+                                         races=("Black", "White"), p1_method="margins")
+    pd.testing.assert_frame_equal(again, out)
+    other = population.sample_occupation("nurse", n, np.random.default_rng(4), age_range=(40, 41),
+                                         races=("Black", "White"), p1_method="margins")
+    assert not other[cols].equals(out[cols])
+
+
+def test_experience_model_measured_rows_give_a_gender_free_p2_reweighted_to_p1(fresh_memo):
+    p1 = _p1(ACS_CELLS)
+    m = population.experience_model("nurse", p1)
+    assert m.occupation == "nurse" and m.gender_term is False and m.covariates == ()
+    target, tp = _target(ACS_CELLS)
+    src = load_experience_source("measured")
+    ref = fit_experience_model(src, target, occupation="nurse", target_weight=tp, seed=0, gender_term=False)
+    age = np.repeat(np.arange(19, 45), 2)
+    gender = np.tile(["F", "M"], len(age) // 2)
+    educ = np.full(len(age), 16.0)
+    np.testing.assert_allclose(m.mean(age, gender, educ), ref.mean(age, gender, educ), rtol=1e-12)
+    np.testing.assert_allclose(m.sigma(age, gender), ref.sigma(age, gender), rtol=1e-12)
+    # no gender term: a woman and a man of the same age and schooling share the mean and σ
+    mu = m.mean(age, gender, educ)
+    np.testing.assert_array_equal(mu[0::2], mu[1::2])
+    # reweighted to P̂1's cells, each weighted by its p: the balance table's target column by hand
+    w = np.array([c[-1] for c in ACS_CELLS])
+    bal = m.diagnostics["balance"]["target"]
+    assert bal["mean age"] == pytest.approx(np.dot(w, [c[2] for c in ACS_CELLS]) / w.sum())
+    assert bal["share female"] == pytest.approx(np.dot(w, [c[0] == "F" for c in ACS_CELLS]) / w.sum())
+    assert bal["mean years of schooling"] == pytest.approx(
+        np.dot(w, [EDU_YEARS_BY_HAND[c[4]] for c in ACS_CELLS]) / w.sum())
+    assert m.diagnostics["n_source"] == int((src["age"] > 18).sum())
+    # seed reaches the trees: seed 1 is the seed-1 fit, not the seed-0 one
+    m1 = population.experience_model("nurse", p1, seed=1)
+    ref1 = fit_experience_model(src, target, occupation="nurse", target_weight=tp, seed=1, gender_term=False)
+    np.testing.assert_allclose(m1.mean(age, gender, educ), ref1.mean(age, gender, educ), rtol=1e-12)
+    assert np.abs(m1.mean(age, gender, educ) - mu).max() > 1e-6
+
+
+def test_experience_model_named_sources_and_a_memo_keyed_on_p1_content_source_and_seed(fresh_memo):
+    p1 = _p1(ACS_CELLS)
+    a = population.experience_model("nurse", p1)
+    # the same P̂1 in another row order, or with cells of probability 0, is the same P̂1
+    assert population.experience_model("nurse", p1.copy()) is a
+    assert population.experience_model("nurse", p1.iloc[::-1].reset_index(drop=True)) is a
+    zero = pd.DataFrame([("F", "API", 30, "WA", BA, 0.0), ("M", "API", 31, "CA", HS, 0.0)], columns=p1.columns)
+    assert population.experience_model("nurse", pd.concat([zero, p1], ignore_index=True)) is a
+    assert len(population._EXPERIENCE_CACHE) == 1
+    # another P̂1 (the same cells, other weights), occupation or seed: another fit
+    assert population.experience_model("nurse", p1.assign(p=p1["p"].to_numpy()[::-1])) is not a
+    assert population.experience_model("teacher", p1) is not a
+    assert population.experience_model("nurse", p1, seed=1) is not a
+    # "psid": the earlier default keeps a gender term, and its mean uses neither race nor collar
+    psid = population.experience_model("nurse", p1, source="psid")
+    assert psid is not a and psid.gender_term is True and psid.covariates == ()
+    assert psid.diagnostics["n_source"] == int((load_experience_source("psid")["age"] > 18).sum())
+    # the default's rows given as a user's table: a user's table keeps gender and is memoised apart
+    table = population.experience_model("nurse", p1, source=load_experience_source("measured"))
+    assert table is not a and table.gender_term is True
+    user = population.experience_model("nurse", p1, source=_user_source())
+    assert user is not table and user.covariates == ("race", "collar")
+    # user tables are memoised by their content
+    assert population.experience_model("nurse", p1, source=load_experience_source("measured")) is table
+    assert population.experience_model("nurse", p1, source=_user_source()) is user
