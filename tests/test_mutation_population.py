@@ -669,3 +669,37 @@ def test_experience_model_named_sources_and_a_memo_keyed_on_p1_content_source_an
     # user tables are memoised by their content
     assert population.experience_model("nurse", p1, source=load_experience_source("measured")) is table
     assert population.experience_model("nurse", p1, source=_user_source()) is user
+
+
+def test_hierarchical_sigma_default_shrinkage_and_each_band_of_a_gender():
+    # women in bands 25 and 30, men in band 25 alongside them: a cell is one gender's rows in one band
+    r = np.array([1.0, -2.0, 3.0, -1.0, 0.5, -4.0, 2.0])
+    age = np.array([25, 27, 31, 33, 26, 28, 29])
+    g = np.array(["F", "F", "F", "F", "M", "M", "M"])
+    t = experience.hierarchical_sigma(r, age, g, np.ones(7)).set_index(["level", "gender", "age_band"])
+    k = 20.0  # the default shrinkage: 20 pseudo-observations
+    v_all = np.mean(r ** 2)
+    v_f = (4 * np.mean(r[:4] ** 2) + k * v_all) / (4 + k)
+    v_m = (3 * np.mean(r[4:] ** 2) + k * v_all) / (3 + k)
+    assert t.loc[("gender", "F", -1), "sigma"] == pytest.approx(np.sqrt(v_f))
+    cells = {("F", 25): (r[:2], v_f), ("F", 30): (r[2:4], v_f), ("M", 25): (r[4:], v_m)}
+    for (gv, band), (rc, parent) in cells.items():
+        want = np.sqrt((len(rc) * np.mean(rc ** 2) + k * parent) / (len(rc) + k))
+        assert t.loc[("gender×age", gv, band), "sigma"] == pytest.approx(want), (gv, band)
+        assert t.loc[("gender×age", gv, band), "n_eff"] == len(rc)
+
+
+def test_hierarchical_sigma_reads_integer_residuals_and_weights_as_floats():
+    # 3.5e9 squared is past int64's 9.2e18: integers must become floats before squaring
+    big = 3_500_000_000
+    r = np.array([big, -big, big, -big], dtype=np.int64)
+    age, g = np.array([30, 31, 40, 41]), np.array(["F", "F", "M", "M"])
+    t = experience.hierarchical_sigma(r, age, g, np.ones(4)).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(float(big))
+    w = np.full(4, big, dtype=np.int64)  # Kish's n = (Σw)² / Σw² = 4 needs float sums
+    t = experience.hierarchical_sigma(np.array([1.0, -1.0, 2.0, -2.0]), age, g, w).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "n_eff"].item() == pytest.approx(4.0)
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(np.sqrt(2.5))
+    # residuals given as text (a CSV column read without dtypes) are parsed as numbers
+    t = experience.hierarchical_sigma(["1", "-1", "2", "-2"], age, g, np.ones(4)).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(np.sqrt(2.5))
