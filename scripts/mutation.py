@@ -202,6 +202,9 @@ def run_module(name: str, jobs: int, keep: bool, no_harness: bool = False,
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         env["POPRESUME_CACHE"] = str(work / "_cache")
         env["MPLBACKEND"] = "Agg"
+        # one OpenMP thread: mutmut forks a child per mutant from a process whose tests have
+        # fitted XGBoost, and a child's next fit then waits forever on the copied OpenMP pool
+        env["OMP_NUM_THREADS"] = "1"
         t0 = time.time()
         proc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs),
                                *mutant_globs(functions)],

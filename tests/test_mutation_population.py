@@ -465,3 +465,241 @@ def test_density_ratio_weights_default_fit_converges_on_a_concentrated_target():
         warnings.simplefilter("error", ConvergenceWarning)
         w = experience.density_ratio_weights(src, tgt, clip_quantile=None)
     assert np.isfinite(w).all() and w.mean() == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- sample_occupation and experience_model
+# Small real inputs: a hand-made tidy ACS extract (so P̂1 has a few cells with known weights) and,
+# for P2, a synthetic user table recording race and collar on every row. Every expected draw is
+# rebuilt here by inverse-CDF lookups in NumPy, consuming one generator in the documented order
+# P1 → P2 → P3 (first names) → P4 (surnames), n uniforms each.
+from popresume.experience import fit_experience_model  # noqa: E402
+from popresume.sources.experience_data import load_experience_source  # noqa: E402
+from popresume.sources.names import first_name_table, surname_table  # noqa: E402
+
+LABORER = "construction_laborer"  # blue collar: the trees' missing-collar branch is the white one
+# (gender, race, age, state, edu_level, person weight); men only at age 30, women at 30 and 31
+ACS_CELLS = [("F", "White", 30, "CA", BA, 5.0), ("F", "White", 31, "NY", HS, 1.0),
+             ("F", "Black", 31, "TX", ASSOC, 3.0), ("M", "Black", 30, "NY", MA, 2.0),
+             ("M", "API", 30, "WA", BA, 1.0), ("M", "White", 30, "OH", SOME, 2.0)]
+REGION = {"CA": "West", "NY": "Northeast", "TX": "South", "WA": "West", "OH": "Midwest"}
+EDU_YEARS_BY_HAND = {HS: 12.0, SOME: 13.0, ASSOC: 14.0, BA: 16.0, MA: 18.0}
+
+
+def _acs(cells, occupation=LABORER, occ_code=6260):
+    return pd.DataFrame([dict(occupation=occupation, occ_code=occ_code, year=2023, gender=g, race=r, hispanic=False,
+                              age=a, state=s, edu_level=e, employed=True, weight=w) for g, r, a, s, e, w in cells])
+
+
+def _p1(cells):
+    """P̂1 by hand: the cells sorted by (gender, race, age, state, edu_level), p = weight / total."""
+    cells = sorted(cells)
+    w = np.array([c[-1] for c in cells])
+    return pd.DataFrame([c[:-1] for c in cells], columns=["gender", "race", "age", "state", "edu_level"]).assign(
+        p=w / w.sum())
+
+
+def _target(cells):
+    """What P2 is reweighted to: P̂1 summed over state, by (age, gender, race, edu_level)."""
+    tot = {}
+    for g, r, a, s, e, w in cells:
+        tot[(a, g, r, e)] = tot.get((a, g, r, e), 0.0) + w
+    keys = sorted(k for k, v in tot.items() if v > 0)
+    w = np.array([tot[k] for k in keys])
+    return pd.DataFrame(keys, columns=["age", "gender", "race", "edu_level"]), w / w.sum()
+
+
+def _user_source(n=500, seed=11):
+    """An experience table whose share of potential years worked falls with Black race and blue collar."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 56, n)
+    black, white_collar = rng.random(n) < 0.4, rng.random(n) < 0.5
+    share = 0.95 - 0.5 * black - 0.35 * ~white_collar
+    exp = np.clip(np.rint(share * (age - 18) + rng.normal(0, 1, n)), 0, age - 18)
+    return pd.DataFrame({"age": age, "gender": rng.choice(["F", "M"], n), "educ_years": rng.choice([12.0, 14.0, 16.0, 18.0], n),
+                         "exp_year": exp.astype(float), "race": np.where(black, "Black", "other"),
+                         "collar": np.where(white_collar, "white", "blue")})
+
+
+def _inverse_cdf(p, u):
+    cum = np.cumsum(p)
+    return np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), len(cum) - 1)
+
+
+@pytest.fixture
+def fresh_memo(monkeypatch):
+    """An empty P2 memo (and name-table cache), so each test fits what it checks."""
+    monkeypatch.setattr(population, "_EXPERIENCE_CACHE", {})
+    monkeypatch.setattr(population, "_NAME_CACHE", {})
+    return population
+
+
+def test_sample_occupation_draws_p1_then_p2_then_first_names_then_surnames(fresh_memo):
+    n, src = 240, _user_source()
+    out = population.sample_occupation(LABORER, n, np.random.default_rng(5), age_range=(30, 31), acs=_acs(ACS_CELLS),
+                                       experience_source=src)
+    assert list(out.columns) == ["resume_id", "occupation", "gender", "race", "age", "birth_year", "state", "region",
+                                 "edu_level", "exp_year", "first_name", "surname"]
+    assert [out[c].dtype for c in ("age", "birth_year", "exp_year")] == [np.dtype("int64")] * 3
+    # the same draws by hand
+    rng = np.random.default_rng(5)
+    cells = sorted(ACS_CELLS)
+    w = np.array([c[-1] for c in cells])
+    rows = [cells[i] for i in _inverse_cdf(w / w.sum(), rng.random(n))]
+    gender, race, age, state, edu = (np.array([r[k] for r in rows], dtype=object) for k in range(5))
+    age = age.astype(int)
+    target, tp = _target(ACS_CELLS)
+    # a user's table: race and collar enter the mean, gender too; fitted with seed 0
+    model = fit_experience_model(src, target, occupation=LABORER, target_weight=tp, seed=0)
+    assert model.covariates == ("race", "collar")
+    exp = model.sample(age, gender, edu, rng, race=race, collar="blue")
+    table = first_name_table([1992, 1993])
+    by_sex_year = {k: (t["name"].to_numpy(), t["p"].to_numpy()) for k, t in table.groupby(["sex", "year"])}
+    u = rng.random(n)
+    first = [by_sex_year[(gender[i], 2023 - age[i])][0][_inverse_cdf(by_sex_year[(gender[i], 2023 - age[i])][1],
+                                                                      u[i:i + 1])[0]] for i in range(n)]
+    by_race = {r: (t["name"].to_numpy(), t["p"].to_numpy()) for r in set(race) for t in [surname_table(r)]}
+    u = rng.random(n)
+    surname = [by_race[race[i]][0][_inverse_cdf(by_race[race[i]][1], u[i:i + 1])[0]] for i in range(n)]
+    assert out["resume_id"].tolist() == [f"construction_laborer-{i:06d}" for i in range(1, n + 1)]
+    assert (out["occupation"] == LABORER).all()
+    for col, want in (("gender", gender), ("race", race), ("state", state), ("edu_level", edu),
+                      ("region", [REGION[s] for s in state]), ("first_name", first), ("surname", surname)):
+        assert out[col].tolist() == list(want), col
+    np.testing.assert_array_equal(out["age"], age)
+    np.testing.assert_array_equal(out["birth_year"], 2023 - age)
+    np.testing.assert_array_equal(out["exp_year"], exp)
+    # the data reach every branch: both ages for women, only 30 for men, White and Black laborers
+    assert set(zip(gender, age)) == {("F", 30), ("F", 31), ("M", 30)} and {"White", "Black", "API"} <= set(race)
+    # race and collar move exp_year here: without them the draws differ (so the check above can fail)
+    assert not np.array_equal(model.sample(age, gender, edu, np.random.default_rng(9), race=race, collar="blue"),
+                              model.sample(age, gender, edu, np.random.default_rng(9), race=None, collar=None))
+    # the first-name table read covers exactly the birth years of ages 30-31
+    assert [k for k in population._NAME_CACHE if k[0] == "first"] == [("first", (1992, 1993))]
+    # the P2 it used is the one memoised for this occupation and P̂1: asking again fits nothing new
+    assert len(population._EXPERIENCE_CACHE) == 1
+    p1 = population.p1_table(LABORER, age_range=(30, 31), acs=_acs(ACS_CELLS))
+    pd.testing.assert_frame_equal(p1, _p1(ACS_CELLS), check_dtype=False)
+    again = population.experience_model(LABORER, p1, source=src)
+    assert len(population._EXPERIENCE_CACHE) == 1 and again is next(iter(population._EXPERIENCE_CACHE.values()))
+    assert again.occupation == LABORER
+
+
+def test_sample_occupation_arguments_reach_p1_and_a_seed_repeats_the_draws(fresh_memo):
+    from popresume.sources.calibration import default_p1
+
+    n = 80
+    cols = ["gender", "race", "age", "state", "edu_level"]
+
+    def p1_draws(table, seed):
+        return table.iloc[_inverse_cdf(table["p"].to_numpy(), np.random.default_rng(seed).random(n))][cols]
+
+    # defaults: the embedded seeded P̂1, ages 18-44, all three race groups
+    out = population.sample_occupation("nurse", n, np.random.default_rng(3))
+    want = p1_draws(default_p1("nurse", age_range=(18, 44), races=("White", "Black", "API"), method="seeded"), 3)
+    assert out[cols].values.tolist() == want.values.tolist()
+    # each argument reaches P̂1: ages 40-41, two race groups, independent margins
+    out = population.sample_occupation("nurse", n, np.random.default_rng(3), age_range=(40, 41),
+                                       races=("Black", "White"), p1_method="margins")
+    want = p1_draws(default_p1("nurse", age_range=(40, 41), races=("White", "Black"), method="margins"), 3)
+    assert out[cols].values.tolist() == want.values.tolist()
+    assert set(out["age"]) == {40, 41} and set(out["race"]) == {"White", "Black"}
+    np.testing.assert_array_equal(out["birth_year"], 2023 - out["age"])
+    assert (out["exp_year"] >= 0).all() and (out["exp_year"] <= out["age"] - 18).all()
+    # a generator in the same state gives the same profiles; another seed, others
+    again = population.sample_occupation("nurse", n, np.random.default_rng(3), age_range=(40, 41),
+                                         races=("Black", "White"), p1_method="margins")
+    pd.testing.assert_frame_equal(again, out)
+    other = population.sample_occupation("nurse", n, np.random.default_rng(4), age_range=(40, 41),
+                                         races=("Black", "White"), p1_method="margins")
+    assert not other[cols].equals(out[cols])
+
+
+def test_experience_model_measured_rows_give_a_gender_free_p2_reweighted_to_p1(fresh_memo):
+    p1 = _p1(ACS_CELLS)
+    m = population.experience_model("nurse", p1)
+    assert m.occupation == "nurse" and m.gender_term is False and m.covariates == ()
+    target, tp = _target(ACS_CELLS)
+    src = load_experience_source("measured")
+    ref = fit_experience_model(src, target, occupation="nurse", target_weight=tp, seed=0, gender_term=False)
+    age = np.repeat(np.arange(19, 45), 2)
+    gender = np.tile(["F", "M"], len(age) // 2)
+    educ = np.full(len(age), 16.0)
+    np.testing.assert_allclose(m.mean(age, gender, educ), ref.mean(age, gender, educ), rtol=1e-12)
+    np.testing.assert_allclose(m.sigma(age, gender), ref.sigma(age, gender), rtol=1e-12)
+    # no gender term: a woman and a man of the same age and schooling share the mean and σ
+    mu = m.mean(age, gender, educ)
+    np.testing.assert_array_equal(mu[0::2], mu[1::2])
+    # reweighted to P̂1's cells, each weighted by its p: the balance table's target column by hand
+    w = np.array([c[-1] for c in ACS_CELLS])
+    bal = m.diagnostics["balance"]["target"]
+    assert bal["mean age"] == pytest.approx(np.dot(w, [c[2] for c in ACS_CELLS]) / w.sum())
+    assert bal["share female"] == pytest.approx(np.dot(w, [c[0] == "F" for c in ACS_CELLS]) / w.sum())
+    assert bal["mean years of schooling"] == pytest.approx(
+        np.dot(w, [EDU_YEARS_BY_HAND[c[4]] for c in ACS_CELLS]) / w.sum())
+    assert m.diagnostics["n_source"] == int((src["age"] > 18).sum())
+    # seed reaches the trees: seed 1 is the seed-1 fit, not the seed-0 one
+    m1 = population.experience_model("nurse", p1, seed=1)
+    ref1 = fit_experience_model(src, target, occupation="nurse", target_weight=tp, seed=1, gender_term=False)
+    np.testing.assert_allclose(m1.mean(age, gender, educ), ref1.mean(age, gender, educ), rtol=1e-12)
+    assert np.abs(m1.mean(age, gender, educ) - mu).max() > 1e-6
+
+
+def test_experience_model_named_sources_and_a_memo_keyed_on_p1_content_source_and_seed(fresh_memo):
+    p1 = _p1(ACS_CELLS)
+    a = population.experience_model("nurse", p1)
+    # the same P̂1 in another row order, or with cells of probability 0, is the same P̂1
+    assert population.experience_model("nurse", p1.copy()) is a
+    assert population.experience_model("nurse", p1.iloc[::-1].reset_index(drop=True)) is a
+    zero = pd.DataFrame([("F", "API", 30, "WA", BA, 0.0), ("M", "API", 31, "CA", HS, 0.0)], columns=p1.columns)
+    assert population.experience_model("nurse", pd.concat([zero, p1], ignore_index=True)) is a
+    assert len(population._EXPERIENCE_CACHE) == 1
+    # another P̂1 (the same cells, other weights), occupation or seed: another fit
+    assert population.experience_model("nurse", p1.assign(p=p1["p"].to_numpy()[::-1])) is not a
+    assert population.experience_model("teacher", p1) is not a
+    assert population.experience_model("nurse", p1, seed=1) is not a
+    # "psid": the earlier default keeps a gender term, and its mean uses neither race nor collar
+    psid = population.experience_model("nurse", p1, source="psid")
+    assert psid is not a and psid.gender_term is True and psid.covariates == ()
+    assert psid.diagnostics["n_source"] == int((load_experience_source("psid")["age"] > 18).sum())
+    # the default's rows given as a user's table: a user's table keeps gender and is memoised apart
+    table = population.experience_model("nurse", p1, source=load_experience_source("measured"))
+    assert table is not a and table.gender_term is True
+    user = population.experience_model("nurse", p1, source=_user_source())
+    assert user is not table and user.covariates == ("race", "collar")
+    # user tables are memoised by their content
+    assert population.experience_model("nurse", p1, source=load_experience_source("measured")) is table
+    assert population.experience_model("nurse", p1, source=_user_source()) is user
+
+
+def test_hierarchical_sigma_default_shrinkage_and_each_band_of_a_gender():
+    # women in bands 25 and 30, men in band 25 alongside them: a cell is one gender's rows in one band
+    r = np.array([1.0, -2.0, 3.0, -1.0, 0.5, -4.0, 2.0])
+    age = np.array([25, 27, 31, 33, 26, 28, 29])
+    g = np.array(["F", "F", "F", "F", "M", "M", "M"])
+    t = experience.hierarchical_sigma(r, age, g, np.ones(7)).set_index(["level", "gender", "age_band"])
+    k = 20.0  # the default shrinkage: 20 pseudo-observations
+    v_all = np.mean(r ** 2)
+    v_f = (4 * np.mean(r[:4] ** 2) + k * v_all) / (4 + k)
+    v_m = (3 * np.mean(r[4:] ** 2) + k * v_all) / (3 + k)
+    assert t.loc[("gender", "F", -1), "sigma"] == pytest.approx(np.sqrt(v_f))
+    cells = {("F", 25): (r[:2], v_f), ("F", 30): (r[2:4], v_f), ("M", 25): (r[4:], v_m)}
+    for (gv, band), (rc, parent) in cells.items():
+        want = np.sqrt((len(rc) * np.mean(rc ** 2) + k * parent) / (len(rc) + k))
+        assert t.loc[("gender×age", gv, band), "sigma"] == pytest.approx(want), (gv, band)
+        assert t.loc[("gender×age", gv, band), "n_eff"] == len(rc)
+
+
+def test_hierarchical_sigma_reads_integer_residuals_and_weights_as_floats():
+    # 3.5e9 squared is past int64's 9.2e18: integers must become floats before squaring
+    big = 3_500_000_000
+    r = np.array([big, -big, big, -big], dtype=np.int64)
+    age, g = np.array([30, 31, 40, 41]), np.array(["F", "F", "M", "M"])
+    t = experience.hierarchical_sigma(r, age, g, np.ones(4)).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(float(big))
+    w = np.full(4, big, dtype=np.int64)  # Kish's n = (Σw)² / Σw² = 4 needs float sums
+    t = experience.hierarchical_sigma(np.array([1.0, -1.0, 2.0, -2.0]), age, g, w).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "n_eff"].item() == pytest.approx(4.0)
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(np.sqrt(2.5))
+    # residuals given as text (a CSV column read without dtypes) are parsed as numbers
+    t = experience.hierarchical_sigma(["1", "-1", "2", "-2"], age, g, np.ones(4)).set_index(["level", "gender"])
+    assert t.loc[("all", "*"), "sigma"].item() == pytest.approx(np.sqrt(2.5))
