@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pandas as pd
 
-from popresume.ranking import chance, clogit, names
+from popresume.ranking import chance, clogit, names, parse, position, rates
 from popresume.ranking.bloomberg import DEMOS
 from popresume.ranking.report import CHANCE_COLUMNS, ranking_tables, source_of
 from popresume.schema import NOT_CARDED_RECORDED, VERDICT_COLUMN
@@ -100,3 +100,44 @@ def test_a_call_at_the_defaults_draws_10000_nulls_from_seed_0_checks_c4_and_fits
     assert seen == {"chance_table": (10_000, 0), "null_quantiles": (4000, 0), "name_concentration": 0,
                     "c4_check": True, "conditional_logit": [True, False]}
     assert {"c4_check", "c4_summary", "clogit"} <= set(out)
+
+
+def test_every_table_is_its_function_on_the_rows_it_names():
+    # Bloomberg's recorded model (with résumé templates) beside our screener (none): each table is
+    # the ranking function it names, on Bloomberg's rows only where the table is about their replies
+    # (the parse rules, the missing replies, the logit), with its index and row order as built
+    ours = {"embedding": "ours, screener embedding"}
+    gpt = pd.concat([_runs("GPT-3.5", 40, 1), _runs("GPT-4", 40, 4)], ignore_index=True)
+    long = pd.concat([gpt, _runs("embedding", 30, 2).assign(resume=np.nan)], ignore_index=True)
+    long["name"] = long["name"].str.replace("_", " Smith", regex=False)
+    out = ranking_tables(long, sources=ours, n_sim=20, seed=7)
+
+    def bare(t):
+        return t.drop(columns=["source", VERDICT_COLUMN])
+
+    assert set(out) == {"selection_rates", "published_reproduced", "min_max", "chance", "chance_by_runs", "position",
+                        "first_position", "top_resume", "ranks", "ranks_by_rule", "parse_missing", "rates_by_rule",
+                        "min_max_by_rule", "name_rates", "name_concentration", "c4_check", "c4_summary", "clogit"}
+    eq = pd.testing.assert_frame_equal
+    eq(bare(out["top_resume"]), position.top_template_share(long[long["resume"].notna()]))
+    eq(out["ranks_by_rule"], pd.concat([rates.rank_summary(parse.apply_rule(gpt, r)).assign(rule=r)
+                                        for r in parse.RULES], ignore_index=True))
+    eq(out["parse_missing"], parse.missing_counts(gpt))
+    by_rule = rates.rates_by_rule(gpt)
+    eq(out["rates_by_rule"], by_rule)
+    # one block per rule, in the order of parse.RULES (not sorted), each keeping min_max_ratios' index
+    blocks = [rates.min_max_ratios(by_rule[by_rule["rule"] == r]).assign(rule=r) for r in by_rule["rule"].unique()]
+    eq(out["min_max_by_rule"], pd.concat(blocks))
+    eq(bare(out["name_concentration"]), names.name_concentration(names.name_rates(long), seed=7))
+    cl = pd.concat([clogit.conditional_logit(gpt, position=True, resume=True),
+                    clogit.conditional_logit(gpt, position=False, resume=True)], ignore_index=True)
+    cl = rates.adjust_pvalues(cl[cl["term"].str.startswith("demo_")].rename(columns={"p": "p_group"}), "p_group",
+                              family=["model", "spec"])
+    eq(bare(out["clogit"]), cl)
+    # a run folder without the résumé-template column: no top_resume table, and the logit has no résumé term
+    out2 = ranking_tables(gpt.drop(columns="resume"), n_sim=20, seed=7, c4=False)
+    assert "top_resume" not in out2
+    eq(out2["clogit"].drop(columns=["source", VERDICT_COLUMN]), rates.adjust_pvalues(
+        pd.concat([clogit.conditional_logit(gpt.drop(columns="resume"), position=p, resume=False) for p in (True, False)],
+                  ignore_index=True).pipe(lambda c: c[c["term"].str.startswith("demo_")]).rename(columns={"p": "p_group"}),
+        "p_group", family=["model", "spec"]))
