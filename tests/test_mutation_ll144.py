@@ -804,3 +804,11 @@ def test_chance_below_with_nobody_selected_is_nan_without_a_warning():
         assert np.isnan(below).all() and np.isnan(p).all() and np.isnan(any_flag)
         # a draw that selects only unrated rows warns nothing either (no 0/0 is taken)
         ll144.chance_below(np.array([1, 40]), 1, np.array([True, False]), n_sim=50, any_flag=True)
+
+
+def test_scoring_rates_reads_the_score_column_by_default():
+    # median 4.5: F has one score above it of four, M three of four; F's ratio is 0.25 / 0.75
+    df = pd.DataFrame({"gender": ["F"] * 4 + ["M"] * 4, "score": [1, 2, 3, 6, 4, 5, 7, 8]})
+    t = ll144.scoring_rates(df, "gender").set_index("category")
+    assert t["cut"].tolist() == [4.5, 4.5] and t["selected"].tolist() == [1, 3]
+    assert t.loc["F", "ratio"] == pytest.approx(1 / 3) and t.loc["M", "reference"]
