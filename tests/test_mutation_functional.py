@@ -199,3 +199,130 @@ def test_effective_sample_size_of_small_weights():
     assert fn.effective_sample_size([0.5, 0.5]) == pytest.approx(2.0)
     assert fn.effective_sample_size([0.1, 0.1, 0.2]) == pytest.approx(16 / 6)
     assert fn.effective_sample_size([0.0, 0.0]) == 0.0
+
+
+# ---- pareto_k: the PSIS tail diagnostic, against a likelihood maximised here ----------
+
+def _gpd_shape_by_profile(x):
+    """Maximum-likelihood shape k of a generalised Pareto (location 0) fitted to ``x``,
+    found without scipy's fit: with θ = k/σ the likelihood's maximum over k for a fixed θ is
+    k(θ) = mean(log(1 + θx)) (Zhang and Stephens 2009, §2), leaving a profile log-likelihood
+    n·(log(θ/k(θ)) − k(θ) − 1) in θ alone, searched on a grid and refined. Only θ > 0 is
+    searched (a heavy tail, k > 0), so the inputs below have heavy tails."""
+    from scipy import optimize
+
+    x = np.asarray(x, dtype=float)
+
+    def neg_profile(theta):
+        k = np.mean(np.log1p(theta * x))
+        return np.log(k / theta) + k + 1
+
+    grid = np.geomspace(1e-6, 1e6, 1201) / x.mean()
+    i = int(np.argmin([neg_profile(t) for t in grid]))
+    assert 0 < i < len(grid) - 1, "the maximum is not inside the grid: not a heavy tail"
+    best = optimize.minimize_scalar(neg_profile, bounds=(grid[i - 1], grid[i + 1]),
+                                    method="bounded", options={"xatol": 1e-14})
+    return float(np.mean(np.log1p(best.x * x)))
+
+
+def _psis_tail_by_hand(w):
+    """The M = ⌊min(S/5, 3√S)⌋ largest of the S positive weights, less the (M+1)-th largest."""
+    w = np.sort([v for v in w if v > 0])
+    s = len(w)
+    m = int(np.floor(min(s / 5, 3 * np.sqrt(s))))
+    return w[s - m:] - w[s - m - 1]
+
+
+# 20 small weights under a threshold of 1.0 and five above it: S = 25, M = min(5, 15) = 5,
+# so the excesses over the 6th largest (1.0) are these, written out.
+EXCESS5 = np.array([0.1, 0.4, 1.0, 2.5, 9.0])
+W25 = np.r_[np.linspace(0.5, 1.0, 20), 1.0 + EXCESS5]
+
+
+def test_pareto_k_five_excesses_by_hand():
+    """S = 25 is the smallest S with M = 5: the fit is made, on exactly the five hand-written
+    excesses over the sixth largest weight (each of them positive, two of them under 1)."""
+    k = fn.pareto_k(W25)
+    assert isinstance(k, float)
+    assert k == pytest.approx(_gpd_shape_by_profile(EXCESS5), abs=1e-4)
+    assert k > 0.1  # heavy: the profile search is inside its grid
+    np.testing.assert_allclose(_psis_tail_by_hand(W25), EXCESS5, atol=1e-12)
+    # one weight fewer: S = 24, M = 4, no fit
+    assert np.isnan(fn.pareto_k(W25[1:]))
+    # the order of the weights does not matter
+    assert fn.pareto_k(W25[::-1]) == k
+
+
+@pytest.mark.parametrize("sigma, size", [(1.5, 100), (2.0, 100), (1.5, 1000), (2.0, 1000)])
+def test_pareto_k_tail_size_rule_and_fit(sigma, size):
+    """Weights at the quantiles of a log-normal of log-sd ``sigma``, self-normalised to mean 1
+    (so most are under 1), with zeros and NaN among them that count as absent. Its tail is not
+    exactly Pareto, so k̂ moves with the tail size: at S = 100 the tail is S/5 = 20 weights
+    (3√S = 30), at S = 1,000 it is ⌊3√S⌋ = 94 (S/5 = 200)."""
+    from scipy.stats import norm
+
+    u = (np.arange(size) + 0.5) / size
+    w = np.exp(sigma * norm.ppf(u))
+    w = w / w.mean()
+    m = 20 if size == 100 else 94
+    excess = _psis_tail_by_hand(w)
+    assert len(excess) == m
+    expected = _gpd_shape_by_profile(excess)
+    assert expected > 0.1
+    mixed = np.r_[np.zeros(size // 2), w, [np.nan, np.nan]]
+    assert fn.pareto_k(w) == pytest.approx(expected, abs=1e-4)
+    assert fn.pareto_k(mixed) == pytest.approx(expected, abs=1e-4)
+    # another tail size gives another k̂ on these weights (so the size rule is what is checked)
+    ws = np.sort(w)
+    for other in (int(0.3 * size), int(4 * np.sqrt(size)), m - 3):
+        assert abs(_gpd_shape_by_profile(ws[size - other:] - ws[size - other - 1]) - expected) > 1e-3
+
+
+def test_pareto_k_does_not_depend_on_the_weights_scale():
+    """k̂ is a shape: multiplying every weight by 2^20 (exact in floating point) leaves the
+    excesses over their mean bit for bit the same, so the fit gives the same number."""
+    u = (np.arange(300) + 0.5) / 300
+    w = (1 - u) ** -0.7
+    assert fn.pareto_k(w * 2.0**20) == fn.pareto_k(w)
+    assert fn.pareto_k(W25 * 2.0**20) == fn.pareto_k(W25)
+    assert fn.pareto_k(w * 2.0**20) == pytest.approx(_gpd_shape_by_profile(_psis_tail_by_hand(w)), abs=1e-4)
+
+
+def test_pareto_k_needs_five_positive_excesses():
+    """The sixth largest weight (1.0) repeated in the tail: excesses 0, 0.4, 1, 2.5, 9 are only
+    four positive ones though the five tail weights take five values: not estimable (NaN)."""
+    w = np.r_[np.linspace(0.5, 0.9, 19), [1.0, 1.0, 1.4, 2.0, 3.5, 10.0]]
+    assert len(w) == 25
+    np.testing.assert_allclose(_psis_tail_by_hand(w), [0.0, 0.4, 1.0, 2.5, 9.0], atol=1e-12)
+    assert np.isnan(fn.pareto_k(w))
+
+
+# S = 50: M = min(10, 21.2) = 10; the threshold (11th largest) is 1.0
+BELOW50 = np.r_[np.linspace(0.5, 0.99, 39), [1.0]]
+
+
+def test_pareto_k_tie_rule_at_half_the_tail():
+    """Ten tail weights taking five values to two decimals (5 = M/2, not under it) are fitted;
+    taking four (under M/2, though all ten excesses are positive) they are not: NaN. Weights
+    that differ only in the third decimal count as one value."""
+    five = 1.0 + np.array([0.1, 0.101, 0.4, 0.401, 1.0, 1.001, 2.5, 2.501, 9.0, 9.001])
+    k = fn.pareto_k(np.r_[BELOW50, five])
+    assert k == pytest.approx(_gpd_shape_by_profile(five - 1.0), abs=1e-4)
+    exact = 1.0 + np.array([0.1, 0.1, 0.4, 0.4, 1.0, 1.0, 2.5, 2.5, 9.0, 9.0])
+    assert fn.pareto_k(np.r_[BELOW50, exact]) == pytest.approx(_gpd_shape_by_profile(exact - 1.0), abs=1e-4)
+    four = 1.0 + np.array([0.1, 0.101, 0.102, 0.4, 0.401, 1.0, 1.001, 9.0, 9.001, 9.002])
+    assert len(np.unique(four.round(2))) == 4 and (four > 1.0).all()
+    assert np.isnan(fn.pareto_k(np.r_[BELOW50, four]))
+
+
+def test_pareto_k_not_estimable_inputs():
+    """NaN, not an error, for: no weights, all zero, all NaN, fewer than 25 positive ones
+    (M under 5), and all equal; missing values given as None or pandas' NA count as absent."""
+    for w in ([], np.zeros(100), np.full(100, np.nan), np.arange(1.0, 25.0), np.ones(1000),
+              np.r_[np.zeros(1000), np.arange(1.0, 25.0)]):
+        k = fn.pareto_k(w)
+        assert isinstance(k, float) and np.isnan(k)
+    expected = _gpd_shape_by_profile(EXCESS5)
+    assert fn.pareto_k(list(W25) + [None, None]) == pytest.approx(expected, abs=1e-4)
+    na = pd.Series(list(W25) + [pd.NA], dtype="Float64")
+    assert fn.pareto_k(na) == pytest.approx(expected, abs=1e-4)
