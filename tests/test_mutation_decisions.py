@@ -169,7 +169,7 @@ def test_group_effects_list_models_in_sorted_order_and_name_them():
     assert list(dict.fromkeys(g["model"])) == ["alpha", "zeta"]
 
 
-def test_variant_effects_carry_their_model():
+def test_variant_effects_carry_their_source_and_model():
     rng = np.random.default_rng(4)
     rows = []
     for model in ("slot_a", "slot_b"):
@@ -180,6 +180,7 @@ def test_variant_effects_carry_their_model():
                                  "signal": signal, "outcome": 60 + job + shift + rng.normal(0, 1)})
     g = analyses.group_effects(_table(pd.DataFrame(rows)))
     assert list(g["model"]) == ["slot_a", "slot_b"] and set(g["group"]) == {"Jamal"}
+    assert list(g["source"]) == ["recinq", "recinq"]
     assert (g["estimate"] < -2).all()
 
 
