@@ -91,17 +91,10 @@ test-fast: setup
 	$(PY) -m pytest $(XDIST) $(FAST_SKIP)
 
 # mutation testing of the statistics (not part of `make test`): mutmut per module, each mutant
-# judged by that module's own tests; prints the score per module. Measured 2026-12-03: the
-# whole default set (8 modules, 4,577 mutants) end to end with --jobs 2 in 14.6 min wall and
-# 18.8 CPU-min (user+sys), on the 2-core machine while a helper ran tests beside it; on 2 idle
-# cores it is under 15 min, well inside the hour. Any subset: MODULES="a b"
-# 2026-12-05: decisions.analyses' group_effects, _interaction, _reference and 160 of
-# clustered_effect's mutants (515) took 41 min wall with --no-harness --jobs 1 at nice 19 on the
-# shared 2-core machine (load 12-16); a shipped-data test of 19 s judged each group_effects mutant.
-# Later that day, same settings, without that test: clustered_effect, drift and competence (436)
-# in 19 min; ll144's chance_table, breakdown_table and scoring_rates (157) in 4 min;
-# causal.identification reached 377 of 476 in 62 min and ranking.report 134 of 311 in 34 min
-# (the README's table has each module's figures).
+# judged by that module's own tests (and its harness subset; --no-harness leaves it out);
+# prints the score per module. Measured 2026-12-05, every module with --no-harness --jobs 2 at
+# nice 10 on the 2-core machine while helpers ran tests beside it: 7,025 mutants in 23 min of
+# wall time (the README's table has each module's figures). Any subset: MODULES="a b"
 # (scripts/mutation.py --list names them)
 mutation: setup
 	$(PY) scripts/mutation.py --survivors $(MODULES)
