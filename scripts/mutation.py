@@ -62,7 +62,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str] | None]] = {
                           ["tests/test_mutation_functional.py", "tests/test_causal_estimator.py",
                            "tests/test_property_effects.py"], None),
     "causal.results": (["popresume/causal/results.py"],
-                       ["tests/test_stat_choices.py", "tests/test_causal_identification.py",
+                       ["tests/test_mutation_results.py", "tests/test_stat_choices.py",
+                        "tests/test_causal_identification.py",
                         "tests/test_coverage_causal.py"],
                        # properties (se, pvalues, estimable) are not mutated by mutmut 3; test_stat_choices
                        # checks them directly
