@@ -164,6 +164,9 @@ def test_every_column_of_the_table_by_hand():
         "max_weight_share": [0.04, 0.05, 0.05, 0.09, 0.09],
     }, index=pd.Index(["TE", "NDE", "NIE", "BIE", "RIE"], name="effect"))
     pd.testing.assert_frame_equal(t, want)
+    # ESS written by hand as whole numbers: the same table, its ESS column still of floats
+    t = identification_table({"propensity": prop, "weights": w.assign(ess=w["ess"].astype(int)), "n": 1000})
+    pd.testing.assert_frame_equal(t, want)
 
 
 def test_without_tail_columns_the_table_says_nan_and_warns_of_nothing():
