@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         by_file.setdefault(item.path.name, []).append(item)
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    order = sorted(by_file, key=lambda f: (rank.get(f, len(rank)), -len(by_file[f]) if f not in rank else 0))
+    order = sorted(by_file, key=lambda f: (rank.get(f, len(rank)), -len(by_file[f])))
     items[:] = [item for f in order for item in by_file[f]]
 
 

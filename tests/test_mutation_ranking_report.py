@@ -21,13 +21,13 @@ def test_a_rows_source_is_its_models_label_else_bloombergs_replies():
 
 
 def _runs(model, n_runs, seed, **extra):
-    """``n_runs`` rankings of the 8 groups in a random order, one job."""
+    """``n_runs`` rankings of the 8 groups in a random order, one job; names are "FIRST LAST" (C4 reads them)."""
     rng = np.random.default_rng(seed)
     rows = []
     for r in range(n_runs):
         demos = list(rng.permutation(DEMOS))
         ranks = rng.permutation(8) + 1
-        rows += [{"model": model, "job": "j", "run": f"{model}{r}", "position": i + 1, "name": f"{d}_{rng.integers(4)}",
+        rows += [{"model": model, "job": "j", "run": f"{model}{r}", "position": i + 1, "name": f"{d} Smith{rng.integers(4)}",
                   "demo": d, "rank": int(ranks[i]), "found": True, "resume": float(rng.integers(3)), **extra}
                  for i, d in enumerate(demos)]
     return pd.DataFrame(rows)
@@ -94,8 +94,7 @@ def test_a_call_at_the_defaults_draws_10000_nulls_from_seed_0_checks_c4_and_fits
     monkeypatch.setattr(names, "name_concentration", name_concentration)
     monkeypatch.setattr(names, "c4_check", c4_check)
     monkeypatch.setattr(clogit, "conditional_logit", conditional_logit)
-    # C4 reads full names: "FIRST LAST"
-    long = _runs("GPT-3.5", 40, 3).assign(name=lambda d: d["name"].str.replace("_", " Smith", regex=False))
+    long = _runs("GPT-3.5", 40, 3)
     out = ranking_tables(long)
     assert seen == {"chance_table": (10_000, 0), "null_quantiles": (4000, 0), "name_concentration": 0,
                     "c4_check": True, "conditional_logit": [True, False]}
@@ -112,7 +111,6 @@ def test_every_table_is_its_function_on_the_rows_it_names():
     left_out = (gpt["rank"] == 8) & (gpt["run"].str[-1].isin(["0", "3", "6", "9"]))
     gpt["found"] = ~left_out
     long = pd.concat([gpt, _runs("embedding", 30, 2).assign(resume=np.nan)], ignore_index=True)
-    long["name"] = long["name"].str.replace("_", " Smith", regex=False)
     out = ranking_tables(long, sources=ours, n_sim=20, seed=7)
 
     def bare(t):
