@@ -23,9 +23,10 @@ The whole module takes about a minute on one idle core.
 import numpy as np
 import pytest
 
+from popresume.causal.results import PSEResult
 from popresume.coverage import COLUMNS, COVERAGE_BAND
 from popresume.coverage.causal import (CAUSAL_COLUMNS, FAST, SHARE_FLOOR, WILSON_FLOOR, causal_verdict, coverage_row,
-                                       simulate, table_from_records)
+                                       fold_se, simulate, table_from_records)
 from popresume.schema import PSE_NAMES
 
 
@@ -274,3 +275,17 @@ def test_cheap_cells_get_the_larger_count():
     reps = rec.groupby("n")["rep"].nunique().to_dict()
     assert reps == {1000: 3, 4000: 1}
     assert FULL["cheap_reps"] >= 1000 and FULL["cheap_n"] >= 2000  # the issue's count where a fit is cheap
+
+
+
+def test_fold_se_is_the_spread_of_the_fold_means():
+    # the records' between-fold SE on a hand-made result: two folds of two rows, psi000 = 0 and psi111 = y,
+    # so TE's per-row value is y, its fold means (1 + 3) / 2 = 2 and (5 + 9) / 2 = 7, SD 5 / sqrt(2), SE 2.5
+    phi = np.zeros((1, 4, 5))
+    phi[0, :, 1] = [1.0, 3.0, 5.0, 9.0]  # psi111 (PSI_NAMES order: 000, 111, 100, 101, 110)
+    res = PSEResult(phi[0].mean(axis=0), phi, fold=np.array([0, 0, 1, 1]))
+    got = fold_se(res)
+    assert list(got.index) == list(PSE_NAMES)
+    assert got["TE"] == pytest.approx(2.5) and got["NIE"] == pytest.approx(2.5)  # NIE = psi111 - psi100
+    assert got["NDE"] == pytest.approx(0.0)
+    assert got["BIE"] == pytest.approx(1.25) and got["RIE"] == pytest.approx(1.25)  # half of psi111

@@ -62,7 +62,7 @@ from popresume.causal import PSEEstimator, make_scm
 from popresume.causal import identification as ident
 from popresume.causal.bootstrap import influence_bootstrap
 from popresume.causal.effects import PSEWarning
-from popresume.causal.functional import PSI_TRIPLES, influence, weights
+from popresume.causal.functional import PSI_TRIPLES, effects_from_psi, influence, weights
 from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
                                              mediated_ess_floor)
 from popresume.causal.nuisance import CellMeans, Learners
@@ -120,14 +120,26 @@ def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int =
     res = est.result_
     ci = res.confint()
     ident = res.identification_table()
+    se_infl, se_folds = res.influence_se, fold_se(res)
     out = []
     for e in PSE_NAMES:
         lo, hi = float(ci.loc[e, "ci_low"]), float(ci.loc[e, "ci_high"])
         out.append({"learner": learner, "kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
                     "estimate": float(res.effects[e]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= truth[e] <= hi), "half_width": (hi - lo) / 2,
+                    "se_influence": float(se_infl[e]), "se_folds": float(se_folds[e]),
                     "estimable": bool(ident.loc[e, "estimable"]), "rule": rule_label(), **_overlap_numbers(ident, e)})
     return out
+
+
+def fold_se(res: PSEResult) -> pd.Series:
+    """The between-fold SE of each effect: the SD of the K per-fold means of the influence
+    values over √K (the first split's folds), recorded beside the influence SE so that the
+    records can compare the two; no interval of the tool uses it."""
+    phi = effects_from_psi(res.phi_reps[0])
+    folds = np.unique(res.fold)
+    theta = np.stack([phi[res.fold == k].mean(axis=0) for k in folds])
+    return pd.Series(theta.std(axis=0, ddof=1) / np.sqrt(len(folds)), index=list(PSE_NAMES))
 
 
 # The audit pipeline itself (``popresume audit --screener synthetic``): a population from the
