@@ -15,7 +15,7 @@ per-replication records beside the table (``coverage_causal_records.csv.gz``).
 The causal family's costly parts run on their own and add to those records:
 
     .venv/bin/python benchmarks/bench_coverage.py --audit-seeds 0 100 [--ns 2000 3000]
-    .venv/bin/python benchmarks/bench_coverage.py --tool-defaults --reps 300 --ns 1000 2000 [--designs basic] [--start 0]
+    .venv/bin/python benchmarks/bench_coverage.py --tool-defaults --reps 300 --ns 1000 2000 [--designs basic] [--start 0] [--variance average]
     .venv/bin/python benchmarks/bench_coverage.py --from-records
 
 ``--audit-seeds A B``: the audit pipeline design (``popresume.audit.calibration.simulate_audit``: ``popresume audit
@@ -67,6 +67,8 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--tool-defaults", action="store_true",
                     help="run the SCM designs with XGBoost tuned on every fit and append to --records")
     ap.add_argument("--reps", type=int, default=100, help="replications per cell for --tool-defaults")
+    ap.add_argument("--variance", default="influence",
+                    help="EstimatorSpec.variance for --tool-defaults (rows of their own unless influence)")
     ap.add_argument("--start", type=int, default=0,
                     help="first replication number for --tool-defaults (to add replications to a run)")
     ap.add_argument("--ns", nargs="*", type=int, default=None, help="sample sizes for --audit-seeds / --tool-defaults")
@@ -123,7 +125,8 @@ def causal_parts(args) -> pd.DataFrame | None:
     if args.tool_defaults:
         extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_tool_partial.csv")
         causal.simulate_tool_defaults(reps=range(args.start, args.start + args.reps), ns=tuple(args.ns or (1000, 2000)),
-                                      kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed)
+                                      kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed,
+                                      variance=args.variance)
         append_records(records, pd.read_csv(extra))
         extra.unlink()
     if args.reread_support:  # the rule changes which intervals are printed, not the intervals

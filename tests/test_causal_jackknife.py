@@ -75,6 +75,35 @@ def test_the_jackknife_se_drives_the_intervals_and_tests(sample):
     assert q > norm.ppf(0.975)
 
 
+def test_the_average_variance_is_the_mean_of_the_two_with_a_normal_quantile(sample):
+    # variance="average": the same refits as the jackknife; se = sqrt((influence^2 + jackknife^2) / 2), normal
+    jack = fit(sample, n_boot=0, variance="jackknife", jackknife_groups=5).result_
+    est = fit(sample, n_boot=0, variance="average", jackknife_groups=5)
+    r = est.result_
+    np.testing.assert_allclose(r.jack_psi, jack.jack_psi)  # the same draws
+    assert r.variance == "average" and r.jack_average
+    infl, jk = r.influence_se.to_numpy(), jackknife_se(effects_from_psi(r.jack_psi))
+    se = np.sqrt((infl ** 2 + jk ** 2) / 2)
+    np.testing.assert_allclose(r.se.to_numpy(), se)
+    assert ((se - np.minimum(infl, jk)) > 0).any() and (se <= np.maximum(infl, jk) + 1e-15).all()  # between the two
+    z = norm.ppf(0.975)
+    ci = r.confint()
+    np.testing.assert_allclose((ci["ci_high"] - ci["ci_low"]).to_numpy(), 2 * z * se)
+    np.testing.assert_allclose(r.pvalues.to_numpy(), 2 * norm.sf(np.abs(r.effects.to_numpy() / se)))
+    assert r.ci_method == "normal (mean of the influence and jackknife variances, 5 groups)"
+    # the means' table and a later bootstrap keep the averaged SE
+    psi_infl = r.psi["se"].to_numpy()
+    np.testing.assert_allclose(psi_infl, np.sqrt((np.asarray(
+        [np.std(r.phi[:, j], ddof=1) / np.sqrt(r.n) for j in range(5)]) ** 2 + jackknife_se(r.jack_psi) ** 2) / 2))
+    before = r.summary[["ci_low", "ci_high"]].to_numpy()
+    np.testing.assert_allclose(est.bootstrap(50).summary[["ci_low", "ci_high"]].to_numpy(), before)
+    # the joint band: c from the influence SEs, no t over normal ratio, times the averaged SE
+    joint = r.confint(joint=True)
+    c = (joint["ci_high"] - joint["ci_low"]).to_numpy() / (2 * se)
+    np.testing.assert_allclose(c, c[0])
+    assert z < c[0] < 3.5
+
+
 def test_the_refits_keep_the_folds_and_are_reproducible(sample):
     a = fit(sample, n_boot=0, variance="jackknife", jackknife_groups=4)
     b = fit(sample, n_boot=0, variance="jackknife", jackknife_groups=4, jackknife_jobs=2)

@@ -160,6 +160,9 @@ def test_trust_chapter_renders_the_csv(tmp_path):
     # the other family: 80 of 1,000 against 0.93-0.97, its Wilson interval and OUTSIDE
     assert "0.080 [0.065, 0.098]" in text and "OUTSIDE" in text
     assert "no audit-pipeline rows in this run" in text
+    # the tool-default rows' figure, one per design, and the rows it names outside the band
+    assert "good overlap, n = 500: NDE too few replications, coverage among estimable 0.950 [0.888, 0.978] over 100" in text
+    assert "proxy reveals X, n = 500: RIE none estimable in 100 replications" in text
 
 
 def test_band_verdict_weighs_the_monte_carlo_error():
@@ -289,3 +292,24 @@ def test_fold_se_is_the_spread_of_the_fold_means():
     assert got["TE"] == pytest.approx(2.5) and got["NIE"] == pytest.approx(2.5)  # NIE = psi111 - psi100
     assert got["NDE"] == pytest.approx(0.0)
     assert got["BIE"] == pytest.approx(1.25) and got["RIE"] == pytest.approx(1.25)  # half of psi111
+
+
+def test_tool_learner_labels_each_variance_and_the_table_keeps_them_apart():
+    from popresume.coverage.causal import AUDIT_LEARNER, tool_learner
+
+    assert tool_learner() == AUDIT_LEARNER == "XGBoost, tool defaults"
+    assert tool_learner("average") == "XGBoost, tool defaults, average variance"
+    with pytest.raises(ValueError, match="variance must be one of"):
+        tool_learner("bootstrap")
+    # the same replications under two labels give two rows per effect, each counting its own
+    import pandas as pd
+
+    one = {"kind": "basic", "n": 1000, "truth": 0.0, "estimate": 0.0, "ci_low": -1.0, "ci_high": 1.0,
+           "half_width": 1.0, "clipped_share": 0.0, "min_ess": 500.0, "estimable": True, "rule": "planted"}
+    rec = pd.DataFrame([{**one, "learner": tool_learner(v), "rep": r, "effect": e, "covered": r < c}
+                        for v, c in (("influence", 9), ("average", 10)) for r in range(10) for e in PSE_NAMES])
+    t = table_from_records(rec)
+    t = t[(t["kind"] == "coverage") & (t["quantity"] == "RIE")].set_index("setting")
+    assert t.loc["XGBoost, tool defaults: good overlap, n=1000", "rate"] == pytest.approx(0.9)
+    assert t.loc["XGBoost, tool defaults, average variance: good overlap, n=1000", "rate"] == pytest.approx(1.0)
+    assert len(t) == 2

@@ -261,3 +261,23 @@ def test_ll144_published_figures():
     assert np.allclose(fig.axes[0].collections[1].get_offsets(), [[50, 0.3]])
     with pytest.raises(ValueError, match="chance"):
         decisions.chance_by_n(table.drop(columns="chance"), table, "chance", title="t")
+
+
+def test_coverage_by_n_draws_each_row_with_its_wilson_interval():
+    rows = pd.DataFrame({"quantity": ["TE", "RIE", "TE", "RIE"],
+                         "setting": ["L: good overlap, n=1000"] * 2 + ["L: good overlap, n=4000"] * 2,
+                         "rate": [0.95, 0.90, 0.94, 0.93], "coverage_low": [0.92, 0.86, 0.91, 0.90],
+                         "coverage_high": [0.97, 0.93, 0.96, 0.95], "estimable_share": [1.0, 0.8, 1.0, 0.9],
+                         "estimable_share_low": [0.99, 0.75, 0.99, 0.86], "estimable_share_high": [1.0, 0.84, 1.0, 0.93]})
+    fig = _clean(causal.plot_coverage_by_n(rows, title="ours: made-up rows"))
+    left, right = fig.axes[:2]
+    for ax, col in ((left, "rate"), (right, "estimable_share")):
+        ys = {c.get_label(): c.lines[0].get_ydata() for c in ax.containers}  # one errorbar container per effect
+        assert list(ys) == ["TE", "RIE"]
+        assert list(ys["TE"]) == list(rows.loc[rows["quantity"] == "TE", col])
+        assert list(ys["RIE"]) == list(rows.loc[rows["quantity"] == "RIE", col])
+    bars = {c.get_label(): c.lines[2][0].get_segments() for c in left.containers}
+    assert [s[:, 1].tolist() for s in bars["RIE"]] == [[0.86, 0.93], [0.90, 0.95]]  # Wilson ends, not ±SE
+    assert [t.get_text() for t in left.get_xticklabels()] == ["1,000", "4,000"]
+    with pytest.raises(ValueError, match="n=<n>"):
+        causal.plot_coverage_by_n(rows.assign(setting="no size"))

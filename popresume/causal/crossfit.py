@@ -317,8 +317,9 @@ class PSEEstimator:
                                  identification=self.identification, estimable_rule=self.estimable_rule,
                                  population=self.population,
                                  min_ess_mediated=mediated_ess_floor(self._learners.outcome))
-        if self.spec.variance == "jackknife":
+        if self.spec.variance in ("jackknife", "average"):
             self.result_.jack_psi = self.jackknife_draws(int(self.jackknife_groups), seed=self.seed + 2)
+            self.result_.jack_average = self.spec.variance == "average"
         return self
 
     # -- the fitted state, read from ``result_`` (the one place it is kept)
@@ -411,8 +412,8 @@ class PSEEstimator:
         estimate. The refit bootstrap re-runs one cross-fitting split per draw (the authors'
         estimator), with the hyperparameters chosen on the original sample.
 
-        With ``variance="jackknife"`` the intervals and p-values stay the jackknife's
-        (``PSEResult.jack_psi``): the draws are kept and give ``boot_se`` and the joint band's
+        With ``variance="jackknife"`` (or ``"average"``) the intervals and p-values stay the
+        jackknife's (or the averaged SE's; ``PSEResult.jack_psi``): the draws are kept and give ``boot_se`` and the joint band's
         correlation, but an influence bootstrap's percentiles would bring back the influence
         variance the jackknife replaces.
         """
@@ -511,9 +512,10 @@ class PSEEstimator:
     def summary(self) -> pd.DataFrame:
         """Tidy table indexed TE, NDE, NIE, BIE, RIE (``result_.summary``).
 
-        Columns: estimate (original sample), se (influence-function SE, or the jackknife's with
-        ``variance="jackknife"``), ci_low/ci_high (bootstrap percentile at ``level``; normal
-        ±z·se when no bootstrap has been run; ±t·se with the jackknife),
+        Columns: estimate (original sample), se (influence-function SE, the jackknife's with
+        ``variance="jackknife"``, the root of the two variances' mean with ``"average"``),
+        ci_low/ci_high (bootstrap percentile at ``level``; normal ±z·se when no bootstrap has
+        been run or with ``"average"``; ±t·se with the jackknife),
         boot_se, significant (CI excludes 0), ci_method, n.
         """
         self._check_fitted()

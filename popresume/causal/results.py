@@ -10,7 +10,9 @@ effects table used to carry in ``DataFrame.attrs`` lives here as attributes:
   influence values (averaged over the cross-fitting repetitions); ``phi_reps``: one
   matrix per repetition;
 * ``se``: the influence-function SE, or, with ``jack_psi`` (``variance="jackknife"``), the
-  delete-a-group jackknife's, which the intervals and tests then use on G − 1 df;
+  delete-a-group jackknife's, which the intervals and tests then use on G − 1 df, or
+  (``variance="average"``, ``jack_average``) the root of the mean of the two variances, used
+  with a normal quantile;
 * ``confint(level, joint=...)``: pointwise or simultaneous (sup-t) intervals;
 * ``pvalues`` and ``p_adjust(method)``: two-sided tests of "effect = 0", Holm / BH /
   Bonferroni over the five effects;
@@ -108,6 +110,13 @@ class PSEResult:
         whatever the bootstrap: the influence bootstrap's percentiles carry the influence
         variance the jackknife replaces, so its draws only give ``boot_se`` (and the joint
         band's correlation).
+    jack_average : bool
+        With ``jack_psi``: ``se`` is the square root of the mean of the influence and the
+        jackknife variances, with a normal quantile (``EstimatorSpec(variance="average")``).
+        The influence variance leaves out the nuisance fits' second-order noise and the
+        jackknife counts it about twice (Efron & Stein 1981, *Ann. Statist.* 9(3): the
+        jackknife variance is biased upward by the statistic's higher-order terms), so their
+        mean counts it about once.
     diagnostics : dict
         Propensity ranges and clipping, weights' ESS, chosen hyperparameters, warnings.
     fold : ndarray, optional
@@ -155,6 +164,7 @@ class PSEResult:
     boot_psi: np.ndarray | None = field(default=None, repr=False)  # (n_boot, 5) or None
     boot_kind: str | None = None
     jack_psi: np.ndarray | None = field(default=None, repr=False)  # (G, 5) leave-one-group-out means, or None
+    jack_average: bool = False  # with jack_psi: the mean of the influence and jackknife variances, normal quantile
     diagnostics: dict = field(default_factory=dict, repr=False)
     fold: np.ndarray | None = field(default=None, repr=False)  # fold of each row, first split
     identification: str = "overlap"  # "overlap" or "paper" (see ``identification``)
@@ -197,20 +207,34 @@ class PSEResult:
 
     @property
     def se(self) -> pd.Series:
-        """The SE of each effect, the jackknife's when ``jack_psi`` is set, else :attr:`influence_se`."""
-        if self.jack_psi is None:
-            return self.influence_se
-        return pd.Series(jackknife_se(effects_from_psi(self.jack_psi)), index=list(PSE_NAMES), name="se")
+        """The SE of each effect: :attr:`influence_se`, or with ``jack_psi`` the jackknife's
+        (``jack_average``: the root of the mean of the two variances)."""
+        infl = self.influence_se.to_numpy()
+        return pd.Series(self._combined_se(infl, None if self.jack_psi is None else effects_from_psi(self.jack_psi)),
+                         index=list(PSE_NAMES), name="se")
+
+    def _combined_se(self, infl: np.ndarray, jack_draws: np.ndarray | None) -> np.ndarray:
+        """The SE ``variance`` names, from the influence SE and the jackknife's draws (None: no jackknife)."""
+        if jack_draws is None:
+            return infl
+        jack = jackknife_se(jack_draws)
+        return np.sqrt((infl ** 2 + jack ** 2) / 2) if self.jack_average else jack
 
     @property
     def variance(self) -> str:
-        """Which SE ``se`` is, "jackknife" when ``jack_psi`` is set, else "influence"."""
-        return "influence" if self.jack_psi is None else "jackknife"
+        """Which SE ``se`` is: "influence", "jackknife" or "average" (``EstimatorSpec.variance``)."""
+        if self.jack_psi is None:
+            return "influence"
+        return "average" if self.jack_average else "jackknife"
+
+    def _t_reference(self) -> bool:
+        """Whether intervals and p-values use a t on G − 1 df (the jackknife's SE alone) instead of a normal."""
+        return self.jack_psi is not None and not self.jack_average
 
     def _quantile(self, level: float) -> float:
         """The two-sided ``level`` quantile of the reference distribution: normal, or t on G − 1 df."""
         p = 1 - (1 - level) / 2
-        return float(norm.ppf(p) if self.jack_psi is None else student_t.ppf(p, len(self.jack_psi) - 1))
+        return float(student_t.ppf(p, len(self.jack_psi) - 1) if self._t_reference() else norm.ppf(p))
 
     @property
     def boot(self) -> np.ndarray | None:
@@ -219,6 +243,8 @@ class PSEResult:
 
     @property
     def ci_method(self) -> str:
+        if self.jack_average:
+            return f"normal (mean of the influence and jackknife variances, {len(self.jack_psi)} groups)"
         if self.jack_psi is not None:
             return f"jackknife ({len(self.jack_psi)} groups, t on {len(self.jack_psi) - 1} df)"
         if self.boot_psi is None:
@@ -238,21 +264,22 @@ class PSEResult:
         """Intervals for the five effects (or the five means with ``psi=True``).
 
         Pointwise: with the jackknife (``jack_psi``), ±q·se with q the t quantile on G − 1
-        df; else bootstrap percentiles when ``bootstrap()`` was run, else normal ±z·se.
+        df (the normal's with ``jack_average``); else bootstrap percentiles when
+        ``bootstrap()`` was run, else normal ±z·se.
         ``joint=True``: a simultaneous band est ± c·se that covers all five at ``level``
         together, c the ``level`` quantile of ``max_j |θ*_j − θ̂_j| / se_j`` (sup-t, se_j the
         influence SE) over the bootstrap draws, or over ``n_sim`` Gaussian draws with the
         influence-function covariance when there are none; with the jackknife, c is scaled by
-        the ratio of the t and normal quantiles and multiplies the jackknife SE.
+        the ratio of the t and normal quantiles and multiplies the jackknife SE (or the
+        averaged SE, with no ratio).
         """
         level = self.level if level is None else float(level)
         if not 0 < level < 1:
             raise ValueError(f"level must be in (0, 1), got {level}")
         if psi:
             names, est = list(PSI_NAMES), self.psi_estimate
-            se = infl = rep_se(self.phi_reps, self.aggregate)
-            if self.jack_psi is not None:
-                se = jackknife_se(self.jack_psi)
+            infl = rep_se(self.phi_reps, self.aggregate)
+            se = self._combined_se(infl, self.jack_psi)
             draws, cov_phi = self.boot_psi, self.phi
         else:
             names, est = list(PSE_NAMES), self.effects.to_numpy()
@@ -271,7 +298,7 @@ class PSEResult:
                                                                        method="eigh")
                 t = np.abs(sim) / safe
             c = float(np.quantile(t.max(axis=1), level))
-            if self.jack_psi is not None:  # the jackknife SE's own degrees of freedom
+            if self._t_reference():  # the jackknife SE's own degrees of freedom
                 c *= self._quantile(level) / float(norm.ppf(1 - (1 - level) / 2))
             lo, hi = est - c * se, est + c * se
         return pd.DataFrame({"ci_low": lo, "ci_high": hi}, index=pd.Index(names, name="effect"))
@@ -287,7 +314,7 @@ class PSEResult:
         est, se = self.effects.to_numpy(), self.se.to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(se > 0, est / se, np.where(est == 0, 0.0, np.inf))
-        ref = norm if self.jack_psi is None else student_t(len(self.jack_psi) - 1)
+        ref = student_t(len(self.jack_psi) - 1) if self._t_reference() else norm
         p = np.where(self.estimable.to_numpy(), 2 * ref.sf(np.abs(z)), np.nan)
         return pd.Series(p, index=list(PSE_NAMES), name="p")
 
@@ -432,8 +459,8 @@ class PSEResult:
         """The five counterfactual means, with target, estimate, se, ci_low, ci_high."""
         ci = self.confint(psi=True)
         return pd.DataFrame({"target": [PSI_LABELS[t] for t in PSI_NAMES], "estimate": self.psi_estimate,
-                             "se": (rep_se(self.phi_reps, self.aggregate) if self.jack_psi is None
-                                    else jackknife_se(self.jack_psi)), "ci_low": ci["ci_low"].to_numpy(),
+                             "se": self._combined_se(rep_se(self.phi_reps, self.aggregate), self.jack_psi),
+                             "ci_low": ci["ci_low"].to_numpy(),
                              "ci_high": ci["ci_high"].to_numpy()}, index=list(PSI_NAMES))
 
     @property

@@ -27,10 +27,11 @@ from typing import Any
 
 AGGREGATIONS: tuple[str, ...] = ("median", "mean")
 BOOTSTRAPS: tuple[str, ...] = ("influence", "refit")
-# The SE behind the intervals and tests: the influence function's, or a delete-a-group jackknife
-# that refits the nuisances without each group (issue 37: the influence SE leaves out the
-# nuisance fits' finite-sample noise and is too narrow for the mediated effects at small n).
-VARIANCES: tuple[str, ...] = ("influence", "jackknife")
+# The SE behind the intervals and tests: the influence function's, a delete-a-group jackknife
+# that refits the nuisances without each group, or the mean of those two variances (issue 37:
+# the influence SE leaves out the nuisance fits' finite-sample noise and is too narrow for the
+# mediated effects at small n; the jackknife counts that noise about twice).
+VARIANCES: tuple[str, ...] = ("influence", "jackknife", "average")
 MISSING: tuple[str, ...] = ("raise", "drop")
 # "overlap": an effect whose propensities are clipped or whose weights have too small an
 # effective sample size gets no interval, p-value or significance (``identification``);
@@ -131,8 +132,10 @@ class EstimatorSpec:
                                  "small an effective sample size) is reported not estimable, with no interval, "
                                  "p-value or significance; paper: every interval as is.", choices=IDENTIFICATIONS)
     variance: str = option("influence", "The SE of the intervals and p-values: the influence function's "
-                           "(influence), or a delete-a-group jackknife that refits the cross-fitted estimator "
-                           "without each of jackknife_groups groups (jackknife; that many more fits).",
+                           "(influence), a delete-a-group jackknife that refits the cross-fitted estimator "
+                           "without each of jackknife_groups groups (jackknife; that many more fits, t on "
+                           "groups - 1 df), or the root of the mean of those two variances (average; the same "
+                           "refits, normal quantile).",
                            choices=VARIANCES)
     jackknife_groups: int = option(10, "Groups of the jackknife (stratified on X like the folds).", bound=Bound(2))
     jackknife_jobs: int = option(1, "Parallel jobs (joblib) for the jackknife's refits.", bound=Bound(1))

@@ -66,7 +66,8 @@ from popresume.causal.functional import PSI_TRIPLES, effects_from_psi, influence
 from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
                                              mediated_ess_floor)
 from popresume.causal.nuisance import CellMeans, Learners
-from popresume.causal.results import PSEResult
+from popresume.causal.results import PSEResult, jackknife_se
+from popresume.causal.spec import VARIANCES
 from popresume.schema import PSE_NAMES
 
 from . import COLUMNS, COVERAGE_BAND, results_csv
@@ -107,27 +108,33 @@ def tuned_learners(kind: str, n: int, *, seed: int = 0):
 
 
 def replicate(kind: str, n: int, rep: int, *, learners, n_boot: int, seed: int = 0,
-              learner: str = "XGBoost") -> list[dict]:
-    """One sample of ``make_scm(kind)``: per effect its interval, coverage, half-width and overlap numbers."""
+              learner: str = "XGBoost", variance: str = "influence") -> list[dict]:
+    """One sample of ``make_scm(kind)``: per effect its interval, coverage, half-width and overlap numbers.
+
+    ``variance``: the estimator's ``EstimatorSpec.variance``; with the jackknife's refits
+    ("jackknife", "average") the record also keeps the jackknife SE (``se_jackknife``)."""
     scm = make_scm(kind, seed=0)
     truth = scm.true_effects()
     d = scm.sample(n, seed=seed * 1_000_003 + n * 7919 + rep)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PSEWarning)
-        est = PSEEstimator(d, **ROLES, seed=rep, learners=learners).fit()
+        est = PSEEstimator(d, **ROLES, seed=rep, learners=learners, variance=variance).fit()
         if n_boot:
             est.bootstrap(n_boot)
     res = est.result_
     ci = res.confint()
     ident = res.identification_table()
     se_infl, se_folds = res.influence_se, fold_se(res)
+    extra = pd.DataFrame(index=list(PSE_NAMES))
+    if res.jack_psi is not None:
+        extra["se_jackknife"] = jackknife_se(effects_from_psi(res.jack_psi))
     out = []
     for e in PSE_NAMES:
         lo, hi = float(ci.loc[e, "ci_low"]), float(ci.loc[e, "ci_high"])
         out.append({"learner": learner, "kind": kind, "n": n, "rep": rep, "effect": e, "truth": float(truth[e]),
                     "estimate": float(res.effects[e]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= truth[e] <= hi), "half_width": (hi - lo) / 2,
-                    "se_influence": float(se_infl[e]), "se_folds": float(se_folds[e]),
+                    "se_influence": float(se_infl[e]), "se_folds": float(se_folds[e]), **extra.loc[e].to_dict(),
                     "estimable": bool(ident.loc[e, "estimable"]), "rule": rule_label(), **_overlap_numbers(ident, e)})
     return out
 
@@ -184,13 +191,23 @@ def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) 
 
 
 def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
-                           records_path=None, seed: int = 0) -> pd.DataFrame:
+                           records_path=None, seed: int = 0, variance: str = "influence") -> pd.DataFrame:
     """:func:`replicate` on the SCM designs with the estimator's own learner (XGBoost tuned on
     every fit, :data:`AUDIT_LEARNER`) and its default 500 draws, replications outer (so
-    every cell grows together), appended to ``records_path`` as they arrive."""
+    every cell grows together), appended to ``records_path`` as they arrive. ``variance``
+    other than the default "influence" runs that ``EstimatorSpec.variance`` instead, under
+    the learner label :func:`tool_learner` gives it (rows of their own in the table)."""
     return run_appending([delayed(replicate)(kind, n, rep, learners=None, n_boot=FULL["n_boot"], seed=seed,
-                                             learner=AUDIT_LEARNER)
+                                             learner=tool_learner(variance), variance=variance)
                           for rep in reps for n in ns for kind in kinds], n_jobs=n_jobs, records_path=records_path)
+
+
+def tool_learner(variance: str = "influence") -> str:
+    """The records' learner label of the tool's defaults with this ``EstimatorSpec.variance``:
+    :data:`AUDIT_LEARNER` for the default, else e.g. "XGBoost, tool defaults, average variance"."""
+    if variance not in VARIANCES:
+        raise ValueError(f"variance must be one of {list(VARIANCES)}, got {variance!r}")
+    return AUDIT_LEARNER if variance == "influence" else f"{AUDIT_LEARNER}, {variance} variance"
 
 
 def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
@@ -520,7 +537,7 @@ def run(fast: bool = False, seed: int = 0, records_path=None) -> pd.DataFrame:
     if records_path is not None:
         if Path(records_path).exists():
             old = pd.read_csv(records_path)
-            records = pd.concat([records, old[old["learner"] == AUDIT_LEARNER]], ignore_index=True)
+            records = pd.concat([records, old[old["learner"].str.startswith(AUDIT_LEARNER)]], ignore_index=True)
         records.to_csv(records_path, index=False)
     return table_from_records(records)
 

@@ -283,3 +283,48 @@ def coverage_figure(coverage: pd.DataFrame, estimates: pd.DataFrame, truth: pd.S
     axes[1].set_title("estimates across samples", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def plot_coverage_by_n(rows: pd.DataFrame, *, band: tuple[float, float] = (0.93, 0.97), floor: float = 0.90,
+                       title: str | None = None):
+    """The coverage harness's rows of one learner and design against n: per effect the coverage
+    among the estimable replications with its Wilson interval (left; the band shaded, the 0.90
+    floor dashed) and the share called estimable with its Wilson interval (right).
+
+    ``rows``: causal ``coverage`` rows of ``benchmarks/results/coverage.csv`` (columns
+    ``quantity``, ``setting`` ending in ``n=<n>``, ``rate``, ``coverage_low``,
+    ``coverage_high``, ``estimable_share``, ``estimable_share_low``, ``estimable_share_high``).
+    Returns the Figure.
+    """
+    if rows.empty:
+        raise ValueError("plot_coverage_by_n needs at least one coverage row")
+    n = rows["setting"].str.extract(r"n=(\d+)$")[0]
+    if n.isna().any():
+        raise ValueError(f"setting without a trailing 'n=<n>': {rows['setting'][n.isna()].iloc[0]!r}")
+    tab = rows.assign(n=n.astype(int))
+    sizes = sorted(tab["n"].unique())
+    effects = [e for e in PSE_NAMES if e in set(tab["quantity"])]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2), sharex=True)
+    left.axhspan(*band, color="grey", alpha=0.2, label=f"band {band[0]:.2f}-{band[1]:.2f}")
+    left.axhline(floor, color="black", linestyle="--", linewidth=1, label=f"floor {floor:.2f}")
+    w = 0.8 / len(effects)
+    for i, e in enumerate(effects):
+        part = tab[tab["quantity"] == e].set_index("n").reindex(sizes)
+        x = np.arange(len(sizes)) + (i - (len(effects) - 1) / 2) * w
+        for ax, (mid, lo, hi) in ((left, ("rate", "coverage_low", "coverage_high")),
+                                  (right, ("estimable_share", "estimable_share_low", "estimable_share_high"))):
+            y = part[mid].to_numpy(float)
+            err = np.clip(np.vstack([y - part[lo].to_numpy(float), part[hi].to_numpy(float) - y]), 0, None)
+            ax.errorbar(x, y, yerr=err, fmt="o", color=EFFECT_COLORS.get(e), label=e, markersize=4, capsize=2)
+    for ax, label in ((left, "coverage among estimable\n[Wilson 95%]"), (right, "share called estimable\n[Wilson 95%]")):
+        ax.set_xticks(np.arange(len(sizes)))
+        ax.set_xticklabels([f"{s:,}" for s in sizes])
+        ax.set_xlabel("n")
+        ax.set_ylabel(label)
+    right.set_ylim(-0.02, 1.02)
+    handles, labels = left.get_legend_handles_labels()
+    right.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))  # beside, never on points
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
