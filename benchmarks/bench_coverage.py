@@ -24,8 +24,11 @@ replication appended to ``--records`` as it arrives. ``--tool-defaults``: the SC
 XGBoost as the tool builds it (tuned on every fit), appended to ``--records`` per block.
 ``--reread-support``: every fitted replication called again under the estimator's default
 rule (``estimable_rule="support"``, from the recorded clipped share and ESS; the intervals do
-not depend on the rule), added to ``--records`` under that rule's label. ``--from-records``:
-the causal rows of ``--out`` rebuilt from ``--records`` (the other families kept).
+not depend on the rule), added to ``--records`` under that rule's label. ``--average-from F``:
+the ``variance="average"`` records of the tool-default replications that ``F`` (from
+``bench_causal.py jackknife --learner tool``) also fitted, read off both
+(``causal.average_records``). ``--from-records``: the causal rows of ``--out`` rebuilt from
+``--records`` (the other families kept).
 """
 
 from __future__ import annotations
@@ -75,11 +78,14 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--designs", nargs="*", default=["basic"], help="SCM designs for --tool-defaults")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--from-records", action="store_true", help="rebuild the causal rows of --out from --records")
+    ap.add_argument("--average-from", nargs="*", default=None, metavar="JACKKNIFE_RECORDS",
+                    help="add to --records the variance='average' records read off the tool-default records and "
+                         "these bench_causal.py jackknife --learner tool records of the same fits (average_records)")
     ap.add_argument("--reread-support", action="store_true",
                     help="add to --records every fitted replication called again under the estimator's default "
                          "support rule, from its recorded overlap numbers")
     args = ap.parse_args(argv)
-    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support:
+    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support or args.average_from:
         return causal_parts(args)
     mods = family_modules(args.families)
     if not mods:
@@ -129,6 +135,11 @@ def causal_parts(args) -> pd.DataFrame | None:
                                       variance=args.variance)
         append_records(records, pd.read_csv(extra))
         extra.unlink()
+    if args.average_from:  # the same fits, their jackknife SEs recorded by bench_causal.py jackknife
+        jk = pd.concat([pd.read_csv(f) for f in args.average_from], ignore_index=True)
+        new = causal.average_records(pd.read_csv(records), jk)
+        append_records(records, new)
+        print(f"{len(new)} variance='average' records added from {len(args.average_from)} jackknife record file(s)")
     if args.reread_support:  # the rule changes which intervals are printed, not the intervals
         rec = pd.read_csv(records)
         default = causal.rule_label()

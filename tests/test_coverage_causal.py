@@ -313,3 +313,31 @@ def test_tool_learner_labels_each_variance_and_the_table_keeps_them_apart():
     assert t.loc["XGBoost, tool defaults: good overlap, n=1000", "rate"] == pytest.approx(0.9)
     assert t.loc["XGBoost, tool defaults, average variance: good overlap, n=1000", "rate"] == pytest.approx(1.0)
     assert len(t) == 2
+
+
+def test_average_records_are_what_replicate_gives_under_variance_average():
+    # the influence-default record of a fit and the jackknife SE of the same fit give the average-variance record
+    import pandas as pd
+
+    from popresume.causal import PSEEstimator, make_scm
+    from popresume.causal.functional import effects_from_psi
+    from popresume.causal.nuisance import CellMeans
+    from popresume.causal.results import jackknife_se
+    from popresume.coverage.causal import AUDIT_LEARNER, ROLES, average_records, replicate, tool_learner
+
+    cells = {"propensity": CellMeans(), "outcome": CellMeans()}
+    infl = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=AUDIT_LEARNER))
+    data = make_scm("basic", seed=0).sample(400, seed=400 * 7919 + 2)  # the harness's sample (seed 0)
+    est = PSEEstimator(data, **ROLES, seed=2, learners=cells).fit()
+    jk = pd.DataFrame({"scm": "basic", "n": 400, "rep": 2, "effect": list(PSE_NAMES),
+                       "estimate": est.result_.effects.to_numpy(), "se_influence": est.result_.se.to_numpy(),
+                       "se_jackknife_10": jackknife_se(effects_from_psi(est.jackknife_draws(10, seed=2 + 2)))})
+    got = average_records(infl, jk).set_index("effect")
+    want = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=tool_learner("average"),
+                                  variance="average")).set_index("effect")
+    assert (got["learner"] == "XGBoost, tool defaults, average variance").all()
+    for col in ("estimate", "ci_low", "ci_high", "half_width", "se_influence", "se_jackknife", "min_ess"):
+        assert got[col].to_numpy() == pytest.approx(want[col].to_numpy(), rel=1e-9), col
+    assert (got["covered"] == want["covered"]).all() and (got["estimable"] == want["estimable"]).all()
+    with pytest.raises(ValueError, match="not of the same fits"):
+        average_records(infl, jk.assign(estimate=jk["estimate"] + 0.01))

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy.stats import norm
 
 from popresume.causal import PSEEstimator, make_scm
 from popresume.causal import identification as ident
@@ -208,6 +209,36 @@ def tool_learner(variance: str = "influence") -> str:
     if variance not in VARIANCES:
         raise ValueError(f"variance must be one of {list(VARIANCES)}, got {variance!r}")
     return AUDIT_LEARNER if variance == "influence" else f"{AUDIT_LEARNER}, {variance} variance"
+
+
+def average_records(records: pd.DataFrame, jackknife: pd.DataFrame) -> pd.DataFrame:
+    """The records ``variance="average"`` gives, read off fits already recorded twice.
+
+    ``records``: harness records of the tool's defaults (:data:`AUDIT_LEARNER`);
+    ``jackknife``: ``bench_causal.py jackknife --learner tool`` records of the same designs, n
+    and replications (columns ``scm``, ``n``, ``rep``, ``effect``, ``estimate``,
+    ``se_influence``, ``se_jackknife_10``). Both fit the same sample with the same seed, and the
+    jackknife's refits use the seed the estimator's ``variance="average"`` uses, so each
+    matched replication's average-variance interval is est ± z·√((se_I² + se_J²)/2) with every
+    other number of its record unchanged: exactly what :func:`replicate` with
+    ``variance="average"`` returns (``tests/test_coverage_causal.py`` checks it). A matched pair
+    whose estimates differ is refused. Returns the records under :func:`tool_learner`
+    ("average"), only for the replications both hold.
+    """
+    key = ["kind", "n", "rep", "effect"]
+    jk = jackknife.rename(columns={"scm": "kind", "se_jackknife_10": "se_jackknife"})
+    jk = jk[key + ["estimate", "se_influence", "se_jackknife"]].drop_duplicates(key)
+    base = records[records["learner"] == AUDIT_LEARNER].drop(columns=["se_influence", "se_jackknife"],
+                                                             errors="ignore")
+    both = base.merge(jk, on=key, suffixes=("", "_jk"))
+    if not np.allclose(both["estimate"], both["estimate_jk"], rtol=1e-9, atol=1e-12):
+        raise ValueError("the jackknife records are not of the same fits: their estimates differ")
+    se = np.sqrt((both["se_influence"] ** 2 + both["se_jackknife"] ** 2) / 2)
+    z = float(norm.ppf(0.975))
+    lo, hi = both["estimate"] - z * se, both["estimate"] + z * se
+    return both.drop(columns="estimate_jk").assign(
+        learner=tool_learner("average"), ci_low=lo, ci_high=hi, half_width=z * se,
+        covered=(lo <= both["truth"]) & (both["truth"] <= hi))
 
 
 def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
