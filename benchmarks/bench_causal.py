@@ -19,7 +19,11 @@ SCM (the coverage harness's seeds): per sample the influence SE and the jackknif
 each ``--groups`` G (G refits without one group each, the folds and tuned hyperparameters
 kept); then per effect and SE its coverage with the Wilson interval, with a normal quantile
 and a t quantile on G − 1 df, its mean over the SD of the errors and its mean half-width over
-the influence interval's, and the seconds per sample.
+the influence interval's, and the seconds per sample. ``--learner tool`` fits as the tool
+does (XGBoost tuned on every fit; the refits keep the fit's tuning) on the harness's samples
+and seeds, so its records pair with the harness's tool-default replications
+(``benchmarks/results/jackknife_records_tool.csv.gz``: 100 samples of the good design at
+n = 1,000, 2,000, 4,000 and 8,000; ``bench_coverage.py --average-from`` reads them in).
 
 ``coverage``: repeated samples from the synthetic SCMs (``popresume.causal.scm``, exact
 truth), comparing per effect the single-split DML, repeated cross-fitting (median and

@@ -28,7 +28,9 @@ not depend on the rule), added to ``--records`` under that rule's label. ``--ave
 the ``variance="average"`` records of the tool-default replications that ``F`` (from
 ``bench_causal.py jackknife --learner tool``) also fitted, read off both
 (``causal.average_records``). ``--from-records``: the causal rows of ``--out`` rebuilt from
-``--records`` (the other families kept).
+``--records`` (the other families kept). ``--jackknife-from-average``: the
+``variance="jackknife"`` records of the fits that ``variance="average"`` records hold (both SEs
+are recorded; ``causal.reinterval``), for those not yet there.
 """
 
 from __future__ import annotations
@@ -81,11 +83,15 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--average-from", nargs="*", default=None, metavar="JACKKNIFE_RECORDS",
                     help="add to --records the variance='average' records read off the tool-default records and "
                          "these bench_causal.py jackknife --learner tool records of the same fits (average_records)")
+    ap.add_argument("--jackknife-from-average", action="store_true",
+                    help="add to --records the variance='jackknife' records read off the variance='average' records, "
+                         "which carry both SEs of each fit (reinterval)")
     ap.add_argument("--reread-support", action="store_true",
                     help="add to --records every fitted replication called again under the estimator's default "
                          "support rule, from its recorded overlap numbers")
     args = ap.parse_args(argv)
-    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support or args.average_from:
+    if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support or args.average_from \
+            or args.jackknife_from_average:
         return causal_parts(args)
     mods = family_modules(args.families)
     if not mods:
@@ -140,6 +146,14 @@ def causal_parts(args) -> pd.DataFrame | None:
         new = causal.average_records(pd.read_csv(records), jk)
         append_records(records, new)
         print(f"{len(new)} variance='average' records added from {len(args.average_from)} jackknife record file(s)")
+    if args.jackknife_from_average:  # the same fits and refits, the jackknife's own interval
+        rec = pd.read_csv(records)
+        have = set(rec.loc[rec["learner"] == causal.tool_learner("jackknife"), ["kind", "n", "rep"]].itertuples(index=False))
+        avg = rec[rec["learner"] == causal.tool_learner("average")]
+        avg = avg[[k not in have for k in avg[["kind", "n", "rep"]].itertuples(index=False)]]
+        new = causal.reinterval(avg, "jackknife")
+        append_records(records, new)
+        print(f"{len(new)} variance='jackknife' records added from the variance='average' records")
     if args.reread_support:  # the rule changes which intervals are printed, not the intervals
         rec = pd.read_csv(records)
         default = causal.rule_label()

@@ -323,7 +323,7 @@ def test_average_records_are_what_replicate_gives_under_variance_average():
     from popresume.causal.functional import effects_from_psi
     from popresume.causal.nuisance import CellMeans
     from popresume.causal.results import jackknife_se
-    from popresume.coverage.causal import AUDIT_LEARNER, ROLES, average_records, replicate, tool_learner
+    from popresume.coverage.causal import AUDIT_LEARNER, ROLES, average_records, reinterval, replicate, tool_learner
 
     cells = {"propensity": CellMeans(), "outcome": CellMeans()}
     infl = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=AUDIT_LEARNER))
@@ -341,3 +341,12 @@ def test_average_records_are_what_replicate_gives_under_variance_average():
     assert (got["covered"] == want["covered"]).all() and (got["estimable"] == want["estimable"]).all()
     with pytest.raises(ValueError, match="not of the same fits"):
         average_records(infl, jk.assign(estimate=jk["estimate"] + 0.01))
+    # the same records read under variance="jackknife" (t on 9 df) are what replicate gives under it
+    jack = reinterval(got.reset_index(), "jackknife").set_index("effect")
+    want = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=tool_learner("jackknife"),
+                                  variance="jackknife")).set_index("effect")
+    assert (jack["learner"] == want["learner"]).all() and (jack["covered"] == want["covered"]).all()
+    for col in ("ci_low", "ci_high", "half_width"):
+        assert jack[col].to_numpy() == pytest.approx(want[col].to_numpy(), rel=1e-9), col
+    with pytest.raises(ValueError, match="reads 'jackknife' or 'average'"):
+        reinterval(got, "influence")

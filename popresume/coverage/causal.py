@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from popresume.causal import PSEEstimator, make_scm
 from popresume.causal import identification as ident
@@ -219,11 +220,10 @@ def average_records(records: pd.DataFrame, jackknife: pd.DataFrame) -> pd.DataFr
     and replications (columns ``scm``, ``n``, ``rep``, ``effect``, ``estimate``,
     ``se_influence``, ``se_jackknife_10``). Both fit the same sample with the same seed, and the
     jackknife's refits use the seed the estimator's ``variance="average"`` uses, so each
-    matched replication's average-variance interval is est ± z·√((se_I² + se_J²)/2) with every
-    other number of its record unchanged: exactly what :func:`replicate` with
-    ``variance="average"`` returns (``tests/test_coverage_causal.py`` checks it). A matched pair
-    whose estimates differ is refused. Returns the records under :func:`tool_learner`
-    ("average"), only for the replications both hold.
+    matched replication's record under that variance (:func:`reinterval`) keeps every other
+    number of its record: exactly what :func:`replicate` with ``variance="average"`` returns
+    (``tests/test_coverage_causal.py`` checks it). A matched pair whose estimates differ is
+    refused. Only the replications both hold are returned.
     """
     key = ["kind", "n", "rep", "effect"]
     jk = jackknife.rename(columns={"scm": "kind", "se_jackknife_10": "se_jackknife"})
@@ -233,12 +233,24 @@ def average_records(records: pd.DataFrame, jackknife: pd.DataFrame) -> pd.DataFr
     both = base.merge(jk, on=key, suffixes=("", "_jk"))
     if not np.allclose(both["estimate"], both["estimate_jk"], rtol=1e-9, atol=1e-12):
         raise ValueError("the jackknife records are not of the same fits: their estimates differ")
-    se = np.sqrt((both["se_influence"] ** 2 + both["se_jackknife"] ** 2) / 2)
-    z = float(norm.ppf(0.975))
-    lo, hi = both["estimate"] - z * se, both["estimate"] + z * se
-    return both.drop(columns="estimate_jk").assign(
-        learner=tool_learner("average"), ci_low=lo, ci_high=hi, half_width=z * se,
-        covered=(lo <= both["truth"]) & (both["truth"] <= hi))
+    return reinterval(both.drop(columns="estimate_jk"), "average")
+
+
+def reinterval(records: pd.DataFrame, variance: str, *, groups: int = 10) -> pd.DataFrame:
+    """Records carrying both SEs of their fit (``se_influence``, ``se_jackknife`` from ``groups``
+    groups) under another jackknife-based ``EstimatorSpec.variance``: the interval that variance
+    prints (``"jackknife"``: est ± t(G − 1)·se_J; ``"average"``: est ± z·√((se_I² + se_J²)/2),
+    as :class:`~popresume.causal.results.PSEResult` builds them), its half-width and coverage,
+    under the learner label :func:`tool_learner` gives it. Everything else is the same fit's."""
+    if variance == "jackknife":
+        se, q = records["se_jackknife"], float(student_t.ppf(0.975, groups - 1))
+    elif variance == "average":
+        se, q = np.sqrt((records["se_influence"] ** 2 + records["se_jackknife"] ** 2) / 2), float(norm.ppf(0.975))
+    else:
+        raise ValueError(f"reinterval reads 'jackknife' or 'average' off the recorded SEs, got {variance!r}")
+    lo, hi = records["estimate"] - q * se, records["estimate"] + q * se
+    return records.assign(learner=tool_learner(variance), ci_low=lo, ci_high=hi, half_width=q * se,
+                          covered=(lo <= records["truth"]) & (records["truth"] <= hi))
 
 
 def run_appending(jobs: list, *, n_jobs: int = 1, records_path=None) -> pd.DataFrame:
