@@ -146,7 +146,8 @@ tool = causal["setting"].str.match(r"XGBoost, tool defaults[^:]*: [a-z X]+, n=\d
 tool_rows = causal[(causal["kind"] == "coverage") & tool]
 tool_rows = tool_rows.assign(design=tool_rows["setting"].str.extract(r"^(.+), n=\d+$")[0])
 for design, part in tool_rows.groupby("design", sort=False):
-    reps = f"{int(part['reps_all'].min())}-{int(part['reps_all'].max())} replications a row"
+    low, high = int(part["reps_all"].min()), int(part["reps_all"].max())
+    reps = f"{low} replications a row" if low == high else f"{low}-{high} replications a row"
     fig = plot_coverage_by_n(part, title=f"ours: the coverage harness, {design} ({reps})")
     plt.show()
     short = part[part["verdict"] != "in band"]

@@ -207,8 +207,8 @@ class PSEResult:
 
     @property
     def se(self) -> pd.Series:
-        """The SE of each effect: :attr:`influence_se`, or with ``jack_psi`` the jackknife's
-        (``jack_average``: the root of the mean of the two variances)."""
+        """Each effect's SE, :attr:`influence_se` or, with ``jack_psi``, the jackknife's (with
+        ``jack_average``, the root of the mean of the two variances)."""
         infl = self.influence_se.to_numpy()
         return pd.Series(self._combined_se(infl, None if self.jack_psi is None else effects_from_psi(self.jack_psi)),
                          index=list(PSE_NAMES), name="se")
@@ -222,7 +222,7 @@ class PSEResult:
 
     @property
     def variance(self) -> str:
-        """Which SE ``se`` is: "influence", "jackknife" or "average" (``EstimatorSpec.variance``)."""
+        """Which SE ``se`` is, "influence", "jackknife" or "average" (``EstimatorSpec.variance``)."""
         if self.jack_psi is None:
             return "influence"
         return "average" if self.jack_average else "jackknife"
