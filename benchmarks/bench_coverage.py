@@ -72,8 +72,9 @@ def main(argv=None) -> pd.DataFrame:
     ap.add_argument("--tool-defaults", action="store_true",
                     help="run the SCM designs with XGBoost tuned on every fit and append to --records")
     ap.add_argument("--reps", type=int, default=100, help="replications per cell for --tool-defaults")
-    ap.add_argument("--variance", default="influence",
-                    help="EstimatorSpec.variance for --tool-defaults (rows of their own unless influence)")
+    ap.add_argument("--variance", default=None,
+                    help="EstimatorSpec.variance for --tool-defaults (default: the estimator's; each variance "
+                         "has rows of its own)")
     ap.add_argument("--start", type=int, default=0,
                     help="first replication number for --tool-defaults (to add replications to a run)")
     ap.add_argument("--ns", nargs="*", type=int, default=None, help="sample sizes for --audit-seeds / --tool-defaults")
@@ -126,6 +127,7 @@ def causal_parts(args) -> pd.DataFrame | None:
     """``--audit-seeds``, ``--tool-defaults`` and ``--from-records`` (see the module docstring)."""
     from popresume.audit import calibration
     from popresume.coverage import causal
+    from popresume.causal.spec import DEFAULTS
 
     records = Path(args.records) if args.records else Path(args.out).with_name(causal.records_csv().name)
     if args.audit_seeds:
@@ -138,7 +140,7 @@ def causal_parts(args) -> pd.DataFrame | None:
         extra = Path(str(records).removesuffix(".gz").removesuffix(".csv") + "_tool_partial.csv")
         causal.simulate_tool_defaults(reps=range(args.start, args.start + args.reps), ns=tuple(args.ns or (1000, 2000)),
                                       kinds=tuple(args.designs), n_jobs=args.jobs, records_path=extra, seed=args.seed,
-                                      variance=args.variance)
+                                      variance=args.variance or DEFAULTS.variance)
         append_records(records, pd.read_csv(extra))
         extra.unlink()
     if args.average_from:  # the same fits, their jackknife SEs recorded by bench_causal.py jackknife

@@ -345,7 +345,7 @@ for label, src in (("psid (earlier default)", "psid"), ("measured (default)", No
                      "estimator warnings": warned[label] or "none"})
 bie = pd.DataFrame(rows).set_index(["P2 source", "effect"])
 labelled(bie, f"ours: synthetic screener with {BREAK_PENALTY} points per month of breaks, gender (M − F), "
-         f"{n_audit} {audit_occupation} profiles per population, {n_boot} influence-bootstrap draws", precision=2)
+         f"{n_audit} {audit_occupation} profiles per population, CI: {result.ci_method}", precision=2)
 
 # %%
 old, new = bie.loc[("psid (earlier default)", "BIE")], bie.loc[("measured (default)", "BIE")]

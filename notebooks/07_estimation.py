@@ -78,7 +78,8 @@ labelled(demo.head(), f"ours: the first rows of a sample from the '{scm_kind}' m
 # %% [markdown]
 # `estimate_pse` takes the column roles, fits every nuisance with XGBoost on the other
 # folds, computes the per-unit influence values $\varphi$ of the five counterfactual means,
-# and bootstraps them. Positive effects favour $x_1$.
+# and refits itself without each of ten groups of rows for the intervals (below).
+# Positive effects favour $x_1$.
 
 # %%
 table, est = estimate_pse(demo, **roles, n_boot=500, seed=seed, clip=clip, normalize=normalize,
@@ -102,13 +103,15 @@ labelled(est.result_.identification_table()[["estimable", "clipped_share", "min_
     "largest weights are tied values and no tail can be fitted)", precision=3)
 
 # %% [markdown]
-# One shortfall the rule does not hide: with XGBoost, the mediated effects' intervals are
-# somewhat too narrow at the sizes audits use, RIE's most (Chapter 12 measures their coverage
-# with the tool's own defaults at 1,000 to 8,000 rows), because the influence-function SE leaves out the
-# finite-sample noise of the nested regressions; repeated cross-fitting (below) does not
-# recover it, since that noise comes from the sample, not from the split. The option
-# `variance="average"` adds it back from ten refits (Chapter 12 says how far that is
-# measured).
+# The intervals in the table are the default's: a delete-a-group jackknife. The rows are
+# split into ten groups, the whole cross-fitted estimator is run again without each, and the
+# spread of those ten estimates gives the SE, with a $t$ quantile on nine degrees of freedom
+# (`PSEEstimator.jackknife_draws`). The paper's interval, the influence-function SE with its
+# bootstrap percentiles (`variance="influence"`), is somewhat too narrow for the mediated
+# effects at the sizes audits use, RIE's most, because it leaves out the finite-sample noise
+# of the nested regressions; repeated cross-fitting (below) does not recover it, since that
+# noise comes from the sample, not from the split. The refits carry it. Chapter 12 measures
+# both variances with the tool's own defaults at 1,000 to 8,000 rows.
 #
 # TE = NDE + NIE and NIE = BIE + RIE hold *exactly* in the table, not approximately: the
 # effects are linear combinations of the same five estimated means. Everything else the
@@ -123,7 +126,8 @@ labelled(res.psi, f"ours: one sample of n = {n_demo} from the '{scm_kind}' model
 # %% [markdown]
 # Five effects tested at once invite the multiplicity question of Chapter 10. The result
 # answers it in two ways: a *joint* 95% band, wide enough that all five intervals cover
-# their truths together 95% of the time (the sup-t band, from the same bootstrap draws), and
+# their truths together 95% of the time (the sup-t band: the influence bootstrap's draws give
+# the five effects' correlation, the jackknife their SEs), and
 # p-values adjusted over the five effects.
 
 # %%
@@ -254,7 +258,7 @@ inf = one.bootstrap(n_boot).summary
 ref = one.bootstrap(refit_draws, method="refit").summary
 labelled(pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": inf["boot_se"],
               f"refit-bootstrap SE ({refit_draws} draws)": ref["boot_se"],
-              "influence-function SE": inf["se"]}),
+              "influence-function SE": one.result_.influence_se}),
          f"ours: one sample of n = {n} from the '{scm_kind}' model, cell means; a simulation has no validity gate",
          precision=4)
 

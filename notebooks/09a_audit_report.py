@@ -189,16 +189,16 @@ labelled(overlap.round({"smallest effective sample size": 0}).round(3), f"ours: 
 #
 # ## Precision: what a larger run would buy
 #
-# Each effect's influence values φ give its standard error, sd(φ)/√n, so the n at which the
-# 95% interval would have a half-width of 0.5 points is $(z_{0.975}\,\mathrm{sd}(\varphi)/0.5)^2$. This projection
-# holds only where the half-width shrinks like 1/√n, i.e. where the effect is estimable; the
-# report leaves it blank elsewhere. An auditor reads this table *before* paying for a larger
+# A 95% interval of half-width $h$ at $n$ résumés shrinks like $1/\sqrt{n}$, so the n at which
+# it would have a half-width of 0.5 points is $n\,(h/0.5)^2$ (the interval is the report's own,
+# the jackknife's). This projection holds only where the half-width does shrink like
+# 1/√n, i.e. where the effect is estimable; the report leaves it blank elsewhere. An auditor reads this table *before* paying for a larger
 # run.
 
 # %%
 prec = pd.DataFrame([r for d in report.decompositions.values() for r in d.precision_records()])
 prec = prec[["attribute", "effect", "half_width", "n", "target", "n_needed"]].assign(**{VERDICT_COLUMN: verdict})
-labelled(prec.round(2), f"ours: {ident}. CI half-width achieved and n needed, from the influence-function variance")
+labelled(prec.round(2), f"ours: {ident}. CI half-width achieved and n needed, projected as 1/√n")
 
 # %% [markdown]
 # ## The outcome level: what Local Law 144 asks for, and a chance baseline

@@ -132,11 +132,13 @@ else:
 #
 # The rows that matter most to a user are the ones fitted exactly as `popresume audit` and
 # `estimate_pse` fit by default: XGBoost tuned on every fit (the Appendix C.5 grid), 5 folds,
-# 500 influence-bootstrap draws, the support rule ("XGBoost, tool defaults"). Beside them,
-# on the same samples and the same fits, are the two other variances the estimator offers
-# (`EstimatorSpec(variance=...)`): "jackknife" (the SE from ten refits, each without one
-# tenth of the rows, with a t quantile on 9 degrees of freedom) and "average" (the root of
-# the mean of the influence and jackknife variances, normal quantile). Each figure shows one
+# the support rule and the default variance, "jackknife" (the SE from ten refits, each
+# without one tenth of the rows, with a t quantile on 9 degrees of freedom; "XGBoost, tool
+# defaults, jackknife variance"). Beside them, on the same samples and the same fits, are
+# the two other variances the estimator offers (`EstimatorSpec(variance=...)`): "influence"
+# (the paper's: the influence-function SE, 500 influence-bootstrap draws for the
+# percentiles) and "average" (the root of the mean of the influence and jackknife
+# variances, normal quantile). Each figure shows one
 # design and variance: coverage among the estimable replications against $n$ with its Wilson
 # interval (the band shaded, the 0.90 floor dashed), and beside it the rule's power. The
 # printout under it counts the rows in band and names the others.
@@ -234,20 +236,20 @@ if records_path.exists():
 # $n = 1{,}000$ (cell means: NIE, BIE and RIE about 0.90-0.91 over 1,000 replications) and
 # XGBoost's RIE below $n = 8{,}000$ (about 0.89, SE/SD 0.84 in the spread table below), all
 # OUTSIDE. That is an SE that leaves out the nested regressions'
-# finite-sample noise, not a lack of support. The tool's own defaults show the same thing
-# at 300 replications a size (the figures above and the rows printed under them: RIE short at
-# every $n$ below 8,000, NIE and BIE at some sizes, with every effect called estimable in
-# every replication). The remedy measured on the same samples is the jackknife: its ten
-# refits each leave out a tenth of the rows and refit every nuisance, so its SE carries the
-# nuisance fits' noise that the influence SE leaves out. With a t quantile on 9 degrees of
-# freedom its intervals cover 0.94-0.97 at every size (200 replications a size), at the
-# price of ten refits and intervals 1.13-1.32 times as wide as the default's. The "average" variance stays short
-# where the influence SE is shortest (RIE at $n = 1{,}000$): the jackknife counts the missing
-# noise about once with XGBoost tuned on every fit, not twice as it did with the cell-means
-# learner (docs/DESIGN.md, the estimator's variance). The default is still the influence SE:
-# the jackknife's rows need 300-1,000 replications and the weak and proxy designs before it
-# becomes the default, and its cost in the audit must be measured
-# (`bench_coverage.py --tool-defaults --variance jackknife`).
+# finite-sample noise, not a lack of support. The paper's influence variance with the tool's
+# own tuning shows the same thing at 300 replications a size (the figures above and the rows
+# printed under them: RIE short at every $n$ below 8,000, NIE and BIE at some sizes, with every
+# effect called estimable in every replication). The jackknife mends it: its ten refits each
+# leave out a tenth of the rows and refit every nuisance, so its SE carries the nuisance
+# fits' noise that the influence SE leaves out. That is why it is the default. On the same
+# samples, with a t quantile on 9 degrees of freedom, its intervals cover the truth in band
+# for all five effects at every size (the figure's print-out counts the rows), at the price of
+# ten refits and intervals 1.13-1.32 times as wide as the influence variance's. The "average"
+# variance stays short where the influence SE is shortest (RIE at $n = 1{,}000$): the
+# jackknife counts the missing noise about once with XGBoost tuned on every fit, not twice as
+# it did with the cell-means learner (docs/DESIGN.md, the estimator's variance). Not yet at
+# the count the harness aims for: 1,000 replications at $n \le 2{,}000$, and 300 on the weak
+# design, whose few estimable samples leave its rows "too few replications".
 #
 # Which rows were held out: the support rule's 1% cap was chosen on the weak design at
 # $n = 1{,}000$ and $4{,}000$, its ESS of 50 on the three designs at $n = 1{,}000$, and its

@@ -171,10 +171,10 @@ def test_only_written_keys_reach_the_cache_keys():
     from popresume.paths import CONFIGS_DIR
 
     c = load_config(CONFIGS_DIR / "default_audit.yaml")
-    assert c.estimator == {"tune": False, "threads": 1, "identification": "paper"}
+    assert c.estimator == {"tune": False, "threads": 1, "variance": "influence", "identification": "paper"}
     assert c.render == {}
     assert c.estimator_key() == {"folds": 5, "n_boot": 500, "seed": 0, "tune": False, "threads": 1,
-                                 "identification": "paper"}
+                                 "variance": "influence", "identification": "paper"}
 
 
 def test_estimator_block_matches_estimate_pse():

@@ -115,7 +115,7 @@ def test_plugin_on_tiny_table_by_hand():
 def test_refit_bootstrap_and_point_estimate_from_original_sample():
     scm = make_scm("basic")
     d = scm.sample(6000, seed=9)
-    est = PSEEstimator(d, **ROLES, folds=3, learners=CELL).fit()
+    est = PSEEstimator(d, **ROLES, folds=3, learners=CELL, variance="influence").fit()  # the bootstraps' own CIs
     point = est.effects_.copy()
     t_inf = est.bootstrap(100).summary
     t_ref = est.bootstrap(30, method="refit").summary
@@ -226,7 +226,9 @@ def test_psedata_validates_once_and_is_reused():
 
 def test_result_object_intervals_tests_and_no_attrs():
     d = make_scm("basic").sample(3000, seed=6)
-    tab, est = estimate_pse(d, **ROLES, n_boot=300, learners=CELL, return_estimator=True, identification="paper")
+    # the influence variance: its normal p-values and the influence bootstrap's percentile intervals
+    tab, est = estimate_pse(d, **ROLES, n_boot=300, learners=CELL, return_estimator=True, identification="paper",
+                            variance="influence")
     res = est.result_
     assert tab.attrs == {} and res.summary.equals(tab)
     assert res.phi.shape == (3000, 5) and np.allclose(res.phi.mean(axis=0), res.psi["estimate"])
@@ -250,11 +252,12 @@ def test_result_object_intervals_tests_and_no_attrs():
 
 def test_repeated_crossfitting_median_and_mean():
     d = make_scm("basic").sample(2000, seed=8)
-    one = PSEEstimator(d, **ROLES, learners=CELL).fit().bootstrap(100)
-    rep1 = PSEEstimator(d, **ROLES, learners=CELL, n_rep=1, aggregate="mean").fit().bootstrap(100)
+    inf = dict(learners=CELL, variance="influence")  # DoubleML's median SE is an influence-variance rule
+    one = PSEEstimator(d, **ROLES, **inf).fit().bootstrap(100)
+    rep1 = PSEEstimator(d, **ROLES, **inf, n_rep=1, aggregate="mean").fit().bootstrap(100)
     pd.testing.assert_frame_equal(one.summary, rep1.summary)  # n_rep=1 is the single split, any aggregate
-    med = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4).fit().bootstrap(100)
-    mean = PSEEstimator(d, **ROLES, learners=CELL, n_rep=4, aggregate="mean").fit().bootstrap(100)
+    med = PSEEstimator(d, **ROLES, **inf, n_rep=4).fit().bootstrap(100)
+    mean = PSEEstimator(d, **ROLES, **inf, n_rep=4, aggregate="mean").fit().bootstrap(100)
     reps = med.result_.rep_estimates
     assert len(reps) == 4 and reps.std().gt(0).all()  # the splits differ
     assert np.allclose(reps.iloc[0], one.effects_)  # the first split is the single-split fit

@@ -241,7 +241,7 @@ def test_paper_rule_keeps_every_interval(proxy_fit):
 
     r = proxy_fit.result_
     paper = PSEResult(r.psi_estimate, r.phi_reps, boot_psi=r.boot_psi, boot_kind=r.boot_kind,
-                      diagnostics=r.diagnostics, identification="paper")
+                      diagnostics=r.diagnostics, identification="paper", jack_psi=r.jack_psi)
     s = paper.summary
     assert s["estimable"].all() and s[["ci_low", "ci_high"]].notna().all().all()
     assert (s["ci_low"] == proxy_fit.summary["diag_ci_low"]).all()

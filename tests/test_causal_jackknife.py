@@ -41,11 +41,16 @@ def test_jackknife_se_of_a_mean_is_the_spread_of_the_group_means():
         jackknife_se(loo[:1])
 
 
-def test_the_default_is_the_influence_se(sample):
+def test_the_default_is_the_jackknife_and_the_influence_se_an_option(sample):
     r = fit(sample, n_boot=0).result_
-    assert r.jack_psi is None and r.variance == "influence"
-    np.testing.assert_array_equal(r.se.to_numpy(), r.influence_se.to_numpy())
-    assert r.ci_method == "normal (influence function)"
+    assert r.variance == "jackknife" and r.jack_psi.shape == (10, 5)
+    np.testing.assert_allclose(r.se.to_numpy(), jackknife_se(effects_from_psi(r.jack_psi)))
+    assert r.ci_method == "jackknife (10 groups, t on 9 df)"
+    old = fit(sample, n_boot=0, variance="influence").result_
+    assert old.jack_psi is None and old.variance == "influence"
+    np.testing.assert_array_equal(old.se.to_numpy(), old.influence_se.to_numpy())
+    np.testing.assert_array_equal(old.influence_se.to_numpy(), r.influence_se.to_numpy())  # the same fit
+    assert old.ci_method == "normal (influence function)"
 
 
 def test_the_jackknife_se_drives_the_intervals_and_tests(sample):

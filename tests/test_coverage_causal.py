@@ -229,11 +229,12 @@ def test_audit_design_is_the_audit_pipeline():
     from popresume.audit.report_run import load_population
     from popresume.causal import default_roles, estimate_pse, prepare
     from popresume.audit.calibration import audit_replicate
-    from popresume.coverage.causal import AUDIT_LEARNER
+    from popresume.coverage.causal import tool_learner
     from popresume.screeners.synthetic import SyntheticScreener
 
     rec = pd.DataFrame(audit_replicate("nurse", "race", 400, 3, tune=False, n_boot=0)).set_index("effect")
-    assert list(rec.index) == list(PSE_NAMES) and (rec["learner"] == AUDIT_LEARNER).all()
+    assert list(rec.index) == list(PSE_NAMES)
+    assert (rec["learner"] == tool_learner() == "XGBoost, tool defaults, jackknife variance").all()
     assert (rec["kind"] == "audit:nurse:race").all() and (rec["rep"] == 3).all()
     prof, _ = load_population("nurse", 400, seed=3)
     scr = SyntheticScreener(seed=3)
@@ -295,9 +296,10 @@ def test_fold_se_is_the_spread_of_the_fold_means():
 
 
 def test_tool_learner_labels_each_variance_and_the_table_keeps_them_apart():
-    from popresume.coverage.causal import AUDIT_LEARNER, tool_learner
+    from popresume.coverage.causal import tool_learner
 
-    assert tool_learner() == AUDIT_LEARNER == "XGBoost, tool defaults"
+    assert tool_learner() == "XGBoost, tool defaults, jackknife variance"  # the estimator's default variance
+    assert tool_learner("influence") == "XGBoost, tool defaults, influence variance"
     assert tool_learner("average") == "XGBoost, tool defaults, average variance"
     with pytest.raises(ValueError, match="variance must be one of"):
         tool_learner("bootstrap")
@@ -310,7 +312,7 @@ def test_tool_learner_labels_each_variance_and_the_table_keeps_them_apart():
                         for v, c in (("influence", 9), ("average", 10)) for r in range(10) for e in PSE_NAMES])
     t = table_from_records(rec)
     t = t[(t["kind"] == "coverage") & (t["quantity"] == "RIE")].set_index("setting")
-    assert t.loc["XGBoost, tool defaults: good overlap, n=1000", "rate"] == pytest.approx(0.9)
+    assert t.loc["XGBoost, tool defaults, influence variance: good overlap, n=1000", "rate"] == pytest.approx(0.9)
     assert t.loc["XGBoost, tool defaults, average variance: good overlap, n=1000", "rate"] == pytest.approx(1.0)
     assert len(t) == 2
 
@@ -323,12 +325,12 @@ def test_average_records_are_what_replicate_gives_under_variance_average():
     from popresume.causal.functional import effects_from_psi
     from popresume.causal.nuisance import CellMeans
     from popresume.causal.results import jackknife_se
-    from popresume.coverage.causal import AUDIT_LEARNER, ROLES, average_records, reinterval, replicate, tool_learner
+    from popresume.coverage.causal import ROLES, average_records, reinterval, replicate, tool_learner
 
     cells = {"propensity": CellMeans(), "outcome": CellMeans()}
-    infl = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=AUDIT_LEARNER))
+    infl = pd.DataFrame(replicate("basic", 400, 2, learners=cells, n_boot=0, learner=tool_learner("influence")))
     data = make_scm("basic", seed=0).sample(400, seed=400 * 7919 + 2)  # the harness's sample (seed 0)
-    est = PSEEstimator(data, **ROLES, seed=2, learners=cells).fit()
+    est = PSEEstimator(data, **ROLES, seed=2, learners=cells, variance="influence").fit()
     jk = pd.DataFrame({"scm": "basic", "n": 400, "rep": 2, "effect": list(PSE_NAMES),
                        "estimate": est.result_.effects.to_numpy(), "se_influence": est.result_.se.to_numpy(),
                        "se_jackknife_10": jackknife_se(effects_from_psi(est.jackknife_draws(10, seed=2 + 2)))})

@@ -17,7 +17,7 @@ from joblib import delayed
 from popresume.audit.report import check_groups
 from popresume.audit.report_run import ReportRequest, load_population
 from popresume.causal import capture_pse_warnings, default_roles, estimate_pse, prepare
-from popresume.coverage.causal import AUDIT, AUDIT_LEARNER, _overlap_numbers, rule_label, run_appending
+from popresume.coverage.causal import AUDIT, _overlap_numbers, rule_label, run_appending, tool_learner
 from popresume.schema import PSE_NAMES
 from popresume.screeners.synthetic import SyntheticScreener
 
@@ -58,7 +58,7 @@ def audit_replicate(occupation: str, attribute: str, n: int, seed: int, **option
         if not (math.isfinite(lo) and math.isfinite(hi)):  # withheld: count the raw interval for "all"
             lo, hi = float(tab.loc[e, "diag_ci_low"]), float(tab.loc[e, "diag_ci_high"])
         t = float(truth[e])
-        out.append({"learner": AUDIT_LEARNER, "kind": f"audit:{occupation}:{attribute}", "n": n, "rep": seed,
+        out.append({"learner": tool_learner(), "kind": f"audit:{occupation}:{attribute}", "n": n, "rep": seed,
                     "effect": e, "truth": t, "estimate": float(tab.loc[e, "estimate"]), "ci_low": lo, "ci_high": hi,
                     "covered": bool(lo <= t <= hi), "half_width": (hi - lo) / 2,
                     "estimable": bool(tab.loc[e, "estimable"]), "rule": rule_label(),

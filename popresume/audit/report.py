@@ -47,9 +47,10 @@ TARGET_HALF_WIDTH = 0.5
 MIN_PER_GROUP = 20
 
 SOURCES = {
-    "effects": "ours: cross-fitted DML (popresume.causal.estimate_pse), influence bootstrap CI",
+    "effects": ("ours: cross-fitted DML (popresume.causal.estimate_pse), delete-a-group jackknife CI "
+                "(10 refits of the nuisances, t on 9 df)"),
     "truth": "known: the synthetic screener's f on this population (SyntheticScreener.true_effects)",
-    "precision": "ours: influence-function variance of each effect (SE = sd(φ)/√n)",
+    "precision": "ours: the reported CI's half-width, projected to other n as 1/√n",
     "ll144": ("NYC LL144 (6 RCNY §5-301(b)): scoring rate above the sample median; simultaneous 95% CIs "
               "(popresume.ll144)"),
     "four_fifths": "EEOC four-fifths rule (29 CFR 1607.4(D)) at the selection cut; simultaneous 95% CIs",
@@ -69,8 +70,8 @@ SOURCES = {
 #: it travels to a faster or busier machine as long as the load holds still. Between the sizes
 #: the plan interpolates linearly; beyond them it keeps the end's ratio.
 PLAN_COSTS: tuple[tuple[int, float, float, float], ...] = (
-    (500, 173.3, 72.5, 26.6),
-    (2000, 164.7, 65.5, 20.7),
+    (500, 775.5, 523.5, 16.0),
+    (2000, 497.8, 483.9, 13.4),
 )
 #: The folds the estimation costs of :data:`PLAN_COSTS` were measured at (the cross-fitting's
 #: share grows with the folds; the plan scales by folds / PLAN_FOLDS, an upper bound).
@@ -258,10 +259,12 @@ def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float =
     """Per effect: the CI half-width achieved and the n needed for a half-width of ``target``.
 
     ``result`` is a :class:`popresume.causal.PSEResult` (or anything with ``phi`` (n × 5
-    influence values of the counterfactual means), ``n`` and ``confint()``). The effect's
-    influence values are the same linear combination of φ as the effect is of the means;
-    with their SD s, SE = s/√n and the normal half-width is z·s/√n, so the n giving ``target``
-    is ⌈(z·s/target)²⌉. ``half_width`` is the reported CI's (bootstrap) half-width.
+    influence values of the counterfactual means), ``n`` and ``confint()``). ``half_width`` is
+    the reported CI's (the jackknife's by default), and the n giving ``target`` is
+    ⌈n·(half_width/target)²⌉: the same interval at a size where it has shrunk like 1/√n. The
+    effect's influence values are the same linear combination of φ as the effect is of the
+    means; with their SD s the influence SE is s/√n (``se``) and its normal half-width z·s/√n
+    (``half_width_normal``), which the projection equals when the CI is that normal one.
     """
     if not target > 0:
         raise ValueError(f"target half-width must be > 0, got {target!r}")
@@ -277,7 +280,8 @@ def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float =
         "half_width_normal": z * sd / math.sqrt(n),
         "target": float(target),
         "n": n,
-        "n_needed": np.ceil((z * sd / target) ** 2).astype(int),
+        "n_needed": np.ceil(n * ((ci["ci_high"].to_numpy() - ci["ci_low"].to_numpy()) / 2 / target) ** 2
+                            - 1e-9).astype(int),
     }, index=pd.Index(list(PSE_NAMES), name="effect"))
     return out
 

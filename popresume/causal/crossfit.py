@@ -242,7 +242,7 @@ class PSEEstimator:
     >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
             estimate  ci_low  ci_high  estimable
     effect
-    TE         -0.82   -0.97    -0.65       True
+    TE         -0.82   -1.04    -0.59       True
     NDE        -0.26     NaN      NaN      False
     NIE        -0.56     NaN      NaN      False
     BIE        -0.13     NaN      NaN      False
@@ -468,7 +468,8 @@ class PSEEstimator:
         """(groups, 5) leave-one-group-out estimates of ψ, each from a full re-run of the cross-fitting.
 
         The rows are split into ``groups`` random groups, stratified on X like the folds
-        (:func:`assign_folds`). Draw g re-runs every cross-fitting split of :meth:`fit` on the
+        (:func:`assign_folds`); fewer when the smaller group of X has fewer rows than
+        ``groups`` (then one group per row of it; ``PSEResult.ci_method`` names the count). Draw g re-runs every cross-fitting split of :meth:`fit` on the
         rows outside group g: each remaining row keeps its fold, and the learners keep the
         hyperparameters tuned on the whole sample (no re-tuning), so a draw differs from the
         fit only by the rows it lacks, and no row appears twice (unlike a bootstrap
@@ -487,7 +488,9 @@ class PSEEstimator:
         self._check_fitted()
         d = self.data_
         folds = getattr(self, "_folds", None) or [self.result_.fold]
-        group = assign_folds(d.x1v, int(groups), np.random.default_rng(seed))
+        # every group must hold rows of both X groups: a smaller X group than ``groups`` caps G
+        groups = min(int(groups), int(np.count_nonzero(d.x1v)), int(np.count_nonzero(~np.asarray(d.x1v, bool))))
+        group = assign_folds(d.x1v, groups, np.random.default_rng(seed))
 
         def draw(g: int) -> np.ndarray:
             keep = np.flatnonzero(group != g)

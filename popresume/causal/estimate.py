@@ -89,11 +89,11 @@ def estimate_pse(data: pd.DataFrame, roles: Mapping[str, Any] | None = None,
     >>> table[["estimate", "ci_low", "ci_high", "estimable"]].round(2)
             estimate  ci_low  ci_high  estimable
     effect
-    TE          0.53    0.39     0.65       True
-    NDE         0.73    0.61     0.81       True
-    NIE        -0.20   -0.31    -0.10       True
-    BIE         0.36    0.28     0.41       True
-    RIE        -0.56   -0.62    -0.48       True
+    TE          0.53    0.45     0.60       True
+    NDE         0.73    0.64     0.81       True
+    NIE        -0.20   -0.30    -0.10       True
+    BIE         0.36    0.27     0.45       True
+    RIE        -0.56   -0.65    -0.46       True
     >>> scm.true_effects().round(2).to_dict()
     {'TE': 0.52, 'NDE': 0.69, 'NIE': -0.18, 'BIE': 0.37, 'RIE': -0.55}
     """

@@ -263,7 +263,8 @@ def coverage_study(kind: str = "basic", n: int = 2000, reps: int = 50, *, n_boot
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PSEWarning)
             est = PSEEstimator(d, **roles, folds=folds, seed=rep, learners=learners, normalize=normalize,
-                               clip=clip, n_rep=reps_list[-1], aggregate=aggs[0]).fit()
+                               clip=clip, n_rep=reps_list[-1], aggregate=aggs[0],
+                               variance="influence").fit()  # its intervals: the influence bootstrap's, below
             phi_reps = est.result_.phi_reps
             for k in reps_list:
                 sub = phi_reps[:k]

@@ -30,7 +30,8 @@ BOOTSTRAPS: tuple[str, ...] = ("influence", "refit")
 # The SE behind the intervals and tests: the influence function's, a delete-a-group jackknife
 # that refits the nuisances without each group, or the mean of those two variances (issue 37:
 # the influence SE leaves out the nuisance fits' finite-sample noise and is too narrow for the
-# mediated effects at small n; the jackknife counts that noise about twice).
+# mediated effects at small n; the jackknife counts that noise about twice, and is the default
+# since the harness's tool-default rows at 300 replications a size showed it covering).
 VARIANCES: tuple[str, ...] = ("influence", "jackknife", "average")
 MISSING: tuple[str, ...] = ("raise", "drop")
 # "overlap": an effect whose propensities are clipped or whose weights have too small an
@@ -131,13 +132,15 @@ class EstimatorSpec:
     identification: str = option("overlap", "overlap: an effect without support (clipped propensities, too "
                                  "small an effective sample size) is reported not estimable, with no interval, "
                                  "p-value or significance; paper: every interval as is.", choices=IDENTIFICATIONS)
-    variance: str = option("influence", "The SE of the intervals and p-values: the influence function's "
-                           "(influence), a delete-a-group jackknife that refits the cross-fitted estimator "
-                           "without each of jackknife_groups groups (jackknife; that many more fits, t on "
-                           "groups - 1 df), or the root of the mean of those two variances (average; the same "
-                           "refits, normal quantile).",
+    variance: str = option("jackknife", "The SE of the intervals and p-values: a delete-a-group jackknife "
+                           "that refits the cross-fitted estimator without each of jackknife_groups groups "
+                           "(jackknife, the default: that many more fits, t on groups - 1 df; it covers at "
+                           "n = 1,000-8,000 where the influence SE does not), the influence function's "
+                           "(influence; the paper's, with its bootstrap percentiles), or the root of the "
+                           "mean of those two variances (average; the same refits, normal quantile).",
                            choices=VARIANCES)
-    jackknife_groups: int = option(10, "Groups of the jackknife (stratified on X like the folds).", bound=Bound(2))
+    jackknife_groups: int = option(10, "Groups of the jackknife (stratified on X like the folds; fewer when "
+                                   "a group of X has fewer rows).", bound=Bound(2))
     jackknife_jobs: int = option(1, "Parallel jobs (joblib) for the jackknife's refits.", bound=Bound(1))
     estimable_rule: str = option("support", "The rule of identification=overlap: support (clipping and an ESS "
                                  "floor) or ess-floor (the ESS floors of the rule before issue 37).",

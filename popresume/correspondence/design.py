@@ -142,7 +142,7 @@ def first_name_as_r_error(df: pd.DataFrame) -> str:
     race, so P(X | name) ∈ {0, 1} and no reweighting can move a name to the other group."""
     roles = dict(BM_ROLES, r=["first_name"])
     try:
-        estimate_pse(df, **roles, n_boot=0, tune=False)
+        estimate_pse(df, **roles, n_boot=0, tune=False, variance="influence")
     except ValueError as e:
         return str(e)
     raise AssertionError("estimate_pse accepted first_name as R although it determines race")

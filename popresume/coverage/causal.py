@@ -69,7 +69,7 @@ from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS
                                              mediated_ess_floor)
 from popresume.causal.nuisance import CellMeans, Learners
 from popresume.causal.results import PSEResult, jackknife_se
-from popresume.causal.spec import VARIANCES
+from popresume.causal.spec import DEFAULTS, VARIANCES
 from popresume.schema import PSE_NAMES
 
 from . import COLUMNS, COVERAGE_BAND, results_csv
@@ -104,7 +104,7 @@ def tuned_learners(kind: str, n: int, *, seed: int = 0):
     pilot = make_scm(kind, seed=0).sample(n, seed=10_000_019 + seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PSEWarning)
-        est = PSEEstimator(pilot, **ROLES, seed=seed).fit()
+        est = PSEEstimator(pilot, **ROLES, seed=seed, variance="influence").fit()  # for its tuning only
     params = {role: {k: v for k, v in p.items() if k != "cv_score"} for role, p in est._learners.params.items()}
     return Learners(tune=False, params=params)
 
@@ -153,9 +153,10 @@ def fold_se(res: PSEResult) -> pd.Series:
 
 # The audit pipeline itself (``popresume audit --screener synthetic``): a population from the
 # generator, the synthetic screener's scores and its exact truth, the estimator at the audit's
-# defaults (XGBoost tuned on every fit, 5 folds, 500 influence-bootstrap draws). Two
-# occupations, both attributes; one replication is one seed.
+# defaults (XGBoost tuned on every fit, 5 folds, the default variance). Two occupations, both
+# attributes; one replication is one seed.
 AUDIT = {"occupations": ("accountant", "nurse"), "attributes": ("race", "gender"), "n": (2000, 3000)}
+# the records' learner labels of the tool's own defaults start with this; tool_learner adds the variance
 AUDIT_LEARNER = "XGBoost, tool defaults"
 
 
@@ -193,29 +194,30 @@ def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) 
 
 
 def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
-                           records_path=None, seed: int = 0, variance: str = "influence") -> pd.DataFrame:
+                           records_path=None, seed: int = 0, variance: str = DEFAULTS.variance) -> pd.DataFrame:
     """:func:`replicate` on the SCM designs with the estimator's own learner (XGBoost tuned on
     every fit, :data:`AUDIT_LEARNER`) and its default 500 draws, replications outer (so
-    every cell grows together), appended to ``records_path`` as they arrive. ``variance``
-    other than the default "influence" runs that ``EstimatorSpec.variance`` instead, under
-    the learner label :func:`tool_learner` gives it (rows of their own in the table)."""
+    every cell grows together), appended to ``records_path`` as they arrive, under
+    ``EstimatorSpec.variance`` ``variance`` (by default the estimator's) and the learner
+    label :func:`tool_learner` gives it (each variance has rows of its own in the table)."""
     return run_appending([delayed(replicate)(kind, n, rep, learners=None, n_boot=FULL["n_boot"], seed=seed,
                                              learner=tool_learner(variance), variance=variance)
                           for rep in reps for n in ns for kind in kinds], n_jobs=n_jobs, records_path=records_path)
 
 
-def tool_learner(variance: str = "influence") -> str:
-    """The records' learner label of the tool's defaults with this ``EstimatorSpec.variance``:
-    :data:`AUDIT_LEARNER` for the default, else e.g. "XGBoost, tool defaults, average variance"."""
+def tool_learner(variance: str = DEFAULTS.variance) -> str:
+    """The records' learner label of the tool's defaults with this ``EstimatorSpec.variance``
+    (by default the estimator's), e.g. "XGBoost, tool defaults, jackknife variance"."""
     if variance not in VARIANCES:
         raise ValueError(f"variance must be one of {list(VARIANCES)}, got {variance!r}")
-    return AUDIT_LEARNER if variance == "influence" else f"{AUDIT_LEARNER}, {variance} variance"
+    return f"{AUDIT_LEARNER}, {variance} variance"
 
 
 def average_records(records: pd.DataFrame, jackknife: pd.DataFrame) -> pd.DataFrame:
     """The records ``variance="average"`` gives, read off fits already recorded twice.
 
-    ``records``: harness records of the tool's defaults (:data:`AUDIT_LEARNER`);
+    ``records``: harness records of the tool's defaults under the influence variance
+    (``tool_learner("influence")``);
     ``jackknife``: ``bench_causal.py jackknife --learner tool`` records of the same designs, n
     and replications (columns ``scm``, ``n``, ``rep``, ``effect``, ``estimate``,
     ``se_influence``, ``se_jackknife_10``). Both fit the same sample with the same seed, and the
@@ -228,7 +230,7 @@ def average_records(records: pd.DataFrame, jackknife: pd.DataFrame) -> pd.DataFr
     key = ["kind", "n", "rep", "effect"]
     jk = jackknife.rename(columns={"scm": "kind", "se_jackknife_10": "se_jackknife"})
     jk = jk[key + ["estimate", "se_influence", "se_jackknife"]].drop_duplicates(key)
-    base = records[records["learner"] == AUDIT_LEARNER].drop(columns=["se_influence", "se_jackknife"],
+    base = records[records["learner"] == tool_learner("influence")].drop(columns=["se_influence", "se_jackknife"],
                                                              errors="ignore")
     both = base.merge(jk, on=key, suffixes=("", "_jk"))
     if not np.allclose(both["estimate"], both["estimate_jk"], rtol=1e-9, atol=1e-12):
@@ -295,8 +297,9 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
     ``config``: a dict shaped like :data:`FULL` (``n``, ``n_boot``, ``oracle_reps``, ``learners``,
     optionally ``cheap_reps`` / ``cheap_n``: the cell-means count at n <= ``cheap_n``)
     instead of :data:`FULL` / :data:`FAST`. Its learner names are "cell means", "XGBoost"
-    (tuned once per design on a pilot sample) and :data:`AUDIT_LEARNER` (XGBoost as
-    ``estimate_pse`` and ``popresume audit`` build it, tuned on every fit).
+    (tuned once per design on a pilot sample; both with the influence variance) and a
+    :func:`tool_learner` label (XGBoost as ``estimate_pse`` and ``popresume audit`` build it,
+    tuned on every fit, with the variance the label names).
     """
     cfg = config if config is not None else FAST if fast else FULL
     ns = cfg["n"] if ns is None else ns
@@ -309,15 +312,16 @@ def simulate(*, fast: bool = False, seed: int = 0, n_jobs: int = 1, reps: int | 
             for n in ns:
                 if learner == "cell means":
                     fitted = {"propensity": CellMeans(), "outcome": CellMeans()}
-                elif learner == AUDIT_LEARNER:
+                elif learner.startswith(AUDIT_LEARNER):
                     fitted = None  # the estimator's default: XGBoost tuned on every fit
                 else:
                     fitted = tuned_learners(kind, n, seed=seed)
                 count = kind_reps if reps is None else reps
                 if learner == "cell means" and n <= cfg.get("cheap_n", 0) and reps is None:
                     count = max(count, cfg.get("cheap_reps", 0))
+                variance = next((v for v in VARIANCES if learner == tool_learner(v)), "influence")
                 jobs += [delayed(replicate)(kind, n, rep, learners=fitted, n_boot=cfg["n_boot"], seed=seed,
-                                            learner=learner)
+                                            learner=learner, variance=variance)
                          for rep in range(count)]
     rows = Parallel(n_jobs=n_jobs)(jobs)
     return pd.DataFrame([r for block in rows for r in block])
