@@ -64,11 +64,12 @@ def test_audit_chapters_run(tmp_path, monkeypatch):
     assert len(cards) == 2  # one n = 40 card per screener of the grid (embedding, synthetic VLM)
     grid = {**GRID, "n_boot_grid": 20}
     small = {
+        # smoke runs: the paper's influence variance, without the jackknife's ten refits per estimate
         "10a_coarsened_mediators": {**grid, "occupation": "accountant", "n": 500, "n_embed": 200, "n_ref": 2000,
-                                    "n_boot": 20},
+                                    "n_boot": 20, "variance": "influence"},
         "10b_masking_multiplicity": grid,
         "10c_fourfifths_ll144": {**grid, "occupation": "accountant"},
-        "10d_br_partition": {**grid, "occupation": "accountant", "n_boot": 20},
+        "10d_br_partition": {**grid, "occupation": "accountant", "n_boot": 20, "variance": "influence"},
     }
     for name, params in small.items():
         out = run_notebook(NB / f"{name}.py", params, output=tmp_path / f"{name}.ipynb")

@@ -12,7 +12,7 @@ from popresume.paths import NOTEBOOKS_DIR
 CASES = [
     ("01_population.py", {"size": 300, "seed": 1, "effects_size": 300}),
     ("02_experience.py", {"occupation": "construction_laborer", "n_draws": 2000, "size": 300, "n_careers": 150,
-                          "n_audit": 600, "n_boot": 50}),
+                          "n_audit": 600, "n_boot": 50, "variance": "influence"}),  # a smoke run: no refits
     ("03_names_grouping.py", {"size": 300}),
 ]
 

@@ -38,7 +38,8 @@ SMALL = [
     (r"configs/default_audit\.yaml", "small_audit.yaml"),
     # chapter 07 (the README's `book run` example) at the small size that checks it runs clean:
     # this is the suite's one run of the chapter (tests/test_causal_notebooks.py no longer runs it)
-    (r"-p n 2000\b", "-p n 600 -p reps 4 -p n_boot 50 -p n_demo 1200 -p refit_draws 4 --no-progress"),
+    (r"-p n 2000\b", "-p n 600 -p reps 4 -p n_boot 50 -p n_demo 1200 -p refit_draws 4 -p variance influence "
+                     "--no-progress"),
     (r"(book run notebooks/00_causal_model\.py .*)", r"\1 -p n 2000 --no-progress"),
 ]
 #: Options appended to a verb's line for small data.
