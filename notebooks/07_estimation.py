@@ -266,7 +266,8 @@ labelled(pd.DataFrame({"estimate": inf["estimate"], "influence-bootstrap SE": in
 
 # %% [markdown]
 # The two spreads are of the same size but not equal. Part of the gap is the noise of a few
-# dozen refit draws (a standard deviation from 40 draws is itself uncertain by about 11%);
+# dozen refit draws (a standard deviation from $B$ draws is itself uncertain by about
+# $1/\sqrt{2(B-1)}$ of its size);
 # part is real: the refit bootstrap also sees the second-order noise of re-estimating the
 # nuisances, which the influence bootstrap (the first-order expansion) ignores, and with
 # cell means on a few thousand rows, where a bootstrap sample's duplicates make small cells

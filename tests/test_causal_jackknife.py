@@ -122,3 +122,16 @@ def test_the_refits_keep_the_folds_and_are_reproducible(sample):
     # a different fold assignment gives a different draw (the folds are not redrawn per group)
     other = a._crossfit(assign_folds(a.data_.x1v[keep], 5, np.random.default_rng(99)), keep).phi.mean(axis=0)
     assert np.abs(other - by_hand).max() > 1e-6
+
+
+def test_a_refit_bootstrap_replaces_the_jackknife(sample):
+    # the refit draws re-run the nuisances too: their percentiles are the intervals, the jackknife is dropped
+    est = fit(sample, n_boot=0)
+    assert est.result_.jack_psi is not None
+    r = est.bootstrap(20, method="refit").result_
+    assert r.jack_psi is None and r.variance == "influence" and r.ci_method == "refit bootstrap (20 draws)"
+    lo, hi = np.quantile(effects_from_psi(r.boot_psi), [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(r.confint()["ci_low"].to_numpy(), lo)
+    np.testing.assert_allclose(r.confint()["ci_high"].to_numpy(), hi)
+    # asked for up front, the refit bootstrap skips the jackknife's refits
+    assert fit(sample, n_boot=0, bootstrap="refit").result_.jack_psi is None

@@ -317,7 +317,7 @@ class PSEEstimator:
                                  identification=self.identification, estimable_rule=self.estimable_rule,
                                  population=self.population,
                                  min_ess_mediated=mediated_ess_floor(self._learners.outcome))
-        if self.spec.variance in ("jackknife", "average"):
+        if self.spec.variance in ("jackknife", "average") and self.spec.bootstrap != "refit":
             self.result_.jack_psi = self.jackknife_draws(int(self.jackknife_groups), seed=self.seed + 2)
             self.result_.jack_average = self.spec.variance == "average"
         return self
@@ -412,10 +412,13 @@ class PSEEstimator:
         estimate. The refit bootstrap re-runs one cross-fitting split per draw (the authors'
         estimator), with the hyperparameters chosen on the original sample.
 
-        With ``variance="jackknife"`` (or ``"average"``) the intervals and p-values stay the
-        jackknife's (or the averaged SE's; ``PSEResult.jack_psi``): the draws are kept and give ``boot_se`` and the joint band's
-        correlation, but an influence bootstrap's percentiles would bring back the influence
-        variance the jackknife replaces.
+        With ``variance="jackknife"`` (or ``"average"``) the intervals and p-values after an
+        influence bootstrap stay the jackknife's (or the averaged SE's; ``PSEResult.jack_psi``):
+        the draws are kept and give ``boot_se`` and the joint band's correlation, but their
+        percentiles would bring back the influence variance the jackknife replaces. A refit
+        bootstrap replaces the jackknife instead: its draws re-run the nuisances too, so its
+        percentiles are the intervals (``jack_psi`` is dropped, and ``EstimatorSpec(
+        bootstrap="refit")`` does not compute it).
         """
         self._check_fitted()
         seed = self.seed + 1 if seed is None else seed
@@ -424,6 +427,7 @@ class PSEEstimator:
             boot_psi = aggregate_reps(draws, self.aggregate, axis=1)
         elif method == "refit":
             boot_psi = self.refit_draws(n_boot, seed=seed, progress=progress)
+            self.result_.jack_psi, self.result_.jack_average = None, False
         else:
             raise ValueError(f"bootstrap method must be 'influence' or 'refit', got {method!r}")
         self.result_.boot_psi = boot_psi

@@ -114,7 +114,8 @@ class EstimatorSpec:
                          bound=Bound(0))
     seed: int = option(0, "Seed of the folds, the learners and the bootstrap.", bound=Bound(0))
     bootstrap: str = option("influence", "Resample the rows of the influence values (influence) or re-run the "
-                            "whole estimation on each resample (refit, slow).", choices=BOOTSTRAPS)
+                            "whole estimation on each resample (refit, slow; its percentiles are the "
+                            "intervals, whatever the variance).", choices=BOOTSTRAPS)
     clip: float = option(0.01, "Propensities are clipped to [clip, 1 - clip]; the count is reported.",
                          bound=Bound(0.0, 0.5, low_open=True, high_open=True))
     normalize: bool = option(True, "Self-normalise the weights per fold (the raw means are reported).")
