@@ -273,15 +273,15 @@ def precision_table(result, *, target: float = TARGET_HALF_WIDTH, level: float =
     sd = phi.std(axis=0, ddof=1)
     z = float(norm.ppf(0.5 + level / 2))
     ci = result.confint(level)
+    half = (ci["ci_high"].to_numpy() - ci["ci_low"].to_numpy()) / 2
     out = pd.DataFrame({
         "sd_phi": sd,
         "se": sd / math.sqrt(n),
-        "half_width": (ci["ci_high"].to_numpy() - ci["ci_low"].to_numpy()) / 2,
+        "half_width": half,
         "half_width_normal": z * sd / math.sqrt(n),
         "target": float(target),
         "n": n,
-        "n_needed": np.ceil(n * ((ci["ci_high"].to_numpy() - ci["ci_low"].to_numpy()) / 2 / target) ** 2
-                            - 1e-9).astype(int),
+        "n_needed": np.ceil(n * (half / target) ** 2 - 1e-9).astype(int),
     }, index=pd.Index(list(PSE_NAMES), name="effect"))
     return out
 

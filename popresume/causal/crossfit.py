@@ -473,10 +473,11 @@ class PSEEstimator:
 
         The rows are split into ``groups`` random groups, stratified on X like the folds
         (:func:`assign_folds`); fewer when the smaller group of X has fewer rows than
-        ``groups`` (then one group per row of it; ``PSEResult.ci_method`` names the count). Draw g re-runs every cross-fitting split of :meth:`fit` on the
-        rows outside group g: each remaining row keeps its fold, and the learners keep the
-        hyperparameters tuned on the whole sample (no re-tuning), so a draw differs from the
-        fit only by the rows it lacks, and no row appears twice (unlike a bootstrap
+        ``groups`` (then one group per row of it; ``PSEResult.ci_method`` names the count).
+        Draw g re-runs every cross-fitting split of :meth:`fit` on the rows outside group g:
+        each remaining row keeps its fold, and the learners keep the hyperparameters tuned
+        on the whole sample (no re-tuning), so a draw differs from the fit only by the rows
+        it lacks, and no row appears twice (unlike a bootstrap
         resample, whose duplicated rows make each nuisance fit noisier than the original's).
         ``PSEResult`` turns the draws into the delete-a-group jackknife variance
         (G − 1)/G · Σ_g (θ_(g) − θ̄)², which carries the nuisances' finite-sample noise
