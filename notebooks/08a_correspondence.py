@@ -46,7 +46,8 @@
 # `"embedding"` or `"openai:MODEL@http://host:8000/v1"` for a served LLM. `within` and
 # `callback_rate`: the rule that turns scores into callbacks. `city`: restrict the
 # screener comparison to `"Boston"` or `"Chicago"`. `n_design`: the sample size of the
-# two synthetic designs. `n_boot`: bootstrap draws of the estimator.
+# two synthetic designs. `n_boot`: bootstrap draws of the estimator. `variance`: the SE of
+# its intervals (`"jackknife"`, the default, refits it ten times; `"influence"` does not).
 
 # %% tags=["parameters"]
 n = 200
@@ -56,6 +57,7 @@ callback_rate = None  # None means the overall callback rate of the study, 392 /
 city = None
 n_design = 2000
 n_boot = 200
+variance = "jackknife"
 seed = 0
 
 # %%
@@ -190,7 +192,7 @@ plt.show()
 # synthetic).
 
 # %%
-designs = cr.compare_designs("basic", n=n_design, n_boot=n_boot, seed=seed)
+designs = cr.compare_designs("basic", n=n_design, n_boot=n_boot, seed=seed, variance=variance)
 labelled(designs.rename(columns={"truth": "truth (exact)", "estimate": "estimate (ours, estimate_pse)"}).pivot(
     index="effect", columns="design", values=["truth (exact)", "estimate (ours, estimate_pse)"]),
     f"ours: n = {n_design} rows from each design of the synthetic 'basic' model; a simulation has no validity gate",
@@ -223,7 +225,7 @@ print(first_name_as_r_error(bm))
 # %%
 roles = {role: (", ".join(v) if isinstance(v, list) else str(v)) or "(none)" for role, v in BM_ROLES.items()}
 display(labelled(pd.Series(roles, name="columns").to_frame(), "ours: the roles of the estimator on B&M's data (BM_ROLES)"))
-bm_effects = cr.estimate_bm_effects(bm, n_boot=n_boot, seed=seed)
+bm_effects = cr.estimate_bm_effects(bm, n_boot=n_boot, seed=seed, variance=variance)
 labelled(bm_effects[["estimate", "ci_low", "ci_high", "significant"]].rename(
     index={"NDE": "NDE (here: the name path)", "RIE": "RIE (R empty: 0 by construction)"}),
     "ours: estimate_pse on B&M's callbacks", precision=4)

@@ -96,7 +96,8 @@ def test_refine_cells_reproduces_the_grid_row_and_refines_it(tmp_path):
     from popresume.audit import grid as G
 
     cfg = {"name": "refine", "occupations": ["teacher"], "formats": ["text"], "attributes": ["gender"],
-           "sizes": 300, "seed": 2, "folds": 3, "n_boot": 20, "estimator": {"tune": False, "threads": 1},
+           "sizes": 300, "seed": 2, "folds": 3, "n_boot": 20,
+           "estimator": {"tune": False, "threads": 1, "variance": "influence"},  # the rows, not their CIs
            "screeners": [{"name": "synth", "spec": {"kind": "synthetic", "noise_sd": 1.0, "seed": 0},
                           "label": "synthetic"}]}
     grid = G.run_audit(cfg, cache_dir=tmp_path, n_jobs=1, progress=False).table

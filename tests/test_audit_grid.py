@@ -21,7 +21,7 @@ CFG = {
     "seed": 3,
     "folds": 3,
     "n_boot": 30,
-    "estimator": {"tune": False, "threads": 1},
+    "estimator": {"tune": False, "threads": 1, "variance": "influence"},  # the grid's plumbing, not its CIs
     "screeners": [{"name": "synth", "spec": SYNTH, "label": "synthetic VLM"}],
 }
 

@@ -72,7 +72,7 @@ def test_report_json_and_html_carry_the_section(tmp_path, monkeypatch):
 
     monkeypatch.setattr(L, "leakage_judge", lambda scr: KnowingJudge())
     req = ReportRequest("synthetic", occupation="accountant", n=300, card_n=10, n_boot=50, tune=False,
-                        leakage=True, leakage_bases=1)
+                        variance="influence", leakage=True, leakage_bases=1)  # the section, not the CIs
     rep = run_report(req, cache=tmp_path / "c.sqlite", echo=lambda s: None)
     assert rep.leakage.n_boot == 50  # the user's draws, not a silent floor
     html, js = write_report(rep, tmp_path / "out")
@@ -102,7 +102,7 @@ def test_the_embedding_screener_answers_the_tasks_through_the_command(cli, tmp_p
     out = tmp_path / "rep"
     res = cli("audit", "--screener", "embedding", "--occupation", "accountant", "--n", "100", "--attributes", "race",
               "--report", out, "--force", "--cache", tmp_path / "c.sqlite", "--card-n", "5", "--n-boot", "50",
-              "--no-tune", "--no-progress", "--leakage", "--leakage-bases", "2")
+              "--no-tune", "--variance", "influence", "--no-progress", "--leakage", "--leakage-bases", "2")
     assert res.exit_code == 0, res.output
     assert "leakage: 496 prompts of Tasks 1-3" in res.output
     leak = json.loads((out / "report.json").read_text())["leakage"]

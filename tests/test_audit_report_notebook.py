@@ -17,7 +17,7 @@ def test_audit_report_chapter_runs(tmp_path, monkeypatch):
     from popresume.book import run_notebook
 
     monkeypatch.setenv("POPRESUME_CACHE", str(tmp_path / "cache"))
-    out = run_notebook(REPO_ROOT / "notebooks" / "09a_audit_report.py", {"n": 300, "n_boot": 50, "card_n": 5},
+    out = run_notebook(REPO_ROOT / "notebooks" / "09a_audit_report.py", {"n": 300, "n_boot": 50, "card_n": 5, "variance": "influence"},
                        output=tmp_path / "09a.ipynb")
     outputs = [o for c in nbformat.read(str(out), as_version=4).cells if c.cell_type == "code"
                for o in c.get("outputs", [])]

@@ -157,7 +157,7 @@ def test_estimate_variants_reports_rows_and_overlap():
     roles = {"x": "x", "x0": "x0", "x1": "x1", "z": ["z"], "b": ["b"], "r": ["r"]}
     trimmed = d[d["z"] != "z0"].reset_index(drop=True)
     t = V.estimate_variants({"all": (d, roles, "everyone"), "trimmed": (trimmed, roles, "z ≠ z0")},
-                            y="y", folds=3, n_boot=0, seed=0, tune=False)
+                            y="y", folds=3, n_boot=0, seed=0, tune=False, variance="influence")
     assert t["variant"].tolist() == ["all", "trimmed"]
     assert t["n"].tolist() == [600, len(trimmed)]
     assert ((t["min_ess"] > 0) & (t["min_ess"] <= t["n"])).all()

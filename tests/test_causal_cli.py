@@ -27,7 +27,7 @@ def test_estimate_csv_and_json(estimate_files):
         warnings.simplefilter("always")
         r = CliRunner().invoke(main, ["estimate", "--profiles", str(estimate_files / "p.parquet"), "--scores",
                                       str(estimate_files / "s.parquet"), "--attribute", "race", "--folds", "3", "--n-boot", "0",
-                                      "--no-tune", "--out", str(estimate_files / "e.json"), "--quiet"])
+                                      "--no-tune", "--variance", "influence", "--out", str(estimate_files / "e.json"), "--quiet"])
     assert r.exit_code == 0, r.output + repr(r.exception)
     rows = json.loads((estimate_files / "e.json").read_text())["data"]
     assert [row["effect"] for row in rows] == ["TE", "NDE", "NIE", "BIE", "RIE"]

@@ -195,8 +195,9 @@ def test_learners_carry_threads_and_tuned_params_do_not_leak():
     with pytest.raises(TypeError):
         XGB_FIXED["n_jobs"] = 4  # read-only: no module state to mutate
     spec = Learners(grid={"n_estimators": [5, 10], "max_depth": [1, 2], "reg_lambda": [1]}, tune_rows=200)
-    a = PSEEstimator(make_scm("basic").sample(400, seed=1), **ROLES, folds=3, learners=spec).fit()
-    b = PSEEstimator(make_scm("no_direct", seed=3).sample(400, seed=2), **ROLES, folds=3, learners=spec).fit()
+    inf = {"variance": "influence"}  # the tuning is under test, not the jackknife's refits
+    a = PSEEstimator(make_scm("basic").sample(400, seed=1), **ROLES, folds=3, learners=spec, **inf).fit()
+    b = PSEEstimator(make_scm("no_direct", seed=3).sample(400, seed=2), **ROLES, folds=3, learners=spec, **inf).fit()
     assert spec.params == {}  # the specification is never filled by fitting
     pa, pb = a.diagnostics["params"], b.diagnostics["params"]
     assert set(pa.index) == set(pb.index) == {"propensity", "mu3", "nested"}
@@ -286,7 +287,8 @@ def test_small_groups_warn_with_the_numbers():
         PSEEstimator(tiny, **ROLES, folds=3, tune=False).fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", PSEWarning)
-        PSEEstimator(make_scm("basic").sample(3000, seed=3), **ROLES, learners=CELL).fit()  # large: silent
+        PSEEstimator(make_scm("basic").sample(3000, seed=3), **ROLES, learners=CELL,
+                     variance="influence").fit()  # large: silent
 
 
 def test_refit_bootstrap_is_an_estimator_method_and_the_circle_is_gone():

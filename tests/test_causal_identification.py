@@ -165,12 +165,14 @@ def test_a_fitted_good_design_is_estimable_under_the_support_rule():
 
     assert (MIN_ESS, MIN_ESS_MEDIATED, MIN_ESS_MEDIATED_FLEXIBLE, MAX_PARETO_K) == (50.0, 750.0, 2000.0, 0.7)
     data = make_scm("basic", seed=0).sample(4000, seed=5)
-    cell = PSEEstimator(data, **ROLES, learners=CELL).fit().result_
+    inf = {"variance": "influence"}  # the rule reads the weights, whatever the variance
+    cell = PSEEstimator(data, **ROLES, learners=CELL, **inf).fit().result_
     fixed = Learners(tune=False, params={r: {"n_estimators": 20, "max_depth": 2} for r in ("propensity", "mu3", "nested")})
-    xgb = PSEEstimator(data, **ROLES, learners=fixed).fit().result_
+    xgb = PSEEstimator(data, **ROLES, learners=fixed, **inf).fit().result_
     old = dataclasses.replace(xgb, estimable_rule="ess-floor")
     other = PSEEstimator(data, **ROLES, learners={"propensity": CellMeans(),
-                                                  "outcome": GradientBoostingRegressor(n_estimators=20)}).fit().result_
+                                                  "outcome": GradientBoostingRegressor(n_estimators=20)},
+                         **inf).fit().result_
     assert cell.min_ess_mediated == 750.0
     assert xgb.min_ess_mediated == other.min_ess_mediated == 2000.0
     t = xgb.identification_table()

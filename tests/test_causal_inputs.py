@@ -139,7 +139,7 @@ def test_compare_partitions_moves_only_bie_and_rie():
     paper = default_roles("gender")
     moved = (paper["b"] + ["region"], [c for c in paper["r"] if c != "region"])
     tab = compare_partitions(_partition_data(), "gender", {"paper": (paper["b"], paper["r"]), "moved": moved},
-                             n_boot=0, learners=lin).set_index("partition")
+                             n_boot=0, learners=lin, variance="influence").set_index("partition")
     assert tab["same_w"].all() and tab.loc["moved", "b"].endswith("region")
     assert ((tab["min_ess"] > 0) & (tab["min_ess"] <= len(_partition_data()))).all()  # overlap beside the effects
     assert tab["clipped_share"].between(0, 1).all()

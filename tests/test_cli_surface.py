@@ -134,7 +134,8 @@ def test_score_scoring_expected_asks_for_logprobs(score_inputs, monkeypatch):
 # ---------------------------------------------------------------------------- estimate
 def test_estimate_refit_bootstrap_is_used(estimate_files):
     common = ["estimate", "--profiles", estimate_files / "p.parquet", "--scores", estimate_files / "s.parquet",
-              "--folds", "3", "--n-boot", "3", "--no-tune", "--r", "fn_age,surname_group,region", "--quiet"]
+              "--folds", "3", "--n-boot", "3", "--no-tune", "--r", "fn_age,surname_group,region", "--quiet",
+              "--variance", "influence"]
     plain = _run(*common, "--out", estimate_files / "plain.csv")
     refit = _run(*common, "--refit-bootstrap", "--out", estimate_files / "refit.csv")
     assert plain.exit_code == 0 and refit.exit_code == 0, refit.output

@@ -14,7 +14,8 @@ from popresume.cli import main  # noqa: E402
 
 def test_cli_writes_study_tables(tmp_path):
     out = tmp_path / "bm"
-    res = CliRunner().invoke(main, ["correspondence", "--out", str(out), "--no-scores", "--n-boot", "0"])
+    res = CliRunner().invoke(main, ["correspondence", "--out", str(out), "--no-scores", "--n-boot", "0",
+                                    "--variance", "influence"])
     assert res.exit_code == 0, res.output
     assert "49/49 published numbers reproduced" in res.output
     for f in ("table1.csv", "table1_vs_published.csv", "callback_rates_race.csv", "name_check.csv", "designs.csv",

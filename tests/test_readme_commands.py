@@ -2,8 +2,8 @@
 
 The README's ``bash`` blocks are read from the file itself, so a command added there is run
 here. Sizes are made small (``--n 2000`` -> ``--n 150``, fewer bootstrap draws, one source,
-one base résumé, a one-cell audit grid): the options and files are the README's, the data
-are small. Lines that are not run say why in :data:`SKIP`. The commands run in order in a
+one base résumé, a one-cell audit grid, the influence-function variance instead of the
+jackknife's ten refits): the options and files are the README's, the data are small. Lines that are not run say why in :data:`SKIP`. The commands run in order in a
 temporary folder, so each finds the files the earlier ones wrote (profiles.parquet,
 resumes.parquet, scores.parquet, results.csv), as in a user's session. A chapter that
 ``book run`` executes must show no error and no stderr output (as the chapter tests check).
@@ -32,7 +32,7 @@ SKIP = {
 }
 #: Small data: (pattern in the README's line, replacement).
 SMALL = [
-    (r"--n 2000\b", "--n 150 --n-boot 20 --n-sim 50 --no-tune --no-progress"),
+    (r"--n 2000\b", "--n 150 --n-boot 20 --n-sim 50 --no-tune --no-progress --variance influence"),
     (r"(validate .*)--n 40\b", r"\1--n 5"),
     (r"--leakage\b", "--leakage --leakage-bases 1"),
     (r"configs/default_audit\.yaml", "small_audit.yaml"),
@@ -45,8 +45,8 @@ SMALL = [
 #: Options appended to a verb's line for small data.
 APPEND = {
     "generate": ["--n", "150", "--occupations", "nurse"],
-    "estimate": ["--n-boot", "0", "--no-tune", "--quiet"],
-    "correspondence": ["-n", "40", "--n-boot", "10"],
+    "estimate": ["--n-boot", "0", "--no-tune", "--quiet", "--variance", "influence"],
+    "correspondence": ["-n", "40", "--n-boot", "10", "--variance", "influence"],
     "ranking": ["--n-sim", "200"],
     "decisions": ["--source", "webster", "--n-sim", "50"],
 }

@@ -38,6 +38,7 @@ from popresume.audit.metrics import name_disagreements
 from popresume.audit.report_model import LL144, Chance, Decomposition, FourFifths
 from popresume.causal import capture_pse_warnings, case_label, default_roles, effects_from_psi, estimate_pse
 from popresume.causal.nuisance import xgb_regressor
+from popresume.causal.spec import DEFAULTS
 from popresume.errors import require_columns
 from popresume.schema import PSE_NAMES
 
@@ -58,6 +59,19 @@ SOURCES = {
                "hypergeometric; popresume.ll144.chance_of_flag)"),
     "validity": "ours: validity gate (popresume.screeners.validity.PASS_RULE)",
 }
+
+
+def sources(ci_method: str | None = None) -> dict[str, str]:
+    """:data:`SOURCES`, with the effects' entry naming the interval the run used (``ci_method``
+    of its :class:`~popresume.audit.report_model.Decomposition`; None: the default's).
+
+    >>> sources("normal (influence function)")["effects"]
+    'ours: cross-fitted DML (popresume.causal.estimate_pse), normal (influence function) CI'
+    """
+    out = dict(SOURCES)
+    if ci_method is not None:
+        out["effects"] = f"ours: cross-fitted DML (popresume.causal.estimate_pse), {ci_method} CI"
+    return out
 
 
 # --------------------------------------------------------------------------- planning
@@ -219,8 +233,8 @@ def check_groups(data: pd.DataFrame, attribute: str, roles: Mapping, *, minimum:
 
 
 def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int = 500, seed: int = 0,
-              tune: bool = True, truth: pd.DataFrame | None = None, target: float = TARGET_HALF_WIDTH
-              ) -> Decomposition:
+              tune: bool = True, variance: str = DEFAULTS.variance, truth: pd.DataFrame | None = None,
+              target: float = TARGET_HALF_WIDTH) -> Decomposition:
     """The decomposition of one attribute on ``data`` (profiles with groups and ``score``).
 
     Returns a :class:`popresume.audit.report_model.Decomposition`: the effects indexed
@@ -229,13 +243,14 @@ def decompose(data: pd.DataFrame, attribute: str, *, folds: int = 5, n_boot: int
     paper's rule: the CI excludes 0), ``truth`` (NaN unless ``truth`` — a table indexed by
     effect with column ``true`` — is given), ``estimable`` and ``reason``; the paper-rule
     cases (None where a label would rest on an effect that is not estimable), the overlap,
-    the estimator's warnings and the precision table.
+    the estimator's warnings and the precision table. ``variance`` is the SE of the intervals
+    (:class:`popresume.causal.EstimatorSpec`'s).
     """
     roles = default_roles(attribute)
     check_groups(data, attribute, roles)
     with capture_pse_warnings() as caught:
         table, est = estimate_pse(data, **roles, y="score", folds=folds, n_boot=n_boot, seed=seed, tune=tune,
-                                  missing="drop", return_estimator=True, threads=1)
+                                  variance=variance, missing="drop", return_estimator=True, threads=1)
     res = est.result_
     holm = res.p_adjust("holm")
     out = table[["estimate", "se", "ci_low", "ci_high", "significant"]].copy()

@@ -27,6 +27,7 @@ from popresume.audit.report_html import render_html
 from popresume.audit.report_model import (AuditReport, Counts, Decompositions, Disagreements, NotAsked, Omitted,
                                           Plan, Precision, Provenance, RunInfo, ScreenerRun, Validity)
 from popresume.causal import prepare
+from popresume.causal.spec import DEFAULTS
 from popresume.experience import describe_source
 from popresume.io import read_parquet, write_together
 from popresume.leakage.tasks import check_judge
@@ -77,6 +78,9 @@ class ReportRequest:
         The estimator's folds and bootstrap draws.
     tune : bool
         Tune the estimator's XGBoost learners.
+    variance : {"jackknife", "influence", "average"}
+        The SE of the effects' intervals (:class:`popresume.causal.EstimatorSpec`'s ``variance``;
+        the delete-a-group jackknife by default).
     select_top : float
         The share selected for the four-fifths table.
     target : float
@@ -110,6 +114,7 @@ class ReportRequest:
     folds: int = 5
     n_boot: int = 500
     tune: bool = True
+    variance: str = DEFAULTS.variance
     select_top: float = 0.25
     target: float = report.TARGET_HALF_WIDTH
     n_sim: int = 1000
@@ -422,7 +427,8 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
             truth = (scr.true_effects(prof, attr, format=req.fmt) if has_capability(scr, "true_effects")
                      else None)
             decomps[attr] = report.decompose(data, attr, folds=req.folds, n_boot=req.n_boot, seed=req.seed,
-                                             tune=req.tune, truth=truth, target=req.target)
+                                             tune=req.tune, variance=req.variance, truth=truth,
+                                             target=req.target)
     timings["estimation_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -452,7 +458,8 @@ def run_report(request: ReportRequest, *, cache=None, progress: bool = False, dr
                                          newly_scored=int(summ["scored"]) + probed, failed=len(fails)),
                            failures=fails)
     provenance = Provenance(spec=label, screener={k: v for k, v in ident.items() if k != "params"},
-                            screener_params=ident.get("params", {}), sources=dict(report.SOURCES))
+                            screener_params=ident.get("params", {}),
+                            sources=report.sources(next(iter(decomps.values())).ci_method if decomps else None))
     # the page's order; a new section is one more entry here
     sections = [provenance, plan, validity, Decompositions(decomps), *omitted, Precision.of(decomps), ll, ff,
                 chance, Disagreements(dis), leak if leak is not None else NotAsked("leakage")]

@@ -19,6 +19,7 @@ import pandas as pd
 
 from popresume import correspondence as cr
 from popresume.cli._errors import SEED, OutDir
+from popresume.cli.estimate import estimator_options
 from popresume.cli.score import parse_options
 from popresume.io import write_figure, write_parquet, write_table
 from popresume.plots.correspondence import plot_designs, plot_gaps, plot_table1
@@ -35,7 +36,7 @@ def _save_fig(fig, path: Path) -> None:
     write_figure(fig, path, dpi=130)
 
 
-def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
+def _study_tables(df, out: Path, n_boot: int, seed: int, variance: str) -> None:
     """Table 1 vs published, callback rates, name check, designs, the estimator on the callbacks."""
     t1 = cr.table1(df)
     check = cr.compare_table1(t1)
@@ -50,7 +51,7 @@ def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
     write_table(cr.name_check_summary(names), out / "name_check_summary.csv")
     write_table(cr.DESIGNS, out / "designs.csv")
     _save_fig(plot_designs(), out / "designs.png")
-    eff = cr.estimate_bm_effects(df, n_boot=n_boot, seed=seed)
+    eff = cr.estimate_bm_effects(df, n_boot=n_boot, seed=seed, variance=variance)
     write_table(eff.assign(source="ours: estimate_pse on B&M's callbacks (recruiters)"), out / "bm_effects.csv")
     click.echo("estimator on B&M callbacks (White − Black, probability): "
                + ", ".join(f"{e} {eff.loc[e, 'estimate']:+.4f}" for e in ("TE", "NDE", "BIE")))
@@ -72,12 +73,13 @@ def _study_tables(df, out: Path, n_boot: int, seed: int) -> None:
               help="Extra screener parameter KEY=VALUE (JSON value), applied to every --screener.")
 @click.option("--n-boot", type=int, default=200, show_default=True, help="Bootstrap draws of the estimator on B&M.")
 @click.option("--seed", type=SEED, default=0, show_default=True)
+@estimator_options(["variance"], prefix="Estimator on B&M: ")
 @click.option("--no-scores", is_flag=True, help="Only the study's own tables (no screener).")
 @click.option("--screeners-only", is_flag=True,
               help="Skip the study's own tables (Table 1, name check, estimator): only score and compare.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_boot, seed, no_scores, screeners_only,
-            quiet):
+def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_boot, seed, variance, no_scores,
+            screeners_only, quiet):
     """Reproduce B&M's Table 1 and compare screeners' callback gaps with the recruiters'."""
     matplotlib.use("Agg")
 
@@ -95,7 +97,7 @@ def command(specs, out_dir, n, within, rate, cache_path, no_cache, options, n_bo
     rate = cr.STUDY_CALLBACK_RATE if rate is None else rate
     df = cr.load_bertrand_mullainathan()
     if not screeners_only:
-        _study_tables(df, out, n_boot, seed)
+        _study_tables(df, out, n_boot, seed, variance)
     if no_scores:
         click.echo(f"wrote {out}")
         return

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from popresume.causal import estimate_pse, make_scm
+from popresume.causal.spec import DEFAULTS
 
 from .data import RESUME_FEATURES
 from .rates import contrast
@@ -87,7 +88,7 @@ def design_scms(kind: str = "basic", seed: int = 0) -> dict:
 
 
 def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, seed: int = 0,
-                    estimate: bool = True) -> pd.DataFrame:
+                    estimate: bool = True, variance: str = DEFAULTS.variance) -> pd.DataFrame:
     """True effects of the two SCM designs, and (``estimate``) the project's estimator on a
     sample of ``n`` from each. Long table: design, effect, truth, estimate, ci_low, ci_high.
 
@@ -103,6 +104,8 @@ def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, se
         Seed of the draws.
     estimate : bool
         Also estimate (else the truths only).
+    variance : {"jackknife", "influence", "average"}
+        The SE of the intervals (:class:`popresume.causal.EstimatorSpec`'s ``variance``).
 
     Returns
     -------
@@ -121,7 +124,7 @@ def compare_designs(kind: str = "basic", n: int = 4000, *, n_boot: int = 200, se
         est = None
         if estimate:
             data = scm.sample(n, seed=seed)
-            est = estimate_pse(data, **scm.roles, n_boot=n_boot, seed=seed, tune=False)
+            est = estimate_pse(data, **scm.roles, n_boot=n_boot, seed=seed, tune=False, variance=variance)
         for e, v in truth.items():
             row = {"design": name, "effect": e, "truth": float(v)}
             if est is not None:
@@ -148,7 +151,8 @@ def first_name_as_r_error(df: pd.DataFrame) -> str:
     raise AssertionError("estimate_pse accepted first_name as R although it determines race")
 
 
-def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, tune: bool = False) -> pd.DataFrame:
+def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, tune: bool = False,
+                        variance: str = DEFAULTS.variance) -> pd.DataFrame:
     """``estimate_pse`` on B&M's callbacks with :data:`BM_ROLES` (callback rate differences).
 
     The name cannot be R (it determines race: positivity fails, see
@@ -166,6 +170,8 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
         Seed of the folds and draws.
     tune : bool
         Tune the XGBoost learners.
+    variance : {"jackknife", "influence", "average"}
+        The SE of the intervals (:class:`popresume.causal.EstimatorSpec`'s ``variance``).
 
     Returns
     -------
@@ -176,11 +182,11 @@ def estimate_bm_effects(df: pd.DataFrame, *, n_boot: int = 200, seed: int = 0, t
     --------
     >>> from popresume.correspondence import load_bertrand_mullainathan
     >>> sample = load_bertrand_mullainathan().sample(300, random_state=0)
-    >>> effects = estimate_bm_effects(sample, n_boot=0)
+    >>> effects = estimate_bm_effects(sample, n_boot=0, variance="influence")  # the jackknife: 10 more fits
     >>> effects.index.tolist(), bool(effects.loc["TE", "estimable"])
     (['TE', 'NDE', 'NIE', 'BIE', 'RIE'], True)
     """
-    return estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune)
+    return estimate_pse(df, **BM_ROLES, n_boot=n_boot, seed=seed, tune=tune, variance=variance)
 
 
 def balance_table(df: pd.DataFrame, by: str = "race", *, features=RESUME_FEATURES, reference=None,
