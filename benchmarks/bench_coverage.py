@@ -23,8 +23,9 @@ The causal family's costly parts run on their own and add to those records:
 replication appended to ``--records`` as it arrives. ``--tool-defaults``: the SCM designs with
 XGBoost as the tool builds it (tuned on every fit), appended to ``--records`` per block.
 ``--reread-support``: every fitted replication called again under the estimator's default
-rule (``estimable_rule="support"``, from the recorded clipped share and ESS; the intervals do
-not depend on the rule), added to ``--records`` under that rule's label. ``--average-from F``:
+rule (``estimable_rule="support"``, from the recorded clipped share and ESS, each fit's NDE–RIE
+nested together; the intervals do not depend on the rule), in place of its earlier call, under
+that rule's label. ``--average-from F``:
 the ``variance="average"`` records of the tool-default replications that ``F`` (from
 ``bench_causal.py jackknife --learner tool``) also fitted, read off both
 (``causal.average_records``). ``--from-records``: the causal rows of ``--out`` rebuilt from
@@ -88,8 +89,8 @@ def main(argv=None) -> pd.DataFrame:
                     help="add to --records the variance='jackknife' records read off the variance='average' records, "
                          "which carry both SEs of each fit (reinterval)")
     ap.add_argument("--reread-support", action="store_true",
-                    help="add to --records every fitted replication called again under the estimator's default "
-                         "support rule, from its recorded overlap numbers")
+                    help="call every fitted replication of --records again under the estimator's default "
+                         "support rule, from its recorded overlap numbers (replacing its earlier call)")
     args = ap.parse_args(argv)
     if args.audit_seeds or args.tool_defaults or args.from_records or args.reread_support or args.average_from \
             or args.jackknife_from_average:
@@ -159,13 +160,13 @@ def causal_parts(args) -> pd.DataFrame | None:
     if args.reread_support:  # the rule changes which intervals are printed, not the intervals
         rec = pd.read_csv(records)
         default = causal.rule_label()
-        rec = rec[rec["rule"] != default]
-        fitted = rec[rec["learner"] != "oracle"]
+        oracle = rec["learner"] == "oracle"
+        fitted = rec[~oracle]  # each fit once, under whichever rule it was last called
         fitted = fitted if "pareto_k" in fitted else fitted.assign(pareto_k=float("nan"))
         again = causal.reread_support(fitted, max_pareto_k=None)
         assert again["rule"].eq(default).all(), (default, again["rule"].iloc[0])
-        pd.concat([rec, again], ignore_index=True).to_csv(records, index=False)
-        print(f"{len(again)} records called again under {default}")
+        pd.concat([rec[oracle], again], ignore_index=True).to_csv(records, index=False)
+        print(f"{len(again)} records called again under {default} (replacing their earlier calls)")
     if not args.from_records:
         return None
     tab = causal.table_from_records(pd.read_csv(records))

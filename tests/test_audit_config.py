@@ -166,15 +166,30 @@ def test_yaml_syntax_error_is_one_line_with_line_number(tmp_path):
     assert msg.startswith(f"{p}, line 3: YAML syntax error, column 8:") and "\n" not in msg
 
 
-def test_only_written_keys_reach_the_cache_keys():
-    """estimator/render keep what the user wrote, so defaults do not move cache keys."""
+def test_the_estimates_cache_key_resolves_defaults():
+    """estimator/render keep what the user wrote; the estimates' cache key resolves every
+    estimator default, so an estimate made under an old default (the influence variance before
+    the jackknife became the default) is not reused, while speed-only options do not count."""
+    import popresume.audit.config as config_module
+    from popresume.causal.identification import RULE_SETTINGS
     from popresume.paths import CONFIGS_DIR
 
     c = load_config(CONFIGS_DIR / "default_audit.yaml")
     assert c.estimator == {"tune": False, "threads": 1, "variance": "influence", "identification": "paper"}
     assert c.render == {}
-    assert c.estimator_key() == {"folds": 5, "n_boot": 500, "seed": 0, "tune": False, "threads": 1,
-                                 "variance": "influence", "identification": "paper"}
+    key = c.estimator_key()
+    assert {k: key[k] for k in ("folds", "n_boot", "seed", "tune", "variance", "identification")} == {
+        "folds": 5, "n_boot": 500, "seed": 0, "tune": False, "variance": "influence", "identification": "paper"}
+    assert key["clip"] == 0.01 and key["estimable_rule"] == "support"  # defaults, resolved
+    assert key["estimable_rule_settings"] == RULE_SETTINGS
+    assert "threads" not in key and "jackknife_jobs" not in key
+    bare = load_config({**c.to_dict(), "estimator": {}})
+    before = bare.estimator_key()
+    with pytest.MonkeyPatch.context() as mp:  # a new default moves the key of a config that did not write it
+        mp.setattr(config_module, "DEFAULTS", config_module.DEFAULTS.replace(variance="average"))
+        assert bare.estimator_key() != before and bare.estimator_key()["variance"] == "average"
+    faster = load_config({**c.to_dict(), "estimator": {"threads": 4, "jackknife_jobs": 2}})
+    assert faster.estimator_key() == before
 
 
 def test_estimator_block_matches_estimate_pse():

@@ -44,12 +44,20 @@ def test_rule_on_a_hand_made_diagnosis():
     assert t.loc["NIE", "reason"].endswith("so the indirect paths have too little support")
     assert t.loc["BIE", "reason"].startswith("the mediators nearly reveal the attribute: 54%")
     assert "at most" not in "".join(t["reason"]) and "\n" not in "".join(t["reason"])
-    # only p(x1|R,Z) clipped: NDE and NIE do not use it, BIE and RIE do
+    # only p(x1|R,Z) clipped: BIE and RIE use it; NDE and NIE do not, but they rest on p(x1|B,R,Z),
+    # whose overlap is never larger (support is nested), so the four share one verdict
     d = _diagnostics({"p(x1|Z)": 0, "p(x1|R,Z)": 200, "p(x1|B,R,Z)": 0}, {})
     t = identification_table(d)
-    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert t.loc["RIE", "reason"].startswith("the redlining mediators nearly reveal the attribute: 20% of the "
                                              "propensities p(x1|R,Z) are clipped")
+    assert t.loc["NDE", "reason"].startswith("support is nested: the business-necessity path lacks it (the "
+                                             "redlining mediators nearly reveal the attribute: 20% of the")
+    assert t.loc["NDE", "reason"].endswith("so the direct path has too little support as well")
+    # each effect's own numbers stay in the table (NDE's clipped share is p(x1|B,R,Z)'s: none)
+    assert t.loc["NDE", "clipped_share"] == 0 and t.loc["BIE", "clipped_share"] == 0.2
+    # the old rule calls each effect on its own numbers
+    assert identification_table(d, rule="ess-floor").loc[["NDE", "NIE"], "estimable"].all()
     # at the thresholds exactly (1% clipped, an ESS of 50): estimable; just past them: not
     d = _diagnostics({"p(x1|Z)": 5, "p(x1|R,Z)": 0, "p(x1|B,R,Z)": 0}, {("psi_000", "pi1"): 50.0}, n=500)
     assert identification_table(d)["estimable"].all()
@@ -82,8 +90,8 @@ def test_a_heavy_tail_of_the_weights_is_reported_and_withholds_only_when_asked()
     assert t["estimable"].all() and (t["reason"] == "").all()
     assert t.loc["RIE", "pareto_k"] == 0.75 and t.loc["RIE", "pareto_k_weight"] == "π3 of E[Y_{x1,B_{x1,R_x0},R_x0}]"
     assert t.loc["TE", "pareto_k"] == 0.2 and t.loc["NDE", "pareto_k"] == 0.2  # ψ110 is not theirs
-    t = identification_table(heavy, max_pareto_k=0.7)
-    assert t["estimable"].to_dict() == {"TE": True, "NDE": True, "NIE": True, "BIE": False, "RIE": False}
+    t = identification_table(heavy, max_pareto_k=0.7)  # NDE and NIE fall with them (support is nested)
+    assert t["estimable"].to_dict() == {"TE": True, "NDE": False, "NIE": False, "BIE": False, "RIE": False}
     assert t.loc["RIE", "reason"] == ("a few résumés carry the weights: their tail has Pareto k̂ 0.75 "
                                       "(π3 of E[Y_{x1,B_{x1,R_x0},R_x0}]; smallest ESS 800), too heavy for a normal "
                                       "interval, so the redlining path has too little support")

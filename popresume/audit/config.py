@@ -53,6 +53,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model, field_vali
 
 from popresume import yamlio
 from popresume.paths import CONFIGS_DIR
+from popresume.causal.identification import RULE_SETTINGS
 from popresume.causal.spec import DEFAULTS, EstimatorSpec, field_bounds, nested_folds_problem, spec_option
 from popresume.schema import ATTRIBUTES, DEFAULT_SIZES, FORMATS, OCCUPATION_KEYS, OCCUPATIONS
 # The screener specs' models live with the screeners (one check for a config entry and for
@@ -62,6 +63,10 @@ from popresume.screeners.specs import EmbeddingSpec, HFSpec, OpenAISpec, Synthet
 from popresume.screeners.specs import PROFILE_LEVELS, SPEC_MODELS  # noqa: F401
 from popresume.screeners.specs import SCREENER_KINDS, field_problems, parse_spec, spec_problems
 from popresume.screeners.specs import Place as _Place
+
+#: Estimator options that change only how fast an estimate is made, not the estimate: left out
+#: of the cache key of estimates (:meth:`AuditConfig.estimator_key`).
+SPEED_ONLY: tuple[str, ...] = ("threads", "jackknife_jobs")
 
 IMAGE_FORMATS = ("image", "image+photo")
 # Kinds whose image ability is known without instantiating anything: the embedding
@@ -294,7 +299,15 @@ class AuditConfig:
         return _hash({"occupations": list(self.occupations), "sizes": self.sizes, "seed": self.seed})
 
     def estimator_key(self) -> dict:
-        return {"folds": self.folds, "n_boot": self.n_boot, "seed": self.seed, **self.estimator}
+        """What a cached estimate depends on: every option of :class:`EstimatorSpec` with the
+        defaults resolved (so that a changed default re-estimates instead of reusing an estimate
+        made under the old one), the other estimator keywords as written, and the estimable
+        rule's settings; not the speed-only options (threads, parallel jackknife jobs)."""
+        given = {"folds": self.folds, "n_boot": self.n_boot, "seed": self.seed, **self.estimator}
+        spec = {k: v for k, v in given.items() if k in EstimatorSpec.names()}
+        full = {k: getattr(DEFAULTS.replace(**spec), k) for k in EstimatorSpec.names() if k not in SPEED_ONLY}
+        return {**full, **{k: v for k, v in given.items() if k not in EstimatorSpec.names()},
+                "estimable_rule_settings": RULE_SETTINGS}
 
     def to_dict(self) -> dict:
         return {
@@ -506,7 +519,7 @@ def validate_config(raw: Mapping, *, source: str | None = None, _lines: Mapping 
                   source, _lines)
     if not any(f in e.formats for f in fmts for e in entries):
         _fail([(("formats",), f"no screener scores any of the formats {fmts}")], source, _lines)
-    # only the keys the user wrote: the cache keys (estimator_key, render hash) stay stable
+    # the keys the user wrote (estimator_key resolves the estimator's defaults for its cache key)
     estimator = grid.estimator.model_dump(exclude_unset=True)
     render = grid.render.model_dump(exclude_unset=True)
     return AuditConfig(

@@ -14,7 +14,8 @@ interrupted or repeated run redoes nothing it already has:
 * scores: the screener's own on-disk cache (per résumé), plus one Parquet per
   (résumés, screener) so a rerun does not even open the screener;
 * estimates: one Parquet per audit cell, keyed by the scores' hash and the
-  estimator settings.
+  estimator settings with every default resolved and the estimable rule's settings
+  (``AuditConfig.estimator_key``), so a release that changes a default re-estimates.
 
 Estimation — the expensive part on a CPU — runs cell-parallel with joblib; with
 ``scheduler="tcp://host:port"`` the same joblib calls go to a Dask cluster through

@@ -180,17 +180,23 @@ def rule_label() -> str:
 def support_label(max_pareto_k: float | None) -> str:
     """The ``rule`` label of ``estimable_rule="support"`` with this tail check (None: k̂ not checked)."""
     tail = f", Pareto k <= {max_pareto_k:g}" if max_pareto_k is not None else "; Pareto k reported, not checked"
-    return f"support (clipped <= {ident.MAX_CLIPPED_SHARE:.0%}, ESS >= {ident.MIN_ESS:.0f}{tail})"
+    return (f"support (clipped <= {ident.MAX_CLIPPED_SHARE:.0%}, ESS >= {ident.MIN_ESS:.0f}, "
+            f"nested{tail})")
 
 
 def reread_support(records: pd.DataFrame, *, max_pareto_k: float | None = None) -> pd.DataFrame:
     """The records called again under ``estimable_rule="support"`` with this tail check, from
     their recorded ``clipped_share``, ``min_ess`` and ``pareto_k`` (the numbers the rule reads;
-    the intervals do not depend on the rule), labelled by :func:`support_label`."""
-    ok = [is_estimable(e, c, ess, n, k, rule="support", max_pareto_k=max_pareto_k)
-          for e, c, ess, n, k in zip(records["effect"], records["clipped_share"], records["min_ess"], records["n"],
-                                     records["pareto_k"])]
-    return records.assign(estimable=ok, rule=support_label(max_pareto_k))
+    the intervals do not depend on the rule), labelled by :func:`support_label`. Each fit's
+    NDE, NIE, BIE and RIE then share one verdict (:func:`popresume.causal.identification.together`),
+    as ``identification_table`` gives them: a fit is a (learner, kind, n, rep)."""
+    ok = pd.Series([is_estimable(e, c, ess, n, k, rule="support", max_pareto_k=max_pareto_k)
+                    for e, c, ess, n, k in zip(records["effect"], records["clipped_share"], records["min_ess"],
+                                               records["n"], records["pareto_k"])], index=records.index)
+    nested = records["effect"].isin(ident.NESTED)
+    fit = [records[c] for c in ("learner", "kind", "n", "rep")]
+    all_nested = (ok | ~nested).groupby(fit).transform("all")
+    return records.assign(estimable=ok & (all_nested | ~nested), rule=support_label(max_pareto_k))
 
 
 def simulate_tool_defaults(*, reps: range, ns=(1000, 2000), kinds=("basic",), n_jobs: int = 1,
