@@ -259,15 +259,25 @@ def test_reread_support_calls_the_recorded_numbers_again():
 
     from popresume.coverage.causal import reread_support, support_label
 
-    rec = pd.DataFrame({"effect": ["RIE", "RIE", "RIE", "NDE"], "n": 2000, "rule": "ESS floors",
+    rec = pd.DataFrame({"learner": "cell means", "kind": "basic", "rep": [0, 1, 2, 3],  # four fits, one effect each
+                        "effect": ["RIE", "RIE", "RIE", "NDE"], "n": 2000, "rule": "ESS floors",
                         "clipped_share": [0.0, 0.0, 0.02, 0.0], "min_ess": [222.0, 222.0, 400.0, 30.0],
                         "pareto_k": [0.91, float("nan"), 0.1, 0.1], "estimable": False})
     default = reread_support(rec)
     assert default["estimable"].tolist() == [True, True, False, False]  # 2% clipped; ESS 30 < 50
     assert (default["rule"] == support_label(None)).all() and "not checked" in support_label(None)
+    assert "nested" in support_label(None)
     tail = reread_support(rec, max_pareto_k=0.7)
     assert tail["estimable"].tolist() == [False, True, False, False]  # k̂ 0.91 > 0.7; NaN (no tail) passes
     assert rec["rule"].eq("ESS floors").all()  # the records themselves are left alone
+    # one fit's five effects: BIE's ESS of 22 withholds NDE, NIE and RIE too (support is nested), not TE;
+    # another fit (rep 1) with the same numbers but BIE's is called on its own
+    fit = pd.DataFrame({"learner": "XGBoost", "kind": "proxy_reveals", "n": 1000, "rule": "x",
+                        "rep": [0] * 5 + [1] * 5, "effect": ["TE", "NDE", "NIE", "BIE", "RIE"] * 2,
+                        "clipped_share": 0.0, "min_ess": [455, 52, 52, 22, 60, 455, 52, 52, 60, 60],
+                        "pareto_k": float("nan"), "estimable": False})
+    again = reread_support(fit)
+    assert again["estimable"].tolist() == [True, False, False, False, False] + [True] * 5
 
 
 def test_cheap_cells_get_the_larger_count():
