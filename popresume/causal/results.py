@@ -80,6 +80,36 @@ def jackknife_se(draws: np.ndarray) -> np.ndarray:
     return np.sqrt((g - 1) / g * ((draws - draws.mean(axis=0)) ** 2).sum(axis=0))
 
 
+def variance_se(variance: str, influence, jackknife, groups: int, level: float = 0.95):
+    """The SE and the two-sided ``level`` quantile that ``EstimatorSpec.variance`` prints, from
+    the influence SE, the jackknife SE and its number of groups: ``"influence"``, the influence
+    SE with a normal quantile; ``"jackknife"``, the jackknife SE with a t on ``groups`` − 1 df;
+    ``"average"``, √((se_I² + se_J²)/2) with a normal quantile. :class:`PSEResult` and the
+    harness's ``reinterval`` both read their intervals from here.
+
+    >>> se, q = variance_se("jackknife", 1.0, 2.0, 10)
+    >>> float(se), round(q, 3)
+    (2.0, 2.262)
+    """
+    q = variance_quantile(variance, groups, level)
+    if variance == "jackknife":
+        return jackknife, q
+    if variance == "average":
+        return np.sqrt((np.asarray(influence) ** 2 + np.asarray(jackknife) ** 2) / 2), q
+    return influence, q
+
+
+def variance_quantile(variance: str, groups: int, level: float = 0.95) -> float:
+    """The two-sided ``level`` quantile of :func:`variance_se`: t on ``groups`` − 1 df for the
+    jackknife alone, else the normal's."""
+    p = 1 - (1 - level) / 2
+    if variance == "jackknife":
+        return float(student_t.ppf(p, groups - 1))
+    if variance in ("average", "influence"):
+        return float(norm.ppf(p))
+    raise ValueError(f"variance must be 'influence', 'jackknife' or 'average', got {variance!r}")
+
+
 @dataclass(eq=False)
 class PSEResult:
     """The effects of one fitted estimator: estimates, intervals, tests and the overlap verdict.
@@ -217,8 +247,7 @@ class PSEResult:
         """The SE ``variance`` names, from the influence SE and the jackknife's draws (None: no jackknife)."""
         if jack_draws is None:
             return infl
-        jack = jackknife_se(jack_draws)
-        return np.sqrt((infl ** 2 + jack ** 2) / 2) if self.jack_average else jack
+        return variance_se(self.variance, infl, jackknife_se(jack_draws), len(jack_draws))[0]
 
     @property
     def variance(self) -> str:
@@ -233,8 +262,7 @@ class PSEResult:
 
     def _quantile(self, level: float) -> float:
         """The two-sided ``level`` quantile of the reference distribution: normal, or t on G − 1 df."""
-        p = 1 - (1 - level) / 2
-        return float(student_t.ppf(p, len(self.jack_psi) - 1) if self._t_reference() else norm.ppf(p))
+        return variance_quantile(self.variance, len(self.jack_psi) if self.jack_psi is not None else 2, level)
 
     @property
     def boot(self) -> np.ndarray | None:

@@ -57,8 +57,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from scipy.stats import norm
-from scipy.stats import t as student_t
 
 from popresume.causal import PSEEstimator, make_scm
 from popresume.causal import identification as ident
@@ -68,7 +66,7 @@ from popresume.causal.functional import PSI_TRIPLES, effects_from_psi, influence
 from popresume.causal.identification import (MAX_CLIPPED_SHARE, MIN_ESS, MIN_ESS_SHARE, is_estimable,
                                              mediated_ess_floor)
 from popresume.causal.nuisance import CellMeans, Learners
-from popresume.causal.results import PSEResult, jackknife_se
+from popresume.causal.results import PSEResult, jackknife_se, variance_se
 from popresume.causal.spec import DEFAULTS, VARIANCES
 from popresume.schema import PSE_NAMES
 
@@ -250,12 +248,9 @@ def reinterval(records: pd.DataFrame, variance: str, *, groups: int = 10) -> pd.
     prints (``"jackknife"``: est ± t(G − 1)·se_J; ``"average"``: est ± z·√((se_I² + se_J²)/2),
     as :class:`~popresume.causal.results.PSEResult` builds them), its half-width and coverage,
     under the learner label :func:`tool_learner` gives it. Everything else is the same fit's."""
-    if variance == "jackknife":
-        se, q = records["se_jackknife"], float(student_t.ppf(0.975, groups - 1))
-    elif variance == "average":
-        se, q = np.sqrt((records["se_influence"] ** 2 + records["se_jackknife"] ** 2) / 2), float(norm.ppf(0.975))
-    else:
+    if variance not in ("jackknife", "average"):
         raise ValueError(f"reinterval reads 'jackknife' or 'average' off the recorded SEs, got {variance!r}")
+    se, q = variance_se(variance, records["se_influence"], records["se_jackknife"], groups)
     lo, hi = records["estimate"] - q * se, records["estimate"] + q * se
     return records.assign(learner=tool_learner(variance), ci_low=lo, ci_high=hi, half_width=q * se,
                           covered=(lo <= records["truth"]) & (records["truth"] <= hi))
