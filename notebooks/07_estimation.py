@@ -93,7 +93,9 @@ labelled(compare, f"ours: one sample of n = {n_demo} from the '{scm_kind}' model
 # The `estimable` column is the overlap rule's verdict (`popresume.causal.identification`;
 # Chapter 12 measures it). An interval is withheld only where the data lack support: more
 # than 1% of the propensities an effect uses clipped, or fewer than 50 effective rows behind
-# one of its weights. Neither depends on the sample size as such, so the demonstration runs
+# one of its weights; NDE, NIE, BIE and RIE, which all rest on $p(x \mid B, R, Z)$, are read
+# together, since a model with more mediators never has more overlap than one with fewer.
+# Neither depends on the sample size as such, so the demonstration runs
 # at 2,000 rows, the size of the README's audit. The numbers the verdict reads, per effect,
 # with the shape of the heaviest weight tail (its Pareto $\hat k$; above 0.7 a few rows carry
 # the mean), which is reported and, with `max_pareto_k=0.7`, can be added to the rule:
