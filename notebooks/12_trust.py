@@ -250,8 +250,8 @@ if records_path.exists():
 # variance stays short where the influence SE is shortest (RIE at $n = 1{,}000$): the
 # jackknife counts the missing noise about once with XGBoost tuned on every fit, not twice as
 # it did with the cell-means learner (docs/DESIGN.md, the estimator's variance). The good
-# design has 838 and 837 replications at $n = 1{,}000$ and $2{,}000$ (short of the 1,000 the
-# harness aims for) and 300 at the larger sizes; the weak design has 300 at both of its sizes,
+# design has 1000 and 1000 replications at $n = 1{,}000$ and $2{,}000$ and 300 at the
+# larger sizes; the weak design has 300 at both of its sizes,
 # whose few estimable samples leave its rows "too few replications". On the proxy
 # design, where the mediators reveal X, XGBoost's regularised propensities stay inside the
 # clipping bounds, so only the weights' ESS can show the missing support. In 3 samples of 300
@@ -268,7 +268,7 @@ if records_path.exists():
 # table lists them). The held-out rows are where the rule is tested: on the weak design at
 # $n = 8{,}000$ XGBoost's propensities stay inside the clipping bounds, so the support rule
 # calls NDE estimable in the samples the 10% floor used to catch, and those cover less (the
-# XGBoost table). The tool-tuned rows of the good design have 300 to 838 replications a size; those
+# XGBoost table). The tool-tuned rows of the good design have 300 to 1000 replications a size; those
 # of the audit pipeline have tens, so their `verdict` says "too few replications" wherever
 # the Wilson interval reaches below 0.90, and none of them is called in band. With this many rows, each verdict a
 # 95% statement, a few "OUTSIDE" verdicts on a handful of replications are expected by
