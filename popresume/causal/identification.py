@@ -29,7 +29,8 @@ attribute, B, R and Z reveal it at least as much. A flexible learner can hide th
 finer model (XGBoost regularises p(x | B, R, Z) away from the bounds) while a coarser one shows
 it: on the harness's proxy design (R reveals X), in the 3 samples of 300 at n = 1,000 where
 NDE's and NIE's own weights passed (ESS 52-82), BIE's and RIE's, which also use p(x | R, Z),
-had an ESS of 18-26, and the NDE and NIE intervals those samples would have printed all missed. The shape of the weights' tail is measured beside them and
+had an ESS of 18-26, and the NDE and NIE intervals those samples would have printed all missed.
+The shape of the weights' tail is measured beside them and
 reported, not used by default: the largest Pareto k̂ of the weights' upper tails
 (:func:`popresume.causal.functional.pareto_k`, the PSIS diagnostic of Vehtari et al. 2024),
 which neither grows nor shrinks with n on a fixed design. ``max_pareto_k=MAX_PARETO_K``
